@@ -1,0 +1,42 @@
+/* tests/test.h - the one test helper: CHECK macros and a closing "N passed, M failed" line.
+   Each test file defines its tests as functions and calls them through TEST_RUN in main. */
+#ifndef MMD_TEST_H
+#define MMD_TEST_H
+#include <math.h>
+#include <stdio.h>
+
+static int test__passed, test__failed, test__cur_failed;
+
+#define CHECK(cond)                                                                     \
+    do {                                                                                \
+        if (!(cond)) {                                                                  \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);    \
+            test__cur_failed = 1;                                                       \
+        }                                                                               \
+    } while (0)
+
+#define CHECK_NEAR(a, b, tol)                                                           \
+    do {                                                                                \
+        double test__a = (double)(a), test__b = (double)(b);                            \
+        if (!(fabs(test__a - test__b) <= (tol) * (1.0 + fabs(test__b)))) {              \
+            fprintf(stderr, "%s:%d: CHECK_NEAR failed: %s = %g, %s = %g\n", __FILE__,   \
+                    __LINE__, #a, test__a, #b, test__b);                                \
+            test__cur_failed = 1;                                                       \
+        }                                                                               \
+    } while (0)
+
+/* Runs one test function and counts it. */
+#define TEST_RUN(fn)                                                                    \
+    do {                                                                                \
+        test__cur_failed = 0;                                                           \
+        fn();                                                                           \
+        if (test__cur_failed) { ++test__failed; printf("FAIL %s\n", #fn); }             \
+        else { ++test__passed; printf("ok   %s\n", #fn); }                              \
+    } while (0)
+
+/* Prints the closing line and returns the exit status for main. */
+static int test_summary(void) {
+    printf("%d passed, %d failed\n", test__passed, test__failed);
+    return test__failed ? 1 : 0;
+}
+#endif
