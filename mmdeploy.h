@@ -276,5 +276,502 @@ MMD_API void mmd_session_stats(const mmd_session *s, mmd_plan_stats *out);
     defined(MMD_IR_DECLS) && defined(MMD_OPS_DECLS) && !defined(MMD_CORE_IMPLEMENTED)
 #define MMD_CORE_IMPLEMENTED
 /* ==== >>core implementation ==== */
+#include <stdarg.h>
+#include <string.h>
+
+#if defined(MMD_MALLOC) != defined(MMD_FREE)
+#error "Define both MMD_MALLOC and MMD_FREE, or neither."
+#endif
+#if !defined(MMD_MALLOC) && !defined(MMD_NO_MALLOC)
+#include <stdlib.h>
+#define MMD_MALLOC(size) malloc(size)
+#define MMD_FREE(ptr) free(ptr)
+#endif
+
+/* ==== >>status ==== */
+MMD_API const char *mmd_status_string(mmd_status status) {
+    static const char *const names[] = {
+#define MMD__STATUS_STR(name, str) str,
+        MMD_STATUS_LIST(MMD__STATUS_STR)
+#undef MMD__STATUS_STR
+    };
+    if ((int)status < 0 || (int)status >= (int)MMD_STATUS_COUNT) return "unknown status";
+    return names[status];
+}
+
+/* ==== >>format ==== */
+/* A tiny formatter so error messages need no stdio (firmware builds have none). */
+typedef struct mmd__buf { char *p; size_t cap, len; } mmd__buf;
+
+static void mmd__putc(mmd__buf *b, char c) {
+    if (b->len + 1 < b->cap) b->p[b->len] = c;
+    b->len++;
+}
+static void mmd__puts(mmd__buf *b, const char *s) {
+    if (!s) s = "(null)";
+    while (*s) mmd__putc(b, *s++);
+}
+static void mmd__putu(mmd__buf *b, unsigned long long v) {
+    char tmp[24];
+    int n = 0;
+    do { tmp[n++] = (char)('0' + v % 10); v /= 10; } while (v);
+    while (n) mmd__putc(b, tmp[--n]);
+}
+static void mmd__puti(mmd__buf *b, long long v) {
+    if (v < 0) { mmd__putc(b, '-'); mmd__putu(b, 0ull - (unsigned long long)v); }
+    else mmd__putu(b, (unsigned long long)v);
+}
+/* Six significant digits, plain or with an exponent; enough to name a wrong value. */
+static void mmd__putg(mmd__buf *b, double v) {
+    int e = 0, i;
+    unsigned long long digits;
+    if (v != v) { mmd__puts(b, "nan"); return; }
+    if (v < 0) { mmd__putc(b, '-'); v = -v; }
+    if (v > 1.7976931348623157e308) { mmd__puts(b, "inf"); return; }
+    if (v == 0) { mmd__putc(b, '0'); return; }
+    while (v >= 10) { v /= 10; ++e; }
+    while (v < 1) { v *= 10; --e; }
+    digits = (unsigned long long)(v * 100000.0 + 0.5);
+    if (digits >= 1000000ull) { digits /= 10; ++e; }
+    if (e >= -4 && e < 6) {
+        /* Plain notation: the decimal point goes e+1 digits in; trailing zeros are dropped. */
+        char d[6];
+        int point = e + 1, last;
+        for (i = 5; i >= 0; --i) { d[i] = (char)('0' + digits % 10); digits /= 10; }
+        last = 5;
+        while (last > 0 && last >= point && d[last] == '0') --last;
+        if (point <= 0) {
+            mmd__puts(b, "0.");
+            for (i = 0; i < -point; ++i) mmd__putc(b, '0');
+            for (i = 0; i <= last; ++i) mmd__putc(b, d[i]);
+        } else {
+            for (i = 0; i <= last || i < point; ++i) {
+                if (i == point) mmd__putc(b, '.');
+                mmd__putc(b, d[i]);
+            }
+        }
+    } else {
+        mmd__putu(b, digits / 100000ull);
+        mmd__putc(b, '.');
+        digits %= 100000ull;
+        for (i = 10000; i >= 1; i /= 10) mmd__putc(b, (char)('0' + (digits / (unsigned)i) % 10));
+        mmd__putc(b, 'e');
+        mmd__puti(b, e);
+    }
+}
+
+static void mmd__vformat(char *out, size_t cap, const char *fmt, va_list ap) {
+    mmd__buf b;
+    b.p = out; b.cap = cap; b.len = 0;
+    if (!cap) return;
+    for (; *fmt; ++fmt) {
+        if (*fmt != '%') { mmd__putc(&b, *fmt); continue; }
+        ++fmt;
+        if (*fmt == 's') mmd__puts(&b, va_arg(ap, const char *));
+        else if (*fmt == 'd') mmd__puti(&b, va_arg(ap, int));
+        else if (*fmt == 'u') mmd__putu(&b, va_arg(ap, unsigned));
+        else if (*fmt == 'c') mmd__putc(&b, (char)va_arg(ap, int));
+        else if (*fmt == 'g') mmd__putg(&b, va_arg(ap, double));
+        else if (*fmt == 'z' && fmt[1] == 'u') { ++fmt; mmd__putu(&b, va_arg(ap, size_t)); }
+        else if (*fmt == 'l' && fmt[1] == 'l' && fmt[2] == 'd') { fmt += 2; mmd__puti(&b, va_arg(ap, long long)); }
+        else if (*fmt == 'l' && fmt[1] == 'l' && fmt[2] == 'u') { fmt += 2; mmd__putu(&b, va_arg(ap, unsigned long long)); }
+        else if (*fmt == '%') mmd__putc(&b, '%');
+        else { mmd__putc(&b, '%'); if (!*fmt) break; mmd__putc(&b, *fmt); }
+    }
+    out[b.len < cap ? b.len : cap - 1] = '\0';
+}
+
+/* Shared by mmd_error_set and mmd_kernel_fail: prefix (may be NULL) then the formatted text. */
+MMD_API mmd_status mmd__error_vset(mmd_error *err, mmd_status status, int32_t node, const char *op,
+                                   const char *prefix, const char *fmt, va_list ap) {
+    if (!err) return status;
+    err->status = status;
+    err->node = node;
+    err->op[0] = '\0';
+    if (op) {
+        size_t n = strlen(op);
+        if (n >= sizeof(err->op)) n = sizeof(err->op) - 1;
+        memcpy(err->op, op, n);
+        err->op[n] = '\0';
+    }
+#ifdef MMD_NO_ERROR_STRINGS
+    (void)prefix;
+    (void)fmt;
+    (void)ap;
+    err->msg[0] = '\0';
+#else
+    {
+        size_t plen = prefix ? strlen(prefix) : 0;
+        if (plen >= sizeof(err->msg)) plen = sizeof(err->msg) - 1;
+        if (plen) memcpy(err->msg, prefix, plen);
+        mmd__vformat(err->msg + plen, sizeof(err->msg) - plen, fmt, ap);
+    }
+#endif
+    return status;
+}
+
+MMD_API mmd_status mmd_error_set(mmd_error *err, mmd_status status, int32_t node, const char *op,
+                                 const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    mmd__error_vset(err, status, node, op, NULL, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+/* ==== >>dtype ==== */
+MMD_API size_t mmd_dtype_size(int32_t dtype) {
+    switch (dtype) {
+    case MMD_DTYPE_FLOAT32: case MMD_DTYPE_INT32: case MMD_DTYPE_UINT32: return 4;
+    case MMD_DTYPE_UINT8: case MMD_DTYPE_INT8: case MMD_DTYPE_BOOL: return 1;
+    case MMD_DTYPE_UINT16: case MMD_DTYPE_INT16: case MMD_DTYPE_FLOAT16:
+    case MMD_DTYPE_BFLOAT16: return 2;
+    case MMD_DTYPE_INT64: case MMD_DTYPE_FLOAT64: case MMD_DTYPE_UINT64: return 8;
+    default: return 0;
+    }
+}
+
+MMD_API const char *mmd_dtype_name(int32_t dtype) {
+    switch (dtype) {
+    case MMD_DTYPE_FLOAT32: return "float32";
+    case MMD_DTYPE_UINT8: return "uint8";
+    case MMD_DTYPE_INT8: return "int8";
+    case MMD_DTYPE_UINT16: return "uint16";
+    case MMD_DTYPE_INT16: return "int16";
+    case MMD_DTYPE_INT32: return "int32";
+    case MMD_DTYPE_INT64: return "int64";
+    case MMD_DTYPE_STRING: return "string";
+    case MMD_DTYPE_BOOL: return "bool";
+    case MMD_DTYPE_FLOAT16: return "float16";
+    case MMD_DTYPE_FLOAT64: return "float64";
+    case MMD_DTYPE_UINT32: return "uint32";
+    case MMD_DTYPE_UINT64: return "uint64";
+    case MMD_DTYPE_BFLOAT16: return "bfloat16";
+    default: return "?";
+    }
+}
+
+MMD_API int64_t mmd_tensor_numel(const mmd_tensor *t) {
+    int64_t n = 1;
+    int32_t i;
+    for (i = 0; i < t->rank; ++i) n *= t->dims[i];
+    return n;
+}
+
+MMD_API mmd_status mmd_tensor_nbytes(const mmd_tensor *t, size_t *out, mmd_error *err) {
+    uint64_t bytes = mmd_dtype_size(t->dtype);
+    int32_t i;
+    if (!bytes)
+        return mmd_error_set(err, MMD_ERR_UNSUPPORTED, -1, NULL, "tensor '%s': dtype %s (%d) is not supported",
+                             t->name ? t->name : "", mmd_dtype_name(t->dtype), (int)t->dtype);
+    if (t->rank < 0 || t->rank > MMD_MAX_RANK)
+        return mmd_error_set(err, MMD_ERR_LIMIT, -1, NULL, "tensor '%s': rank %d exceeds MMD_MAX_RANK %d",
+                             t->name ? t->name : "", (int)t->rank, (int)MMD_MAX_RANK);
+    for (i = 0; i < t->rank; ++i) {
+        int64_t d = t->dims[i];
+        if (d < 0)
+            return mmd_error_set(err, MMD_ERR_SHAPE, -1, NULL, "tensor '%s': dim %d is negative (%lld)",
+                                 t->name ? t->name : "", (int)i, (long long)d);
+        /* Checked before multiplying, so the product can never wrap. */
+        if (d && bytes > MMD_MAX_TENSOR_BYTES / (uint64_t)d)
+            return mmd_error_set(err, MMD_ERR_LIMIT, -1, NULL,
+                                 "tensor '%s': size exceeds MMD_MAX_TENSOR_BYTES (%llu)",
+                                 t->name ? t->name : "", (unsigned long long)MMD_MAX_TENSOR_BYTES);
+        bytes *= (uint64_t)d;
+    }
+    *out = (size_t)bytes;
+    return MMD_OK;
+}
+
+/* ==== >>arena ==== */
+#define MMD__ALIGN 16u
+
+typedef struct mmd__block {
+    struct mmd__block *next;
+    size_t mark;               /* a->used before this block was handed out */
+    size_t pad;                /* keeps the payload 16-byte aligned */
+} mmd__block;
+
+MMD_API void mmd_arena_init(mmd_arena *a, void *buf, size_t size, int32_t heap) {
+    memset(a, 0, sizeof(*a));
+    a->heap = heap ? 1 : 0;
+    if (!a->heap && buf) {
+        /* Start at the first aligned byte; the skipped bytes are simply not used. */
+        size_t skip = (MMD__ALIGN - ((uintptr_t)buf & (MMD__ALIGN - 1))) & (MMD__ALIGN - 1);
+        a->base = skip <= size ? (uint8_t *)buf + skip : NULL;
+        a->size = skip <= size ? size - skip : 0;
+    }
+}
+
+MMD_API void *mmd_arena_alloc(mmd_arena *a, size_t bytes, mmd_error *err) {
+    size_t n;
+    void *p;
+    if (bytes > ((size_t)-1) - 2 * MMD__ALIGN - sizeof(mmd__block)) {
+        mmd_error_set(err, MMD_ERR_LIMIT, -1, NULL, "allocation of %zu bytes is too large", bytes);
+        return NULL;
+    }
+    n = (bytes + MMD__ALIGN - 1) & ~(size_t)(MMD__ALIGN - 1);
+    if (n == 0) n = MMD__ALIGN;
+    if (a->heap) {
+#ifdef MMD_NO_MALLOC
+        mmd_error_set(err, MMD_ERR_OUT_OF_MEMORY, -1, NULL, "built with MMD_NO_MALLOC: pass an arena");
+        return NULL;
+#else
+        mmd__block *blk = (mmd__block *)MMD_MALLOC(sizeof(mmd__block) + n);
+        if (!blk) {
+            mmd_error_set(err, MMD_ERR_OUT_OF_MEMORY, -1, NULL, "out of memory allocating %zu bytes", n);
+            return NULL;
+        }
+        blk->next = (mmd__block *)a->blocks;
+        blk->mark = a->used;
+        a->blocks = blk;
+        p = blk + 1;
+#endif
+    } else {
+        if (!a->base || n > a->size - a->used) {
+            mmd_error_set(err, MMD_ERR_ARENA_TOO_SMALL, -1, NULL,
+                          "arena too small: %zu bytes in use, %zu more requested, %zu in all",
+                          a->used, n, a->size);
+            return NULL;
+        }
+        p = a->base + a->used;
+    }
+    a->used += n;
+    if (a->used > a->high_water) a->high_water = a->used;
+    memset(p, 0, n);
+    return p;
+}
+
+MMD_API void mmd_arena_reset(mmd_arena *a, size_t mark) {
+#ifndef MMD_NO_MALLOC
+    while (a->heap && a->blocks && ((mmd__block *)a->blocks)->mark >= mark) {
+        mmd__block *blk = (mmd__block *)a->blocks;
+        a->blocks = blk->next;
+        MMD_FREE(blk);
+    }
+#endif
+    if (mark < a->used) a->used = mark;
+}
+
+MMD_API void mmd_arena_release(mmd_arena *a) {
+    mmd_arena_reset(a, 0);
+    a->used = 0;
+}
+
+/* ==== >>session ==== */
+struct mmd_session {
+    mmd_arena arena;          /* owns everything below, the session struct included */
+    mmd_model *model;
+    size_t plan_mark;         /* arena size before the shape-dependent plan */
+    void *scratch;
+    int32_t stale;            /* input shapes changed since the last plan */
+    int64_t *declared;        /* input_count x MMD_MAX_RANK declared dims, -1 where symbolic */
+    int32_t *declared_rank;   /* -1 when the model gives no shape */
+    mmd_plan_stats stats;
+};
+
+static mmd_status mmd__session_plan(mmd_session *s, mmd_error *err) {
+    mmd_status st;
+    void *act = NULL;
+    mmd_arena_reset(&s->arena, s->plan_mark);
+    s->stale = 1;
+    st = mmd_graph_plan(s->model, &s->arena, &s->stats, &act, &s->scratch, err);
+    if (st != MMD_OK) return st;
+    s->stale = 0;
+    s->stats.model_bytes = s->plan_mark;
+    s->stats.arena_bytes = s->arena.high_water;
+    return MMD_OK;
+}
+
+static mmd_status mmd__session_create(mmd_arena *a, const void *model, size_t size, int32_t copy,
+                                      mmd_session **out, mmd_error *err) {
+    mmd_session *s;
+    mmd_model *m;
+    mmd_status st;
+    int32_t i, j, symbolic = 0, shapeless = 0;
+
+    if (!(s = (mmd_session *)mmd_arena_alloc(a, sizeof(mmd_session), err))) return err->status;
+    /* From here on the session's own copy of the allocator is the one in use. */
+    s->arena = *a;
+    a = &s->arena;
+    if ((st = mmd_model_parse(a, model, size, copy, &s->model, err)) != MMD_OK) goto fail;
+    m = s->model;
+    for (i = 0; i < m->node_count; ++i) {
+        mmd_node *n = &m->nodes[i];
+        n->kernel = mmd_ops_find(n->domain, n->op_type, n->opset);
+        if (!n->kernel) {
+            st = mmd_error_set(err, MMD_ERR_NO_KERNEL, i, n->op_type, "no kernel for %s::%s (opset %d)",
+                               n->domain[0] ? n->domain : "ai.onnx", n->op_type, (int)n->opset);
+            goto fail;
+        }
+    }
+    s->declared = (int64_t *)mmd_arena_alloc(a, (size_t)m->input_count * MMD_MAX_RANK * sizeof(int64_t) + 1, err);
+    s->declared_rank = (int32_t *)mmd_arena_alloc(a, (size_t)m->input_count * sizeof(int32_t) + 1, err);
+    if (!s->declared || !s->declared_rank) { st = err->status; goto fail; }
+    /* Symbolic dims plan as 1 until the caller binds real shapes. */
+    for (i = 0; i < m->input_count; ++i) {
+        mmd_tensor *t = &m->tensors[m->inputs[i]];
+        s->declared_rank[i] = t->rank;
+        if (t->rank < 0) { shapeless = 1; t->rank = 0; continue; }
+        for (j = 0; j < t->rank; ++j) {
+            s->declared[i * MMD_MAX_RANK + j] = t->dim_params[j] ? -1 : t->dims[j];
+            if (t->dim_params[j]) { symbolic = 1; t->dims[j] = 1; }
+        }
+    }
+    s->plan_mark = a->used;
+    s->stale = 1;
+    if (!shapeless) {
+        st = mmd__session_plan(s, err);
+        /* Declared shapes with placeholders may not be plannable (a 1x1 image through a 7x7
+           conv); the plan then waits for mmd_session_prepare with the real shapes. */
+        if (st != MMD_OK && !symbolic) goto fail;
+        if (st != MMD_OK) err->status = MMD_OK;
+    }
+    *out = s;
+    return MMD_OK;
+fail:
+    {
+        mmd_arena tmp = s->arena;
+        mmd_arena_release(&tmp);
+    }
+    return st;
+}
+
+MMD_API mmd_status mmd_session_create(const void *model, size_t size, const mmd_options *opts,
+                                      mmd_session **out, mmd_error *err) {
+    mmd_error local;
+    mmd_arena a;
+    if (!err) err = &local;
+    err->status = MMD_OK;
+    err->node = -1;
+    err->op[0] = err->msg[0] = '\0';
+    if (!out || (!model && size))
+        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_session_create: NULL argument");
+    *out = NULL;
+    if (opts && opts->arena) mmd_arena_init(&a, opts->arena, opts->arena_size, 0);
+    else mmd_arena_init(&a, NULL, 0, 1);
+    return mmd__session_create(&a, model, size, opts ? opts->copy_weights : 0, out, err);
+}
+
+MMD_API mmd_status mmd_session_arena_size(const void *model, size_t size, size_t *out_bytes,
+                                          mmd_error *err) {
+    mmd_session *s;
+    mmd_status st;
+    if (!out_bytes)
+        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_session_arena_size: NULL argument");
+    if ((st = mmd_session_create(model, size, NULL, &s, err)) != MMD_OK) return st;
+    /* A caller buffer may start unaligned: the arena skips up to MMD__ALIGN - 1 bytes. */
+    *out_bytes = s->arena.high_water + MMD__ALIGN;
+    mmd_session_destroy(s);
+    return MMD_OK;
+}
+
+MMD_API void mmd_session_destroy(mmd_session *s) {
+    mmd_arena a;
+    if (!s) return;
+    a = s->arena;
+    mmd_arena_release(&a);
+}
+
+MMD_API int32_t mmd_session_input_count(const mmd_session *s) { return s ? s->model->input_count : 0; }
+MMD_API int32_t mmd_session_output_count(const mmd_session *s) { return s ? s->model->output_count : 0; }
+
+MMD_API const mmd_tensor *mmd_session_input(const mmd_session *s, int32_t i) {
+    if (!s || i < 0 || i >= s->model->input_count) return NULL;
+    return &s->model->tensors[s->model->inputs[i]];
+}
+
+MMD_API const mmd_tensor *mmd_session_output(const mmd_session *s, int32_t i) {
+    if (!s || i < 0 || i >= s->model->output_count) return NULL;
+    return &s->model->tensors[s->model->outputs[i]];
+}
+
+static int32_t mmd__find(const mmd_session *s, const int32_t *list, int32_t n, const char *name) {
+    int32_t i;
+    if (!s || !name) return -1;
+    for (i = 0; i < n; ++i)
+        if (strcmp(s->model->tensors[list[i]].name, name) == 0) return i;
+    return -1;
+}
+
+MMD_API int32_t mmd_session_find_input(const mmd_session *s, const char *name) {
+    return s ? mmd__find(s, s->model->inputs, s->model->input_count, name) : -1;
+}
+
+MMD_API int32_t mmd_session_find_output(const mmd_session *s, const char *name) {
+    return s ? mmd__find(s, s->model->outputs, s->model->output_count, name) : -1;
+}
+
+MMD_API mmd_status mmd_session_set_input(mmd_session *s, int32_t i, int32_t dtype, int32_t rank,
+                                         const int64_t *dims, const void *data, mmd_error *err) {
+    mmd_tensor *t;
+    int32_t j, changed = 0;
+    size_t bytes;
+    mmd_status st;
+    if (!s || (rank > 0 && !dims))
+        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_session_set_input: NULL argument");
+    if (i < 0 || i >= s->model->input_count)
+        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL,
+                             "input index %d out of range (the model has %d inputs)", (int)i,
+                             (int)s->model->input_count);
+    t = &s->model->tensors[s->model->inputs[i]];
+    if (dtype != t->dtype)
+        return mmd_error_set(err, MMD_ERR_DTYPE, -1, NULL, "input '%s': model wants %s, got %s", t->name,
+                             mmd_dtype_name(t->dtype), mmd_dtype_name(dtype));
+    if (rank < 0 || rank > MMD_MAX_RANK || (s->declared_rank[i] >= 0 && rank != s->declared_rank[i]))
+        return mmd_error_set(err, MMD_ERR_SHAPE, -1, NULL, "input '%s': model wants rank %d, got %d",
+                             t->name, (int)s->declared_rank[i], (int)rank);
+    for (j = 0; j < rank; ++j) {
+        int64_t want = s->declared_rank[i] >= 0 ? s->declared[i * MMD_MAX_RANK + j] : -1;
+        if (dims[j] < 0 || (want >= 0 && dims[j] != want))
+            return mmd_error_set(err, MMD_ERR_SHAPE, -1, NULL,
+                                 "input '%s': dim %d is %lld, the model wants %lld", t->name, (int)j,
+                                 (long long)dims[j], (long long)want);
+    }
+    {
+        mmd_tensor probe = *t;
+        probe.rank = rank;
+        for (j = 0; j < rank; ++j) probe.dims[j] = dims[j];
+        if ((st = mmd_tensor_nbytes(&probe, &bytes, err)) != MMD_OK) return st;
+    }
+    if (!data && bytes)
+        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "input '%s': data is NULL", t->name);
+    if (rank != t->rank) changed = 1;
+    for (j = 0; j < rank; ++j)
+        if (t->dims[j] != dims[j]) changed = 1;
+    t->rank = rank;
+    for (j = 0; j < rank; ++j) t->dims[j] = dims[j];
+    /* Kernels only read inputs; the const is the caller's promise kept. */
+    t->data = data ? (void *)(uintptr_t)data : (void *)s;
+    if (changed) s->stale = 1;
+    return MMD_OK;
+}
+
+MMD_API mmd_status mmd_session_prepare(mmd_session *s, mmd_error *err) {
+    mmd_error local;
+    if (!err) err = &local;
+    if (!s) return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_session_prepare: NULL session");
+    if (!s->stale) return MMD_OK;
+    return mmd__session_plan(s, err);
+}
+
+MMD_API mmd_status mmd_session_run(mmd_session *s, mmd_error *err) {
+    int32_t i;
+    if (!s) return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_session_run: NULL session");
+    if (s->stale)
+        return mmd_error_set(err, MMD_ERR_NOT_READY, -1, NULL,
+                             "input shapes changed: call mmd_session_prepare before mmd_session_run");
+    for (i = 0; i < s->model->input_count; ++i)
+        if (!s->model->tensors[s->model->inputs[i]].data)
+            return mmd_error_set(err, MMD_ERR_NOT_READY, -1, NULL, "input '%s' is not bound",
+                                 s->model->tensors[s->model->inputs[i]].name);
+    return mmd_graph_run(s->model, s->scratch, err);
+}
+
+MMD_API void mmd_session_stats(const mmd_session *s, mmd_plan_stats *out) {
+    if (!out) return;
+    if (!s) { memset(out, 0, sizeof(*out)); return; }
+    *out = s->stats;
+}
 
 #endif /* MMD_CORE_IMPLEMENTATION */

@@ -143,9 +143,10 @@ typedef struct mmd_kernel {
 
 /* ---- setup: parsing ----------------------------------------------------------------------- */
 /* Decodes a ModelProto and validates the graph (every input defined, no cycle, no duplicate
-   output, nodes sorted). Allocates from a. Not thread safe on a shared arena. */
-MMD_API mmd_status mmd_model_parse(mmd_arena *a, const void *data, size_t size, mmd_model **out,
-                                   mmd_error *err);
+   output, nodes sorted). copy_weights 1 copies every initializer so the bytes may be freed.
+   Allocates from a. Not thread safe on a shared arena. */
+MMD_API mmd_status mmd_model_parse(mmd_arena *a, const void *data, size_t size,
+                                   int32_t copy_weights, mmd_model **out, mmd_error *err);
 /* Decodes one TensorProto (a .pb test file or an attribute) into t, data copied into a when
    it is not aligned or not in raw_data. */
 MMD_API mmd_status mmd_tensor_proto_decode(mmd_arena *a, const void *data, size_t size,
@@ -199,5 +200,1222 @@ MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err);
     defined(MMD_IR_DECLS) && !defined(MMD_IR_IMPLEMENTED)
 #define MMD_IR_IMPLEMENTED
 /* ==== >>ir implementation ==== */
+#include <stdarg.h>
+#include <string.h>
+
+MMD_API mmd_status mmd__error_vset(mmd_error *err, mmd_status status, int32_t node, const char *op,
+                                   const char *prefix, const char *fmt, va_list ap);
+
+/* ==== >>attributes ==== */
+MMD_API const mmd_attr *mmd_node_attr(const mmd_node *n, const char *name) {
+    int32_t i;
+    for (i = 0; i < n->attr_count; ++i)
+        if (strcmp(n->attrs[i].name, name) == 0) return &n->attrs[i];
+    return NULL;
+}
+
+MMD_API mmd_status mmd_kernel_fail(mmd_kernel_ctx *c, mmd_status status, const char *fmt, ...) {
+    char prefix[160];
+    size_t len = 0;
+    const char *parts[5];
+    int32_t i;
+    va_list ap;
+    parts[0] = "node '";
+    parts[1] = c->node->name;
+    parts[2] = "' (";
+    parts[3] = c->node->op_type;
+    parts[4] = "): ";
+    /* Hand-joined so that no stdio is needed; a long name is cut, never overrun. */
+    for (i = 0; i < 5; ++i) {
+        const char *p = parts[i];
+        while (*p && len + 1 < sizeof(prefix)) prefix[len++] = *p++;
+    }
+    prefix[len] = '\0';
+    va_start(ap, fmt);
+    mmd__error_vset(c->err, status, c->node_index, c->node->op_type, prefix, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+static mmd_status mmd__attr_typed(mmd_kernel_ctx *c, const char *name, int32_t type,
+                                  const mmd_attr **out) {
+    static const char *const type_names[] = {"undefined", "float", "int", "string", "tensor",
+                                             "graph", "floats", "ints", "strings", "tensors",
+                                             "graphs"};
+    const mmd_attr *a = mmd_node_attr(c->node, name);
+    *out = NULL;
+    if (!a) return MMD_OK;
+    if (a->type != type)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "attribute '%s' must be %s, got %s", name,
+                               type_names[type],
+                               a->type >= 0 && a->type <= 10 ? type_names[a->type] : "unknown type");
+    *out = a;
+    return MMD_OK;
+}
+
+MMD_API mmd_status mmd_attr_get_int(mmd_kernel_ctx *c, const char *name, int64_t def, int64_t *out) {
+    const mmd_attr *a;
+    mmd_status st = mmd__attr_typed(c, name, MMD_ATTR_INT, &a);
+    *out = a ? a->i : def;
+    return st;
+}
+
+MMD_API mmd_status mmd_attr_get_float(mmd_kernel_ctx *c, const char *name, float def, float *out) {
+    const mmd_attr *a;
+    mmd_status st = mmd__attr_typed(c, name, MMD_ATTR_FLOAT, &a);
+    *out = a ? a->f : def;
+    return st;
+}
+
+MMD_API mmd_status mmd_attr_get_string(mmd_kernel_ctx *c, const char *name, const char *def,
+                                       const char **out) {
+    const mmd_attr *a;
+    mmd_status st = mmd__attr_typed(c, name, MMD_ATTR_STRING, &a);
+    *out = a ? a->s : def;
+    return st;
+}
+
+MMD_API mmd_status mmd_attr_get_ints(mmd_kernel_ctx *c, const char *name, const int64_t **out,
+                                     int64_t *count) {
+    const mmd_attr *a;
+    mmd_status st = mmd__attr_typed(c, name, MMD_ATTR_INTS, &a);
+    *out = a ? a->ints : NULL;
+    *count = a ? a->count : 0;
+    return st;
+}
+
+MMD_API mmd_status mmd_attr_get_floats(mmd_kernel_ctx *c, const char *name, const float **out,
+                                       int64_t *count) {
+    const mmd_attr *a;
+    mmd_status st = mmd__attr_typed(c, name, MMD_ATTR_FLOATS, &a);
+    *out = a ? a->floats : NULL;
+    *count = a ? a->count : 0;
+    return st;
+}
+
+MMD_API mmd_status mmd_attr_get_tensor(mmd_kernel_ctx *c, const char *name, const mmd_tensor **out) {
+    const mmd_attr *a;
+    mmd_status st = mmd__attr_typed(c, name, MMD_ATTR_TENSOR, &a);
+    *out = a ? a->t : NULL;
+    return st;
+}
+
+MMD_API int32_t mmd_tensor_is_const(const mmd_tensor *t) {
+    return t && t->data &&
+           (t->kind == MMD_TENSOR_INITIALIZER || t->kind == MMD_TENSOR_CONSTANT);
+}
+
+/* ==== >>protobuf ==== */
+/* A protobuf reader over [p, end). Every read checks the bytes left first, so hostile lengths
+   can only produce an error. */
+typedef struct mmd__pb {
+    const uint8_t *p, *end;
+    const char *msg;       /* message being read, for error text */
+    mmd_error *err;
+} mmd__pb;
+
+typedef struct mmd__field {
+    uint32_t num, wire;
+    uint64_t v;            /* varint, fixed32 or fixed64 value */
+    const uint8_t *data;   /* wire type 2: payload */
+    size_t len;
+} mmd__field;
+
+enum { MMD__WIRE_VARINT = 0, MMD__WIRE_FIXED64 = 1, MMD__WIRE_LEN = 2, MMD__WIRE_FIXED32 = 5 };
+
+static mmd__pb mmd__pb_sub(const mmd__pb *parent, const uint8_t *data, size_t len, const char *msg) {
+    mmd__pb r;
+    r.p = data;
+    r.end = data + len;
+    r.msg = msg;
+    r.err = parent->err;
+    return r;
+}
+
+static int mmd__varint(const uint8_t **pp, const uint8_t *end, uint64_t *out) {
+    const uint8_t *p = *pp;
+    uint64_t v = 0;
+    int shift;
+    for (shift = 0; shift < 70; shift += 7) {
+        if (p >= end) return 0;
+        v |= (uint64_t)(*p & 0x7f) << (shift < 64 ? shift : 0);
+        if (!(*p++ & 0x80)) {
+            *pp = p;
+            *out = v;
+            return 1;
+        }
+    }
+    return 0; /* more than 10 bytes */
+}
+
+/* Reads the next field; returns 0 at the end, 1 with a field, -1 on malformed input. */
+static int mmd__pb_next(mmd__pb *r, mmd__field *f) {
+    uint64_t key;
+    if (r->p >= r->end) return 0;
+    if (!mmd__varint(&r->p, r->end, &key)) {
+        mmd_error_set(r->err, MMD_ERR_MALFORMED, -1, NULL, "%s: truncated or over-long field key",
+                      r->msg);
+        return -1;
+    }
+    f->num = (uint32_t)(key >> 3);
+    f->wire = (uint32_t)(key & 7);
+    f->data = NULL;
+    f->len = 0;
+    f->v = 0;
+    if (f->num == 0 || (key >> 3) > 0x1fffffff) {
+        mmd_error_set(r->err, MMD_ERR_MALFORMED, -1, NULL, "%s: invalid field number", r->msg);
+        return -1;
+    }
+    switch (f->wire) {
+    case MMD__WIRE_VARINT:
+        if (!mmd__varint(&r->p, r->end, &f->v)) {
+            mmd_error_set(r->err, MMD_ERR_MALFORMED, -1, NULL,
+                          "%s: field %u: varint truncated or longer than 10 bytes", r->msg,
+                          (unsigned)f->num);
+            return -1;
+        }
+        return 1;
+    case MMD__WIRE_FIXED64:
+    case MMD__WIRE_FIXED32: {
+        size_t n = f->wire == MMD__WIRE_FIXED64 ? 8 : 4, i;
+        if ((size_t)(r->end - r->p) < n) {
+            mmd_error_set(r->err, MMD_ERR_MALFORMED, -1, NULL, "%s: field %u: fixed%u truncated",
+                          r->msg, (unsigned)f->num, (unsigned)(n * 8));
+            return -1;
+        }
+        for (i = 0; i < n; ++i) f->v |= (uint64_t)r->p[i] << (8 * i);
+        f->data = r->p;
+        f->len = n;
+        r->p += n;
+        return 1;
+    }
+    case MMD__WIRE_LEN: {
+        uint64_t len;
+        if (!mmd__varint(&r->p, r->end, &len)) {
+            mmd_error_set(r->err, MMD_ERR_MALFORMED, -1, NULL, "%s: field %u: length truncated",
+                          r->msg, (unsigned)f->num);
+            return -1;
+        }
+        if (len > (uint64_t)(r->end - r->p)) {
+            mmd_error_set(r->err, MMD_ERR_MALFORMED, -1, NULL,
+                          "%s: field %u: length %llu runs past the end (%zu bytes left)", r->msg,
+                          (unsigned)f->num, (unsigned long long)len, (size_t)(r->end - r->p));
+            return -1;
+        }
+        f->data = r->p;
+        f->len = (size_t)len;
+        r->p += len;
+        return 1;
+    }
+    default:
+        mmd_error_set(r->err, MMD_ERR_MALFORMED, -1, NULL, "%s: field %u: unsupported wire type %u",
+                      r->msg, (unsigned)f->num, (unsigned)f->wire);
+        return -1;
+    }
+}
+
+/* Fails unless the field has the wire type the schema gives it. */
+static int mmd__pb_expect(mmd__pb *r, const mmd__field *f, uint32_t wire, const char *field) {
+    if (f->wire == wire) return 1;
+    mmd_error_set(r->err, MMD_ERR_MALFORMED, -1, NULL, "%s.%s: wrong wire type %u (expected %u)",
+                  r->msg, field, (unsigned)f->wire, (unsigned)wire);
+    return 0;
+}
+
+static char *mmd__pb_string(mmd_arena *a, const mmd__field *f, mmd_error *err) {
+    char *s = (char *)mmd_arena_alloc(a, f->len + 1, err);
+    if (s && f->len) memcpy(s, f->data, f->len);
+    return s;
+}
+
+/* Repeated scalar fields come packed (one length-delimited run) or one by one; both count. */
+static int mmd__pb_count_scalars(mmd__pb *r, const mmd__field *f, uint32_t wire, const char *field,
+                                 int64_t *count) {
+    if (f->wire == MMD__WIRE_LEN) {
+        if (wire == MMD__WIRE_VARINT) {
+            const uint8_t *p = f->data, *end = f->data + f->len;
+            uint64_t v;
+            while (p < end) {
+                if (!mmd__varint(&p, end, &v)) {
+                    mmd_error_set(r->err, MMD_ERR_MALFORMED, -1, NULL,
+                                  "%s.%s: packed varint truncated", r->msg, field);
+                    return 0;
+                }
+                ++*count;
+            }
+            return 1;
+        } else {
+            size_t w = wire == MMD__WIRE_FIXED32 ? 4 : 8;
+            if (f->len % w) {
+                mmd_error_set(r->err, MMD_ERR_MALFORMED, -1, NULL,
+                              "%s.%s: packed length %zu is not a multiple of %zu", r->msg, field,
+                              f->len, w);
+                return 0;
+            }
+            *count += (int64_t)(f->len / w);
+            return 1;
+        }
+    }
+    if (!mmd__pb_expect(r, f, wire, field)) return 0;
+    ++*count;
+    return 1;
+}
+
+/* Stores one scalar (its wire bits) as element i of dst, narrowed to dtype as ONNX packs it:
+   int32_data carries every type of 32 bits or fewer, float16 as its bit pattern. */
+static void mmd__store_scalar(void *dst, int64_t i, int32_t dtype, uint64_t bits) {
+    switch (dtype) {
+    case MMD_DTYPE_FLOAT32: { uint32_t u = (uint32_t)bits; memcpy((float *)dst + i, &u, 4); break; }
+    case MMD_DTYPE_FLOAT64: memcpy((double *)dst + i, &bits, 8); break;
+    case MMD_DTYPE_INT64: case MMD_DTYPE_UINT64: ((uint64_t *)dst)[i] = bits; break;
+    case MMD_DTYPE_INT32: case MMD_DTYPE_UINT32: ((uint32_t *)dst)[i] = (uint32_t)bits; break;
+    case MMD_DTYPE_INT16: case MMD_DTYPE_UINT16: case MMD_DTYPE_FLOAT16: case MMD_DTYPE_BFLOAT16:
+        ((uint16_t *)dst)[i] = (uint16_t)bits; break;
+    case MMD_DTYPE_BOOL: ((uint8_t *)dst)[i] = bits != 0; break;
+    default: ((uint8_t *)dst)[i] = (uint8_t)bits; break;
+    }
+}
+
+/* Appends the field's scalars to dst from element *n on; the count pass sized dst. */
+static void mmd__pb_read_scalars(const mmd__field *f, uint32_t wire, void *dst, int32_t dtype,
+                                 int64_t *n) {
+    if (f->wire == MMD__WIRE_LEN) {
+        const uint8_t *p = f->data, *end = f->data + f->len;
+        uint64_t v;
+        if (wire == MMD__WIRE_VARINT) {
+            while (p < end && mmd__varint(&p, end, &v)) mmd__store_scalar(dst, (*n)++, dtype, v);
+        } else {
+            size_t w = wire == MMD__WIRE_FIXED32 ? 4 : 8, i;
+            for (; (size_t)(end - p) >= w; p += w) {
+                v = 0;
+                for (i = 0; i < w; ++i) v |= (uint64_t)p[i] << (8 * i);
+                mmd__store_scalar(dst, (*n)++, dtype, v);
+            }
+        }
+    } else {
+        mmd__store_scalar(dst, (*n)++, dtype, f->v);
+    }
+}
+
+/* ==== >>tensorproto ==== */
+/* Which TensorProto data field may carry which dtype (onnx.proto's comments). */
+static int mmd__data_field_fits(uint32_t field, int32_t dtype) {
+    switch (field) {
+    case 4: return dtype == MMD_DTYPE_FLOAT32;
+    case 5: return dtype == MMD_DTYPE_INT32 || dtype == MMD_DTYPE_INT16 || dtype == MMD_DTYPE_INT8 ||
+                   dtype == MMD_DTYPE_UINT16 || dtype == MMD_DTYPE_UINT8 || dtype == MMD_DTYPE_BOOL ||
+                   dtype == MMD_DTYPE_FLOAT16 || dtype == MMD_DTYPE_BFLOAT16;
+    case 7: return dtype == MMD_DTYPE_INT64;
+    case 10: return dtype == MMD_DTYPE_FLOAT64;
+    case 11: return dtype == MMD_DTYPE_UINT32 || dtype == MMD_DTYPE_UINT64;
+    default: return 0;
+    }
+}
+
+static uint32_t mmd__data_field_wire(uint32_t field) {
+    return field == 4 ? MMD__WIRE_FIXED32 : field == 10 ? MMD__WIRE_FIXED64 : MMD__WIRE_VARINT;
+}
+
+#define MMD__FAIL(r) ((r)->err ? (r)->err->status : MMD_ERR_MALFORMED)
+
+/* Decodes a TensorProto. raw_data is used in place when aligned for the dtype and copy is 0. */
+static mmd_status mmd__decode_tensor(mmd_arena *a, mmd__pb *parent, const uint8_t *bytes, size_t len,
+                                     mmd_tensor *t, int32_t copy, size_t *copied) {
+    mmd__pb r = mmd__pb_sub(parent, bytes, len, "TensorProto");
+    mmd__field f;
+    int rc;
+    int64_t ndims = 0, nvals = 0, numel;
+    const uint8_t *raw = NULL;
+    size_t raw_len = 0, nbytes, esize;
+    uint32_t data_field = 0;
+    const char *name;
+    mmd_status st;
+
+    memset(t, 0, sizeof(*t));
+    t->producer = -1;
+    t->kind = MMD_TENSOR_INITIALIZER;
+    t->name = "";
+    while ((rc = mmd__pb_next(&r, &f)) > 0) {
+        switch (f.num) {
+        case 1:
+            if (!mmd__pb_count_scalars(&r, &f, MMD__WIRE_VARINT, "dims", &ndims)) return MMD__FAIL(&r);
+            break;
+        case 2:
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_VARINT, "data_type")) return MMD__FAIL(&r);
+            t->dtype = f.v > 64 ? -1 : (int32_t)f.v;
+            break;
+        case 8:
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_LEN, "name")) return MMD__FAIL(&r);
+            if (!(t->name = mmd__pb_string(a, &f, r.err))) return MMD__FAIL(&r);
+            break;
+        case 9:
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_LEN, "raw_data")) return MMD__FAIL(&r);
+            raw = f.data;
+            raw_len = f.len;
+            break;
+        case 4: case 5: case 7: case 10: case 11:
+            if (data_field && data_field != f.num)
+                return mmd_error_set(r.err, MMD_ERR_INVALID_MODEL, -1, NULL,
+                                     "tensor '%s': data in two typed fields (%u and %u)", t->name,
+                                     (unsigned)data_field, (unsigned)f.num);
+            data_field = f.num;
+            if (!mmd__pb_count_scalars(&r, &f, mmd__data_field_wire(f.num), "data", &nvals))
+                return MMD__FAIL(&r);
+            break;
+        case 3:
+            return mmd_error_set(r.err, MMD_ERR_UNSUPPORTED, -1, NULL,
+                                 "tensor '%s': segmented tensors are not supported", t->name);
+        case 13:
+            return mmd_error_set(r.err, MMD_ERR_UNSUPPORTED, -1, NULL,
+                                 "tensor '%s': external data is not supported", t->name);
+        case 14:
+            if (f.wire == MMD__WIRE_VARINT && f.v == 1)
+                return mmd_error_set(r.err, MMD_ERR_UNSUPPORTED, -1, NULL,
+                                     "tensor '%s': external data is not supported", t->name);
+            break;
+        default:
+            break; /* string_data and unknown fields are checked or skipped below */
+        }
+    }
+    if (rc < 0) return MMD__FAIL(&r);
+    name = t->name;
+    if (ndims > MMD_MAX_RANK)
+        return mmd_error_set(r.err, MMD_ERR_LIMIT, -1, NULL,
+                             "tensor '%s': rank %lld exceeds MMD_MAX_RANK %d", name,
+                             (long long)ndims, (int)MMD_MAX_RANK);
+    /* Second pass: the dims, now that their count is known to fit. */
+    {
+        int64_t nd = 0;
+        r = mmd__pb_sub(parent, bytes, len, "TensorProto");
+        while (mmd__pb_next(&r, &f) > 0)
+            if (f.num == 1) mmd__pb_read_scalars(&f, MMD__WIRE_VARINT, t->dims, MMD_DTYPE_INT64, &nd);
+        t->rank = (int32_t)nd;
+    }
+    if (t->dtype == MMD_DTYPE_STRING || mmd_dtype_size(t->dtype) == 0)
+        return mmd_error_set(r.err, MMD_ERR_UNSUPPORTED, -1, NULL,
+                             "tensor '%s': data_type %d (%s) is not supported", name, (int)t->dtype,
+                             mmd_dtype_name(t->dtype));
+    if ((st = mmd_tensor_nbytes(t, &nbytes, r.err)) != MMD_OK) return st;
+    numel = mmd_tensor_numel(t);
+    esize = mmd_dtype_size(t->dtype);
+    if (raw) {
+        if (raw_len != nbytes)
+            return mmd_error_set(r.err, MMD_ERR_INVALID_MODEL, -1, NULL,
+                                 "tensor '%s': raw_data has %zu bytes, dims x %s need %zu", name,
+                                 raw_len, mmd_dtype_name(t->dtype), nbytes);
+        if (!copy && nbytes && ((uintptr_t)raw % esize) == 0) {
+            /* Zero-copy: kernels only read initializers. */
+            t->data = (void *)(uintptr_t)raw;
+            return MMD_OK;
+        }
+        if (!(t->data = mmd_arena_alloc(a, nbytes, r.err))) return MMD__FAIL(&r);
+        if (nbytes) memcpy(t->data, raw, nbytes);
+        if (copied) *copied += nbytes;
+        return MMD_OK;
+    }
+    if (!(t->data = mmd_arena_alloc(a, nbytes, r.err))) return MMD__FAIL(&r);
+    if (copied) *copied += nbytes;
+    if (!data_field) {
+        if (numel == 0) return MMD_OK;
+        return mmd_error_set(r.err, MMD_ERR_INVALID_MODEL, -1, NULL,
+                             "tensor '%s': %lld elements declared but no data", name,
+                             (long long)numel);
+    }
+    if (!mmd__data_field_fits(data_field, t->dtype))
+        return mmd_error_set(r.err, MMD_ERR_INVALID_MODEL, -1, NULL,
+                             "tensor '%s': field %u cannot hold data_type %s", name,
+                             (unsigned)data_field, mmd_dtype_name(t->dtype));
+    if (nvals != numel)
+        return mmd_error_set(r.err, MMD_ERR_INVALID_MODEL, -1, NULL,
+                             "tensor '%s': %lld values for %lld elements", name, (long long)nvals,
+                             (long long)numel);
+    nvals = 0;
+    r = mmd__pb_sub(parent, bytes, len, "TensorProto");
+    while (mmd__pb_next(&r, &f) > 0)
+        if (f.num == data_field)
+            mmd__pb_read_scalars(&f, mmd__data_field_wire(f.num), t->data, t->dtype, &nvals);
+    return MMD_OK;
+}
+
+MMD_API mmd_status mmd_tensor_proto_decode(mmd_arena *a, const void *data, size_t size,
+                                           mmd_tensor *t, mmd_error *err) {
+    mmd_error local;
+    mmd__pb top;
+    if (!err) err = &local;
+    if (!a || !t || (!data && size))
+        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_tensor_proto_decode: NULL argument");
+    top.p = (const uint8_t *)data;
+    top.end = top.p + size;
+    top.msg = "TensorProto";
+    top.err = err;
+    return mmd__decode_tensor(a, &top, (const uint8_t *)data, size, t, 0, NULL);
+}
+
+/* ==== >>valueinfo ==== */
+/* Name, element type and shape of a graph input or output. A missing shape gives rank -1. */
+static mmd_status mmd__decode_value_info(mmd_arena *a, mmd__pb *parent, const mmd__field *vf,
+                                         mmd_tensor *t) {
+    mmd__pb r = mmd__pb_sub(parent, vf->data, vf->len, "ValueInfoProto"), rt, rs, rsh, rd;
+    mmd__field f, g, h, k, d;
+    int rc;
+    memset(t, 0, sizeof(*t));
+    t->name = "";
+    t->rank = -1;
+    t->producer = -1;
+    while ((rc = mmd__pb_next(&r, &f)) > 0) {
+        if (f.num == 1) {
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_LEN, "name")) return MMD__FAIL(&r);
+            if (!(t->name = mmd__pb_string(a, &f, r.err))) return MMD__FAIL(&r);
+        } else if (f.num == 2) {
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_LEN, "type")) return MMD__FAIL(&r);
+            rt = mmd__pb_sub(&r, f.data, f.len, "TypeProto");
+            while ((rc = mmd__pb_next(&rt, &g)) > 0) {
+                if (g.num != 1) {
+                    if (g.num == 4 || g.num == 5 || g.num == 8 || g.num == 9)
+                        t->dtype = -1; /* sequence, map, sparse or optional: not a plain tensor */
+                    continue;
+                }
+                if (!mmd__pb_expect(&rt, &g, MMD__WIRE_LEN, "tensor_type")) return MMD__FAIL(&rt);
+                rs = mmd__pb_sub(&rt, g.data, g.len, "TypeProto.Tensor");
+                while ((rc = mmd__pb_next(&rs, &h)) > 0) {
+                    if (h.num == 1) {
+                        if (!mmd__pb_expect(&rs, &h, MMD__WIRE_VARINT, "elem_type")) return MMD__FAIL(&rs);
+                        t->dtype = h.v > 64 ? -1 : (int32_t)h.v;
+                    } else if (h.num == 2) {
+                        if (!mmd__pb_expect(&rs, &h, MMD__WIRE_LEN, "shape")) return MMD__FAIL(&rs);
+                        t->rank = 0;
+                        rsh = mmd__pb_sub(&rs, h.data, h.len, "TensorShapeProto");
+                        while ((rc = mmd__pb_next(&rsh, &k)) > 0) {
+                            if (k.num != 1) continue;
+                            if (!mmd__pb_expect(&rsh, &k, MMD__WIRE_LEN, "dim")) return MMD__FAIL(&rsh);
+                            if (t->rank >= MMD_MAX_RANK)
+                                return mmd_error_set(r.err, MMD_ERR_LIMIT, -1, NULL,
+                                                     "value '%s': rank exceeds MMD_MAX_RANK %d",
+                                                     t->name, (int)MMD_MAX_RANK);
+                            t->dims[t->rank] = -1;
+                            rd = mmd__pb_sub(&rsh, k.data, k.len, "TensorShapeProto.Dimension");
+                            while ((rc = mmd__pb_next(&rd, &d)) > 0) {
+                                if (d.num == 1) {
+                                    if (!mmd__pb_expect(&rd, &d, MMD__WIRE_VARINT, "dim_value")) return MMD__FAIL(&rd);
+                                    t->dims[t->rank] = (int64_t)d.v;
+                                } else if (d.num == 2) {
+                                    if (!mmd__pb_expect(&rd, &d, MMD__WIRE_LEN, "dim_param")) return MMD__FAIL(&rd);
+                                    if (!(t->dim_params[t->rank] = mmd__pb_string(a, &d, r.err))) return MMD__FAIL(&rd);
+                                }
+                            }
+                            if (rc < 0) return MMD__FAIL(&rd);
+                            /* A dim with neither value nor name is symbolic too. */
+                            if (t->dims[t->rank] < 0 && !t->dim_params[t->rank]) t->dim_params[t->rank] = "?";
+                            t->rank++;
+                        }
+                        if (rc < 0) return MMD__FAIL(&rsh);
+                    }
+                }
+                if (rc < 0) return MMD__FAIL(&rs);
+            }
+            if (rc < 0) return MMD__FAIL(&rt);
+        }
+    }
+    if (rc < 0) return MMD__FAIL(&r);
+    return MMD_OK;
+}
+
+/* ==== >>attribute decoding ==== */
+static mmd_status mmd__decode_attr(mmd_arena *a, mmd__pb *parent, const mmd__field *af,
+                                   mmd_attr *at, size_t *copied) {
+    mmd__pb r = mmd__pb_sub(parent, af->data, af->len, "AttributeProto");
+    mmd__field f;
+    int rc;
+    int64_t nfloats = 0, nints = 0, nstrings = 0, ntensors = 0, n;
+    int32_t seen = MMD_ATTR_UNDEFINED; /* inferred type for writers that omit 'type' */
+    mmd_status st;
+
+    memset(at, 0, sizeof(*at));
+    at->name = "";
+    at->s = "";
+    while ((rc = mmd__pb_next(&r, &f)) > 0) {
+        switch (f.num) {
+        case 1:
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_LEN, "name")) return MMD__FAIL(&r);
+            if (!(at->name = mmd__pb_string(a, &f, r.err))) return MMD__FAIL(&r);
+            break;
+        case 20:
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_VARINT, "type")) return MMD__FAIL(&r);
+            at->type = f.v > 14 ? -1 : (int32_t)f.v;
+            break;
+        case 2:
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_FIXED32, "f")) return MMD__FAIL(&r);
+            { uint32_t u = (uint32_t)f.v; memcpy(&at->f, &u, 4); }
+            seen = MMD_ATTR_FLOAT;
+            break;
+        case 3:
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_VARINT, "i")) return MMD__FAIL(&r);
+            at->i = (int64_t)f.v;
+            seen = MMD_ATTR_INT;
+            break;
+        case 4:
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_LEN, "s")) return MMD__FAIL(&r);
+            if (!(at->s = mmd__pb_string(a, &f, r.err))) return MMD__FAIL(&r);
+            at->s_len = f.len;
+            seen = MMD_ATTR_STRING;
+            break;
+        case 5:
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_LEN, "t")) return MMD__FAIL(&r);
+            if (!(at->t = (mmd_tensor *)mmd_arena_alloc(a, sizeof(mmd_tensor), r.err))) return MMD__FAIL(&r);
+            if ((st = mmd__decode_tensor(a, &r, f.data, f.len, at->t, 0, copied)) != MMD_OK) return st;
+            at->t->kind = MMD_TENSOR_CONSTANT;
+            seen = MMD_ATTR_TENSOR;
+            break;
+        case 6:
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_LEN, "g")) return MMD__FAIL(&r);
+            at->g = f.data;
+            at->g_len = f.len;
+            seen = MMD_ATTR_GRAPH;
+            break;
+        case 7:
+            if (!mmd__pb_count_scalars(&r, &f, MMD__WIRE_FIXED32, "floats", &nfloats)) return MMD__FAIL(&r);
+            seen = MMD_ATTR_FLOATS;
+            break;
+        case 8:
+            if (!mmd__pb_count_scalars(&r, &f, MMD__WIRE_VARINT, "ints", &nints)) return MMD__FAIL(&r);
+            seen = MMD_ATTR_INTS;
+            break;
+        case 9:
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_LEN, "strings")) return MMD__FAIL(&r);
+            ++nstrings;
+            seen = MMD_ATTR_STRINGS;
+            break;
+        case 10:
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_LEN, "tensors")) return MMD__FAIL(&r);
+            ++ntensors;
+            seen = MMD_ATTR_TENSORS;
+            break;
+        case 11:
+            seen = MMD_ATTR_GRAPHS;
+            break;
+        default:
+            break;
+        }
+    }
+    if (rc < 0) return MMD__FAIL(&r);
+    if (at->type == MMD_ATTR_UNDEFINED) at->type = seen;
+    if (at->type < 0 || at->type > MMD_ATTR_GRAPHS)
+        return mmd_error_set(r.err, MMD_ERR_UNSUPPORTED, -1, NULL,
+                             "attribute '%s': type %d is not supported", at->name, (int)at->type);
+    at->count = at->type == MMD_ATTR_FLOATS ? nfloats : at->type == MMD_ATTR_INTS ? nints
+              : at->type == MMD_ATTR_STRINGS ? nstrings : at->type == MMD_ATTR_TENSORS ? ntensors : 0;
+    if (at->count > 0 && (uint64_t)at->count > MMD_MAX_TENSOR_BYTES / sizeof(mmd_tensor))
+        return mmd_error_set(r.err, MMD_ERR_LIMIT, -1, NULL, "attribute '%s': %lld values",
+                             at->name, (long long)at->count);
+    if (at->type == MMD_ATTR_FLOATS && nfloats) {
+        float *v = (float *)mmd_arena_alloc(a, (size_t)nfloats * sizeof(float), r.err);
+        if (!v) return MMD__FAIL(&r);
+        n = 0;
+        r = mmd__pb_sub(parent, af->data, af->len, "AttributeProto");
+        while (mmd__pb_next(&r, &f) > 0)
+            if (f.num == 7) mmd__pb_read_scalars(&f, MMD__WIRE_FIXED32, v, MMD_DTYPE_FLOAT32, &n);
+        at->floats = v;
+    } else if (at->type == MMD_ATTR_INTS && nints) {
+        int64_t *v = (int64_t *)mmd_arena_alloc(a, (size_t)nints * sizeof(int64_t), r.err);
+        if (!v) return MMD__FAIL(&r);
+        n = 0;
+        r = mmd__pb_sub(parent, af->data, af->len, "AttributeProto");
+        while (mmd__pb_next(&r, &f) > 0)
+            if (f.num == 8) mmd__pb_read_scalars(&f, MMD__WIRE_VARINT, v, MMD_DTYPE_INT64, &n);
+        at->ints = v;
+    } else if (at->type == MMD_ATTR_STRINGS && nstrings) {
+        const char **v = (const char **)mmd_arena_alloc(a, (size_t)nstrings * sizeof(char *), r.err);
+        if (!v) return MMD__FAIL(&r);
+        n = 0;
+        r = mmd__pb_sub(parent, af->data, af->len, "AttributeProto");
+        while (mmd__pb_next(&r, &f) > 0)
+            if (f.num == 9 && !(v[n++] = mmd__pb_string(a, &f, r.err))) return MMD__FAIL(&r);
+        at->strings = v;
+    } else if (at->type == MMD_ATTR_TENSORS && ntensors) {
+        mmd_tensor *v = (mmd_tensor *)mmd_arena_alloc(a, (size_t)ntensors * sizeof(mmd_tensor), r.err);
+        if (!v) return MMD__FAIL(&r);
+        n = 0;
+        r = mmd__pb_sub(parent, af->data, af->len, "AttributeProto");
+        while (mmd__pb_next(&r, &f) > 0)
+            if (f.num == 10) {
+                if ((st = mmd__decode_tensor(a, &r, f.data, f.len, &v[n], 0, copied)) != MMD_OK) return st;
+                v[n++].kind = MMD_TENSOR_CONSTANT;
+            }
+        at->tensors = v;
+    }
+    return MMD_OK;
+}
+
+/* ==== >>node decoding ==== */
+/* Names of a node's inputs and outputs, kept only until the graph resolves them. */
+typedef struct mmd__node_names {
+    const char **in, **out;
+} mmd__node_names;
+
+static mmd_status mmd__decode_node(mmd_arena *a, mmd__pb *parent, const mmd__field *nf, mmd_node *n,
+                                   mmd__node_names *names, size_t *copied) {
+    mmd__pb r = mmd__pb_sub(parent, nf->data, nf->len, "NodeProto");
+    mmd__field f;
+    int rc;
+    int32_t ni = 0, no = 0, na = 0;
+    mmd_status st;
+
+    memset(n, 0, sizeof(*n));
+    n->name = n->op_type = n->domain = "";
+    while ((rc = mmd__pb_next(&r, &f)) > 0) {
+        if (f.num == 1 || f.num == 2 || f.num == 5) {
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_LEN, f.num == 5 ? "attribute" : "input/output")) return MMD__FAIL(&r);
+            if (f.num == 1) ++ni;
+            else if (f.num == 2) ++no;
+            else ++na;
+            if (ni > 65535 || no > 65535)
+                return mmd_error_set(r.err, MMD_ERR_LIMIT, -1, NULL, "node has over 65535 inputs or outputs");
+        }
+    }
+    if (rc < 0) return MMD__FAIL(&r);
+    if (na > MMD_MAX_ATTRIBUTES)
+        return mmd_error_set(r.err, MMD_ERR_LIMIT, -1, NULL,
+                             "node has %d attributes, MMD_MAX_ATTRIBUTES is %d", (int)na, (int)MMD_MAX_ATTRIBUTES);
+    names->in = (const char **)mmd_arena_alloc(a, (size_t)ni * sizeof(char *), r.err);
+    names->out = (const char **)mmd_arena_alloc(a, (size_t)no * sizeof(char *), r.err);
+    n->attrs = (mmd_attr *)mmd_arena_alloc(a, (size_t)na * sizeof(mmd_attr), r.err);
+    if (!names->in || !names->out || !n->attrs) return MMD__FAIL(&r);
+    r = mmd__pb_sub(parent, nf->data, nf->len, "NodeProto");
+    while (mmd__pb_next(&r, &f) > 0) {
+        const char **slot = NULL;
+        switch (f.num) {
+        case 1: slot = &names->in[n->input_count++]; break;
+        case 2: slot = &names->out[n->output_count++]; break;
+        case 3: slot = &n->name; break;
+        case 4: slot = &n->op_type; break;
+        case 7: slot = &n->domain; break;
+        case 5:
+            if ((st = mmd__decode_attr(a, &r, &f, &n->attrs[n->attr_count], copied)) != MMD_OK) return st;
+            n->attr_count++;
+            break;
+        default: break;
+        }
+        if (slot) {
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_LEN, "string")) return MMD__FAIL(&r);
+            if (!(*slot = mmd__pb_string(a, &f, r.err))) return MMD__FAIL(&r);
+        }
+    }
+    if (!n->op_type[0]) return mmd_error_set(r.err, MMD_ERR_INVALID_MODEL, -1, NULL, "node '%s' has no op_type", n->name);
+    return MMD_OK;
+}
+
+/* ==== >>graph ==== */
+static uint32_t mmd__hash(const char *s) {
+    uint32_t h = 2166136261u;
+    while (*s) h = (h ^ (uint8_t)*s++) * 16777619u;
+    return h;
+}
+
+/* Open-addressing name table over model->tensors; cap is a power of two above 2x entries. */
+typedef struct mmd__names {
+    int32_t *slot;
+    uint32_t mask;
+} mmd__names;
+
+static int32_t mmd__names_find(const mmd__names *t, const mmd_tensor *tensors, const char *name) {
+    uint32_t i = mmd__hash(name) & t->mask;
+    while (t->slot[i] >= 0) {
+        if (strcmp(tensors[t->slot[i]].name, name) == 0) return t->slot[i];
+        i = (i + 1) & t->mask;
+    }
+    return -1;
+}
+
+static void mmd__names_add(mmd__names *t, const mmd_tensor *tensors, int32_t index) {
+    uint32_t i = mmd__hash(tensors[index].name) & t->mask;
+    while (t->slot[i] >= 0) i = (i + 1) & t->mask;
+    t->slot[i] = index;
+}
+
+MMD_API int32_t mmd_model_find_tensor(const mmd_model *m, const char *name) {
+    int32_t i;
+    for (i = 0; i < m->tensor_count; ++i)
+        if (strcmp(m->tensors[i].name, name) == 0) return i;
+    return -1;
+}
+
+MMD_API int64_t mmd_model_opset(const mmd_model *m, const char *domain) {
+    int32_t i;
+    int is_default = !domain || !domain[0] || strcmp(domain, "ai.onnx") == 0;
+    for (i = 0; i < m->opset_count; ++i) {
+        const char *d = m->opsets[i].domain;
+        int d_default = !d[0] || strcmp(d, "ai.onnx") == 0;
+        if (is_default ? d_default : strcmp(d, domain) == 0) return m->opsets[i].version;
+    }
+    return 0;
+}
+
+/* Orders nodes so every input is produced before it is read (Kahn's algorithm); keeps the
+   file's order when it is already valid. A node left over sits on a cycle. */
+static mmd_status mmd__sort_nodes(mmd_arena *a, mmd_model *m, mmd_error *err) {
+    int32_t n = m->node_count, i, j, head = 0, tail = 0;
+    int sorted = 1;
+    int32_t *indeg, *start, *edges, *fill, *queue;
+    mmd_node *out;
+
+    for (i = 0; i < n && sorted; ++i)
+        for (j = 0; j < m->nodes[i].input_count; ++j) {
+            int32_t t = m->nodes[i].inputs[j];
+            if (t >= 0 && m->tensors[t].producer >= i) { sorted = 0; break; }
+        }
+    if (sorted) return MMD_OK;
+
+    indeg = (int32_t *)mmd_arena_alloc(a, (size_t)n * sizeof(int32_t), err);
+    start = (int32_t *)mmd_arena_alloc(a, ((size_t)n + 1) * sizeof(int32_t), err);
+    fill = (int32_t *)mmd_arena_alloc(a, (size_t)n * sizeof(int32_t), err);
+    queue = (int32_t *)mmd_arena_alloc(a, (size_t)n * sizeof(int32_t), err);
+    if (!indeg || !start || !fill || !queue) return err->status;
+    /* Edges producer -> consumer, one per input that another node produces (CSR layout). */
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < m->nodes[i].input_count; ++j) {
+            int32_t t = m->nodes[i].inputs[j];
+            if (t >= 0 && m->tensors[t].producer >= 0) { start[m->tensors[t].producer + 1]++; indeg[i]++; }
+        }
+    for (i = 0; i < n; ++i) start[i + 1] += start[i];
+    edges = (int32_t *)mmd_arena_alloc(a, (size_t)start[n] * sizeof(int32_t) + 1, err);
+    if (!edges) return err->status;
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < m->nodes[i].input_count; ++j) {
+            int32_t t = m->nodes[i].inputs[j];
+            if (t >= 0 && m->tensors[t].producer >= 0) {
+                int32_t p = m->tensors[t].producer;
+                edges[start[p] + fill[p]++] = i;
+            }
+        }
+    for (i = 0; i < n; ++i)
+        if (!indeg[i]) queue[tail++] = i;
+    while (head < tail) {
+        int32_t p = queue[head++];
+        for (j = start[p]; j < start[p + 1]; ++j)
+            if (--indeg[edges[j]] == 0) queue[tail++] = edges[j];
+    }
+    if (tail < n) {
+        for (i = 0; i < n && !indeg[i]; ++i) {}
+        return mmd_error_set(err, MMD_ERR_INVALID_MODEL, i, m->nodes[i].op_type,
+                             "graph has a cycle through node '%s' (%s)", m->nodes[i].name,
+                             m->nodes[i].op_type);
+    }
+    out = (mmd_node *)mmd_arena_alloc(a, (size_t)n * sizeof(mmd_node), err);
+    if (!out) return err->status;
+    for (i = 0; i < n; ++i) {
+        out[i] = m->nodes[queue[i]];
+        for (j = 0; j < out[i].output_count; ++j)
+            if (out[i].outputs[j] >= 0) m->tensors[out[i].outputs[j]].producer = i;
+    }
+    m->nodes = out;
+    return MMD_OK;
+}
+
+/* Adds a tensor name to the table, refusing a second definition of the same name. */
+static mmd_status mmd__define(mmd_model *m, mmd__names *names, const mmd_tensor *proto,
+                              int32_t *index, mmd_error *err) {
+    if (mmd__names_find(names, m->tensors, proto->name) >= 0)
+        return mmd_error_set(err, MMD_ERR_INVALID_MODEL, -1, NULL, "tensor '%s' is defined twice",
+                             proto->name);
+    *index = m->tensor_count++;
+    m->tensors[*index] = *proto;
+    mmd__names_add(names, m->tensors, *index);
+    return MMD_OK;
+}
+
+static mmd_status mmd__decode_graph(mmd_arena *a, mmd__pb *parent, const mmd__field *gf,
+                                    mmd_model *m, int32_t copy) {
+    mmd__pb r = mmd__pb_sub(parent, gf->data, gf->len, "GraphProto");
+    mmd__field f;
+    mmd_error *err = parent->err;
+    int rc;
+    int64_t nnodes = 0, ninit = 0, nin = 0, nout = 0, cap, outs = 0;
+    int32_t i, j, k;
+    mmd__node_names *names;
+    mmd__names table;
+    mmd_tensor *outputs_vi, tmp;
+    mmd_status st;
+
+    while ((rc = mmd__pb_next(&r, &f)) > 0) {
+        if (f.num == 1 || f.num == 5 || f.num == 11 || f.num == 12) {
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_LEN, "node/initializer/input/output")) return MMD__FAIL(&r);
+            if (f.num == 1) ++nnodes;
+            else if (f.num == 5) ++ninit;
+            else if (f.num == 11) ++nin;
+            else ++nout;
+        } else if (f.num == 15) {
+            return mmd_error_set(err, MMD_ERR_UNSUPPORTED, -1, NULL, "sparse initializers are not supported");
+        } else if (f.num == 2 && f.wire == MMD__WIRE_LEN) {
+            if (!(m->graph_name = mmd__pb_string(a, &f, err))) return err->status;
+        }
+    }
+    if (rc < 0) return MMD__FAIL(&r);
+    if (nnodes > MMD_MAX_NODES || ninit > MMD_MAX_NODES || nin > MMD_MAX_NODES || nout > MMD_MAX_NODES)
+        return mmd_error_set(err, MMD_ERR_LIMIT, -1, NULL,
+                             "graph has %lld nodes, %lld initializers (MMD_MAX_NODES is %d)",
+                             (long long)nnodes, (long long)ninit, (int)MMD_MAX_NODES);
+    m->nodes = (mmd_node *)mmd_arena_alloc(a, (size_t)nnodes * sizeof(mmd_node), err);
+    names = (mmd__node_names *)mmd_arena_alloc(a, (size_t)nnodes * sizeof(mmd__node_names), err);
+    m->inputs = (int32_t *)mmd_arena_alloc(a, (size_t)nin * sizeof(int32_t), err);
+    m->outputs = (int32_t *)mmd_arena_alloc(a, (size_t)nout * sizeof(int32_t), err);
+    outputs_vi = (mmd_tensor *)mmd_arena_alloc(a, (size_t)nout * sizeof(mmd_tensor), err);
+    if (!m->nodes || !names || !m->inputs || !m->outputs || !outputs_vi) return err->status;
+
+    /* Nodes first: their output counts size the tensor table. */
+    r = mmd__pb_sub(parent, gf->data, gf->len, "GraphProto");
+    while (mmd__pb_next(&r, &f) > 0)
+        if (f.num == 1) {
+            if ((st = mmd__decode_node(a, &r, &f, &m->nodes[m->node_count], &names[m->node_count],
+                                       &m->weight_copy_bytes)) != MMD_OK)
+                return st;
+            outs += m->nodes[m->node_count++].output_count;
+        }
+    cap = ninit + nin + outs;
+    if (cap > 4 * (int64_t)MMD_MAX_NODES)
+        return mmd_error_set(err, MMD_ERR_LIMIT, -1, NULL, "graph has %lld tensors", (long long)cap);
+    m->tensors = (mmd_tensor *)mmd_arena_alloc(a, (size_t)cap * sizeof(mmd_tensor) + 1, err);
+    for (table.mask = 15; (int64_t)table.mask + 1 < 2 * cap + 2; table.mask = table.mask * 2 + 1) {}
+    table.slot = (int32_t *)mmd_arena_alloc(a, ((size_t)table.mask + 1) * sizeof(int32_t), err);
+    if (!m->tensors || !table.slot) return err->status;
+    memset(table.slot, 0xff, ((size_t)table.mask + 1) * sizeof(int32_t));
+
+    /* Initializers, then graph inputs (an input naming an initializer is not a user input). */
+    r = mmd__pb_sub(parent, gf->data, gf->len, "GraphProto");
+    while (mmd__pb_next(&r, &f) > 0) {
+        if (f.num == 5) {
+            if ((st = mmd__decode_tensor(a, &r, f.data, f.len, &tmp, copy, &m->weight_copy_bytes)) != MMD_OK) return st;
+            if (!tmp.name[0]) return mmd_error_set(err, MMD_ERR_INVALID_MODEL, -1, NULL, "an initializer has no name");
+            if ((st = mmd__define(m, &table, &tmp, &k, err)) != MMD_OK) return st;
+        } else if (f.num == 12) {
+            if ((st = mmd__decode_value_info(a, &r, &f, &outputs_vi[m->output_count++])) != MMD_OK) return st;
+        }
+    }
+    r = mmd__pb_sub(parent, gf->data, gf->len, "GraphProto");
+    while (mmd__pb_next(&r, &f) > 0)
+        if (f.num == 11) {
+            if ((st = mmd__decode_value_info(a, &r, &f, &tmp)) != MMD_OK) return st;
+            k = mmd__names_find(&table, m->tensors, tmp.name);
+            if (k >= 0 && m->tensors[k].kind == MMD_TENSOR_INITIALIZER) continue;
+            if (tmp.dtype <= 0 || mmd_dtype_size(tmp.dtype) == 0)
+                return mmd_error_set(err, MMD_ERR_UNSUPPORTED, -1, NULL,
+                                     "graph input '%s': type %d is not a supported tensor type",
+                                     tmp.name, (int)tmp.dtype);
+            tmp.kind = MMD_TENSOR_INPUT;
+            if ((st = mmd__define(m, &table, &tmp, &k, err)) != MMD_OK) return st;
+            m->inputs[m->input_count++] = k;
+        }
+
+    /* Node outputs, then node inputs resolved against everything defined. */
+    for (i = 0; i < m->node_count; ++i) {
+        mmd_node *n = &m->nodes[i];
+        n->outputs = (int32_t *)mmd_arena_alloc(a, (size_t)n->output_count * sizeof(int32_t) + 1, err);
+        n->inputs = (int32_t *)mmd_arena_alloc(a, (size_t)n->input_count * sizeof(int32_t) + 1, err);
+        if (!n->outputs || !n->inputs) return err->status;
+        for (j = 0; j < n->output_count; ++j) {
+            n->outputs[j] = -1;
+            if (!names[i].out[j][0]) continue;
+            memset(&tmp, 0, sizeof(tmp));
+            tmp.name = names[i].out[j];
+            tmp.producer = i;
+            tmp.kind = MMD_TENSOR_ACTIVATION;
+            if ((st = mmd__define(m, &table, &tmp, &n->outputs[j], err)) != MMD_OK) {
+                err->node = i;
+                return st;
+            }
+        }
+    }
+    for (i = 0; i < m->node_count; ++i) {
+        mmd_node *n = &m->nodes[i];
+        for (j = 0; j < n->input_count; ++j) {
+            n->inputs[j] = -1;
+            if (!names[i].in[j][0]) continue;
+            n->inputs[j] = mmd__names_find(&table, m->tensors, names[i].in[j]);
+            if (n->inputs[j] < 0)
+                return mmd_error_set(err, MMD_ERR_INVALID_MODEL, i, n->op_type,
+                                     "node '%s' (%s): input '%s' is not produced by any node, "
+                                     "initializer or graph input", n->name, n->op_type, names[i].in[j]);
+        }
+    }
+    for (i = 0; i < m->output_count; ++i) {
+        k = mmd__names_find(&table, m->tensors, outputs_vi[i].name);
+        if (k < 0)
+            return mmd_error_set(err, MMD_ERR_INVALID_MODEL, -1, NULL,
+                                 "graph output '%s' is not produced by the graph", outputs_vi[i].name);
+        m->tensors[k].is_output = 1;
+        for (j = 0; j < outputs_vi[i].rank && j < MMD_MAX_RANK; ++j)
+            m->tensors[k].dim_params[j] = outputs_vi[i].dim_params[j];
+        m->outputs[i] = k;
+    }
+    if ((st = mmd__sort_nodes(a, m, err)) != MMD_OK) return st;
+    /* Pointer views of the indices, for kernels. */
+    for (i = 0; i < m->node_count; ++i) {
+        mmd_node *n = &m->nodes[i];
+        n->in = (mmd_tensor **)mmd_arena_alloc(a, (size_t)n->input_count * sizeof(mmd_tensor *) + 1, err);
+        n->out = (mmd_tensor **)mmd_arena_alloc(a, (size_t)n->output_count * sizeof(mmd_tensor *) + 1, err);
+        if (!n->in || !n->out) return err->status;
+        for (j = 0; j < n->input_count; ++j) n->in[j] = n->inputs[j] >= 0 ? &m->tensors[n->inputs[j]] : NULL;
+        for (j = 0; j < n->output_count; ++j) n->out[j] = n->outputs[j] >= 0 ? &m->tensors[n->outputs[j]] : NULL;
+        n->opset = (int32_t)mmd_model_opset(m, n->domain);
+        if (n->opset <= 0 && m->opset_count)
+            return mmd_error_set(err, MMD_ERR_INVALID_MODEL, i, n->op_type,
+                                 "node '%s' (%s): domain '%s' is not in opset_import", n->name,
+                                 n->op_type, n->domain);
+        if (n->opset <= 0) n->opset = 1;
+    }
+    return MMD_OK;
+}
+
+/* ==== >>model ==== */
+static mmd_status mmd__parse(mmd_arena *a, const void *data, size_t size, int32_t copy,
+                             mmd_model **out, mmd_error *err) {
+    mmd__pb r;
+    mmd__field f, graph;
+    int rc;
+    int64_t nops = 0;
+    mmd_model *m;
+    mmd_status st;
+
+    r.p = (const uint8_t *)data;
+    r.end = r.p + size;
+    r.msg = "ModelProto";
+    r.err = err;
+    graph.data = NULL;
+    graph.len = 0;
+    if (!size) return mmd_error_set(err, MMD_ERR_MALFORMED, -1, NULL, "model is empty (0 bytes)");
+    if (!(m = (mmd_model *)mmd_arena_alloc(a, sizeof(mmd_model), err))) return err->status;
+    m->producer_name = m->producer_version = m->graph_name = "";
+    while ((rc = mmd__pb_next(&r, &f)) > 0) {
+        if (f.num == 8) {
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_LEN, "opset_import")) return MMD__FAIL(&r);
+            ++nops;
+        } else if (f.num == 7) {
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_LEN, "graph")) return MMD__FAIL(&r);
+            graph = f;
+        } else if (f.num == 1) {
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_VARINT, "ir_version")) return MMD__FAIL(&r);
+            m->ir_version = (int64_t)f.v;
+        } else if (f.num == 2 || f.num == 3) {
+            if (!mmd__pb_expect(&r, &f, MMD__WIRE_LEN, "producer")) return MMD__FAIL(&r);
+            if (!(*(f.num == 2 ? &m->producer_name : &m->producer_version) = mmd__pb_string(a, &f, err)))
+                return err->status;
+        }
+    }
+    if (rc < 0) return MMD__FAIL(&r);
+    if (!graph.data) return mmd_error_set(err, MMD_ERR_INVALID_MODEL, -1, NULL, "model has no graph");
+    if (nops > 1024) return mmd_error_set(err, MMD_ERR_LIMIT, -1, NULL, "%lld opset imports", (long long)nops);
+    if (!(m->opsets = (mmd_opset *)mmd_arena_alloc(a, (size_t)nops * sizeof(mmd_opset), err))) return err->status;
+    r.p = (const uint8_t *)data;
+    while (mmd__pb_next(&r, &f) > 0) {
+        mmd__pb ro;
+        mmd__field g;
+        mmd_opset *o;
+        if (f.num != 8) continue;
+        o = &m->opsets[m->opset_count++];
+        o->domain = "";
+        ro = mmd__pb_sub(&r, f.data, f.len, "OperatorSetIdProto");
+        while ((rc = mmd__pb_next(&ro, &g)) > 0) {
+            if (g.num == 1) {
+                if (!mmd__pb_expect(&ro, &g, MMD__WIRE_LEN, "domain")) return MMD__FAIL(&ro);
+                if (!(o->domain = mmd__pb_string(a, &g, err))) return err->status;
+            } else if (g.num == 2) {
+                if (!mmd__pb_expect(&ro, &g, MMD__WIRE_VARINT, "version")) return MMD__FAIL(&ro);
+                o->version = (int64_t)g.v;
+            }
+        }
+        if (rc < 0) return MMD__FAIL(&ro);
+        if (o->version <= 0 || o->version > 1000)
+            return mmd_error_set(err, MMD_ERR_INVALID_MODEL, -1, NULL,
+                                 "opset_import '%s': version %lld is out of range", o->domain,
+                                 (long long)o->version);
+    }
+    if ((st = mmd__decode_graph(a, &r, &graph, m, copy)) != MMD_OK) return st;
+    *out = m;
+    return MMD_OK;
+}
+
+MMD_API mmd_status mmd_model_parse(mmd_arena *a, const void *data, size_t size,
+                                   int32_t copy_weights, mmd_model **out, mmd_error *err) {
+    mmd_error local;
+    if (!err) err = &local;
+    if (!a || !out || (!data && size))
+        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_model_parse: NULL argument");
+    return mmd__parse(a, data, size, copy_weights ? 1 : 0, out, err);
+}
+
+/* ==== >>planning ==== */
+#define MMD__TENSOR_ALIGN 64u
+
+static void mmd__kernel_ctx(mmd_kernel_ctx *c, mmd_model *m, int32_t i, mmd_error *err) {
+    mmd_node *n = &m->nodes[i];
+    c->node = n;
+    c->node_index = i;
+    c->opset = n->opset;
+    c->input_count = n->input_count;
+    c->output_count = n->output_count;
+    c->inputs = n->in;
+    c->outputs = n->out;
+    c->op_data = n->op_data;
+    c->scratch = NULL;
+    c->scratch_size = n->scratch_size;
+    c->err = err;
+}
+
+/* Puts a kernel's own failure in context when the kernel returned a status without a message. */
+static mmd_status mmd__kernel_status(mmd_kernel_ctx *c, mmd_status st, const char *phase) {
+    if (st != MMD_OK && c->err->status != st)
+        mmd_kernel_fail(c, st, "%s failed", phase);
+    return st;
+}
+
+MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *stats,
+                                  void **activations, void **scratch, mmd_error *err) {
+    mmd_error local;
+    mmd_plan_stats ps;
+    int32_t i, j, nact = 0;
+    int32_t *order, *live;
+    size_t *sizes, total = 0, scratch_max = 0;
+    mmd_status st;
+
+    if (!err) err = &local;
+    memset(&ps, 0, sizeof(ps));
+    err->status = MMD_OK;
+    for (i = 0; i < m->tensor_count; ++i) {
+        mmd_tensor *t = &m->tensors[i];
+        if (t->producer < 0) continue;
+        t->kind = MMD_TENSOR_ACTIVATION;
+        t->data = NULL;
+        t->dtype = 0;
+        t->rank = 0;
+        t->offset = 0;
+    }
+    for (i = 0; i < m->node_count; ++i) {
+        mmd_node *n = &m->nodes[i];
+        mmd_kernel_ctx c;
+        int32_t all_const = 1;
+        if (!n->kernel)
+            return mmd_error_set(err, MMD_ERR_NO_KERNEL, i, n->op_type,
+                                 "no kernel for %s::%s (opset %d)", n->domain[0] ? n->domain : "ai.onnx",
+                                 n->op_type, (int)n->opset);
+        n->folded = 0;
+        n->scratch_size = 0;
+        n->op_data = NULL;
+        if (n->kernel->op_data_size && !(n->op_data = mmd_arena_alloc(a, n->kernel->op_data_size, err)))
+            return err->status;
+        mmd__kernel_ctx(&c, m, i, err);
+        if ((st = mmd__kernel_status(&c, n->kernel->prepare(&c), "prepare")) != MMD_OK) return st;
+        n->scratch_size = c.scratch_size;
+        for (j = 0; j < n->input_count; ++j)
+            if (n->in[j] && !mmd_tensor_is_const(n->in[j])) all_const = 0;
+        if (n->kernel->flags & MMD_KERNEL_SHAPE_ONLY) all_const = 1;
+        for (j = 0; j < n->output_count; ++j) {
+            mmd_tensor *t = n->out[j];
+            size_t bytes;
+            if (!t) continue;
+            if ((st = mmd_tensor_nbytes(t, &bytes, err)) != MMD_OK) {
+                char why[MMD_ERROR_MSG_SIZE];
+                memcpy(why, err->msg, sizeof(why));
+                return mmd_kernel_fail(&c, st, "%s", why);
+            }
+            if (!all_const) continue;
+            t->kind = MMD_TENSOR_CONSTANT;
+            if (t->data) continue; /* a Constant's value, in the model bytes */
+            if (!(t->data = mmd_arena_alloc(a, bytes, err))) return err->status;
+            ps.constant_bytes += bytes;
+        }
+        if (all_const) {
+            /* Known at prepare time: compute it now, once, so run skips it. */
+            if (n->scratch_size && !(c.scratch = mmd_arena_alloc(a, n->scratch_size, err))) return err->status;
+            if ((st = mmd__kernel_status(&c, n->kernel->eval(&c), "eval")) != MMD_OK) return st;
+            n->folded = 1;
+            ps.folded_count++;
+        } else if (n->scratch_size > scratch_max) {
+            scratch_max = n->scratch_size;
+        }
+    }
+
+    /* Lifetimes: from the producing node to the last node that reads the tensor. */
+    for (i = 0; i < m->tensor_count; ++i) m->tensors[i].last_use = m->tensors[i].producer;
+    for (i = 0; i < m->node_count; ++i) {
+        if (m->nodes[i].folded) continue;
+        for (j = 0; j < m->nodes[i].input_count; ++j)
+            if (m->nodes[i].in[j]) m->nodes[i].in[j]->last_use = i;
+    }
+    for (i = 0; i < m->tensor_count; ++i)
+        if (m->tensors[i].is_output) m->tensors[i].last_use = m->node_count;
+
+    order = (int32_t *)mmd_arena_alloc(a, (size_t)m->tensor_count * sizeof(int32_t) + 1, err);
+    sizes = (size_t *)mmd_arena_alloc(a, (size_t)m->tensor_count * sizeof(size_t) + 1, err);
+    if (!order || !sizes) return err->status;
+    for (i = 0; i < m->tensor_count; ++i) {
+        mmd_tensor *t = &m->tensors[i];
+        if (t->producer < 0 || t->kind != MMD_TENSOR_ACTIVATION) continue;
+        mmd_tensor_nbytes(t, &sizes[i], err);
+        sizes[i] = (sizes[i] + MMD__TENSOR_ALIGN - 1) & ~(size_t)(MMD__TENSOR_ALIGN - 1);
+        if (!sizes[i]) sizes[i] = MMD__TENSOR_ALIGN; /* empty tensors still get a valid pointer */
+        ps.activation_sum_bytes += sizes[i];
+        order[nact++] = i;
+    }
+    /* Largest first (insertion sort keeps equal sizes in graph order), then each tensor goes in
+       the lowest gap left by the tensors already placed whose lifetimes overlap its own. */
+    for (i = 1; i < nact; ++i) {
+        int32_t v = order[i];
+        for (j = i; j > 0 && sizes[order[j - 1]] < sizes[v]; --j) order[j] = order[j - 1];
+        order[j] = v;
+    }
+    live = (int32_t *)mmd_arena_alloc(a, (size_t)nact * sizeof(int32_t) + 1, err);
+    if (!live) return err->status;
+    for (i = 0; i < nact; ++i) {
+        mmd_tensor *t = &m->tensors[order[i]];
+        size_t off = 0;
+        int32_t nlive = 0, k;
+        /* The placed tensors alive at the same time, by offset; then the first gap that fits. */
+        for (j = 0; j < i; ++j) {
+            const mmd_tensor *u = &m->tensors[order[j]];
+            if (u->last_use < t->producer || t->last_use < u->producer) continue;
+            for (k = nlive; k > 0 && m->tensors[live[k - 1]].offset > u->offset; --k) live[k] = live[k - 1];
+            live[k] = order[j];
+            nlive++;
+        }
+        for (k = 0; k < nlive; ++k) {
+            const mmd_tensor *u = &m->tensors[live[k]];
+            if (u->offset >= off + sizes[order[i]]) break;
+            if (u->offset + sizes[live[k]] > off) off = u->offset + sizes[live[k]];
+        }
+        t->offset = off;
+        if (off + sizes[order[i]] > total) total = off + sizes[order[i]];
+    }
+    if (activations) *activations = NULL;
+    if (total) {
+        uint8_t *base = (uint8_t *)mmd_arena_alloc(a, total, err);
+        if (!base) return err->status;
+        for (i = 0; i < nact; ++i) m->tensors[order[i]].data = base + m->tensors[order[i]].offset;
+        if (activations) *activations = base;
+    }
+    if (scratch) {
+        *scratch = NULL;
+        if (scratch_max && !(*scratch = mmd_arena_alloc(a, scratch_max, err))) return err->status;
+    }
+    ps.activation_bytes = total;
+    ps.scratch_bytes = scratch_max;
+    ps.node_count = m->node_count;
+    if (stats) *stats = ps;
+    return MMD_OK;
+}
+
+MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err) {
+    mmd_error local;
+    int32_t i;
+    mmd_status st;
+    if (!err) err = &local;
+    err->status = MMD_OK;
+    for (i = 0; i < m->node_count; ++i) {
+        mmd_kernel_ctx c;
+        if (m->nodes[i].folded) continue;
+        mmd__kernel_ctx(&c, m, i, err);
+        c.scratch = scratch;
+        if ((st = mmd__kernel_status(&c, m->nodes[i].kernel->eval(&c), "eval")) != MMD_OK) return st;
+    }
+    return MMD_OK;
+}
 
 #endif /* MMD_IR_IMPLEMENTATION */
