@@ -98,7 +98,7 @@ extern "C" {
     X(ERR_INVALID_ARGUMENT, "invalid argument")                                \
     X(ERR_OUT_OF_MEMORY, "out of memory")                                      \
     X(ERR_ARENA_TOO_SMALL, "arena too small")                                  \
-    X(ERR_MALFORMED, "malformed protobuf")                                     \
+    X(ERR_MALFORMED, "malformed data")                                     \
     X(ERR_INVALID_MODEL, "invalid model")                                      \
     X(ERR_UNSUPPORTED, "unsupported")                                          \
     X(ERR_NO_KERNEL, "no kernel")                                              \
@@ -775,3 +775,17 @@ MMD_API void mmd_session_stats(const mmd_session *s, mmd_plan_stats *out) {
 }
 
 #endif /* MMD_CORE_IMPLEMENTATION */
+
+/* A header included after the others with MMD_IMPLEMENTATION defined still emits all three
+   implementations: whichever header sees every declaration first pulls in the rest. */
+#if defined(MMD_IMPLEMENTATION) && defined(MMD_CORE_DECLS) && defined(MMD_IR_DECLS) && defined(MMD_OPS_DECLS)
+#if !defined(MMD_CORE_IMPLEMENTED)
+#include "mmdeploy.h"
+#endif
+#if !defined(MMD_IR_IMPLEMENTED)
+#include "mmdeploy_ir.h"
+#endif
+#if !defined(MMD_OPS_IMPLEMENTED)
+#include "mmdeploy_ops.h"
+#endif
+#endif

@@ -1142,8 +1142,15 @@ static mmd_status mmd__decode_graph(mmd_arena *a, mmd__pb *parent, const mmd__fi
             return mmd_error_set(err, MMD_ERR_INVALID_MODEL, -1, NULL,
                                  "graph output '%s' is not produced by the graph", outputs_vi[i].name);
         m->tensors[k].is_output = 1;
-        for (j = 0; j < outputs_vi[i].rank && j < MMD_MAX_RANK; ++j)
-            m->tensors[k].dim_params[j] = outputs_vi[i].dim_params[j];
+        if (m->tensors[k].producer >= 0) {
+            /* The declaration stands until the plan infers the real type and shape. */
+            m->tensors[k].dtype = outputs_vi[i].dtype;
+            m->tensors[k].rank = outputs_vi[i].rank > 0 ? outputs_vi[i].rank : 0;
+            for (j = 0; j < m->tensors[k].rank; ++j) {
+                m->tensors[k].dims[j] = outputs_vi[i].dims[j];
+                m->tensors[k].dim_params[j] = outputs_vi[i].dim_params[j];
+            }
+        }
         m->outputs[i] = k;
     }
     if ((st = mmd__sort_nodes(a, m, err)) != MMD_OK) return st;
@@ -1419,3 +1426,17 @@ MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err) {
 }
 
 #endif /* MMD_IR_IMPLEMENTATION */
+
+/* A header included after the others with MMD_IMPLEMENTATION defined still emits all three
+   implementations: whichever header sees every declaration first pulls in the rest. */
+#if defined(MMD_IMPLEMENTATION) && defined(MMD_CORE_DECLS) && defined(MMD_IR_DECLS) && defined(MMD_OPS_DECLS)
+#if !defined(MMD_CORE_IMPLEMENTED)
+#include "mmdeploy.h"
+#endif
+#if !defined(MMD_IR_IMPLEMENTED)
+#include "mmdeploy_ir.h"
+#endif
+#if !defined(MMD_OPS_IMPLEMENTED)
+#include "mmdeploy_ops.h"
+#endif
+#endif

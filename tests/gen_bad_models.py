@@ -1,0 +1,487 @@
+#!/usr/bin/python3
+"""Writes the malformed-model corpus: tests/bad_models/<case>.onnx and tests/bad_models/expected.txt.
+
+Usage: /usr/bin/python3 tests/gen_bad_models.py [OUT_DIR]   (default: tests/bad_models next to this file)
+
+Every case starts from one of three small valid models made with onnx.helper and breaks one thing.
+Breakage that onnx.helper cannot express (truncation, bad varints, wrong wire types, lengths past
+the end) is written as raw protobuf bytes with the little encoder below. expected.txt maps each
+case to the mmd_status the runtime must return, named as in MMD_STATUS_LIST without MMD_. A few
+valid controls expect OK so that a runtime refusing everything cannot pass.
+
+The status chosen for each case follows mmdeploy.h and mmdeploy_ir.h: bytes that are not a valid
+protobuf encoding (and an empty file, which cannot be a model) are MALFORMED, including a known
+field with the wrong wire type, which protobuf itself would skip; a valid encoding that breaks
+ONNX's rules is INVALID_MODEL; a data_type the runtime cannot hold (string, complex, unknown) and
+the documented non-features (external data, sparse) are UNSUPPORTED; MMD_MAX_* and size overflow
+are LIMIT; a negative dim is SHAPE, as mmd_tensor_nbytes reports it; kernel checks give SHAPE,
+DTYPE, INDEX or NO_KERNEL.
+The output is deterministic, so regenerating leaves git clean.
+"""
+import os
+import random
+import struct
+import sys
+
+import numpy as np
+from google.protobuf.message import DecodeError
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+# ==== >>protobuf encoding ====
+
+
+def varint(n):
+    """Base-128 varint; negative values as 64-bit two's complement, as protobuf does."""
+    n &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def padded_varint(n, length):
+    """The same value in exactly `length` bytes, with redundant continuation groups."""
+    out = bytearray()
+    for i in range(length):
+        b = (n >> (7 * i)) & 0x7F
+        out.append(b | (0x80 if i < length - 1 else 0))
+    return bytes(out)
+
+
+def tag(field, wire):
+    return varint(field << 3 | wire)
+
+
+def ld(field, payload):
+    """A length-delimited field."""
+    return tag(field, 2) + varint(len(payload)) + payload
+
+
+def read_varint(buf, i):
+    n = shift = 0
+    while True:
+        b = buf[i]
+        i += 1
+        n |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return n, i
+
+
+def split(buf):
+    """The fields of a message, in order: (field, wire, raw_bytes, payload_or_value)."""
+    out, i = [], 0
+    while i < len(buf):
+        start = i
+        key, i = read_varint(buf, i)
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            value, i = read_varint(buf, i)
+        elif wire == 1:
+            value, i = buf[i:i + 8], i + 8
+        elif wire == 5:
+            value, i = buf[i:i + 4], i + 4
+        elif wire == 2:
+            n, i = read_varint(buf, i)
+            value, i = buf[i:i + n], i + n
+        else:
+            raise ValueError("wire type %d" % wire)
+        out.append((field, wire, buf[start:i], value))
+    return out
+
+
+def field_name(payload, name_field):
+    for f, w, _, v in split(payload):
+        if f == name_field and w == 2:
+            return v.decode()
+    return None
+
+
+def edit(buf, path, fn):
+    """Applies fn to the payload of the sub-message at path and re-encodes every length on the
+    way up. path is a list of (field, selector): selector is the n-th occurrence (int) or
+    (name_field, name) to pick the sub-message whose name matches."""
+    if not path:
+        return fn(buf)
+    (field, sel), rest = path[0], path[1:]
+    out, count, hit = bytearray(), 0, False
+    for f, w, raw, v in split(buf):
+        if f == field and w == 2 and not hit:
+            match = (count == sel) if isinstance(sel, int) else (field_name(v, sel[0]) == sel[1])
+            count += 1
+            if match:
+                hit = True
+                out += ld(f, edit(v, rest, fn))
+                continue
+        out += raw
+    assert hit, "path %r not found" % (path,)
+    return bytes(out)
+
+
+def locate(buf, path):
+    """Absolute [start, end) of the payload of the field at path (same selectors as edit)."""
+    base = 0
+    for field, sel in path:
+        i, count, found = 0, 0, None
+        for f, w, raw, v in split(buf):
+            if f == field and w == 2:
+                match = (count == sel) if isinstance(sel, int) else (
+                    field_name(v, sel[0]) == sel[1])
+                count += 1
+                if match:
+                    found = (i + len(raw) - len(v), v)
+                    break
+            i += len(raw)
+        assert found, "path %r not found" % (path,)
+        base += found[0]
+        buf = found[1]
+    return base, base + len(buf)
+
+
+def replace_field(payload, field, new_raw, last=False):
+    """The message with every occurrence of field replaced by new_raw (once, in place or at the
+    end when last is set, so a length that runs long runs past the message)."""
+    out, placed = bytearray(), False
+    for f, _, raw, _ in split(payload):
+        if f == field:
+            if not placed and not last:
+                out += new_raw
+                placed = True
+            continue
+        out += raw
+    if not placed:
+        out += new_raw
+    return bytes(out)
+
+
+# Field numbers from onnx.proto.
+MODEL_GRAPH, MODEL_IR_VERSION = 7, 1
+GRAPH_NODE, GRAPH_INITIALIZER = 1, 5
+NODE_OP_TYPE = 4
+TENSOR_DIMS, TENSOR_DATA_TYPE, TENSOR_FLOAT_DATA, TENSOR_NAME, TENSOR_RAW_DATA = 1, 2, 4, 8, 9
+INIT_W = (GRAPH_INITIALIZER, (TENSOR_NAME, "W"))
+INIT_B = (GRAPH_INITIALIZER, (TENSOR_NAME, "B"))
+
+# ==== >>valid models ====
+
+
+def floats(shape, scale=0.01):
+    n = int(np.prod(shape))
+    return ((np.arange(n, dtype=np.float32) % 7 - 3) * scale).reshape(shape)
+
+
+def conv_model(x_type=TensorProto.FLOAT, x_dims=(1, 2, 4, 4), w=None, b=None, wg=None,
+               conv_attrs=None, nodes=None, extra_inits=(), inputs=None, outputs=None,
+               relu=("c", "r"), opsets=(("", 13),)):
+    """X[1,2,4,4] -> Conv(W[3,2,3,3], B[3], stride 2, pad 1) -> Relu -> Flatten -> Gemm -> Y[1,4]."""
+    if conv_attrs is None:
+        conv_attrs = [helper.make_attribute("kernel_shape", [3, 3]),
+                      helper.make_attribute("strides", [2, 2]),
+                      helper.make_attribute("pads", [1, 1, 1, 1])]
+    conv = helper.make_node("Conv", ["X", "W", "B"], ["c"], name="conv")
+    conv.attribute.extend(conv_attrs)
+    if nodes is None:
+        nodes = [conv,
+                 helper.make_node("Relu", [relu[0]], [relu[1]], name="relu"),
+                 helper.make_node("Flatten", ["r"], ["f"], name="flatten", axis=1),
+                 helper.make_node("Gemm", ["f", "Wg", "Bg"], ["Y"], name="gemm", transB=1)]
+    inits = [w if w is not None else numpy_helper.from_array(floats((3, 2, 3, 3)), "W"),
+             b if b is not None else float_data_tensor("B", [3], [0.1, -0.2, 0.3]),
+             wg if wg is not None else numpy_helper.from_array(floats((4, 12), 0.1), "Wg"),
+             numpy_helper.from_array(np.array([0.5, -0.5, 1.0, 0.0], np.float32), "Bg")]
+    inits = [t for t in inits if t is not False] + list(extra_inits)
+    graph = helper.make_graph(
+        nodes, "conv_relu_gemm",
+        inputs if inputs is not None else [helper.make_tensor_value_info("X", x_type, list(x_dims))],
+        outputs if outputs is not None else [
+            helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4])],
+        inits)
+    return helper.make_model(graph, producer_name="gen_bad_models",
+                             opset_imports=[helper.make_opsetid(d, v) for d, v in opsets],
+                             ir_version=7)
+
+
+def reshape_model(index=(0,), tail=None, index_dtype=np.int64):
+    """X[1,4,2,2] -> Reshape(X, Concat(Gather(Shape(X), [0]), [-1])) -> Y[1,16]: the shape
+    arithmetic MMDeploy exports for a flatten, folded at prepare time."""
+    tail = numpy_helper.from_array(np.array([-1], np.int64) if tail is None else tail, "tail")
+    nodes = [helper.make_node("Shape", ["X"], ["s"], name="shape"),
+             helper.make_node("Gather", ["s", "idx"], ["n"], name="gather", axis=0),
+             helper.make_node("Concat", ["n", "tail"], ["shp"], name="concat", axis=0),
+             helper.make_node("Reshape", ["X", "shp"], ["Y"], name="reshape")]
+    graph = helper.make_graph(
+        nodes, "shape_gather_concat_reshape",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 4, 2, 2])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 16])],
+        [numpy_helper.from_array(np.array(index, index_dtype), "idx"), tail])
+    return helper.make_model(graph, producer_name="gen_bad_models",
+                             opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
+
+
+def relu_model(dims):
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["X"], ["Y"], name="relu")], "relu",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, list(dims))],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, list(dims))])
+    return helper.make_model(graph, producer_name="gen_bad_models",
+                             opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
+
+
+def float_data_tensor(name, dims, values):
+    """A float tensor in float_data, with no check that the count matches dims."""
+    t = TensorProto()
+    t.name = name
+    t.data_type = TensorProto.FLOAT
+    t.dims.extend(dims)
+    t.float_data.extend(values)
+    return t
+
+
+def ser(model):
+    return model.SerializeToString()
+
+
+def raw_tensor(name, dims, dtype=TensorProto.FLOAT, raw=b""):
+    """A tensor with exactly these dims and raw_data, however inconsistent."""
+    t = TensorProto()
+    t.name = name
+    t.data_type = dtype
+    t.dims.extend(dims)
+    t.raw_data = raw
+    return t
+
+
+# ==== >>cases ====
+
+
+def cases():
+    base = ser(conv_model())
+    g0, g1 = locate(base, [(MODEL_GRAPH, 0)])
+    graph_start = g0 - len(tag(MODEL_GRAPH, 2)) - len(varint(g1 - g0))
+    node0 = locate(base, [(MODEL_GRAPH, 0), (GRAPH_NODE, 0)])
+    raw_w = locate(base, [(MODEL_GRAPH, 0), INIT_W, (TENSOR_RAW_DATA, 0)])
+    assert g1 - g0 >= 128, "the graph length must take two varint bytes"
+
+    def graph_last(length_bytes):
+        """The model with the graph moved to the end and its length written as given."""
+        fields = split(base)
+        graph = [v for f, _, _, v in fields if f == MODEL_GRAPH][0]
+        rest = b"".join(raw for f, _, raw, _ in fields if f != MODEL_GRAPH)
+        return rest + tag(MODEL_GRAPH, 2) + length_bytes + graph
+
+    c = []
+
+    def add(name, status, data):
+        c.append((name, status, data))
+
+    # -- valid controls: a runtime that refuses everything fails these
+    add("valid_conv_relu_gemm", "OK", base)
+    add("valid_shape_gather_concat_reshape", "OK", ser(reshape_model()))
+    add("valid_unknown_fields_skipped", "OK",
+        edit(edit(base, [(MODEL_GRAPH, 0), (GRAPH_NODE, 0)],
+                  lambda p: p + ld(77, b"future") + tag(78, 1) + b"\0" * 8),
+             [], lambda p: p + tag(99, 0) + varint(12345) + tag(98, 5) + b"\0" * 4))
+    # Padded varints are valid protobuf: 10 bytes for a scalar, 5 for a length (protobuf's own
+    # parser refuses longer lengths, since lengths are 32-bit there).
+    add("valid_padded_varints", "OK",
+        edit(graph_last(padded_varint(g1 - g0, 5)), [],
+             lambda p: replace_field(p, MODEL_IR_VERSION,
+                                     tag(MODEL_IR_VERSION, 0) + padded_varint(7, 10))))
+
+    # -- empty and garbage
+    add("empty_file", "ERR_MALFORMED", b"")
+    add("garbage_text", "ERR_MALFORMED", b"this is not an onnx model\n")
+    add("garbage_zeros", "ERR_MALFORMED", b"\0" * 64)
+    rng = random.Random(20240501)
+    garbage = bytes(rng.randrange(256) for _ in range(512))
+    try:
+        onnx.ModelProto().ParseFromString(garbage)
+        raise AssertionError("the random garbage parses; pick another seed")
+    except DecodeError:
+        pass
+    add("garbage_random", "ERR_MALFORMED", garbage)
+
+    # -- truncation at structural boundaries
+    add("trunc_after_first_tag", "ERR_MALFORMED", base[:1])
+    add("trunc_before_graph", "ERR_INVALID_MODEL", base[:graph_start])
+    add("trunc_in_graph_length", "ERR_MALFORMED", base[:graph_start + 2])
+    add("trunc_in_first_node", "ERR_MALFORMED", base[:node0[0] + 3])
+    add("trunc_in_raw_data", "ERR_MALFORMED", base[:(raw_w[0] + raw_w[1]) // 2])
+    add("trunc_before_opset_import", "ERR_INVALID_MODEL", base[:g1])
+    add("trunc_last_byte", "ERR_MALFORMED", base[:-1])
+
+    # -- varints and lengths
+    add("varint_11_bytes", "ERR_MALFORMED",
+        edit(base, [], lambda p: replace_field(p, MODEL_IR_VERSION,
+                                               tag(MODEL_IR_VERSION, 0) + padded_varint(7, 11))))
+    add("varint_past_64_bits", "ERR_MALFORMED",
+        edit(base, [], lambda p: replace_field(p, MODEL_IR_VERSION,
+                                               tag(MODEL_IR_VERSION, 0) + b"\xff" * 9 + b"\x7f")))
+    add("varint_unterminated_at_end", "ERR_MALFORMED", base + tag(99, 0) + b"\x80\x80")
+    add("length_varint_11_bytes", "ERR_MALFORMED", graph_last(padded_varint(g1 - g0, 11)))
+    add("length_past_end", "ERR_MALFORMED", graph_last(varint(g1 - g0 + 50)))
+    add("length_2_pow_64_minus_1", "ERR_MALFORMED", graph_last(varint((1 << 64) - 1)))
+    add("length_2_pow_63", "ERR_MALFORMED", graph_last(varint(1 << 63)))
+    add("length_past_parent_raw_data", "ERR_MALFORMED",
+        edit(base, [(MODEL_GRAPH, 0), INIT_W],
+             lambda p: replace_field(p, TENSOR_RAW_DATA,
+                                     tag(TENSOR_RAW_DATA, 2) + varint(raw_w[1] - raw_w[0] + 20)
+                                     + base[raw_w[0]:raw_w[1]], last=True)))
+    add("length_past_parent_op_type", "ERR_MALFORMED",
+        edit(base, [(MODEL_GRAPH, 0), (GRAPH_NODE, 0)],
+             lambda p: replace_field(p, NODE_OP_TYPE, tag(NODE_OP_TYPE, 2) + varint(9) + b"Conv",
+                                     last=True)))
+
+    # -- wire types
+    add("wire_graph_as_varint", "ERR_MALFORMED",
+        edit(base, [], lambda p: replace_field(p, MODEL_GRAPH, tag(MODEL_GRAPH, 0) + varint(5))))
+    add("wire_ir_version_as_bytes", "ERR_MALFORMED",
+        edit(base, [], lambda p: replace_field(p, MODEL_IR_VERSION, ld(MODEL_IR_VERSION, b"\x07"))))
+    add("wire_data_type_as_fixed32", "ERR_MALFORMED",
+        edit(base, [(MODEL_GRAPH, 0), INIT_W],
+             lambda p: replace_field(p, TENSOR_DATA_TYPE,
+                                     tag(TENSOR_DATA_TYPE, 5) + struct.pack("<I", 1))))
+    add("wire_type_6", "ERR_MALFORMED", tag(3, 6) + base)
+    add("wire_type_7_in_node", "ERR_MALFORMED",
+        edit(base, [(MODEL_GRAPH, 0), (GRAPH_NODE, 0)], lambda p: tag(9, 7) + p))
+    add("field_number_zero", "ERR_MALFORMED",
+        edit(base, [(MODEL_GRAPH, 0)], lambda p: b"\x02\x00" + p))
+    add("packed_float_data_7_bytes", "ERR_MALFORMED",
+        edit(base, [(MODEL_GRAPH, 0), INIT_B],
+             lambda p: replace_field(p, TENSOR_FLOAT_DATA, ld(TENSOR_FLOAT_DATA, b"\0" * 7))))
+    add("packed_dims_unterminated_varint", "ERR_MALFORMED",
+        edit(base, [(MODEL_GRAPH, 0), INIT_W],
+             lambda p: replace_field(p, TENSOR_DIMS, ld(TENSOR_DIMS, b"\x03\x02\x03\x83"))))
+
+    # -- tensor dims, sizes and dtypes
+    add("dims_product_past_size_max", "ERR_LIMIT",
+        ser(conv_model(w=raw_tensor("W", [1 << 32, 1 << 32, 8]))))
+    # 4 * (2^62 + 1) * 4 bytes is 16 modulo 2^64: an unchecked product matches the 16 bytes.
+    add("dims_product_wraps_to_raw_size", "ERR_LIMIT",
+        ser(conv_model(w=raw_tensor("W", [(1 << 62) + 1, 4], raw=b"\0" * 16))))
+    add("dims_past_1_gib", "ERR_LIMIT", ser(conv_model(w=raw_tensor("W", [1 << 28, 2]))))
+    add("input_dims_past_1_gib", "ERR_LIMIT", ser(relu_model([1, 2, 32768, 32768])))
+    add("rank_past_max", "ERR_LIMIT",
+        ser(conv_model(w=raw_tensor("W", [1] * 9, raw=b"\0" * 4))))
+    add("negative_dim_initializer", "ERR_SHAPE",
+        ser(conv_model(w=raw_tensor("W", [-3, 2, 3, 3], raw=b"\0" * 216))))
+    add("negative_dim_input", "ERR_SHAPE", ser(conv_model(x_dims=(1, 2, -4, 4))))
+    add("raw_data_short", "ERR_INVALID_MODEL",
+        ser(conv_model(w=raw_tensor("W", [3, 2, 3, 3], raw=b"\0" * 212))))
+    add("raw_data_long", "ERR_INVALID_MODEL",
+        ser(conv_model(w=raw_tensor("W", [3, 2, 3, 3], raw=b"\0" * 220))))
+    add("float_data_count_mismatch", "ERR_INVALID_MODEL",
+        ser(conv_model(b=float_data_tensor("B", [3], [0.1, 0.2]))))
+    add("data_type_unknown_99", "ERR_UNSUPPORTED",
+        ser(conv_model(w=raw_tensor("W", [3, 2, 3, 3], dtype=99, raw=b"\0" * 216))))
+    add("data_type_undefined_0", "ERR_UNSUPPORTED",
+        ser(conv_model(w=raw_tensor("W", [3, 2, 3, 3], dtype=0, raw=b"\0" * 216))))
+    add("string_initializer", "ERR_UNSUPPORTED",
+        ser(conv_model(b=helper.make_tensor("B", TensorProto.STRING, [3], [b"a", b"b", b"c"]))))
+    add("complex64_initializer", "ERR_UNSUPPORTED",
+        ser(conv_model(b=raw_tensor("B", [3], dtype=TensorProto.COMPLEX64, raw=b"\0" * 24))))
+    ext = raw_tensor("W", [3, 2, 3, 3])
+    ext.ClearField("raw_data")
+    ext.data_location = TensorProto.EXTERNAL
+    ext.external_data.add(key="location", value="W.bin")
+    add("external_data", "ERR_UNSUPPORTED", ser(conv_model(w=ext)))
+    sparse = conv_model(wg=False)
+    sparse.graph.sparse_initializer.append(helper.make_sparse_tensor(
+        numpy_helper.from_array(np.array([1.0, 2.0], np.float32), "Wg"),
+        numpy_helper.from_array(np.array([0, 13], np.int64), "Wg_indices"), [4, 12]))
+    add("sparse_initializer", "ERR_UNSUPPORTED", ser(sparse))
+
+    # -- graph structure
+    def conv_nodes(relu_in="c", relu_out="r", flat_in="r", conv_out="c"):
+        conv = helper.make_node("Conv", ["X", "W", "B"], [conv_out], name="conv",
+                                kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+        return [conv,
+                helper.make_node("Relu", [relu_in], [relu_out], name="relu"),
+                helper.make_node("Flatten", [flat_in], ["f"], name="flatten", axis=1),
+                helper.make_node("Gemm", ["f", "Wg", "Bg"], ["Y"], name="gemm", transB=1)]
+
+    x_info = helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 2, 4, 4])
+    add("node_input_never_produced", "ERR_INVALID_MODEL",
+        ser(conv_model(nodes=conv_nodes(relu_in="ghost"))))
+    add("cycle_relu_flatten", "ERR_INVALID_MODEL",
+        ser(conv_model(nodes=conv_nodes(relu_in="f"))))
+    add("cycle_self_loop", "ERR_INVALID_MODEL",
+        ser(conv_model(nodes=conv_nodes(relu_in="r"))))
+    add("duplicate_node_output", "ERR_INVALID_MODEL",
+        ser(conv_model(nodes=conv_nodes(relu_out="c", flat_in="c"))))
+    add("node_output_shadows_input", "ERR_INVALID_MODEL",
+        ser(conv_model(nodes=conv_nodes(conv_out="X", relu_in="X"))))
+    add("node_output_shadows_initializer", "ERR_INVALID_MODEL",
+        ser(conv_model(nodes=conv_nodes(relu_out="Bg", flat_in="Bg"))))
+    add("duplicate_initializer", "ERR_INVALID_MODEL",
+        ser(conv_model(extra_inits=[helper.make_tensor("B", TensorProto.FLOAT, [3], [1, 2, 3])])))
+    add("duplicate_graph_input", "ERR_INVALID_MODEL", ser(conv_model(inputs=[x_info, x_info])))
+    add("graph_output_never_produced", "ERR_INVALID_MODEL",
+        ser(conv_model(outputs=[helper.make_tensor_value_info("nowhere", TensorProto.FLOAT,
+                                                              [1, 4])])))
+
+    # -- operators, attributes and kernel checks
+    nk = conv_nodes()
+    nk[1].op_type = "NoSuchOp"
+    add("no_kernel_op", "ERR_NO_KERNEL", ser(conv_model(nodes=nk)))
+    nd = conv_nodes()
+    nd[1].domain = "com.example"
+    add("no_kernel_domain", "ERR_NO_KERNEL",
+        ser(conv_model(nodes=nd, opsets=(("", 13), ("com.example", 1)))))
+    add("attr_strides_as_float", "ERR_INVALID_MODEL",
+        ser(conv_model(conv_attrs=[helper.make_attribute("kernel_shape", [3, 3]),
+                                   helper.make_attribute("strides", 2.0),
+                                   helper.make_attribute("pads", [1, 1, 1, 1])])))
+    ns = conv_nodes()
+    del ns[3].attribute[:]
+    ns[3].attribute.append(helper.make_attribute("transB", "1"))
+    add("attr_transB_as_string", "ERR_INVALID_MODEL", ser(conv_model(nodes=ns)))
+    many = conv_nodes()
+    many[1].attribute.extend(helper.make_attribute("a%d" % i, i) for i in range(65))
+    add("attributes_past_max", "ERR_LIMIT", ser(conv_model(nodes=many)))
+    add("conv_weight_channels_mismatch", "ERR_SHAPE",
+        ser(conv_model(w=numpy_helper.from_array(floats((3, 5, 3, 3)), "W"))))
+    add("conv_weight_rank_2", "ERR_SHAPE",
+        ser(conv_model(w=numpy_helper.from_array(floats((3, 18)), "W"))))
+    add("gemm_inner_dim_mismatch", "ERR_SHAPE",
+        ser(conv_model(wg=numpy_helper.from_array(floats((4, 13)), "Wg"))))
+    add("conv_input_int32", "ERR_DTYPE", ser(conv_model(x_type=TensorProto.INT32)))
+    add("reshape_impossible", "ERR_SHAPE", ser(reshape_model(tail=np.array([5], np.int64))))
+    add("reshape_two_minus_one", "ERR_SHAPE",
+        ser(reshape_model(tail=np.array([-1, -1], np.int64))))
+    add("concat_rank_mismatch", "ERR_SHAPE", ser(reshape_model(tail=np.array([[-1]], np.int64))))
+    add("gather_index_out_of_range", "ERR_INDEX", ser(reshape_model(index=(7,))))
+    add("gather_float_indices", "ERR_DTYPE", ser(reshape_model(index_dtype=np.float32)))
+    return c
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "bad_models")
+    os.makedirs(out, exist_ok=True)
+    all_cases = cases()
+    names = [n for n, _, _ in all_cases]
+    assert len(names) == len(set(names)), "duplicate case name"
+    for name in os.listdir(out):
+        if name.endswith(".onnx") and name[:-5] not in names:
+            os.remove(os.path.join(out, name))
+    for name, status, data in all_cases:
+        if status == "OK":
+            onnx.checker.check_model(onnx.load_from_string(data))
+        with open(os.path.join(out, name + ".onnx"), "wb") as f:
+            f.write(data)
+    with open(os.path.join(out, "expected.txt"), "w") as f:
+        f.write("# case status (mmd_status without MMD_); written by tests/gen_bad_models.py\n")
+        for name, status, _ in sorted(all_cases):
+            f.write("%s %s\n" % (name, status))
+    print("%d cases, %d bytes in %s" % (len(all_cases), sum(len(d) for _, _, d in all_cases), out))
+
+
+if __name__ == "__main__":
+    main()

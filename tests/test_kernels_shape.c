@@ -1,0 +1,1020 @@
+/* tests/test_kernels_shape.c - the shape and layout kernels (Reshape, Slice, Gather, ...) run one
+   node at a time on literal tensors: kernel looked up with mmd_ops_find, prepare, then eval.
+   Expected values come from the ONNX operator spec or from numpy, as each test says. */
+#include "test.h"
+#define MMD_IMPLEMENTATION
+#include "mmdeploy.h"
+#include <string.h>
+
+#define MAX_IO 8
+#define MAX_ATTRS 8
+
+/* One node, its tensors and what prepare and eval need. Output buffers are test-owned. */
+typedef struct node_case {
+    mmd_node node;
+    mmd_tensor *in[MAX_IO], *out[MAX_IO];
+    mmd_tensor outs[MAX_IO];
+    mmd_attr attrs[MAX_ATTRS];
+    mmd_kernel_ctx ctx;
+    mmd_error err;
+    const mmd_kernel *kernel;
+    int64_t op_data[256];
+    int64_t out_data[MAX_IO][64];
+} node_case;
+
+static node_case nc;
+
+static void case_init(const char *op_type, int32_t opset) {
+    memset(&nc, 0, sizeof nc);
+    nc.node.name = "n0";
+    nc.node.op_type = op_type;
+    nc.node.domain = "";
+    nc.node.opset = opset;
+    nc.node.in = nc.in;
+    nc.node.out = nc.out;
+    nc.node.attrs = nc.attrs;
+    nc.kernel = mmd_ops_find("", op_type, opset);
+    CHECK(nc.kernel != NULL);
+}
+
+/* A tensor over literal data; kind INITIALIZER makes it constant, ACTIVATION makes it a
+   run-time value whose data prepare must not read. */
+static mmd_tensor make_tensor(int32_t dtype, int32_t rank, const int64_t *dims, const void *data,
+                              int32_t kind) {
+    mmd_tensor t;
+    int32_t i;
+    memset(&t, 0, sizeof t);
+    t.name = "t";
+    t.dtype = dtype;
+    t.rank = rank;
+    for (i = 0; i < rank; ++i) t.dims[i] = dims[i];
+    t.data = (void *)data;
+    t.kind = kind;
+    t.producer = -1;
+    return t;
+}
+
+static void add_input(mmd_tensor *t) { nc.in[nc.node.input_count++] = t; }
+
+static void add_outputs(int32_t n) {
+    int32_t i;
+    for (i = 0; i < n; ++i) {
+        nc.outs[nc.node.output_count].name = "y";
+        nc.out[nc.node.output_count] = &nc.outs[nc.node.output_count];
+        nc.node.output_count++;
+    }
+}
+
+static mmd_attr *add_attr(const char *name, int32_t type) {
+    mmd_attr *a = &nc.attrs[nc.node.attr_count++];
+    a->name = name;
+    a->type = type;
+    return a;
+}
+
+static void attr_int(const char *name, int64_t v) { add_attr(name, MMD_ATTR_INT)->i = v; }
+
+static void attr_ints(const char *name, const int64_t *v, int64_t n) {
+    mmd_attr *a = add_attr(name, MMD_ATTR_INTS);
+    a->ints = v;
+    a->count = n;
+}
+
+static void attr_tensor(const char *name, mmd_tensor *t) { add_attr(name, MMD_ATTR_TENSOR)->t = t; }
+
+/* Runs prepare; on success gives each output a test buffer unless the kernel set its data. */
+static mmd_status case_prepare(void) {
+    mmd_status st;
+    int32_t i;
+    size_t bytes;
+    if (!nc.kernel) return MMD_ERR_NO_KERNEL;
+    nc.ctx.node = &nc.node;
+    nc.ctx.node_index = 0;
+    nc.ctx.opset = nc.node.opset;
+    nc.ctx.input_count = nc.node.input_count;
+    nc.ctx.output_count = nc.node.output_count;
+    nc.ctx.inputs = nc.in;
+    nc.ctx.outputs = nc.out;
+    nc.ctx.op_data = nc.op_data;
+    nc.ctx.err = &nc.err;
+    CHECK(nc.kernel->op_data_size <= sizeof nc.op_data);
+    st = nc.kernel->prepare(&nc.ctx);
+    if (st != MMD_OK) return st;
+    for (i = 0; i < nc.node.output_count; ++i) {
+        if (!nc.out[i] || nc.out[i]->data) continue;
+        CHECK(mmd_tensor_nbytes(nc.out[i], &bytes, NULL) == MMD_OK);
+        CHECK(bytes <= sizeof nc.out_data[i]);
+        nc.out[i]->data = nc.out_data[i];
+    }
+    return MMD_OK;
+}
+
+static mmd_status case_run(void) {
+    mmd_status st = case_prepare();
+    if (st != MMD_OK) return st;
+    nc.ctx.scratch = NULL;
+    return nc.kernel->eval(&nc.ctx);
+}
+
+/* 1 when t has exactly these dims. */
+static int dims_are(const mmd_tensor *t, int32_t rank, const int64_t *dims) {
+    int32_t i;
+    if (t->rank != rank) return 0;
+    for (i = 0; i < rank; ++i)
+        if (t->dims[i] != dims[i]) return 0;
+    return 1;
+}
+
+static int msg_has(const char *text) { return strstr(nc.err.msg, text) != NULL; }
+
+/* ---- Reshape, Flatten, Squeeze, Unsqueeze ------------------------------------------------ */
+
+static void reshape_zero_copies_dim_and_minus_one_infers(void) {
+    /* ONNX spec: 0 copies the input dim, -1 takes what is left: [2,3,4] -> [2,12]. */
+    static const int64_t xd[] = {2, 3, 4}, sd[] = {2}, shape[] = {0, -1}, want[] = {2, 12};
+    float x[24];
+    mmd_tensor tx, ts;
+    int i;
+    for (i = 0; i < 24; ++i) x[i] = (float)i;
+    tx = make_tensor(MMD_DTYPE_FLOAT32, 3, xd, x, MMD_TENSOR_INPUT);
+    ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
+    case_init("Reshape", 13);
+    add_input(&tx);
+    add_input(&ts);
+    add_outputs(1);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 2, want));
+    CHECK(memcmp(nc.out[0]->data, x, sizeof x) == 0);
+}
+
+static void reshape_allowzero_keeps_zero_dim(void) {
+    /* ONNX spec (opset 14): with allowzero=1 a 0 is a real dim: [0,3] -> [3,0], empty. */
+    static const int64_t xd[] = {0, 3}, sd[] = {2}, shape[] = {3, 0};
+    mmd_tensor tx, ts;
+    tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
+    ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
+    case_init("Reshape", 14);
+    add_input(&tx);
+    add_input(&ts);
+    add_outputs(1);
+    attr_int("allowzero", 1);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 2, shape));
+}
+
+static void reshape_zero_without_allowzero_copies_dim(void) {
+    /* Same shape at opset 13: the 0 copies input dim 1 (3), so [3,3] has 9 != 0 elements. */
+    static const int64_t xd[] = {0, 3}, sd[] = {2}, shape[] = {3, 0};
+    mmd_tensor tx, ts;
+    tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
+    ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
+    case_init("Reshape", 13);
+    add_input(&tx);
+    add_input(&ts);
+    add_outputs(1);
+    CHECK(case_prepare() == MMD_ERR_SHAPE);
+}
+
+static void reshape_shape_unknown_at_prepare_is_unsupported(void) {
+    static const int64_t xd[] = {2, 3}, sd[] = {2};
+    mmd_tensor tx, ts;
+    tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
+    ts = make_tensor(MMD_DTYPE_INT64, 1, sd, NULL, MMD_TENSOR_ACTIVATION);
+    case_init("Reshape", 13);
+    add_input(&tx);
+    add_input(&ts);
+    add_outputs(1);
+    CHECK(case_prepare() == MMD_ERR_UNSUPPORTED);
+    CHECK(msg_has("shape input is not known at prepare time"));
+    CHECK(msg_has("n0"));
+}
+
+static void reshape_element_count_mismatch_fails(void) {
+    static const int64_t xd[] = {2, 3}, sd[] = {2}, shape[] = {4, 2};
+    mmd_tensor tx, ts;
+    tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
+    ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
+    case_init("Reshape", 13);
+    add_input(&tx);
+    add_input(&ts);
+    add_outputs(1);
+    CHECK(case_prepare() == MMD_ERR_SHAPE);
+    CHECK(msg_has("8") && msg_has("6"));
+}
+
+static void reshape_two_minus_ones_fail(void) {
+    static const int64_t xd[] = {2, 3}, sd[] = {2}, shape[] = {-1, -1};
+    mmd_tensor tx, ts;
+    tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
+    ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
+    case_init("Reshape", 13);
+    add_input(&tx);
+    add_input(&ts);
+    add_outputs(1);
+    CHECK(case_prepare() == MMD_ERR_SHAPE);
+}
+
+static void reshape_opset1_reads_shape_attribute(void) {
+    static const int64_t xd[] = {2, 3}, shape[] = {3, -1}, want[] = {3, 2};
+    mmd_tensor tx;
+    tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
+    case_init("Reshape", 1);
+    add_input(&tx);
+    add_outputs(1);
+    attr_ints("shape", shape, 2);
+    CHECK(case_prepare() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 2, want));
+}
+
+static void flatten_negative_axis_splits_before_last_dim(void) {
+    /* ONNX spec: axis -1 on [2,3,4] gives [2*3, 4]. */
+    static const int64_t xd[] = {2, 3, 4}, want[] = {6, 4};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_UINT8, 3, xd, NULL, MMD_TENSOR_INPUT);
+    case_init("Flatten", 13);
+    add_input(&tx);
+    add_outputs(1);
+    attr_int("axis", -1);
+    CHECK(case_prepare() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 2, want));
+}
+
+static void flatten_axis0_puts_everything_in_second_dim(void) {
+    /* ONNX spec: axis 0 on [2,3,4] gives [1, 24]. */
+    static const int64_t xd[] = {2, 3, 4}, want0[] = {1, 24};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_UINT8, 3, xd, NULL, MMD_TENSOR_INPUT);
+    case_init("Flatten", 9);
+    add_input(&tx);
+    add_outputs(1);
+    attr_int("axis", 0);
+    CHECK(case_prepare() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 2, want0));
+}
+
+static void flatten_axis_past_rank_fails(void) {
+    static const int64_t xd[] = {2, 3};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
+    case_init("Flatten", 13);
+    add_input(&tx);
+    add_outputs(1);
+    attr_int("axis", 3);
+    CHECK(case_prepare() == MMD_ERR_SHAPE);
+}
+
+static void squeeze_without_axes_drops_unit_dims(void) {
+    static const int64_t xd[] = {1, 3, 1, 2}, want[] = {3, 2};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 4, xd, NULL, MMD_TENSOR_INPUT);
+    case_init("Squeeze", 13);
+    add_input(&tx);
+    add_outputs(1);
+    CHECK(case_prepare() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 2, want));
+}
+
+static void squeeze_axis_of_size_three_fails(void) {
+    static const int64_t xd[] = {1, 3}, axes[] = {1};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
+    case_init("Squeeze", 11);
+    add_input(&tx);
+    add_outputs(1);
+    attr_ints("axes", axes, 1);
+    CHECK(case_prepare() == MMD_ERR_SHAPE);
+    CHECK(msg_has("size 3"));
+}
+
+static void unsqueeze_opset11_reads_axes_attribute(void) {
+    /* ONNX spec: axes index the output; -1 is its last axis: [3,4] -> [1,3,4,1]. */
+    static const int64_t xd[] = {3, 4}, axes[] = {0, -1}, want[] = {1, 3, 4, 1};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
+    case_init("Unsqueeze", 11);
+    add_input(&tx);
+    add_outputs(1);
+    attr_ints("axes", axes, 2);
+    CHECK(case_prepare() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 4, want));
+}
+
+static void unsqueeze_opset13_reads_axes_input(void) {
+    static const int64_t xd[] = {3, 4}, ad[] = {2}, axes[] = {0, -1}, want[] = {1, 3, 4, 1};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
+    mmd_tensor ta = make_tensor(MMD_DTYPE_INT64, 1, ad, axes, MMD_TENSOR_INITIALIZER);
+    case_init("Unsqueeze", 13);
+    add_input(&tx);
+    add_input(&ta);
+    add_outputs(1);
+    /* An attribute at opset 13 is not where axes live; the input is. */
+    attr_ints("axes", axes + 1, 1);
+    CHECK(case_prepare() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 4, want));
+}
+
+static void unsqueeze_opset13_without_axes_input_fails(void) {
+    static const int64_t xd[] = {3, 4}, axes[] = {0};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
+    case_init("Unsqueeze", 13);
+    add_input(&tx);
+    add_outputs(1);
+    attr_ints("axes", axes, 1);
+    CHECK(case_prepare() == MMD_ERR_INVALID_MODEL);
+}
+
+static void unsqueeze_past_max_rank_fails(void) {
+    static const int64_t xd[] = {2, 2, 2, 2, 2, 2, 2}, axes[] = {0, 1};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 7, xd, NULL, MMD_TENSOR_INPUT);
+    case_init("Unsqueeze", 11);
+    add_input(&tx);
+    add_outputs(1);
+    attr_ints("axes", axes, 2);
+    CHECK(case_prepare() == (7 + 2 > MMD_MAX_RANK ? MMD_ERR_SHAPE : MMD_OK));
+}
+
+/* ---- Transpose, Slice, Expand -------------------------------------------------------------- */
+
+static void transpose_perm_moves_axes(void) {
+    /* numpy: np.arange(24).reshape(2,3,4).transpose(1,2,0).flatten() */
+    static const int64_t xd[] = {2, 3, 4}, perm[] = {1, 2, 0}, want_dims[] = {3, 4, 2};
+    static const float want[] = {0, 12, 1, 13, 2, 14, 3, 15, 4, 16, 5, 17,
+                                 6, 18, 7, 19, 8, 20, 9, 21, 10, 22, 11, 23};
+    float x[24];
+    mmd_tensor tx;
+    int i;
+    for (i = 0; i < 24; ++i) x[i] = (float)i;
+    tx = make_tensor(MMD_DTYPE_FLOAT32, 3, xd, x, MMD_TENSOR_INPUT);
+    case_init("Transpose", 13);
+    add_input(&tx);
+    add_outputs(1);
+    attr_ints("perm", perm, 3);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 3, want_dims));
+    CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
+}
+
+static void transpose_default_reverses_axes_uint8(void) {
+    /* numpy: np.arange(6, dtype=np.uint8).reshape(2,3).T.flatten() */
+    static const int64_t xd[] = {2, 3}, want_dims[] = {3, 2};
+    static const uint8_t x[] = {0, 1, 2, 3, 4, 5}, want[] = {0, 3, 1, 4, 2, 5};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_UINT8, 2, xd, x, MMD_TENSOR_INPUT);
+    case_init("Transpose", 1);
+    add_input(&tx);
+    add_outputs(1);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 2, want_dims));
+    CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
+}
+
+static void transpose_repeated_perm_axis_fails(void) {
+    static const int64_t xd[] = {2, 3}, perm[] = {1, 1};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
+    case_init("Transpose", 13);
+    add_input(&tx);
+    add_outputs(1);
+    attr_ints("perm", perm, 2);
+    CHECK(case_prepare() == MMD_ERR_SHAPE);
+}
+
+static void transpose_empty_tensor_works(void) {
+    static const int64_t xd[] = {0, 3}, want[] = {3, 0};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
+    case_init("Transpose", 13);
+    add_input(&tx);
+    add_outputs(1);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 2, want));
+}
+
+/* Builds Slice (opset 13) on int64 data with constant starts, ends, axes, steps. */
+static void slice_case(mmd_tensor *x, mmd_tensor *params, const int64_t *starts,
+                       const int64_t *ends, const int64_t *axes, const int64_t *steps,
+                       int64_t *n) {
+    params[0] = make_tensor(MMD_DTYPE_INT64, 1, n, starts, MMD_TENSOR_INITIALIZER);
+    params[1] = make_tensor(MMD_DTYPE_INT64, 1, n, ends, MMD_TENSOR_INITIALIZER);
+    params[2] = make_tensor(MMD_DTYPE_INT64, 1, n, axes, MMD_TENSOR_INITIALIZER);
+    params[3] = make_tensor(MMD_DTYPE_INT64, 1, n, steps, MMD_TENSOR_INITIALIZER);
+    case_init("Slice", 13);
+    add_input(x);
+    add_input(&params[0]);
+    add_input(&params[1]);
+    add_input(axes ? &params[2] : NULL);
+    add_input(steps ? &params[3] : NULL);
+    add_outputs(1);
+}
+
+static void slice_negative_step_clamps_end(void) {
+    /* numpy: np.arange(10)[8:-100:-3] == [8, 5, 2]; -100 + 10 clamps to -1, "before 0". */
+    static const int64_t xd[] = {10}, starts[] = {8}, ends[] = {-100}, steps[] = {-3};
+    static const int64_t want[] = {8, 5, 2}, want_dims[] = {3};
+    int64_t x[10], n = 1;
+    mmd_tensor tx, p[4];
+    int i;
+    for (i = 0; i < 10; ++i) x[i] = i;
+    tx = make_tensor(MMD_DTYPE_INT64, 1, xd, x, MMD_TENSOR_INPUT);
+    slice_case(&tx, p, starts, ends, NULL, steps, &n);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 1, want_dims));
+    CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
+}
+
+static void slice_huge_end_runs_to_the_end(void) {
+    /* numpy: np.arange(12).reshape(3,4)[:, 1:] with ends = INT64_MAX on axis 1. */
+    static const int64_t xd[] = {3, 4}, starts[] = {1}, ends[] = {INT64_MAX}, axes[] = {1};
+    static const int64_t want[] = {1, 2, 3, 5, 6, 7, 9, 10, 11}, want_dims[] = {3, 3};
+    int64_t x[12], n = 1;
+    mmd_tensor tx, p[4];
+    int i;
+    for (i = 0; i < 12; ++i) x[i] = i;
+    tx = make_tensor(MMD_DTYPE_INT64, 2, xd, x, MMD_TENSOR_INPUT);
+    slice_case(&tx, p, starts, ends, axes, NULL, &n);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 2, want_dims));
+    CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
+}
+
+static void slice_reverses_with_int64_min_end(void) {
+    /* numpy: np.arange(12).reshape(3,4)[::-1, ::-1]; starts INT64_MAX clamp to dim-1 and
+       ends INT64_MIN clamp to -1 for a negative step (ONNX spec). */
+    static const int64_t xd[] = {3, 4}, starts[] = {INT64_MAX, INT64_MAX};
+    static const int64_t ends[] = {INT64_MIN, INT64_MIN}, axes[] = {0, -1}, steps[] = {-1, -1};
+    static const int64_t want[] = {11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0};
+    int64_t x[12], n = 2;
+    mmd_tensor tx, p[4];
+    int i;
+    for (i = 0; i < 12; ++i) x[i] = i;
+    tx = make_tensor(MMD_DTYPE_INT64, 2, xd, x, MMD_TENSOR_INPUT);
+    slice_case(&tx, p, starts, ends, axes, steps, &n);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 2, xd));
+    CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
+}
+
+static void slice_steps_on_two_axes(void) {
+    /* numpy: np.arange(20).reshape(4,5)[0:4:2, 1:5:2] == [[1,3],[11,13]]. */
+    static const int64_t xd[] = {4, 5}, starts[] = {0, 1}, ends[] = {4, 5}, axes[] = {0, 1};
+    static const int64_t steps[] = {2, 2}, want[] = {1, 3, 11, 13}, want_dims[] = {2, 2};
+    int64_t x[20], n = 2;
+    mmd_tensor tx, p[4];
+    int i;
+    for (i = 0; i < 20; ++i) x[i] = i;
+    tx = make_tensor(MMD_DTYPE_INT64, 2, xd, x, MMD_TENSOR_INPUT);
+    slice_case(&tx, p, starts, ends, axes, steps, &n);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 2, want_dims));
+    CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
+}
+
+static void slice_negative_start_and_step_on_3d_float16(void) {
+    /* numpy: np.arange(24).reshape(2,3,4)[:, -2:, ::-2] == [7,5,11,9,19,17,23,21], on 2-byte
+       elements (float16 bit patterns are moved, never read). */
+    static const int64_t xd[] = {2, 3, 4}, starts[] = {-2, INT64_MAX};
+    static const int64_t ends[] = {INT64_MAX, INT64_MIN}, axes[] = {1, 2}, steps[] = {1, -2};
+    static const uint16_t want[] = {7, 5, 11, 9, 19, 17, 23, 21};
+    static const int64_t want_dims[] = {2, 2, 2};
+    uint16_t x[24];
+    int64_t n = 2;
+    mmd_tensor tx, p[4];
+    int i;
+    for (i = 0; i < 24; ++i) x[i] = (uint16_t)i;
+    tx = make_tensor(MMD_DTYPE_FLOAT16, 3, xd, x, MMD_TENSOR_INPUT);
+    slice_case(&tx, p, starts, ends, axes, steps, &n);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 3, want_dims));
+    CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
+}
+
+static void slice_start_past_end_is_empty(void) {
+    static const int64_t xd[] = {10}, starts[] = {5}, ends[] = {2}, want_dims[] = {0};
+    int64_t x[10] = {0}, n = 1;
+    mmd_tensor tx, p[4];
+    tx = make_tensor(MMD_DTYPE_INT64, 1, xd, x, MMD_TENSOR_INPUT);
+    slice_case(&tx, p, starts, ends, NULL, NULL, &n);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 1, want_dims));
+}
+
+static void slice_zero_step_fails(void) {
+    static const int64_t xd[] = {10}, starts[] = {0}, ends[] = {5}, steps[] = {0};
+    int64_t n = 1;
+    mmd_tensor tx, p[4];
+    tx = make_tensor(MMD_DTYPE_INT64, 1, xd, NULL, MMD_TENSOR_INPUT);
+    slice_case(&tx, p, starts, ends, NULL, steps, &n);
+    CHECK(case_prepare() == MMD_ERR_INVALID_MODEL);
+}
+
+static void slice_opset9_reads_attributes(void) {
+    /* numpy: np.arange(12).reshape(3,4)[1:3, :] */
+    static const int64_t xd[] = {3, 4}, starts[] = {1}, ends[] = {3}, axes[] = {0};
+    static const int64_t want[] = {4, 5, 6, 7, 8, 9, 10, 11}, want_dims[] = {2, 4};
+    int64_t x[12];
+    mmd_tensor tx;
+    int i;
+    for (i = 0; i < 12; ++i) x[i] = i;
+    tx = make_tensor(MMD_DTYPE_INT64, 2, xd, x, MMD_TENSOR_INPUT);
+    case_init("Slice", 9);
+    add_input(&tx);
+    add_outputs(1);
+    attr_ints("starts", starts, 1);
+    attr_ints("ends", ends, 1);
+    attr_ints("axes", axes, 1);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 2, want_dims));
+    CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
+}
+
+static void expand_broadcasts_both_ways(void) {
+    /* numpy: np.array([[1],[2],[3]]) * np.ones((2,1,4)): input [3,1], shape [2,1,4] -> [2,3,4]. */
+    static const int64_t xd[] = {3, 1}, sd[] = {3}, shape[] = {2, 1, 4}, want_dims[] = {2, 3, 4};
+    static const int32_t x[] = {1, 2, 3};
+    static const int32_t want[] = {1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3,
+                                   1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_INT32, 2, xd, x, MMD_TENSOR_INPUT);
+    mmd_tensor ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
+    case_init("Expand", 13);
+    add_input(&tx);
+    add_input(&ts);
+    add_outputs(1);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 3, want_dims));
+    CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
+}
+
+static void expand_incompatible_dims_fail(void) {
+    static const int64_t xd[] = {3}, sd[] = {1}, shape[] = {4};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 1, xd, NULL, MMD_TENSOR_INPUT);
+    mmd_tensor ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
+    case_init("Expand", 8);
+    add_input(&tx);
+    add_input(&ts);
+    add_outputs(1);
+    CHECK(case_prepare() == MMD_ERR_SHAPE);
+    CHECK(msg_has("3") && msg_has("4"));
+}
+
+static void expand_past_max_tensor_bytes_fails(void) {
+    static const int64_t xd[] = {1}, sd[] = {2}, shape[] = {INT64_MAX, 2};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 1, xd, NULL, MMD_TENSOR_INPUT);
+    mmd_tensor ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
+    case_init("Expand", 13);
+    add_input(&tx);
+    add_input(&ts);
+    add_outputs(1);
+    CHECK(case_prepare() == MMD_ERR_LIMIT);
+}
+
+/* ---- Concat, Split, Gather ------------------------------------------------------------------ */
+
+static void concat_with_empty_input(void) {
+    /* numpy: np.concatenate([[[0,1],[2,3]], np.zeros((2,0)), [[10],[11]]], axis=1). */
+    static const int64_t ad[] = {2, 2}, bd[] = {2, 0}, cd[] = {2, 1}, want_dims[] = {2, 3};
+    static const float a[] = {0, 1, 2, 3}, cc[] = {10, 11}, want[] = {0, 1, 10, 2, 3, 11};
+    mmd_tensor ta = make_tensor(MMD_DTYPE_FLOAT32, 2, ad, a, MMD_TENSOR_INPUT);
+    mmd_tensor tb = make_tensor(MMD_DTYPE_FLOAT32, 2, bd, NULL, MMD_TENSOR_INPUT);
+    mmd_tensor tc = make_tensor(MMD_DTYPE_FLOAT32, 2, cd, cc, MMD_TENSOR_INPUT);
+    case_init("Concat", 13);
+    add_input(&ta);
+    add_input(&tb);
+    add_input(&tc);
+    add_outputs(1);
+    attr_int("axis", -1);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 2, want_dims));
+    CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
+}
+
+static void concat_skips_legacy_empty_1d_input(void) {
+    static const int64_t ed[] = {0}, ad[] = {2, 2}, want_dims[] = {4, 2};
+    static const int64_t a[] = {1, 2, 3, 4}, want[] = {1, 2, 3, 4, 1, 2, 3, 4};
+    mmd_tensor te = make_tensor(MMD_DTYPE_FLOAT32, 1, ed, NULL, MMD_TENSOR_INPUT);
+    mmd_tensor ta = make_tensor(MMD_DTYPE_INT64, 2, ad, a, MMD_TENSOR_INPUT);
+    case_init("Concat", 11);
+    add_input(&te);
+    add_input(&ta);
+    add_input(&ta);
+    add_outputs(1);
+    attr_int("axis", 0);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 2, want_dims));
+    CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
+}
+
+static void concat_dim_mismatch_fails(void) {
+    static const int64_t ad[] = {2, 2}, bd[] = {3, 1};
+    mmd_tensor ta = make_tensor(MMD_DTYPE_FLOAT32, 2, ad, NULL, MMD_TENSOR_INPUT);
+    mmd_tensor tb = make_tensor(MMD_DTYPE_FLOAT32, 2, bd, NULL, MMD_TENSOR_INPUT);
+    case_init("Concat", 13);
+    add_input(&ta);
+    add_input(&tb);
+    add_outputs(1);
+    attr_int("axis", 1);
+    CHECK(case_prepare() == MMD_ERR_SHAPE);
+}
+
+static void concat_without_axis_fails_from_opset4(void) {
+    static const int64_t ad[] = {2, 2};
+    mmd_tensor ta = make_tensor(MMD_DTYPE_FLOAT32, 2, ad, NULL, MMD_TENSOR_INPUT);
+    case_init("Concat", 4);
+    add_input(&ta);
+    add_input(&ta);
+    add_outputs(1);
+    CHECK(case_prepare() == MMD_ERR_INVALID_MODEL);
+}
+
+static void split_sizes_input_cuts_axis(void) {
+    /* numpy: np.split(np.arange(12).reshape(2,6), [1, 3], axis=1). */
+    static const int64_t xd[] = {2, 6}, sd[] = {3}, sizes[] = {1, 2, 3};
+    static const int64_t d0[] = {2, 1}, d1[] = {2, 2}, d2[] = {2, 3};
+    static const int64_t w0[] = {0, 6}, w1[] = {1, 2, 7, 8}, w2[] = {3, 4, 5, 9, 10, 11};
+    int64_t x[12];
+    mmd_tensor tx, ts;
+    int i;
+    for (i = 0; i < 12; ++i) x[i] = i;
+    tx = make_tensor(MMD_DTYPE_INT64, 2, xd, x, MMD_TENSOR_INPUT);
+    ts = make_tensor(MMD_DTYPE_INT64, 1, sd, sizes, MMD_TENSOR_INITIALIZER);
+    case_init("Split", 13);
+    add_input(&tx);
+    add_input(&ts);
+    add_outputs(3);
+    attr_int("axis", 1);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 2, d0) && dims_are(nc.out[1], 2, d1) && dims_are(nc.out[2], 2, d2));
+    CHECK(memcmp(nc.out[0]->data, w0, sizeof w0) == 0);
+    CHECK(memcmp(nc.out[1]->data, w1, sizeof w1) == 0);
+    CHECK(memcmp(nc.out[2]->data, w2, sizeof w2) == 0);
+}
+
+static void split_opset11_reads_split_attribute(void) {
+    /* Same cut as above through the attribute, axis -1. */
+    static const int64_t xd[] = {2, 6}, sizes[] = {1, 2, 3};
+    static const int64_t w2[] = {3, 4, 5, 9, 10, 11};
+    int64_t x[12];
+    mmd_tensor tx;
+    int i;
+    for (i = 0; i < 12; ++i) x[i] = i;
+    tx = make_tensor(MMD_DTYPE_INT64, 2, xd, x, MMD_TENSOR_INPUT);
+    case_init("Split", 11);
+    add_input(&tx);
+    add_outputs(3);
+    attr_int("axis", -1);
+    attr_ints("split", sizes, 3);
+    CHECK(case_run() == MMD_OK);
+    CHECK(memcmp(nc.out[2]->data, w2, sizeof w2) == 0);
+}
+
+static void split_without_sizes_makes_equal_parts(void) {
+    static const int64_t xd[] = {6}, want_dims[] = {2};
+    static const float x[] = {0, 1, 2, 3, 4, 5}, w1[] = {2, 3};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 1, xd, x, MMD_TENSOR_INPUT);
+    case_init("Split", 13);
+    add_input(&tx);
+    add_outputs(3);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 1, want_dims) && dims_are(nc.out[2], 1, want_dims));
+    CHECK(memcmp(nc.out[1]->data, w1, sizeof w1) == 0);
+}
+
+static void split_uneven_without_sizes_fails_before_opset18(void) {
+    static const int64_t xd[] = {5};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 1, xd, NULL, MMD_TENSOR_INPUT);
+    case_init("Split", 13);
+    add_input(&tx);
+    add_outputs(3);
+    CHECK(case_prepare() == MMD_ERR_SHAPE);
+}
+
+static void split_num_outputs_makes_last_part_smaller(void) {
+    /* ONNX spec (opset 18): 5 into 3 parts of ceil(5/3) = 2 gives 2, 2, 1. */
+    static const int64_t xd[] = {5}, two[] = {2}, one[] = {1};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 1, xd, NULL, MMD_TENSOR_INPUT);
+    case_init("Split", 18);
+    add_input(&tx);
+    add_outputs(3);
+    attr_int("num_outputs", 3);
+    CHECK(case_prepare() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 1, two) && dims_are(nc.out[1], 1, two) && dims_are(nc.out[2], 1, one));
+}
+
+static void split_sizes_not_adding_up_fail(void) {
+    static const int64_t xd[] = {6}, sd[] = {2}, sizes[] = {2, 3};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 1, xd, NULL, MMD_TENSOR_INPUT);
+    mmd_tensor ts = make_tensor(MMD_DTYPE_INT64, 1, sd, sizes, MMD_TENSOR_INITIALIZER);
+    case_init("Split", 13);
+    add_input(&tx);
+    add_input(&ts);
+    add_outputs(2);
+    CHECK(case_prepare() == MMD_ERR_SHAPE);
+}
+
+static void gather_negative_index_counts_from_end(void) {
+    /* numpy: np.take(np.arange(6).reshape(3,2), [-1, 0], axis=0) == [[4,5],[0,1]]. */
+    static const int64_t xd[] = {3, 2}, id[] = {2}, idx[] = {-1, 0}, want_dims[] = {2, 2};
+    static const float x[] = {0, 1, 2, 3, 4, 5}, want[] = {4, 5, 0, 1};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, x, MMD_TENSOR_INPUT);
+    mmd_tensor ti = make_tensor(MMD_DTYPE_INT64, 1, id, idx, MMD_TENSOR_INPUT);
+    case_init("Gather", 13);
+    add_input(&tx);
+    add_input(&ti);
+    add_outputs(1);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 2, want_dims));
+    CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
+}
+
+static void gather_int32_indices_on_axis1(void) {
+    /* numpy: np.take(np.arange(6).reshape(3,2), [1, -2, 1], axis=1). */
+    static const int64_t xd[] = {3, 2}, id[] = {3}, want_dims[] = {3, 3};
+    static const int32_t idx[] = {1, -2, 1};
+    static const int64_t x[] = {0, 1, 2, 3, 4, 5}, want[] = {1, 0, 1, 3, 2, 3, 5, 4, 5};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_INT64, 2, xd, x, MMD_TENSOR_INPUT);
+    mmd_tensor ti = make_tensor(MMD_DTYPE_INT32, 1, id, idx, MMD_TENSOR_INITIALIZER);
+    case_init("Gather", 11);
+    add_input(&tx);
+    add_input(&ti);
+    add_outputs(1);
+    attr_int("axis", 1);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 2, want_dims));
+    CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
+}
+
+static void gather_scalar_index_drops_axis(void) {
+    static const int64_t xd[] = {3, 2}, want_dims[] = {2};
+    static const int64_t idx[] = {1};
+    static const float x[] = {0, 1, 2, 3, 4, 5}, want[] = {2, 3};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, x, MMD_TENSOR_INPUT);
+    mmd_tensor ti = make_tensor(MMD_DTYPE_INT64, 0, NULL, idx, MMD_TENSOR_INITIALIZER);
+    case_init("Gather", 13);
+    add_input(&tx);
+    add_input(&ti);
+    add_outputs(1);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 1, want_dims));
+    CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
+}
+
+static void gather_out_of_range_index_fails_at_eval(void) {
+    static const int64_t xd[] = {3, 2}, id[] = {2}, idx[] = {0, 3};
+    static const float x[] = {0, 1, 2, 3, 4, 5};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, x, MMD_TENSOR_INPUT);
+    mmd_tensor ti = make_tensor(MMD_DTYPE_INT64, 1, id, idx, MMD_TENSOR_INPUT);
+    case_init("Gather", 13);
+    add_input(&tx);
+    add_input(&ti);
+    add_outputs(1);
+    CHECK(case_prepare() == MMD_OK);
+    CHECK(nc.kernel->eval(&nc.ctx) == MMD_ERR_INDEX);
+    CHECK(nc.err.status == MMD_ERR_INDEX);
+    CHECK(msg_has("index 3"));
+}
+
+static void gather_constant_out_of_range_index_fails_at_prepare(void) {
+    static const int64_t xd[] = {3, 2}, id[] = {1}, idx[] = {-4};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
+    mmd_tensor ti = make_tensor(MMD_DTYPE_INT64, 1, id, idx, MMD_TENSOR_INITIALIZER);
+    case_init("Gather", 13);
+    add_input(&tx);
+    add_input(&ti);
+    add_outputs(1);
+    CHECK(case_prepare() == MMD_ERR_INDEX);
+    CHECK(msg_has("index -4"));
+}
+
+/* ---- Shape, Size, Constant, ConstantOfShape, Identity, Dropout ----------------------------- */
+
+static void shape_start_end_pick_dims(void) {
+    /* ONNX spec examples on [2,3,4]: start -1 -> [4]; start 1, end 2 -> [3]; end -1 -> [2,3]. */
+    static const int64_t xd[] = {2, 3, 4};
+    const int64_t *y;
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 3, xd, NULL, MMD_TENSOR_INPUT);
+    case_init("Shape", 15);
+    CHECK(nc.kernel && (nc.kernel->flags & MMD_KERNEL_SHAPE_ONLY));
+    add_input(&tx);
+    add_outputs(1);
+    attr_int("start", -1);
+    CHECK(case_run() == MMD_OK);
+    y = (const int64_t *)nc.out[0]->data;
+    CHECK(nc.out[0]->dtype == MMD_DTYPE_INT64 && nc.out[0]->dims[0] == 1 && y[0] == 4);
+    case_init("Shape", 15);
+    add_input(&tx);
+    add_outputs(1);
+    attr_int("start", 1);
+    attr_int("end", 2);
+    CHECK(case_run() == MMD_OK);
+    y = (const int64_t *)nc.out[0]->data;
+    CHECK(nc.out[0]->dims[0] == 1 && y[0] == 3);
+    case_init("Shape", 15);
+    add_input(&tx);
+    add_outputs(1);
+    attr_int("end", -1);
+    CHECK(case_run() == MMD_OK);
+    y = (const int64_t *)nc.out[0]->data;
+    CHECK(nc.out[0]->dims[0] == 2 && y[0] == 2 && y[1] == 3);
+}
+
+static void shape_before_opset15_ignores_start(void) {
+    static const int64_t xd[] = {2, 3, 4};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 3, xd, NULL, MMD_TENSOR_INPUT);
+    case_init("Shape", 13);
+    add_input(&tx);
+    add_outputs(1);
+    attr_int("start", 1);
+    CHECK(case_run() == MMD_OK);
+    CHECK(nc.out[0]->dims[0] == 3 && memcmp(nc.out[0]->data, xd, sizeof xd) == 0);
+}
+
+static void size_counts_elements_as_int64_scalar(void) {
+    static const int64_t xd[] = {2, 3, 4};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 3, xd, NULL, MMD_TENSOR_INPUT);
+    case_init("Size", 13);
+    CHECK(nc.kernel && (nc.kernel->flags & MMD_KERNEL_SHAPE_ONLY));
+    add_input(&tx);
+    add_outputs(1);
+    CHECK(case_run() == MMD_OK);
+    CHECK(nc.out[0]->dtype == MMD_DTYPE_INT64 && nc.out[0]->rank == 0);
+    CHECK(*(const int64_t *)nc.out[0]->data == 24);
+}
+
+static void constant_output_points_at_value_tensor(void) {
+    static const int64_t vd[] = {2, 2};
+    static const float v[] = {1, 2, 3, 4};
+    mmd_tensor tv = make_tensor(MMD_DTYPE_FLOAT32, 2, vd, v, MMD_TENSOR_CONSTANT);
+    case_init("Constant", 13);
+    add_outputs(1);
+    attr_tensor("value", &tv);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 2, vd) && nc.out[0]->dtype == MMD_DTYPE_FLOAT32);
+    CHECK(nc.out[0]->data == (const void *)v);
+}
+
+static void constant_value_ints_is_int64_vector(void) {
+    static const int64_t v[] = {7, -1, 3}, want_dims[] = {3};
+    case_init("Constant", 12);
+    add_outputs(1);
+    attr_ints("value_ints", v, 3);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 1, want_dims) && nc.out[0]->dtype == MMD_DTYPE_INT64);
+    CHECK(memcmp(nc.out[0]->data, v, sizeof v) == 0);
+}
+
+static void constant_value_float_is_float_scalar(void) {
+    case_init("Constant", 13);
+    add_outputs(1);
+    add_attr("value_float", MMD_ATTR_FLOAT)->f = 2.5f;
+    CHECK(case_run() == MMD_OK);
+    CHECK(nc.out[0]->rank == 0 && nc.out[0]->dtype == MMD_DTYPE_FLOAT32);
+    CHECK(*(const float *)nc.out[0]->data == 2.5f);
+}
+
+static void constant_with_two_values_fails(void) {
+    static const int64_t v[] = {1};
+    case_init("Constant", 13);
+    add_outputs(1);
+    attr_ints("value_ints", v, 1);
+    attr_int("value_int", 1);
+    CHECK(case_prepare() == MMD_ERR_INVALID_MODEL);
+}
+
+static void constant_of_shape_defaults_to_float_zero(void) {
+    static const int64_t sd[] = {2}, shape[] = {2, 3};
+    static const float want[6] = {0};
+    mmd_tensor ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
+    case_init("ConstantOfShape", 9);
+    add_input(&ts);
+    add_outputs(1);
+    memset(nc.out_data, 0xff, sizeof nc.out_data);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 2, shape) && nc.out[0]->dtype == MMD_DTYPE_FLOAT32);
+    CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
+}
+
+static void constant_of_shape_fills_int64_value(void) {
+    static const int64_t sd[] = {1}, shape[] = {3}, vd[] = {1}, v[] = {-5}, want[] = {-5, -5, -5};
+    mmd_tensor ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
+    mmd_tensor tv = make_tensor(MMD_DTYPE_INT64, 1, vd, v, MMD_TENSOR_CONSTANT);
+    case_init("ConstantOfShape", 20);
+    add_input(&ts);
+    add_outputs(1);
+    attr_tensor("value", &tv);
+    CHECK(case_run() == MMD_OK);
+    CHECK(dims_are(nc.out[0], 1, shape) && nc.out[0]->dtype == MMD_DTYPE_INT64);
+    CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
+}
+
+static void constant_of_shape_empty_shape_is_scalar(void) {
+    static const int64_t sd[] = {0};
+    /* A constant keeps a data pointer even with no elements; any address will do. */
+    mmd_tensor ts = make_tensor(MMD_DTYPE_INT64, 1, sd, sd, MMD_TENSOR_INITIALIZER);
+    case_init("ConstantOfShape", 9);
+    add_input(&ts);
+    add_outputs(1);
+    CHECK(case_run() == MMD_OK);
+    CHECK(nc.out[0]->rank == 0 && *(const float *)nc.out[0]->data == 0.0f);
+}
+
+static void identity_copies_bool(void) {
+    static const int64_t xd[] = {4};
+    static const uint8_t x[] = {1, 0, 0, 1};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_BOOL, 1, xd, x, MMD_TENSOR_INPUT);
+    case_init("Identity", 16);
+    add_input(&tx);
+    add_outputs(1);
+    CHECK(case_run() == MMD_OK);
+    CHECK(nc.out[0]->dtype == MMD_DTYPE_BOOL && memcmp(nc.out[0]->data, x, sizeof x) == 0);
+}
+
+static void dropout_passes_input_and_true_mask(void) {
+    static const int64_t xd[] = {3};
+    static const float x[] = {1, -2, 3};
+    static const uint8_t want_mask[] = {1, 1, 1};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 1, xd, x, MMD_TENSOR_INPUT);
+    case_init("Dropout", 13);
+    add_input(&tx);
+    add_outputs(2);
+    CHECK(case_run() == MMD_OK);
+    CHECK(memcmp(nc.out[0]->data, x, sizeof x) == 0);
+    CHECK(nc.out[1]->dtype == MMD_DTYPE_BOOL && memcmp(nc.out[1]->data, want_mask, 3) == 0);
+}
+
+static void dropout_opset7_mask_has_input_type(void) {
+    static const int64_t xd[] = {2};
+    static const float x[] = {1, -2}, want_mask[] = {1, 1};
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 1, xd, x, MMD_TENSOR_INPUT);
+    case_init("Dropout", 7);
+    add_input(&tx);
+    add_outputs(2);
+    CHECK(case_run() == MMD_OK);
+    CHECK(nc.out[1]->dtype == MMD_DTYPE_FLOAT32 && memcmp(nc.out[1]->data, want_mask, 8) == 0);
+}
+
+static void dropout_training_mode_is_unsupported(void) {
+    static const int64_t xd[] = {2};
+    static const uint8_t yes = 1;
+    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 1, xd, NULL, MMD_TENSOR_INPUT);
+    mmd_tensor tm = make_tensor(MMD_DTYPE_BOOL, 0, NULL, &yes, MMD_TENSOR_INITIALIZER);
+    case_init("Dropout", 13);
+    add_input(&tx);
+    add_input(NULL);
+    add_input(&tm);
+    add_outputs(1);
+    CHECK(case_prepare() == MMD_ERR_UNSUPPORTED);
+}
+
+int main(void) {
+    TEST_RUN(reshape_zero_copies_dim_and_minus_one_infers);
+    TEST_RUN(reshape_allowzero_keeps_zero_dim);
+    TEST_RUN(reshape_zero_without_allowzero_copies_dim);
+    TEST_RUN(reshape_shape_unknown_at_prepare_is_unsupported);
+    TEST_RUN(reshape_element_count_mismatch_fails);
+    TEST_RUN(reshape_two_minus_ones_fail);
+    TEST_RUN(reshape_opset1_reads_shape_attribute);
+    TEST_RUN(flatten_negative_axis_splits_before_last_dim);
+    TEST_RUN(flatten_axis0_puts_everything_in_second_dim);
+    TEST_RUN(flatten_axis_past_rank_fails);
+    TEST_RUN(squeeze_without_axes_drops_unit_dims);
+    TEST_RUN(squeeze_axis_of_size_three_fails);
+    TEST_RUN(unsqueeze_opset11_reads_axes_attribute);
+    TEST_RUN(unsqueeze_opset13_reads_axes_input);
+    TEST_RUN(unsqueeze_opset13_without_axes_input_fails);
+    TEST_RUN(unsqueeze_past_max_rank_fails);
+    TEST_RUN(transpose_perm_moves_axes);
+    TEST_RUN(transpose_default_reverses_axes_uint8);
+    TEST_RUN(transpose_repeated_perm_axis_fails);
+    TEST_RUN(transpose_empty_tensor_works);
+    TEST_RUN(slice_negative_step_clamps_end);
+    TEST_RUN(slice_huge_end_runs_to_the_end);
+    TEST_RUN(slice_reverses_with_int64_min_end);
+    TEST_RUN(slice_steps_on_two_axes);
+    TEST_RUN(slice_negative_start_and_step_on_3d_float16);
+    TEST_RUN(slice_start_past_end_is_empty);
+    TEST_RUN(slice_zero_step_fails);
+    TEST_RUN(slice_opset9_reads_attributes);
+    TEST_RUN(expand_broadcasts_both_ways);
+    TEST_RUN(expand_incompatible_dims_fail);
+    TEST_RUN(expand_past_max_tensor_bytes_fails);
+    TEST_RUN(concat_with_empty_input);
+    TEST_RUN(concat_skips_legacy_empty_1d_input);
+    TEST_RUN(concat_dim_mismatch_fails);
+    TEST_RUN(concat_without_axis_fails_from_opset4);
+    TEST_RUN(split_sizes_input_cuts_axis);
+    TEST_RUN(split_opset11_reads_split_attribute);
+    TEST_RUN(split_without_sizes_makes_equal_parts);
+    TEST_RUN(split_uneven_without_sizes_fails_before_opset18);
+    TEST_RUN(split_num_outputs_makes_last_part_smaller);
+    TEST_RUN(split_sizes_not_adding_up_fail);
+    TEST_RUN(gather_negative_index_counts_from_end);
+    TEST_RUN(gather_int32_indices_on_axis1);
+    TEST_RUN(gather_scalar_index_drops_axis);
+    TEST_RUN(gather_out_of_range_index_fails_at_eval);
+    TEST_RUN(gather_constant_out_of_range_index_fails_at_prepare);
+    TEST_RUN(shape_start_end_pick_dims);
+    TEST_RUN(shape_before_opset15_ignores_start);
+    TEST_RUN(size_counts_elements_as_int64_scalar);
+    TEST_RUN(constant_output_points_at_value_tensor);
+    TEST_RUN(constant_value_ints_is_int64_vector);
+    TEST_RUN(constant_value_float_is_float_scalar);
+    TEST_RUN(constant_with_two_values_fails);
+    TEST_RUN(constant_of_shape_defaults_to_float_zero);
+    TEST_RUN(constant_of_shape_fills_int64_value);
+    TEST_RUN(constant_of_shape_empty_shape_is_scalar);
+    TEST_RUN(identity_copies_bool);
+    TEST_RUN(dropout_passes_input_and_true_mask);
+    TEST_RUN(dropout_opset7_mask_has_input_type);
+    TEST_RUN(dropout_training_mode_is_unsupported);
+    return test_summary();
+}

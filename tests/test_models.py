@@ -1,0 +1,181 @@
+#!/usr/bin/python3
+"""Whole-model tests: the runtime, through build/mmdeploy, against torch.
+
+    /usr/bin/python3 tests/test_models.py [SUBSTRING...]
+
+Exports torchvision classifiers with tests/gen_torchvision.py into build/models (once), runs
+each through `build/mmdeploy run` and compares with torch's output, checks with
+`build/mmdeploy info` that the memory plan shares memory, and checks that the shipped digits
+model predicts the held-out split exactly as torch did. With SUBSTRINGs, only the tests whose
+name contains one of them run. Prints `ok NAME` or `FAIL NAME: why` per test, then
+`N passed, M failed`; exits 1 on any failure.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLI = os.path.join(ROOT, "build", "mmdeploy")
+CLASSIFY = os.path.join(ROOT, "build", "classify")
+MODELS_DIR = os.path.join(ROOT, "build", "models")
+DATA_DIR = os.path.join(ROOT, "tests", "data")
+DIGITS = os.path.join(ROOT, "examples", "models", "digits.onnx")
+IMAGES_DIR = os.path.join(ROOT, "examples", "images")
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_torchvision  # noqa: E402  (after the path it lives on)
+
+
+class Failure(Exception):
+    pass
+
+
+def run(args, timeout=300):
+    """Runs a program and returns its stdout; a non-zero exit becomes a Failure naming it."""
+    try:
+        p = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise Failure(f"{os.path.basename(args[0])} {args[1]} timed out after {timeout} s")
+    except OSError as e:
+        raise Failure(f"cannot run {args[0]}: {e.strerror}")
+    if p.returncode != 0:
+        msg = (p.stderr.strip() or p.stdout.strip()).splitlines()
+        raise Failure(f"{os.path.basename(args[0])} {args[1]} exited {p.returncode}: "
+                      f"{msg[-1] if msg else ''}")
+    return p.stdout
+
+
+def run_model(model, input_path, output_name):
+    """Our output for one input, read back from the .npy the CLI writes."""
+    with tempfile.TemporaryDirectory() as outdir:
+        run([CLI, "run", model, "--input", f"input={input_path}", "--outdir", outdir])
+        path = os.path.join(outdir, f"{output_name}.npy")
+        if not os.path.exists(path):
+            raise Failure(f"no {output_name}.npy in the outdir")
+        return np.load(path)
+
+
+def check_close(ours, ref):
+    """Our reference kernels and torch's (oneDNN: other blocking, other summation order) round
+    differently. Torch's own float32 output differs from its float64 output by at most 6e-6 of
+    the output scale on these five models, so two float32 implementations should agree to
+    ~1e-5; rtol 1e-4 leaves ten times that. The absolute term is relative to the largest output
+    because a logit near zero is the difference of large sums, so its own relative error says
+    nothing; a real kernel bug moves outputs by a sizeable fraction of the scale and still
+    fails."""
+    if ours.shape != ref.shape or ours.dtype != ref.dtype:
+        raise Failure(f"got {ours.dtype}{list(ours.shape)}, torch {ref.dtype}{list(ref.shape)}")
+    if not np.all(np.isfinite(ours)):
+        raise Failure("output is not finite")
+    scale = float(np.abs(ref).max())
+    if not np.allclose(ours, ref, rtol=1e-4, atol=1e-4 * scale):
+        err = np.abs(ours - ref)
+        i = int(err.argmax())
+        raise Failure(f"max |ours - torch| = {err.max():.3g} ({err.max() / scale:.3g} of max|torch|)"
+                      f" at {i}: {ours.flat[i]:.6g} vs {ref.flat[i]:.6g}")
+
+
+# The plan line of `mmdeploy info` (tools/mmdeploy_cli.c, cli_print_plan): the planned, shared
+# activation buffer, then what the activations would take if none shared memory.
+PLAN_RE = re.compile(r"^\s*activation bytes\s+(\d+) planned, (\d+) if every intermediate", re.M)
+
+
+def check_plan_shares(model):
+    m = PLAN_RE.search(run([CLI, "info", model]))
+    if not m:
+        raise Failure("no 'activation bytes N planned, M if every intermediate' line in info")
+    planned, unshared = int(m.group(1)), int(m.group(2))
+    if not 0 < planned < unshared:
+        raise Failure(f"{planned} activation bytes planned, not below the {unshared} unshared")
+
+
+def model_tests():
+    """(name, function) for every torchvision model and opset, run and plan check."""
+    tests = []
+    for name in gen_torchvision.MODELS:
+        files = gen_torchvision.paths(MODELS_DIR, name)
+        for op in gen_torchvision.OPSETS:
+            model = files[f"op{op}"]
+
+            def compare(model=model, files=files):
+                check_close(run_model(model, files["input"], "output"), np.load(files["torch"]))
+
+            tests.append((f"{name}_op{op}", compare))
+            tests.append((f"{name}_op{op}_plan", lambda model=model: check_plan_shares(model)))
+    return tests
+
+
+def test_digits_heldout():
+    """The whole held-out split as one batch: the predictions must be torch's, every one. The
+    smallest gap between a held-out image's two best logits is ~0.4, far above rounding."""
+    x = os.path.join(DATA_DIR, "digits_test_x.npy")
+    y = np.load(os.path.join(DATA_DIR, "digits_test_y.npy"))
+    torch_pred = np.load(os.path.join(DATA_DIR, "digits_torch_pred.npy"))
+    logits = run_model(DIGITS, x, "logits")
+    if logits.shape != (len(y), 10):
+        raise Failure(f"logits shape {list(logits.shape)}, want [{len(y)}, 10]")
+    pred = logits.argmax(1)
+    differ = np.flatnonzero(pred != torch_pred)
+    if len(differ):
+        raise Failure(f"{len(differ)} predictions differ from torch, first at {differ[0]}: "
+                      f"{pred[differ[0]]} vs {torch_pred[differ[0]]}")
+    ours, theirs = (pred == y).mean(), (torch_pred == y).mean()
+    if ours != theirs:
+        raise Failure(f"accuracy {ours:.4f}, torch {theirs:.4f}")
+
+
+def test_classify_images():
+    """The README example: build/classify names each shipped image's own label first."""
+    images = sorted(f for f in os.listdir(IMAGES_DIR) if f.endswith(".png"))
+    if not images:
+        raise Failure(f"no images in {IMAGES_DIR}")
+    out = run([CLASSIFY, DIGITS] + [os.path.join(IMAGES_DIR, f) for f in images])
+    lines = out.splitlines()
+    if len(lines) != len(images):
+        raise Failure(f"{len(lines)} lines for {len(images)} images")
+    for image, line in zip(images, lines):
+        label = image.split("_")[1]
+        m = re.match(r"^(.*): (\d+) \(([0-9.]+)\)", line)
+        if not m or os.path.basename(m.group(1)) != image or m.group(2) != label:
+            raise Failure(f"{image} (label {label}): {line!r}")
+
+
+def main(argv):
+    filters = argv[1:]
+    if not os.access(CLI, os.X_OK):
+        print(f"FAIL setup: {CLI} missing (make build/mmdeploy)")
+        print("0 passed, 1 failed")
+        return 1
+    gen = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "gen_torchvision.py"),
+                          MODELS_DIR], capture_output=True, text=True)
+    if gen.returncode != 0:
+        why = (gen.stderr.strip().splitlines() or [f"exit {gen.returncode}"])[-1]
+        print(f"FAIL setup: gen_torchvision.py: {why}")
+        print("0 passed, 1 failed")
+        return 1
+
+    tests = model_tests() + [("digits_heldout", test_digits_heldout),
+                             ("digits_plan", lambda: check_plan_shares(DIGITS)),
+                             ("classify_images", test_classify_images)]
+    passed = failed = 0
+    for name, fn in tests:
+        if filters and not any(f in name for f in filters):
+            continue
+        try:
+            fn()
+        except Failure as e:
+            failed += 1
+            print(f"FAIL {name}: {e}", flush=True)
+        else:
+            passed += 1
+            print(f"ok {name}", flush=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
