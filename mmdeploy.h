@@ -17,7 +17,9 @@
 
    WHAT IT DOES NOT DO
      No training, no control-flow operators (If/Loop/Scan), no external-data tensors, no sparse
-     tensors, no string tensors, no intra-op threads. Each limit gives a status code, not a crash.
+     tensors, no string tensors, no intra-op threads, no big-endian hosts (weights are read as
+     stored). Each limit gives a status code, not a crash. Subgraph attributes are never
+     decoded, so nesting depth is bounded by construction.
 
    CONFIGURATION (define before the implementation include)
      MMD_IMPLEMENTATION        emit the code of all three headers in this translation unit
@@ -30,7 +32,6 @@
      MMD_MAX_RANK              largest tensor rank (default 8)
      MMD_MAX_TENSOR_BYTES      largest tensor a model may declare (default 1 GiB)
      MMD_MAX_NODES             largest node count (default 1<<20)
-     MMD_MAX_PROTO_DEPTH       deepest protobuf nesting read (default 16)
      MMD_MAX_ATTRIBUTES        most attributes on one node (default 64)
 
    MEMORY MODEL
@@ -77,9 +78,6 @@
 #endif
 #ifndef MMD_MAX_NODES
 #define MMD_MAX_NODES (1 << 20)
-#endif
-#ifndef MMD_MAX_PROTO_DEPTH
-#define MMD_MAX_PROTO_DEPTH 16
 #endif
 #ifndef MMD_MAX_ATTRIBUTES
 #define MMD_MAX_ATTRIBUTES 64
@@ -160,6 +158,10 @@ typedef struct mmd_tensor {
     int32_t kind;                    /* mmd_tensor_kind */
     int32_t producer;                /* node index, -1 for inputs and initializers */
     int32_t is_output;               /* 1 for graph outputs (kept alive to the end of run) */
+    int32_t dynamic;                 /* 1: shape known only at run time; dims are an upper bound
+                                        until the producing node's eval writes the real ones */
+    size_t capacity;                 /* planner: bytes reserved for the data */
+    int32_t value_read;              /* planner: a prepare read this graph input's value */
     int32_t last_use;                /* planner: index of the last node reading it */
     size_t offset;                   /* planner: byte offset in the activation buffer */
     const char *dim_params[MMD_MAX_RANK]; /* graph inputs/outputs: symbolic dim names or NULL */
@@ -194,6 +196,7 @@ typedef struct mmd_plan_stats {
     size_t constant_bytes;           /* tensors folded at prepare time */
     size_t scratch_bytes;            /* largest kernel scratch request */
     int32_t node_count, folded_count;
+    int32_t reprepare_count;         /* nodes that re-run prepare at run time (dynamic shapes) */
 } mmd_plan_stats;
 
 /* ---- status and errors ---------------------------------------------------------------- */
@@ -588,7 +591,7 @@ static mmd_status mmd__session_create(mmd_arena *a, const void *model, size_t si
     mmd_session *s;
     mmd_model *m;
     mmd_status st;
-    int32_t i, j, symbolic = 0, shapeless = 0;
+    int32_t i, j, symbolic = 0, shapeless = 0, values_needed = 0;
 
     if (!(s = (mmd_session *)mmd_arena_alloc(a, sizeof(mmd_session), err))) return err->status;
     /* From here on the session's own copy of the allocator is the one in use. */
@@ -604,6 +607,10 @@ static mmd_status mmd__session_create(mmd_arena *a, const void *model, size_t si
                                n->domain[0] ? n->domain : "ai.onnx", n->op_type, (int)n->opset);
             goto fail;
         }
+        for (j = 0; j < n->input_count && j < 24; ++j)
+            if (n->in[j] && n->in[j]->kind == MMD_TENSOR_INPUT &&
+                (n->kernel->flags & MMD_KERNEL_VALUE_INPUT(j)))
+                values_needed = 1;
     }
     s->declared = (int64_t *)mmd_arena_alloc(a, (size_t)m->input_count * MMD_MAX_RANK * sizeof(int64_t) + 1, err);
     s->declared_rank = (int32_t *)mmd_arena_alloc(a, (size_t)m->input_count * sizeof(int32_t) + 1, err);
@@ -623,8 +630,9 @@ static mmd_status mmd__session_create(mmd_arena *a, const void *model, size_t si
     if (!shapeless) {
         st = mmd__session_plan(s, err);
         /* Declared shapes with placeholders may not be plannable (a 1x1 image through a 7x7
-           conv); the plan then waits for mmd_session_prepare with the real shapes. */
-        if (st != MMD_OK && !symbolic) goto fail;
+           conv), nor a graph whose shapes come from input values; the plan then waits for
+           mmd_session_prepare with the bound inputs. */
+        if (st != MMD_OK && !symbolic && !values_needed) goto fail;
         if (st != MMD_OK) err->status = MMD_OK;
     }
     *out = s;
@@ -743,7 +751,8 @@ MMD_API mmd_status mmd_session_set_input(mmd_session *s, int32_t i, int32_t dtyp
     for (j = 0; j < rank; ++j) t->dims[j] = dims[j];
     /* Kernels only read inputs; the const is the caller's promise kept. */
     t->data = data ? (void *)(uintptr_t)data : (void *)s;
-    if (changed) s->stale = 1;
+    /* A value that shaped the plan (a Reshape target fed from outside) may differ now. */
+    if (changed || t->value_read) s->stale = 1;
     return MMD_OK;
 }
 
@@ -789,3 +798,24 @@ MMD_API void mmd_session_stats(const mmd_session *s, mmd_plan_stats *out) {
 #include "mmdeploy_ops.h"
 #endif
 #endif
+
+/*
+MIT License
+
+Copyright (c) 2026 the mmdeploy.h developers
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of this software and
+associated documentation files (the "Software"), to deal in the Software without restriction,
+including without limitation the rights to use, copy, modify, merge, publish, distribute,
+sublicense, and/or sell copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all copies or
+substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT
+NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND
+NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES
+OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN
+CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+*/

@@ -85,6 +85,7 @@ typedef struct mmd_node {
     void *op_data;                   /* kernel->op_data_size bytes, zeroed before prepare */
     size_t scratch_size;             /* scratch requested by prepare */
     int32_t folded;                  /* 1: computed at prepare time, skipped by run */
+    int32_t reprepare;               /* 1: reads a dynamic tensor, so run calls prepare first */
 } mmd_node;
 
 typedef struct mmd_opset {
@@ -128,6 +129,15 @@ typedef mmd_status (*mmd_kernel_fn)(mmd_kernel_ctx *ctx);
 
 /* Kernel flags. */
 #define MMD_KERNEL_SHAPE_ONLY 1u     /* outputs depend only on input shapes (Shape, Size) */
+/* Input i's value (not just its shape) is read by prepare when it is known (Reshape's shape,
+   Slice's starts, TopK's k): a graph input in such a slot makes every new binding re-plan. */
+#define MMD_KERNEL_VALUE_INPUT(i) (1u << (8 + (i)))
+
+/* Data-dependent output shapes (NonZero, NonMaxSuppression, TopK with a run-time k): prepare
+   sets the output's dims to an upper bound and sets outputs[i]->dynamic = 1; eval writes the
+   real dims (never past the bound). Nodes downstream of a dynamic tensor run prepare again at
+   run time, with the real shapes, before their eval; such a prepare must not need more op data
+   or scratch than the planned one, and its outputs must fit the planned capacity. */
 
 /* A kernel is data: the planner picks the entry whose domain and op_type match and whose
    [min_opset, max_opset] holds the node's opset. */
@@ -173,7 +183,8 @@ MMD_API mmd_status mmd_attr_get_floats(mmd_kernel_ctx *c, const char *name, cons
 MMD_API mmd_status mmd_attr_get_tensor(mmd_kernel_ctx *c, const char *name, const mmd_tensor **out);
 /* Fills c->err naming the node and op: "node 'conv1' (Conv): <message>", returns status. */
 MMD_API mmd_status mmd_kernel_fail(mmd_kernel_ctx *c, mmd_status status, const char *fmt, ...);
-/* 1 when t holds a value known at prepare time (initializer or folded constant). */
+/* 1 when t's value is known now: an initializer, a folded constant, a bound graph input, or
+   (in a run-time prepare) anything already computed. prepare may then read t->data. */
 MMD_API int32_t mmd_tensor_is_const(const mmd_tensor *t);
 
 /* ---- setup: planning ------------------------------------------------------------------------ */
@@ -301,8 +312,7 @@ MMD_API mmd_status mmd_attr_get_tensor(mmd_kernel_ctx *c, const char *name, cons
 }
 
 MMD_API int32_t mmd_tensor_is_const(const mmd_tensor *t) {
-    return t && t->data &&
-           (t->kind == MMD_TENSOR_INITIALIZER || t->kind == MMD_TENSOR_CONSTANT);
+    return t && t->data && t->kind != MMD_TENSOR_ACTIVATION;
 }
 
 /* ==== >>protobuf ==== */
@@ -1274,6 +1284,19 @@ static mmd_status mmd__kernel_status(mmd_kernel_ctx *c, mmd_status st, const cha
     return st;
 }
 
+/* 1 when every input present is fixed for the life of the plan (weights, folded constants). */
+static int32_t mmd__inputs_static(const mmd_node *n) {
+    int32_t j;
+    for (j = 0; j < n->input_count; ++j) {
+        const mmd_tensor *t = n->in[j];
+        if (!t) continue;
+        if (!t->data || t->dynamic ||
+            (t->kind != MMD_TENSOR_INITIALIZER && t->kind != MMD_TENSOR_CONSTANT))
+            return 0;
+    }
+    return 1;
+}
+
 MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *stats,
                                   void **activations, void **scratch, mmd_error *err) {
     mmd_error local;
@@ -1288,56 +1311,72 @@ MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *st
     err->status = MMD_OK;
     for (i = 0; i < m->tensor_count; ++i) {
         mmd_tensor *t = &m->tensors[i];
+        if (t->kind == MMD_TENSOR_INPUT) t->value_read = 0;
         if (t->producer < 0) continue;
         t->kind = MMD_TENSOR_ACTIVATION;
         t->data = NULL;
         t->dtype = 0;
         t->rank = 0;
         t->offset = 0;
+        t->dynamic = 0;
+        t->capacity = 0;
     }
     for (i = 0; i < m->node_count; ++i) {
         mmd_node *n = &m->nodes[i];
         mmd_kernel_ctx c;
-        int32_t all_const = 1;
+        int32_t dyn_in = 0, dyn_out = 0, compute_now;
         if (!n->kernel)
             return mmd_error_set(err, MMD_ERR_NO_KERNEL, i, n->op_type,
                                  "no kernel for %s::%s (opset %d)", n->domain[0] ? n->domain : "ai.onnx",
                                  n->op_type, (int)n->opset);
         n->folded = 0;
+        n->reprepare = 0;
         n->scratch_size = 0;
         n->op_data = NULL;
         if (n->kernel->op_data_size && !(n->op_data = mmd_arena_alloc(a, n->kernel->op_data_size, err)))
             return err->status;
+        for (j = 0; j < n->input_count; ++j) {
+            if (!n->in[j]) continue;
+            if (n->in[j]->dynamic) dyn_in = 1;
+            /* A graph input read as a value shapes this plan: binding it again re-plans. */
+            if (n->in[j]->kind == MMD_TENSOR_INPUT && j < 24 &&
+                (n->kernel->flags & MMD_KERNEL_VALUE_INPUT(j)))
+                n->in[j]->value_read = 1;
+        }
         mmd__kernel_ctx(&c, m, i, err);
         if ((st = mmd__kernel_status(&c, n->kernel->prepare(&c), "prepare")) != MMD_OK) return st;
         n->scratch_size = c.scratch_size;
-        for (j = 0; j < n->input_count; ++j)
-            if (n->in[j] && !mmd_tensor_is_const(n->in[j])) all_const = 0;
-        if (n->kernel->flags & MMD_KERNEL_SHAPE_ONLY) all_const = 1;
+        n->reprepare = dyn_in;
+        for (j = 0; j < n->output_count; ++j)
+            if (n->out[j] && n->out[j]->dynamic) dyn_out = 1;
+        /* Computed now when its inputs are known: once for good when they are fixed, or, when
+           they derive from a dynamic tensor's bound shape, again at each run. */
+        compute_now = !dyn_out && (mmd__inputs_static(n) || (n->kernel->flags & MMD_KERNEL_SHAPE_ONLY));
         for (j = 0; j < n->output_count; ++j) {
             mmd_tensor *t = n->out[j];
             size_t bytes;
             if (!t) continue;
+            if (dyn_in) t->dynamic = 1;
             if ((st = mmd_tensor_nbytes(t, &bytes, err)) != MMD_OK) {
                 char why[MMD_ERROR_MSG_SIZE];
                 memcpy(why, err->msg, sizeof(why));
                 return mmd_kernel_fail(&c, st, "%s", why);
             }
-            if (!all_const) continue;
+            if (!compute_now) continue;
             t->kind = MMD_TENSOR_CONSTANT;
+            t->capacity = bytes;
             if (t->data) continue; /* a Constant's value, in the model bytes */
             if (!(t->data = mmd_arena_alloc(a, bytes, err))) return err->status;
             ps.constant_bytes += bytes;
         }
-        if (all_const) {
-            /* Known at prepare time: compute it now, once, so run skips it. */
+        if (compute_now) {
             if (n->scratch_size && !(c.scratch = mmd_arena_alloc(a, n->scratch_size, err))) return err->status;
             if ((st = mmd__kernel_status(&c, n->kernel->eval(&c), "eval")) != MMD_OK) return st;
-            n->folded = 1;
-            ps.folded_count++;
-        } else if (n->scratch_size > scratch_max) {
-            scratch_max = n->scratch_size;
+            n->folded = !n->reprepare;
+            ps.folded_count += n->folded;
         }
+        ps.reprepare_count += n->reprepare;
+        if (!n->folded && n->scratch_size > scratch_max) scratch_max = n->scratch_size;
     }
 
     /* Lifetimes: from the producing node to the last node that reads the tensor. */
@@ -1395,7 +1434,10 @@ MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *st
     if (total) {
         uint8_t *base = (uint8_t *)mmd_arena_alloc(a, total, err);
         if (!base) return err->status;
-        for (i = 0; i < nact; ++i) m->tensors[order[i]].data = base + m->tensors[order[i]].offset;
+        for (i = 0; i < nact; ++i) {
+            m->tensors[order[i]].data = base + m->tensors[order[i]].offset;
+            m->tensors[order[i]].capacity = sizes[order[i]];
+        }
         if (activations) *activations = base;
     }
     if (scratch) {
@@ -1409,6 +1451,31 @@ MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *st
     return MMD_OK;
 }
 
+/* A run-time prepare, for a node downstream of a data-dependent shape: the same checks as at
+   plan time, against the memory the plan reserved. */
+static mmd_status mmd__reprepare(mmd_kernel_ctx *c, mmd_node *n) {
+    int32_t j;
+    mmd_status st;
+    if (n->kernel->op_data_size) memset(n->op_data, 0, n->kernel->op_data_size);
+    c->scratch_size = 0;
+    if ((st = mmd__kernel_status(c, n->kernel->prepare(c), "prepare")) != MMD_OK) return st;
+    if (c->scratch_size > n->scratch_size)
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "needs %zu bytes of scratch at run time, %zu planned",
+                               c->scratch_size, n->scratch_size);
+    for (j = 0; j < n->output_count; ++j) {
+        mmd_tensor *t = n->out[j];
+        size_t bytes;
+        if (!t) continue;
+        if ((st = mmd_tensor_nbytes(t, &bytes, c->err)) != MMD_OK) return mmd_kernel_fail(c, st, "output '%s' is too large", t->name);
+        if (bytes > t->capacity)
+            return mmd_kernel_fail(c, MMD_ERR_LIMIT,
+                                   "output '%s' needs %zu bytes at run time, past its planned bound of %zu",
+                                   t->name, bytes, t->capacity);
+    }
+    c->scratch_size = n->scratch_size;
+    return MMD_OK;
+}
+
 MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err) {
     mmd_error local;
     int32_t i;
@@ -1416,11 +1483,13 @@ MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err) {
     if (!err) err = &local;
     err->status = MMD_OK;
     for (i = 0; i < m->node_count; ++i) {
+        mmd_node *n = &m->nodes[i];
         mmd_kernel_ctx c;
-        if (m->nodes[i].folded) continue;
+        if (n->folded) continue;
         mmd__kernel_ctx(&c, m, i, err);
+        if (n->reprepare && (st = mmd__reprepare(&c, n)) != MMD_OK) return st;
         c.scratch = scratch;
-        if ((st = mmd__kernel_status(&c, m->nodes[i].kernel->eval(&c), "eval")) != MMD_OK) return st;
+        if ((st = mmd__kernel_status(&c, n->kernel->eval(&c), "eval")) != MMD_OK) return st;
     }
     return MMD_OK;
 }
@@ -1440,3 +1509,24 @@ MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err) {
 #include "mmdeploy_ops.h"
 #endif
 #endif
+
+/*
+MIT License
+
+Copyright (c) 2026 the mmdeploy.h developers
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of this software and
+associated documentation files (the "Software"), to deal in the Software without restriction,
+including without limitation the rights to use, copy, modify, merge, publish, distribute,
+sublicense, and/or sell copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all copies or
+substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT
+NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND
+NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES
+OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN
+CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+*/

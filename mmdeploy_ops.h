@@ -1529,10 +1529,20 @@ static mmd_status mmd__cast_eval(mmd_kernel_ctx *c) {
 /* ==== >>ops table ==== */
 
 #include "wip/ops_shape.inc"
+#include "wip/ops_elementwise.inc"
+#include "wip/ops_reduce.inc"
+#include "wip/ops_index.inc"
+#include "wip/ops_nn2.inc"
+#include "wip/ops_detect.inc"
 
 /* Sorted by nothing in particular: lookups are a linear scan done once per node at setup. */
 static const mmd_kernel mmd__kernels[] = {
     MMD__SHAPE_KERNELS
+    MMD__ELEMENTWISE_KERNELS
+    MMD__REDUCE_KERNELS
+    MMD__INDEX_KERNELS
+    MMD__NN2_KERNELS
+    MMD__DETECT_KERNELS
     {"", "Conv", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__conv_data), mmd__conv_f32_prepare, mmd__conv_f32_eval},
     {"", "BatchNormalization", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__batchnorm_data), mmd__batchnorm_f32_prepare, mmd__batchnorm_f32_eval},
     {"", "Relu", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__unary_data), mmd__relu_f32_prepare, mmd__unary_f32_eval},

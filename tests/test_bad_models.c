@@ -11,6 +11,7 @@
    MALFORMED or INVALID_MODEL, and every single-byte corruption must give some status without a
    crash. Each model is read into a buffer of exactly its size, so that under
    -fsanitize=address a read one byte past the end is caught. Closing line: `N passed, M failed`. */
+#define MMD_IMPLEMENTATION
 #include "mmdeploy.h"
 
 #include <stdio.h>
