@@ -607,10 +607,6 @@ static mmd_status mmd__session_create(mmd_arena *a, const void *model, size_t si
                                n->domain[0] ? n->domain : "ai.onnx", n->op_type, (int)n->opset);
             goto fail;
         }
-        for (j = 0; j < n->input_count && j < 24; ++j)
-            if (n->in[j] && n->in[j]->kind == MMD_TENSOR_INPUT &&
-                (n->kernel->flags & MMD_KERNEL_VALUE_INPUT(j)))
-                values_needed = 1;
     }
     s->declared = (int64_t *)mmd_arena_alloc(a, (size_t)m->input_count * MMD_MAX_RANK * sizeof(int64_t) + 1, err);
     s->declared_rank = (int32_t *)mmd_arena_alloc(a, (size_t)m->input_count * sizeof(int32_t) + 1, err);
@@ -632,6 +628,7 @@ static mmd_status mmd__session_create(mmd_arena *a, const void *model, size_t si
         /* Declared shapes with placeholders may not be plannable (a 1x1 image through a 7x7
            conv), nor a graph whose shapes come from input values; the plan then waits for
            mmd_session_prepare with the bound inputs. */
+        for (i = 0; i < m->input_count; ++i) values_needed |= m->tensors[m->inputs[i]].value_read;
         if (st != MMD_OK && !symbolic && !values_needed) goto fail;
         if (st != MMD_OK) err->status = MMD_OK;
     }

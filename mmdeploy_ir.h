@@ -1297,6 +1297,40 @@ static int32_t mmd__inputs_static(const mmd_node *n) {
     return 1;
 }
 
+/* 1 when every input present has a value now (fixed, folded, or a bound graph input). */
+static int32_t mmd__inputs_known(const mmd_node *n) {
+    int32_t j;
+    for (j = 0; j < n->input_count; ++j)
+        if (n->in[j] && !mmd_tensor_is_const(n->in[j])) return 0;
+    return 1;
+}
+
+/* Marks, per tensor, whether some prepare reads its value, directly (a value input) or through
+   the nodes that compute it; those nodes then run at plan time, and a graph input reached this
+   way makes each new binding re-plan. One pass from the last node back suffices because a
+   tensor's readers all come after its producer. */
+static uint8_t *mmd__values_needed(mmd_model *m, mmd_arena *a, mmd_error *err) {
+    uint8_t *need = (uint8_t *)mmd_arena_alloc(a, (size_t)m->tensor_count + 1, err);
+    int32_t i, j;
+    if (!need) return NULL;
+    for (i = m->node_count - 1; i >= 0; --i) {
+        const mmd_node *n = &m->nodes[i];
+        uint32_t flags = n->kernel ? n->kernel->flags : 0;
+        int32_t feeds_value = 0;
+        for (j = 0; j < n->output_count; ++j)
+            if (n->outputs[j] >= 0 && need[n->outputs[j]]) feeds_value = 1;
+        for (j = 0; j < n->input_count; ++j) {
+            if (n->inputs[j] < 0) continue;
+            if ((j < 24 && (flags & MMD_KERNEL_VALUE_INPUT(j))) ||
+                (feeds_value && !(flags & MMD_KERNEL_SHAPE_ONLY)))
+                need[n->inputs[j]] = 1;
+        }
+    }
+    for (i = 0; i < m->input_count; ++i)
+        m->tensors[m->inputs[i]].value_read = need[m->inputs[i]];
+    return need;
+}
+
 MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *stats,
                                   void **activations, void **scratch, mmd_error *err) {
     mmd_error local;
@@ -1304,14 +1338,15 @@ MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *st
     int32_t i, j, nact = 0;
     int32_t *order, *live;
     size_t *sizes, total = 0, scratch_max = 0;
+    uint8_t *need;
     mmd_status st;
 
     if (!err) err = &local;
     memset(&ps, 0, sizeof(ps));
     err->status = MMD_OK;
+    if (!(need = mmd__values_needed(m, a, err))) return err->status;
     for (i = 0; i < m->tensor_count; ++i) {
         mmd_tensor *t = &m->tensors[i];
-        if (t->kind == MMD_TENSOR_INPUT) t->value_read = 0;
         if (t->producer < 0) continue;
         t->kind = MMD_TENSOR_ACTIVATION;
         t->data = NULL;
@@ -1324,7 +1359,7 @@ MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *st
     for (i = 0; i < m->node_count; ++i) {
         mmd_node *n = &m->nodes[i];
         mmd_kernel_ctx c;
-        int32_t dyn_in = 0, dyn_out = 0, compute_now;
+        int32_t dyn_in = 0, dyn_out = 0, feeds_value = 0, compute_now;
         if (!n->kernel)
             return mmd_error_set(err, MMD_ERR_NO_KERNEL, i, n->op_type,
                                  "no kernel for %s::%s (opset %d)", n->domain[0] ? n->domain : "ai.onnx",
@@ -1335,23 +1370,21 @@ MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *st
         n->op_data = NULL;
         if (n->kernel->op_data_size && !(n->op_data = mmd_arena_alloc(a, n->kernel->op_data_size, err)))
             return err->status;
-        for (j = 0; j < n->input_count; ++j) {
-            if (!n->in[j]) continue;
-            if (n->in[j]->dynamic) dyn_in = 1;
-            /* A graph input read as a value shapes this plan: binding it again re-plans. */
-            if (n->in[j]->kind == MMD_TENSOR_INPUT && j < 24 &&
-                (n->kernel->flags & MMD_KERNEL_VALUE_INPUT(j)))
-                n->in[j]->value_read = 1;
-        }
+        for (j = 0; j < n->input_count; ++j)
+            if (n->in[j] && n->in[j]->dynamic) dyn_in = 1;
         mmd__kernel_ctx(&c, m, i, err);
         if ((st = mmd__kernel_status(&c, n->kernel->prepare(&c), "prepare")) != MMD_OK) return st;
         n->scratch_size = c.scratch_size;
         n->reprepare = dyn_in;
-        for (j = 0; j < n->output_count; ++j)
+        for (j = 0; j < n->output_count; ++j) {
             if (n->out[j] && n->out[j]->dynamic) dyn_out = 1;
-        /* Computed now when its inputs are known: once for good when they are fixed, or, when
-           they derive from a dynamic tensor's bound shape, again at each run. */
-        compute_now = !dyn_out && (mmd__inputs_static(n) || (n->kernel->flags & MMD_KERNEL_SHAPE_ONLY));
+            if (n->outputs[j] >= 0 && need[n->outputs[j]]) feeds_value = 1;
+        }
+        /* Computed now when its inputs are known: once for good when they are fixed (or are
+           graph inputs whose values some prepare needs, whose binding re-plans), or, when they
+           derive from a dynamic tensor's bound shape, again at each run. */
+        compute_now = !dyn_out && (mmd__inputs_static(n) || (n->kernel->flags & MMD_KERNEL_SHAPE_ONLY) ||
+                                   (feeds_value && mmd__inputs_known(n)));
         for (j = 0; j < n->output_count; ++j) {
             mmd_tensor *t = n->out[j];
             size_t bytes;

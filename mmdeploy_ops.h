@@ -1526,9 +1526,1037 @@ static mmd_status mmd__cast_eval(mmd_kernel_ctx *c) {
     return MMD_OK;
 }
 
+/* ==== >>ops shape and layout ==== */
+/* Shape and layout kernels: Flatten, Reshape, Squeeze, Unsqueeze, Identity, Dropout, Transpose,
+   Slice, Expand, Concat, Split, Gather, Shape, Size, Constant, ConstantOfShape.
+   They move bytes without looking at them, so one kernel serves every dtype that has an element
+   size. Three ways of moving cover them all:
+   - a plain copy of the whole buffer (Reshape and every op that only renames the shape);
+   - a strided view computed in prepare (Transpose, Slice, Expand): for each output dim the step
+     through the input, negative to walk backwards, 0 to repeat; unit dims are dropped and
+     contiguous neighbours merged so the inner loop runs as long as it can;
+   - contiguous blocks between an outer and an inner extent around one axis (Concat, Split,
+     Gather), recomputed in eval from the dims prepare set. */
+/* Versions 19 to 25 of these operators only added element types (float8, int4, ...), which
+   the dtype checks below refuse, so every kernel here runs up to this opset. */
+#define MMD__SHAPE_OPSET_MAX 25
+
+/* ---- helpers ---------------------------------------------------------------------------- */
+
+/* Names the expected count: "2", "1 to 3" or "at least 1" (INT32_MAX means no upper bound). */
+static mmd_status mmd__shape_count_fail(mmd_kernel_ctx *c, const char *what, int32_t min,
+                                        int32_t max, int32_t got) {
+    if (min == max)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "expects %d %s, got %d", (int)min, what,
+                               (int)got);
+    if (max == INT32_MAX)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "expects at least %d %s, got %d",
+                               (int)min, what, (int)got);
+    return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "expects %d to %d %s, got %d", (int)min,
+                           (int)max, what, (int)got);
+}
+
+/* Checks the input and output counts and that the first in_min inputs and output 0 exist. */
+static mmd_status mmd__shape_check_arity(mmd_kernel_ctx *c, int32_t in_min, int32_t in_max,
+                                         int32_t out_min, int32_t out_max) {
+    int32_t i;
+    if (c->input_count < in_min || c->input_count > in_max)
+        return mmd__shape_count_fail(c, "inputs", in_min, in_max, c->input_count);
+    if (c->output_count < out_min || c->output_count > out_max)
+        return mmd__shape_count_fail(c, "outputs", out_min, out_max, c->output_count);
+    for (i = 0; i < in_min; ++i)
+        if (!c->inputs[i])
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "required input %d is absent", (int)i);
+    if (!c->outputs[0])
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "output 0 is absent");
+    return MMD_OK;
+}
+
+/* Byte-moving kernels need an element size; strings and unknown dtypes have none. */
+static mmd_status mmd__shape_check_data(mmd_kernel_ctx *c, const mmd_tensor *t, const char *what) {
+    if (mmd_dtype_size(t->dtype) == 0)
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "%s has dtype %s (%d), which is not supported",
+                               what, mmd_dtype_name(t->dtype), (int)t->dtype);
+    return MMD_OK;
+}
+
+/* Sets output i (skipped when absent) after checking that its rank fits, its dims are
+   non-negative and its size stays under MMD_MAX_TENSOR_BYTES. */
+static mmd_status mmd__shape_set_output(mmd_kernel_ctx *c, int32_t i, int32_t dtype, int64_t rank,
+                                        const int64_t *dims) {
+    mmd_tensor *t = c->outputs[i];
+    size_t bytes;
+    int64_t d;
+    if (rank < 0 || rank > MMD_MAX_RANK)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "output %d would have rank %lld, more than "
+                               "MMD_MAX_RANK (%d)", (int)i, (long long)rank, (int)MMD_MAX_RANK);
+    for (d = 0; d < rank; ++d)
+        if (dims[d] < 0)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "output %d would have dim %d = %lld",
+                                   (int)i, (int)d, (long long)dims[d]);
+    if (!t) return MMD_OK;
+    t->dtype = dtype;
+    t->rank = (int32_t)rank;
+    for (d = 0; d < rank; ++d) t->dims[d] = dims[d];
+    if (mmd_tensor_nbytes(t, &bytes, NULL) != MMD_OK)
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "output %d is larger than MMD_MAX_TENSOR_BYTES "
+                               "(%llu bytes)", (int)i, (unsigned long long)MMD_MAX_TENSOR_BYTES);
+    return MMD_OK;
+}
+
+/* Element i of an int32 or int64 tensor, widened. */
+static int64_t mmd__shape_int_at(const mmd_tensor *t, int64_t i) {
+    if (t->dtype == MMD_DTYPE_INT32) return (int64_t)((const int32_t *)t->data)[i];
+    return ((const int64_t *)t->data)[i];
+}
+
+/* Validates an input whose values prepare needs (a shape, axes, split sizes): constant, int32
+   or int64, rank 0 or 1. Sets *count to its element count. */
+static mmd_status mmd__shape_check_const_ints(mmd_kernel_ctx *c, const mmd_tensor *t,
+                                              const char *what, int64_t *count) {
+    if (!mmd_tensor_is_const(t))
+        return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "%s input is not known at prepare time",
+                               what);
+    if (t->dtype != MMD_DTYPE_INT64 && t->dtype != MMD_DTYPE_INT32)
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "%s input has dtype %s, expected int64 or int32",
+                               what,
+                               mmd_dtype_name(t->dtype));
+    if (t->rank > 1)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "%s input has rank %d, expected 1", what,
+                               (int)t->rank);
+    *count = mmd_tensor_numel(t);
+    return MMD_OK;
+}
+
+/* Reads an int list of at most max values that is an attribute before some opset and a
+   constant input from then on; from_input picks which. Absent: *n = 0, *present = 0. */
+static mmd_status mmd__shape_get_ints(mmd_kernel_ctx *c, int32_t from_input, int32_t input,
+                                      const char *name, int64_t *out, int32_t max, int32_t *n,
+                                      int32_t *present) {
+    const mmd_tensor *t = NULL;
+    const int64_t *vals = NULL;
+    int64_t count = 0, i;
+    mmd_status st;
+    *n = 0;
+    *present = 0;
+    if (from_input) {
+        if (input >= c->input_count || !c->inputs[input]) return MMD_OK;
+        t = c->inputs[input];
+        if ((st = mmd__shape_check_const_ints(c, t, name, &count)) != MMD_OK) return st;
+    } else {
+        if (!mmd_node_attr(c->node, name)) return MMD_OK;
+        if ((st = mmd_attr_get_ints(c, name, &vals, &count)) != MMD_OK) return st;
+    }
+    if (count > max)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "'%s' has %lld values, more than the %d allowed "
+                               "here", name, (long long)count, (int)max);
+    for (i = 0; i < count; ++i) out[i] = t ? mmd__shape_int_at(t, i) : vals[i];
+    *n = (int32_t)count;
+    *present = 1;
+    return MMD_OK;
+}
+
+/* Normalises an axis in [-rank, rank-1] to [0, rank-1]. */
+static mmd_status mmd__shape_axis(mmd_kernel_ctx *c, const char *what, int64_t axis, int64_t rank,
+                                  int32_t *out) {
+    *out = 0;
+    if (axis < -rank || axis >= rank)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "%s %lld is out of range for rank %lld", what,
+                               (long long)axis, (long long)rank);
+    *out = (int32_t)(axis < 0 ? axis + rank : axis);
+    return MMD_OK;
+}
+
+/* Row-major element strides of t. */
+static void mmd__shape_strides(const mmd_tensor *t, int64_t *strides) {
+    int64_t s = 1;
+    int32_t d;
+    for (d = t->rank - 1; d >= 0; --d) {
+        strides[d] = s;
+        s *= t->dims[d];
+    }
+}
+
+/* Product of dims [from, to) of t. */
+static int64_t mmd__shape_prod(const mmd_tensor *t, int32_t from, int32_t to) {
+    int64_t p = 1;
+    int32_t d;
+    for (d = from; d < to; ++d) p *= t->dims[d];
+    return p;
+}
+
+static int64_t mmd__shape_clamp(int64_t v, int64_t lo, int64_t hi) {
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Copies t's whole buffer to out unless the planner placed both at the same address. */
+static void mmd__shape_copy_all(const mmd_tensor *t, mmd_tensor *out) {
+    size_t bytes = (size_t)mmd_tensor_numel(t) * mmd_dtype_size(t->dtype);
+    if (bytes && out->data != t->data) memcpy(out->data, t->data, bytes);
+}
+
+/* Writes n copies of one element of elem bytes. */
+static void mmd__shape_fill(void *dst, int64_t n, const void *value, size_t elem) {
+    int64_t i;
+    switch (elem) {
+    case 1:
+        if (n) memset(dst, *(const uint8_t *)value, (size_t)n);
+        break;
+    case 2: {
+        uint16_t v, *o = (uint16_t *)dst;
+        memcpy(&v, value, 2);
+        for (i = 0; i < n; ++i) o[i] = v;
+    } break;
+    case 4: {
+        uint32_t v, *o = (uint32_t *)dst;
+        memcpy(&v, value, 4);
+        for (i = 0; i < n; ++i) o[i] = v;
+    } break;
+    case 8: {
+        uint64_t v, *o = (uint64_t *)dst;
+        memcpy(&v, value, 8);
+        for (i = 0; i < n; ++i) o[i] = v;
+    } break;
+    default:
+        for (i = 0; i < n; ++i) memcpy((uint8_t *)dst + (size_t)i * elem, value, elem);
+    }
+}
+
+/* ---- strided view: Transpose, Slice, Expand --------------------------------------------- */
+
+/* Output element (i0, ..., ik) is input element base + sum(i_d * strides[d]). */
+typedef struct mmd__shape_view {
+    int32_t rank;
+    int64_t base;                    /* input element offset of the first output element */
+    int64_t dims[MMD_MAX_RANK];      /* output dims */
+    int64_t strides[MMD_MAX_RANK];   /* input elements per output step; < 0 backwards, 0 repeat */
+} mmd__shape_view;
+
+/* Drops unit dims and merges an outer dim into its inner neighbour when the outer stride is
+   the inner stride times the inner extent, so a plain copy becomes one memcpy. An empty view
+   is left alone: eval copies nothing. */
+static void mmd__shape_view_simplify(mmd__shape_view *v) {
+    int32_t i, n = 0;
+    for (i = 0; i < v->rank; ++i)
+        if (v->dims[i] == 0) return;
+    for (i = 0; i < v->rank; ++i) {
+        if (v->dims[i] == 1) continue;
+        if (n > 0 && v->strides[n - 1] == v->strides[i] * v->dims[i]) {
+            v->dims[n - 1] *= v->dims[i];
+            v->strides[n - 1] = v->strides[i];
+        } else {
+            v->dims[n] = v->dims[i];
+            v->strides[n] = v->strides[i];
+            ++n;
+        }
+    }
+    v->rank = n;
+}
+
+/* Copies n elements read step elements apart; typed loops for the common element sizes. */
+static void mmd__shape_copy_row(uint8_t *dst, const uint8_t *src, int64_t n, int64_t step,
+                                size_t elem) {
+    int64_t j;
+    if (step == 1) {
+        memcpy(dst, src, (size_t)n * elem);
+        return;
+    }
+    switch (elem) {
+    case 1:
+        for (j = 0; j < n; ++j) dst[j] = src[j * step];
+        break;
+    case 2: {
+        const uint16_t *s = (const uint16_t *)(const void *)src;
+        uint16_t *o = (uint16_t *)(void *)dst;
+        for (j = 0; j < n; ++j) o[j] = s[j * step];
+    } break;
+    case 4: {
+        const uint32_t *s = (const uint32_t *)(const void *)src;
+        uint32_t *o = (uint32_t *)(void *)dst;
+        for (j = 0; j < n; ++j) o[j] = s[j * step];
+    } break;
+    case 8: {
+        const uint64_t *s = (const uint64_t *)(const void *)src;
+        uint64_t *o = (uint64_t *)(void *)dst;
+        for (j = 0; j < n; ++j) o[j] = s[j * step];
+    } break;
+    default:
+        for (j = 0; j < n; ++j)
+            memcpy(dst + (size_t)j * elem, src + (ptrdiff_t)(j * step) * (ptrdiff_t)elem, elem);
+    }
+}
+
+/* Shared eval of the strided kernels: walks the output in order, one inner row at a time. */
+static mmd_status mmd__shape_view_eval(mmd_kernel_ctx *c) {
+    const mmd__shape_view *v = (const mmd__shape_view *)c->op_data;
+    const uint8_t *src = (const uint8_t *)c->inputs[0]->data;
+    uint8_t *dst = (uint8_t *)c->outputs[0]->data;
+    size_t elem = mmd_dtype_size(c->outputs[0]->dtype);
+    int64_t idx[MMD_MAX_RANK], off = v->base, rows = 1, r, inner, step;
+    int32_t d, last = v->rank - 1;
+    for (d = 0; d < v->rank; ++d)
+        if (v->dims[d] == 0) return MMD_OK;
+    if (v->rank == 0) {
+        memcpy(dst, src + (size_t)off * elem, elem);
+        return MMD_OK;
+    }
+    inner = v->dims[last];
+    step = v->strides[last];
+    for (d = 0; d < last; ++d) {
+        rows *= v->dims[d];
+        idx[d] = 0;
+    }
+    for (r = 0; r < rows; ++r) {
+        mmd__shape_copy_row(dst, src + (size_t)off * elem, inner, step, elem);
+        dst += (size_t)inner * elem;
+        for (d = last - 1; d >= 0; --d) {
+            off += v->strides[d];
+            if (++idx[d] < v->dims[d]) break;
+            off -= v->strides[d] * v->dims[d];
+            idx[d] = 0;
+        }
+    }
+    return MMD_OK;
+}
+
+/* ---- Identity, Flatten, Reshape, Squeeze, Unsqueeze: same bytes, new shape --------------- */
+
+/* Eval of every op whose output holds the input's bytes unchanged. */
+static mmd_status mmd__identity_any_eval(mmd_kernel_ctx *c) {
+    mmd__shape_copy_all(c->inputs[0], c->outputs[0]);
+    return MMD_OK;
+}
+
+static mmd_status mmd__identity_any_prepare(mmd_kernel_ctx *c) {
+    const mmd_tensor *x;
+    mmd_status st;
+    if ((st = mmd__shape_check_arity(c, 1, 1, 1, 1)) != MMD_OK) return st;
+    x = c->inputs[0];
+    if ((st = mmd__shape_check_data(c, x, "input")) != MMD_OK) return st;
+    return mmd__shape_set_output(c, 0, x->dtype, x->rank, x->dims);
+}
+
+/* Output is 2-D: dims before axis multiplied, and dims from axis on multiplied. */
+static mmd_status mmd__flatten_any_prepare(mmd_kernel_ctx *c) {
+    const mmd_tensor *x;
+    int64_t axis, dims[2] = {1, 1};
+    int32_t d;
+    mmd_status st;
+    if ((st = mmd__shape_check_arity(c, 1, 1, 1, 1)) != MMD_OK) return st;
+    x = c->inputs[0];
+    if ((st = mmd__shape_check_data(c, x, "input")) != MMD_OK) return st;
+    if ((st = mmd_attr_get_int(c, "axis", 1, &axis)) != MMD_OK) return st;
+    /* Unlike other axes, Flatten's may equal the rank (everything in the first dim). */
+    if (axis < -(int64_t)x->rank || axis > x->rank)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "axis %lld is out of range for rank %d",
+                               (long long)axis, (int)x->rank);
+    if (axis < 0) axis += x->rank;
+    for (d = 0; d < x->rank; ++d) dims[d < axis ? 0 : 1] *= x->dims[d];
+    return mmd__shape_set_output(c, 0, x->dtype, 2, dims);
+}
+
+/* Shape comes from the 'shape' attribute before opset 5 and from a constant input after. A 0
+   copies the input dim at that position unless allowzero=1 (opset 14); one -1 is inferred. */
+static mmd_status mmd__reshape_any_prepare(mmd_kernel_ctx *c) {
+    const mmd_tensor *x;
+    int64_t shape[MMD_MAX_RANK], allowzero = 0, known = 1, numel, v;
+    int32_t i, n, present, infer = -1, has_zero = 0, overflow = 0;
+    mmd_status st;
+    if ((st = mmd__shape_check_arity(c, c->opset < 5 ? 1 : 2, 2, 1, 1)) != MMD_OK) return st;
+    x = c->inputs[0];
+    if ((st = mmd__shape_check_data(c, x, "data")) != MMD_OK) return st;
+    st = mmd__shape_get_ints(c, c->opset >= 5, 1, "shape", shape, MMD_MAX_RANK, &n, &present);
+    if (st != MMD_OK) return st;
+    if (!present)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has no 'shape' attribute");
+    if (c->opset >= 14 && (st = mmd_attr_get_int(c, "allowzero", 0, &allowzero)) != MMD_OK)
+        return st;
+    for (i = 0; i < n; ++i) {
+        v = shape[i];
+        if (v == -1) {
+            if (infer >= 0)
+                return mmd_kernel_fail(c, MMD_ERR_SHAPE, "shape has -1 at positions %d and %d; "
+                                       "only one dim can be inferred", (int)infer, (int)i);
+            infer = i;
+            continue;
+        }
+        if (v == 0 && !allowzero) {
+            if (i >= x->rank)
+                return mmd_kernel_fail(c, MMD_ERR_SHAPE, "shape[%d] is 0 (copy the input dim) but "
+                                       "the input has rank %d", (int)i, (int)x->rank);
+            v = shape[i] = x->dims[i];
+        }
+        if (v < 0)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "shape[%d] = %lld is negative", (int)i,
+                                   (long long)v);
+        if (v == 0) has_zero = 1;
+        else if (known > INT64_MAX / v) overflow = 1;
+        else known *= v;
+    }
+    numel = mmd_tensor_numel(x);
+    if (infer >= 0) {
+        if (has_zero)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "shape[%d] = -1 cannot be inferred when the "
+                                   "other dims contain a 0", (int)infer);
+        if (overflow || numel % known != 0)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "input has %lld elements, which the other "
+                                   "dims of shape (product %lld) do not divide", (long long)numel,
+                                   (long long)known);
+        shape[infer] = numel / known;
+    } else if (has_zero ? numel != 0 : (overflow || known != numel)) {
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "shape has %s%lld elements but the input has %lld",
+                               overflow && !has_zero ? "more than " : "",
+                               (long long)(has_zero ? 0 : known), (long long)numel);
+    }
+    return mmd__shape_set_output(c, 0, x->dtype, n, shape);
+}
+
+/* Axes from the attribute before opset 13, from an optional constant input after; without
+   axes every dim of size 1 goes. */
+static mmd_status mmd__squeeze_any_prepare(mmd_kernel_ctx *c) {
+    const mmd_tensor *x;
+    int64_t axes[MMD_MAX_RANK], dims[MMD_MAX_RANK];
+    int32_t i, a, n, present, drop[MMD_MAX_RANK], out_rank = 0;
+    mmd_status st;
+    if ((st = mmd__shape_check_arity(c, 1, c->opset < 13 ? 1 : 2, 1, 1)) != MMD_OK) return st;
+    x = c->inputs[0];
+    if ((st = mmd__shape_check_data(c, x, "data")) != MMD_OK) return st;
+    st = mmd__shape_get_ints(c, c->opset >= 13, 1, "axes", axes, MMD_MAX_RANK, &n, &present);
+    if (st != MMD_OK) return st;
+    for (i = 0; i < x->rank; ++i) drop[i] = n == 0 && x->dims[i] == 1;
+    for (i = 0; i < n; ++i) {
+        if ((st = mmd__shape_axis(c, "axis", axes[i], x->rank, &a)) != MMD_OK) return st;
+        if (drop[a])
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "axis %lld is listed twice", (long long)axes[i]);
+        if (x->dims[a] != 1)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "cannot squeeze axis %d of size %lld", (int)a,
+                                   (long long)x->dims[a]);
+        drop[a] = 1;
+    }
+    for (i = 0; i < x->rank; ++i)
+        if (!drop[i]) dims[out_rank++] = x->dims[i];
+    return mmd__shape_set_output(c, 0, x->dtype, out_rank, dims);
+}
+
+/* Axes (attribute before opset 13, constant input after) index the output, whose rank is the
+   input rank plus the number of axes. */
+static mmd_status mmd__unsqueeze_any_prepare(mmd_kernel_ctx *c) {
+    const mmd_tensor *x;
+    int64_t axes[MMD_MAX_RANK], dims[MMD_MAX_RANK], out_rank;
+    int32_t i, j, a, n, present, insert[MMD_MAX_RANK];
+    mmd_status st;
+    int32_t from_input = c->opset >= 13;
+    if ((st = mmd__shape_check_arity(c, 1 + from_input, 1 + from_input, 1, 1)) != MMD_OK) return st;
+    x = c->inputs[0];
+    if ((st = mmd__shape_check_data(c, x, "data")) != MMD_OK) return st;
+    st = mmd__shape_get_ints(c, from_input, 1, "axes", axes, MMD_MAX_RANK, &n, &present);
+    if (st != MMD_OK) return st;
+    if (!present) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has no 'axes' attribute");
+    out_rank = (int64_t)x->rank + n;
+    if (out_rank > MMD_MAX_RANK)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "output would have rank %lld, more than "
+                               "MMD_MAX_RANK (%d)", (long long)out_rank, (int)MMD_MAX_RANK);
+    for (i = 0; i < out_rank; ++i) insert[i] = 0;
+    for (i = 0; i < n; ++i) {
+        if ((st = mmd__shape_axis(c, "axis", axes[i], out_rank, &a)) != MMD_OK) return st;
+        if (insert[a])
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "axis %lld is listed twice", (long long)axes[i]);
+        insert[a] = 1;
+    }
+    for (i = 0, j = 0; i < out_rank; ++i) dims[i] = insert[i] ? 1 : x->dims[j++];
+    return mmd__shape_set_output(c, 0, x->dtype, out_rank, dims);
+}
+
+/* ---- Dropout: inference only ------------------------------------------------------------- */
+
+/* The mask element eval writes: true, or before opset 10 the value 1 in the input's type. */
+typedef struct mmd__dropout_data {
+    unsigned char one[8];
+} mmd__dropout_data;
+
+/* Output is the input, the optional mask all ones. This runtime only does inference, so the
+   opset < 7 'is_test' attribute is not read; an opset >= 12 'training_mode' that is true is
+   refused since random masks have no place in it. */
+static mmd_status mmd__dropout_any_prepare(mmd_kernel_ctx *c) {
+    mmd__dropout_data *p = (mmd__dropout_data *)c->op_data;
+    const mmd_tensor *x, *mode;
+    int32_t mask_dtype = MMD_DTYPE_BOOL;
+    mmd_status st;
+    if ((st = mmd__shape_check_arity(c, 1, c->opset < 12 ? 1 : 3, 1, 2)) != MMD_OK) return st;
+    x = c->inputs[0];
+    if ((st = mmd__shape_check_data(c, x, "data")) != MMD_OK) return st;
+    mode = c->input_count > 2 ? c->inputs[2] : NULL;
+    if (mode) {
+        if (!mmd_tensor_is_const(mode))
+            return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "training_mode input is not known at "
+                                   "prepare time");
+        if (mode->dtype != MMD_DTYPE_BOOL || mmd_tensor_numel(mode) != 1)
+            return mmd_kernel_fail(c, MMD_ERR_DTYPE, "training_mode must be one bool, got %s with "
+                                   "%lld elements", mmd_dtype_name(mode->dtype),
+                                   (long long)mmd_tensor_numel(mode));
+        if (*(const uint8_t *)mode->data)
+            return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "training_mode is true; only "
+                                   "inference is supported");
+    }
+    p->one[0] = 1;
+    if (c->opset < 10) {
+        /* The mask has the input's floating type: 1.0 in its encoding. */
+        uint16_t h = x->dtype == MMD_DTYPE_FLOAT16 ? 0x3C00u : 0x3F80u;
+        float f = 1.0f;
+        double g = 1.0;
+        mask_dtype = x->dtype;
+        if (x->dtype == MMD_DTYPE_FLOAT32) memcpy(p->one, &f, sizeof f);
+        else if (x->dtype == MMD_DTYPE_FLOAT64) memcpy(p->one, &g, sizeof g);
+        else if (x->dtype == MMD_DTYPE_FLOAT16 || x->dtype == MMD_DTYPE_BFLOAT16) memcpy(p->one, &h, 2);
+        else
+            return mmd_kernel_fail(c, MMD_ERR_DTYPE, "data has dtype %s, expected a float type",
+                                   mmd_dtype_name(x->dtype));
+    }
+    if ((st = mmd__shape_set_output(c, 0, x->dtype, x->rank, x->dims)) != MMD_OK) return st;
+    if (c->output_count > 1) return mmd__shape_set_output(c, 1, mask_dtype, x->rank, x->dims);
+    return MMD_OK;
+}
+
+static mmd_status mmd__dropout_any_eval(mmd_kernel_ctx *c) {
+    const mmd__dropout_data *p = (const mmd__dropout_data *)c->op_data;
+    mmd_tensor *mask = c->output_count > 1 ? c->outputs[1] : NULL;
+    mmd__shape_copy_all(c->inputs[0], c->outputs[0]);
+    if (mask)
+        mmd__shape_fill(mask->data, mmd_tensor_numel(mask), p->one, mmd_dtype_size(mask->dtype));
+    return MMD_OK;
+}
+
+/* ---- Transpose, Slice, Expand ------------------------------------------------------------- */
+
+/* Output dim i is input dim perm[i]; perm defaults to the reversed axes. */
+static mmd_status mmd__transpose_any_prepare(mmd_kernel_ctx *c) {
+    mmd__shape_view *v = (mmd__shape_view *)c->op_data;
+    const mmd_tensor *x;
+    const int64_t *perm;
+    int64_t count, strides[MMD_MAX_RANK], p;
+    int32_t i, seen[MMD_MAX_RANK];
+    mmd_status st;
+    if ((st = mmd__shape_check_arity(c, 1, 1, 1, 1)) != MMD_OK) return st;
+    x = c->inputs[0];
+    if ((st = mmd__shape_check_data(c, x, "data")) != MMD_OK) return st;
+    if ((st = mmd_attr_get_ints(c, "perm", &perm, &count)) != MMD_OK) return st;
+    if (perm && count != x->rank)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "perm has %lld values for an input of rank %d",
+                               (long long)count, (int)x->rank);
+    mmd__shape_strides(x, strides);
+    for (i = 0; i < x->rank; ++i) seen[i] = 0;
+    v->rank = x->rank;
+    for (i = 0; i < x->rank; ++i) {
+        p = perm ? perm[i] : x->rank - 1 - i;
+        if (p < 0 || p >= x->rank)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "perm[%d] = %lld is out of range for rank %d",
+                                   (int)i, (long long)p, (int)x->rank);
+        if (seen[p])
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "perm lists axis %lld twice", (long long)p);
+        seen[p] = 1;
+        v->dims[i] = x->dims[p];
+        v->strides[i] = strides[p];
+    }
+    if ((st = mmd__shape_set_output(c, 0, x->dtype, v->rank, v->dims)) != MMD_OK) return st;
+    mmd__shape_view_simplify(v);
+    return MMD_OK;
+}
+
+static mmd_status mmd__transpose_any_eval(mmd_kernel_ctx *c) { return mmd__shape_view_eval(c); }
+
+/* Starts, ends and axes are attributes before opset 10 and constant inputs (with steps) from
+   then on. Negative starts and ends count from the end; the results are clamped to
+   [0, dim] for a positive step and to [0, dim-1] (start) and [-1, dim-1] (end) for a
+   negative one, which is how INT64_MAX and INT64_MIN ends mean "to the end". */
+static mmd_status mmd__slice_any_prepare(mmd_kernel_ctx *c) {
+    mmd__shape_view *v = (mmd__shape_view *)c->op_data;
+    const mmd_tensor *x;
+    int64_t starts[MMD_MAX_RANK], ends[MMD_MAX_RANK], axes[MMD_MAX_RANK], steps[MMD_MAX_RANK];
+    int64_t strides[MMD_MAX_RANK], d, start, end, step, count;
+    int32_t i, a, n, n_end, n_axes, n_steps, present, seen[MMD_MAX_RANK];
+    int32_t from_input = c->opset >= 10;
+    mmd_status st;
+    if ((st = mmd__shape_check_arity(c, from_input ? 3 : 1, from_input ? 5 : 1, 1, 1)) != MMD_OK)
+        return st;
+    x = c->inputs[0];
+    if ((st = mmd__shape_check_data(c, x, "data")) != MMD_OK) return st;
+    /* Axes are distinct, so no list can be longer than the rank. */
+    st = mmd__shape_get_ints(c, from_input, 1, "starts", starts, x->rank, &n, &present);
+    if (st != MMD_OK) return st;
+    if (!present) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has no 'starts' attribute");
+    st = mmd__shape_get_ints(c, from_input, 2, "ends", ends, x->rank, &n_end, &present);
+    if (st != MMD_OK) return st;
+    if (!present) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has no 'ends' attribute");
+    st = mmd__shape_get_ints(c, from_input, 3, "axes", axes, x->rank, &n_axes, &present);
+    if (st != MMD_OK) return st;
+    if (!present)
+        for (i = 0, n_axes = n; i < n; ++i) axes[i] = i;
+    n_steps = n;
+    for (i = 0; i < n; ++i) steps[i] = 1;
+    if (from_input) {
+        st = mmd__shape_get_ints(c, 1, 4, "steps", steps, x->rank, &n_steps, &present);
+        if (st != MMD_OK) return st;
+        if (!present)
+            for (i = 0, n_steps = n; i < n; ++i) steps[i] = 1;
+    }
+    if (n_end != n || n_axes != n || n_steps != n)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "starts, ends, axes and steps have %d, %d, %d and "
+                               "%d values; they must match", (int)n, (int)n_end, (int)n_axes,
+                               (int)n_steps);
+    mmd__shape_strides(x, strides);
+    v->rank = x->rank;
+    v->base = 0;
+    for (i = 0; i < x->rank; ++i) {
+        v->dims[i] = x->dims[i];
+        v->strides[i] = strides[i];
+        seen[i] = 0;
+    }
+    for (i = 0; i < n; ++i) {
+        if ((st = mmd__shape_axis(c, "axis", axes[i], x->rank, &a)) != MMD_OK) return st;
+        if (seen[a])
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "axis %lld is listed twice", (long long)axes[i]);
+        seen[a] = 1;
+        step = steps[i];
+        if (step == 0) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "steps[%d] is 0", (int)i);
+        d = x->dims[a];
+        start = starts[i] < 0 ? starts[i] + d : starts[i];
+        end = ends[i] < 0 ? ends[i] + d : ends[i];
+        if (step > 0) {
+            start = mmd__shape_clamp(start, 0, d);
+            end = mmd__shape_clamp(end, 0, d);
+            count = end > start ? (end - start - 1) / step + 1 : 0;
+        } else {
+            start = mmd__shape_clamp(start, 0, d - 1);
+            end = mmd__shape_clamp(end, -1, d - 1);
+            /* -step overflows for INT64_MIN; any step that large takes one element. */
+            count = start > end ? (start - end - 1) / (step == INT64_MIN ? INT64_MAX : -step) + 1 : 0;
+        }
+        v->dims[a] = count;
+        /* With one element the step is never taken; a huge step must not overflow here. */
+        v->strides[a] = count > 1 ? strides[a] * step : 0;
+        if (count > 0) v->base += start * strides[a];
+    }
+    if ((st = mmd__shape_set_output(c, 0, x->dtype, v->rank, v->dims)) != MMD_OK) return st;
+    mmd__shape_view_simplify(v);
+    return MMD_OK;
+}
+
+static mmd_status mmd__slice_any_eval(mmd_kernel_ctx *c) { return mmd__shape_view_eval(c); }
+
+/* Bidirectional broadcast of the input against a constant shape, aligned on the right: a dim
+   of 1 on either side takes the other side's dim. */
+static mmd_status mmd__expand_any_prepare(mmd_kernel_ctx *c) {
+    mmd__shape_view *v = (mmd__shape_view *)c->op_data;
+    const mmd_tensor *x;
+    int64_t shape[MMD_MAX_RANK], strides[MMD_MAX_RANK], a, b;
+    int32_t i, n, present, rank, xi, si;
+    mmd_status st;
+    if ((st = mmd__shape_check_arity(c, 2, 2, 1, 1)) != MMD_OK) return st;
+    x = c->inputs[0];
+    if ((st = mmd__shape_check_data(c, x, "input")) != MMD_OK) return st;
+    st = mmd__shape_get_ints(c, 1, 1, "shape", shape, MMD_MAX_RANK, &n, &present);
+    if (st != MMD_OK) return st;
+    mmd__shape_strides(x, strides);
+    rank = x->rank > n ? x->rank : n;
+    v->rank = rank;
+    v->base = 0;
+    for (i = 0; i < rank; ++i) {
+        xi = i - (rank - x->rank);
+        si = i - (rank - n);
+        a = xi >= 0 ? x->dims[xi] : 1;
+        b = si >= 0 ? shape[si] : 1;
+        if (b < 0)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "shape[%d] = %lld is negative", (int)si,
+                                   (long long)b);
+        if (a != b && a != 1 && b != 1)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "cannot broadcast input dim %lld against "
+                                   "shape[%d] = %lld", (long long)a, (int)si, (long long)b);
+        v->dims[i] = b == 1 ? a : b;
+        v->strides[i] = xi >= 0 && a == v->dims[i] ? strides[xi] : 0;
+    }
+    if ((st = mmd__shape_set_output(c, 0, x->dtype, v->rank, v->dims)) != MMD_OK) return st;
+    mmd__shape_view_simplify(v);
+    return MMD_OK;
+}
+
+static mmd_status mmd__expand_any_eval(mmd_kernel_ctx *c) { return mmd__shape_view_eval(c); }
+
+/* ---- Concat, Split, Gather: blocks around one axis --------------------------------------- */
+
+typedef struct mmd__axis_data {
+    int32_t axis;
+} mmd__axis_data;
+
+/* Legacy PyTorch exports concatenate an empty 1-D tensor (shape [0]) onto tensors of another
+   rank (possibly of another dtype); it adds nothing, so such an input is skipped, not refused. */
+static int32_t mmd__concat_skips(const mmd_tensor *t, int32_t rank) {
+    return t->rank != rank && t->rank == 1 && t->dims[0] == 0;
+}
+
+/* All inputs share dtype and rank and agree on every dim but the axis, whose sizes add up.
+   The axis attribute is optional (default 1) only before opset 4. */
+static mmd_status mmd__concat_any_prepare(mmd_kernel_ctx *c) {
+    mmd__axis_data *p = (mmd__axis_data *)c->op_data;
+    const mmd_tensor *ref, *t;
+    int64_t axis, dims[MMD_MAX_RANK];
+    int32_t i, d, r = 0;
+    mmd_status st;
+    if ((st = mmd__shape_check_arity(c, 1, INT32_MAX, 1, 1)) != MMD_OK) return st;
+    for (i = 0; i < c->input_count; ++i)
+        if (!c->inputs[i])
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "input %d is absent", (int)i);
+    /* The reference input is the first one that is not a legacy empty 1-D tensor. */
+    for (i = 0; i < c->input_count; ++i)
+        if (!(c->inputs[i]->rank == 1 && c->inputs[i]->dims[0] == 0)) break;
+    r = i < c->input_count ? i : 0;
+    ref = c->inputs[r];
+    if ((st = mmd__shape_check_data(c, ref, "input")) != MMD_OK) return st;
+    if (c->opset >= 4 && !mmd_node_attr(c->node, "axis"))
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has no 'axis' attribute");
+    if ((st = mmd_attr_get_int(c, "axis", 1, &axis)) != MMD_OK) return st;
+    if ((st = mmd__shape_axis(c, "axis", axis, ref->rank, &p->axis)) != MMD_OK) return st;
+    for (d = 0; d < ref->rank; ++d) dims[d] = ref->dims[d];
+    dims[p->axis] = 0;
+    for (i = 0; i < c->input_count; ++i) {
+        t = c->inputs[i];
+        if (mmd__concat_skips(t, ref->rank)) continue;
+        if (t->dtype != ref->dtype)
+            return mmd_kernel_fail(c, MMD_ERR_DTYPE, "input %d has dtype %s but input %d has %s",
+                                   (int)i, mmd_dtype_name(t->dtype), (int)r,
+                                   mmd_dtype_name(ref->dtype));
+        if (t->rank != ref->rank)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "input %d has rank %d but input %d has %d",
+                                   (int)i, (int)t->rank, (int)r, (int)ref->rank);
+        for (d = 0; d < ref->rank; ++d)
+            if (d != p->axis && t->dims[d] != ref->dims[d])
+                return mmd_kernel_fail(c, MMD_ERR_SHAPE, "input %d has dim %d = %lld but input %d "
+                                       "has %lld", (int)i, (int)d, (long long)t->dims[d], (int)r,
+                                       (long long)ref->dims[d]);
+        dims[p->axis] += t->dims[p->axis];
+    }
+    return mmd__shape_set_output(c, 0, ref->dtype, ref->rank, dims);
+}
+
+static mmd_status mmd__concat_any_eval(mmd_kernel_ctx *c) {
+    const mmd__axis_data *p = (const mmd__axis_data *)c->op_data;
+    mmd_tensor *out = c->outputs[0];
+    size_t elem = mmd_dtype_size(out->dtype), block;
+    int64_t outer = mmd__shape_prod(out, 0, p->axis), inner, o;
+    uint8_t *dst = (uint8_t *)out->data;
+    int32_t i;
+    if (mmd_tensor_numel(out) == 0) return MMD_OK;
+    inner = mmd__shape_prod(out, p->axis + 1, out->rank);
+    for (o = 0; o < outer; ++o)
+        for (i = 0; i < c->input_count; ++i) {
+            const mmd_tensor *t = c->inputs[i];
+            if (mmd__concat_skips(t, out->rank)) continue;
+            block = (size_t)(t->dims[p->axis] * inner) * elem;
+            if (block) memcpy(dst, (const uint8_t *)t->data + (size_t)o * block, block);
+            dst += block;
+        }
+    return MMD_OK;
+}
+
+/* Sizes come from the 'split' attribute (opset 2 to 12), or from an optional constant input
+   (opset 1 and from 13); without them the axis is cut into equal parts, and from opset 18
+   (num_outputs) the last part may be smaller. Every output must be present. */
+static mmd_status mmd__split_any_prepare(mmd_kernel_ctx *c) {
+    mmd__axis_data *p = (mmd__axis_data *)c->op_data;
+    const mmd_tensor *x, *sizes_in = NULL;
+    const int64_t *sizes_attr = NULL;
+    int64_t axis, count = 0, d, size, sum = 0, chunk = 0, num;
+    int64_t dims[MMD_MAX_RANK];
+    int32_t i, k, n = c->output_count;
+    int32_t from_input = c->opset >= 13 || c->opset == 1;
+    mmd_status st;
+    if ((st = mmd__shape_check_arity(c, 1, from_input ? 2 : 1, 1, INT32_MAX)) != MMD_OK) return st;
+    x = c->inputs[0];
+    if ((st = mmd__shape_check_data(c, x, "input")) != MMD_OK) return st;
+    for (k = 0; k < n; ++k)
+        if (!c->outputs[k])
+            return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "output %d is absent", (int)k);
+    if ((st = mmd_attr_get_int(c, "axis", 0, &axis)) != MMD_OK) return st;
+    if ((st = mmd__shape_axis(c, "axis", axis, x->rank, &p->axis)) != MMD_OK) return st;
+    d = x->dims[p->axis];
+    if (from_input && c->input_count > 1 && c->inputs[1]) {
+        sizes_in = c->inputs[1];
+        if ((st = mmd__shape_check_const_ints(c, sizes_in, "split", &count)) != MMD_OK) return st;
+    } else if (mmd_node_attr(c->node, "split")) {
+        if ((st = mmd_attr_get_ints(c, "split", &sizes_attr, &count)) != MMD_OK) return st;
+    }
+    if ((sizes_in || sizes_attr) && count != n)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "split has %lld sizes for %d outputs",
+                               (long long)count, (int)n);
+    if (!sizes_in && !sizes_attr) {
+        if ((st = mmd_attr_get_int(c, "num_outputs", n, &num)) != MMD_OK) return st;
+        if (num != n)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "num_outputs is %lld but the node has "
+                                   "%d outputs", (long long)num, (int)n);
+        if (c->opset < 18 && d % n != 0)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "axis dim %lld does not split into %d equal "
+                                   "parts", (long long)d, (int)n);
+        chunk = d / n + (d % n != 0);
+        if (d - chunk * (n - 1) < 0)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "axis dim %lld cannot be cut into %d parts of "
+                                   "%lld", (long long)d, (int)n, (long long)chunk);
+    }
+    for (i = 0; i < x->rank; ++i) dims[i] = x->dims[i];
+    for (k = 0; k < n; ++k) {
+        if (sizes_in) size = mmd__shape_int_at(sizes_in, k);
+        else if (sizes_attr) size = sizes_attr[k];
+        else size = k < n - 1 ? chunk : d - chunk * (n - 1);
+        if (size < 0 || size > d - sum)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "split[%d] = %lld overruns axis dim %lld",
+                                   (int)k, (long long)size, (long long)d);
+        sum += size;
+        dims[p->axis] = size;
+        if ((st = mmd__shape_set_output(c, k, x->dtype, x->rank, dims)) != MMD_OK) return st;
+    }
+    if (sum != d)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "split sizes add up to %lld, axis dim is %lld",
+                               (long long)sum, (long long)d);
+    return MMD_OK;
+}
+
+static mmd_status mmd__split_any_eval(mmd_kernel_ctx *c) {
+    const mmd__axis_data *p = (const mmd__axis_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0];
+    const uint8_t *src = (const uint8_t *)x->data;
+    size_t elem = mmd_dtype_size(x->dtype), block;
+    int64_t outer = mmd__shape_prod(x, 0, p->axis), inner, o;
+    int32_t k;
+    if (mmd_tensor_numel(x) == 0) return MMD_OK;
+    inner = mmd__shape_prod(x, p->axis + 1, x->rank);
+    for (o = 0; o < outer; ++o)
+        for (k = 0; k < c->output_count; ++k) {
+            mmd_tensor *out = c->outputs[k];
+            block = (size_t)(out->dims[p->axis] * inner) * elem;
+            if (block) memcpy((uint8_t *)out->data + (size_t)o * block, src, block);
+            src += block;
+        }
+    return MMD_OK;
+}
+
+/* Every index must lie in [-size, size-1]; the message names the first one that does not. */
+static mmd_status mmd__gather_check(mmd_kernel_ctx *c, const mmd_tensor *idx, int64_t size) {
+    int64_t j, n = mmd_tensor_numel(idx), v;
+    for (j = 0; j < n; ++j) {
+        v = mmd__shape_int_at(idx, j);
+        if (v < -size || v >= size)
+            return mmd_kernel_fail(c, MMD_ERR_INDEX, "index %lld (element %lld of indices) is out "
+                                   "of range for an axis of size %lld", (long long)v, (long long)j,
+                                   (long long)size);
+    }
+    return MMD_OK;
+}
+
+/* Output dims: data's before the axis, then the indices' dims, then data's after the axis. */
+static mmd_status mmd__gather_any_prepare(mmd_kernel_ctx *c) {
+    mmd__axis_data *p = (mmd__axis_data *)c->op_data;
+    const mmd_tensor *x, *idx;
+    int64_t axis, dims[MMD_MAX_RANK], rank;
+    int32_t d, n = 0;
+    mmd_status st;
+    if ((st = mmd__shape_check_arity(c, 2, 2, 1, 1)) != MMD_OK) return st;
+    x = c->inputs[0];
+    idx = c->inputs[1];
+    if ((st = mmd__shape_check_data(c, x, "data")) != MMD_OK) return st;
+    if (idx->dtype != MMD_DTYPE_INT64 && idx->dtype != MMD_DTYPE_INT32)
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "indices have dtype %s, expected int32 or int64",
+                               mmd_dtype_name(idx->dtype));
+    if ((st = mmd_attr_get_int(c, "axis", 0, &axis)) != MMD_OK) return st;
+    if ((st = mmd__shape_axis(c, "axis", axis, x->rank, &p->axis)) != MMD_OK) return st;
+    rank = (int64_t)x->rank - 1 + idx->rank;
+    if (rank > MMD_MAX_RANK)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "output would have rank %lld, more than "
+                               "MMD_MAX_RANK (%d)", (long long)rank, (int)MMD_MAX_RANK);
+    for (d = 0; d < p->axis; ++d) dims[n++] = x->dims[d];
+    for (d = 0; d < idx->rank; ++d) dims[n++] = idx->dims[d];
+    for (d = p->axis + 1; d < x->rank; ++d) dims[n++] = x->dims[d];
+    if (mmd_tensor_is_const(idx) && (st = mmd__gather_check(c, idx, x->dims[p->axis])) != MMD_OK)
+        return st;
+    return mmd__shape_set_output(c, 0, x->dtype, rank, dims);
+}
+
+static mmd_status mmd__gather_any_eval(mmd_kernel_ctx *c) {
+    const mmd__axis_data *p = (const mmd__axis_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0], *idx = c->inputs[1];
+    int64_t size = x->dims[p->axis], outer = mmd__shape_prod(x, 0, p->axis);
+    int64_t n = mmd_tensor_numel(idx), o, j, v;
+    size_t block = (size_t)mmd__shape_prod(x, p->axis + 1, x->rank) * mmd_dtype_size(x->dtype);
+    const uint8_t *src = (const uint8_t *)x->data;
+    uint8_t *dst = (uint8_t *)c->outputs[0]->data;
+    mmd_status st;
+    if ((st = mmd__gather_check(c, idx, size)) != MMD_OK) return st;
+    if (block == 0) return MMD_OK;
+    for (o = 0; o < outer; ++o)
+        for (j = 0; j < n; ++j) {
+            v = mmd__shape_int_at(idx, j);
+            if (v < 0) v += size;
+            memcpy(dst, src + (size_t)(o * size + v) * block, block);
+            dst += block;
+        }
+    return MMD_OK;
+}
+
+/* ---- Shape, Size: values from dims alone (the planner folds them) ------------------------- */
+
+typedef struct mmd__shape_data {
+    int32_t start;
+} mmd__shape_data;
+
+/* Opset 15 start/end pick a range of dims; both clamp to [0, rank] after negatives add rank. */
+static mmd_status mmd__shape_any_prepare(mmd_kernel_ctx *c) {
+    mmd__shape_data *p = (mmd__shape_data *)c->op_data;
+    const mmd_tensor *x;
+    int64_t start = 0, end, len;
+    mmd_status st;
+    if ((st = mmd__shape_check_arity(c, 1, 1, 1, 1)) != MMD_OK) return st;
+    x = c->inputs[0];
+    end = x->rank;
+    if (c->opset >= 15) {
+        if ((st = mmd_attr_get_int(c, "start", 0, &start)) != MMD_OK) return st;
+        if ((st = mmd_attr_get_int(c, "end", x->rank, &end)) != MMD_OK) return st;
+    }
+    start = mmd__shape_clamp(start < 0 ? start + x->rank : start, 0, x->rank);
+    end = mmd__shape_clamp(end < 0 ? end + x->rank : end, 0, x->rank);
+    len = end > start ? end - start : 0;
+    p->start = (int32_t)start;
+    return mmd__shape_set_output(c, 0, MMD_DTYPE_INT64, 1, &len);
+}
+
+static mmd_status mmd__shape_any_eval(mmd_kernel_ctx *c) {
+    const mmd__shape_data *p = (const mmd__shape_data *)c->op_data;
+    mmd_tensor *out = c->outputs[0];
+    int64_t *dst = (int64_t *)out->data, i;
+    for (i = 0; i < out->dims[0]; ++i) dst[i] = c->inputs[0]->dims[p->start + i];
+    return MMD_OK;
+}
+
+static mmd_status mmd__size_any_prepare(mmd_kernel_ctx *c) {
+    mmd_status st;
+    if ((st = mmd__shape_check_arity(c, 1, 1, 1, 1)) != MMD_OK) return st;
+    return mmd__shape_set_output(c, 0, MMD_DTYPE_INT64, 0, NULL);
+}
+
+static mmd_status mmd__size_any_eval(mmd_kernel_ctx *c) {
+    *(int64_t *)c->outputs[0]->data = mmd_tensor_numel(c->inputs[0]);
+    return MMD_OK;
+}
+
+/* ---- Constant, ConstantOfShape ------------------------------------------------------------ */
+
+typedef struct mmd__constant_data {
+    const void *src;                 /* the value's bytes: attribute data or the fields below */
+    int64_t i;                       /* value_int */
+    float f;                         /* value_float */
+} mmd__constant_data;
+
+/* Exactly one value attribute. The output points at the attribute's bytes, so nothing is
+   copied; eval copies only if the planner has since given the output memory of its own. */
+static mmd_status mmd__constant_any_prepare(mmd_kernel_ctx *c) {
+    static const char *const names[] = {"value", "value_float", "value_floats", "value_int",
+                                        "value_ints", "value_string", "value_strings",
+                                        "sparse_value"};
+    mmd__constant_data *p = (mmd__constant_data *)c->op_data;
+    const mmd_tensor *t;
+    const float *floats;
+    const int64_t *ints;
+    int64_t count;
+    int32_t i, found = -1;
+    mmd_status st;
+    if ((st = mmd__shape_check_arity(c, 0, 0, 1, 1)) != MMD_OK) return st;
+    for (i = 0; i < (int32_t)(sizeof names / sizeof names[0]); ++i) {
+        if (!mmd_node_attr(c->node, names[i])) continue;
+        if (found >= 0)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has both '%s' and '%s'",
+                                   names[found], names[i]);
+        found = i;
+    }
+    switch (found) {
+    case 0:
+        if ((st = mmd_attr_get_tensor(c, "value", &t)) != MMD_OK) return st;
+        if ((st = mmd__shape_check_data(c, t, "value")) != MMD_OK) return st;
+        p->src = t->data;
+        st = mmd__shape_set_output(c, 0, t->dtype, t->rank, t->dims);
+        break;
+    case 1:
+        if ((st = mmd_attr_get_float(c, "value_float", 0.0f, &p->f)) != MMD_OK) return st;
+        p->src = &p->f;
+        st = mmd__shape_set_output(c, 0, MMD_DTYPE_FLOAT32, 0, NULL);
+        break;
+    case 2:
+        if ((st = mmd_attr_get_floats(c, "value_floats", &floats, &count)) != MMD_OK) return st;
+        p->src = floats;
+        st = mmd__shape_set_output(c, 0, MMD_DTYPE_FLOAT32, 1, &count);
+        break;
+    case 3:
+        if ((st = mmd_attr_get_int(c, "value_int", 0, &p->i)) != MMD_OK) return st;
+        p->src = &p->i;
+        st = mmd__shape_set_output(c, 0, MMD_DTYPE_INT64, 0, NULL);
+        break;
+    case 4:
+        if ((st = mmd_attr_get_ints(c, "value_ints", &ints, &count)) != MMD_OK) return st;
+        p->src = ints;
+        st = mmd__shape_set_output(c, 0, MMD_DTYPE_INT64, 1, &count);
+        break;
+    case -1:
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has no value attribute");
+    default:
+        return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "'%s' is not supported (no string or "
+                               "sparse tensors)", names[found]);
+    }
+    if (st != MMD_OK) return st;
+    /* Nobody writes a constant, so handing out the attribute's bytes without const is safe. */
+    c->outputs[0]->data = (void *)p->src;
+    return MMD_OK;
+}
+
+static mmd_status mmd__constant_any_eval(mmd_kernel_ctx *c) {
+    const mmd__constant_data *p = (const mmd__constant_data *)c->op_data;
+    mmd_tensor *out = c->outputs[0];
+    size_t bytes = (size_t)mmd_tensor_numel(out) * mmd_dtype_size(out->dtype);
+    if (bytes && out->data != p->src) memcpy(out->data, p->src, bytes);
+    return MMD_OK;
+}
+
+typedef struct mmd__constant_of_shape_data {
+    unsigned char value[8];          /* one element of the output dtype */
+} mmd__constant_of_shape_data;
+
+/* Output dims are the constant shape input's values (empty: a scalar); every element is the
+   one-element 'value' tensor, float32 0 by default. */
+static mmd_status mmd__constant_of_shape_any_prepare(mmd_kernel_ctx *c) {
+    mmd__constant_of_shape_data *p = (mmd__constant_of_shape_data *)c->op_data;
+    const mmd_tensor *value = NULL;
+    int64_t shape[MMD_MAX_RANK];
+    int32_t n, present, dtype = MMD_DTYPE_FLOAT32;
+    mmd_status st;
+    if ((st = mmd__shape_check_arity(c, 1, 1, 1, 1)) != MMD_OK) return st;
+    st = mmd__shape_get_ints(c, 1, 0, "shape", shape, MMD_MAX_RANK, &n, &present);
+    if (st != MMD_OK) return st;
+    if ((st = mmd_attr_get_tensor(c, "value", &value)) != MMD_OK) return st;
+    if (value) {
+        if ((st = mmd__shape_check_data(c, value, "value")) != MMD_OK) return st;
+        if (mmd_tensor_numel(value) != 1 || mmd_dtype_size(value->dtype) > sizeof p->value)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "value must hold one element, it has "
+                                   "%lld of %zu bytes", (long long)mmd_tensor_numel(value),
+                                   mmd_dtype_size(value->dtype));
+        memcpy(p->value, value->data, mmd_dtype_size(value->dtype));
+        dtype = value->dtype;
+    }
+    return mmd__shape_set_output(c, 0, dtype, n, shape);
+}
+
+static mmd_status mmd__constant_of_shape_any_eval(mmd_kernel_ctx *c) {
+    const mmd__constant_of_shape_data *p = (const mmd__constant_of_shape_data *)c->op_data;
+    mmd_tensor *out = c->outputs[0];
+    mmd__shape_fill(out->data, mmd_tensor_numel(out), p->value, mmd_dtype_size(out->dtype));
+    return MMD_OK;
+}
+
 /* ==== >>ops table ==== */
 
-#include "wip/ops_shape.inc"
 #include "wip/ops_elementwise.inc"
 #include "wip/ops_reduce.inc"
 #include "wip/ops_index.inc"
@@ -1537,7 +2565,22 @@ static mmd_status mmd__cast_eval(mmd_kernel_ctx *c) {
 
 /* Sorted by nothing in particular: lookups are a linear scan done once per node at setup. */
 static const mmd_kernel mmd__kernels[] = {
-    MMD__SHAPE_KERNELS
+    {"", "Constant", 1, MMD__SHAPE_OPSET_MAX, 0, sizeof(mmd__constant_data), mmd__constant_any_prepare, mmd__constant_any_eval},
+    {"", "ConstantOfShape", 9, MMD__SHAPE_OPSET_MAX, 0, sizeof(mmd__constant_of_shape_data), mmd__constant_of_shape_any_prepare, mmd__constant_of_shape_any_eval},
+    {"", "Shape", 1, MMD__SHAPE_OPSET_MAX, MMD_KERNEL_SHAPE_ONLY, sizeof(mmd__shape_data), mmd__shape_any_prepare, mmd__shape_any_eval},
+    {"", "Size", 1, MMD__SHAPE_OPSET_MAX, MMD_KERNEL_SHAPE_ONLY, 0, mmd__size_any_prepare, mmd__size_any_eval},
+    {"", "Identity", 1, MMD__SHAPE_OPSET_MAX, 0, 0, mmd__identity_any_prepare, mmd__identity_any_eval},
+    {"", "Dropout", 1, MMD__SHAPE_OPSET_MAX, 0, sizeof(mmd__dropout_data), mmd__dropout_any_prepare, mmd__dropout_any_eval},
+    {"", "Flatten", 1, MMD__SHAPE_OPSET_MAX, 0, 0, mmd__flatten_any_prepare, mmd__identity_any_eval},
+    {"", "Reshape", 1, MMD__SHAPE_OPSET_MAX, 0, 0, mmd__reshape_any_prepare, mmd__identity_any_eval},
+    {"", "Squeeze", 1, MMD__SHAPE_OPSET_MAX, 0, 0, mmd__squeeze_any_prepare, mmd__identity_any_eval},
+    {"", "Unsqueeze", 1, MMD__SHAPE_OPSET_MAX, 0, 0, mmd__unsqueeze_any_prepare, mmd__identity_any_eval},
+    {"", "Transpose", 1, MMD__SHAPE_OPSET_MAX, 0, sizeof(mmd__shape_view), mmd__transpose_any_prepare, mmd__transpose_any_eval},
+    {"", "Slice", 1, MMD__SHAPE_OPSET_MAX, 0, sizeof(mmd__shape_view), mmd__slice_any_prepare, mmd__slice_any_eval},
+    {"", "Expand", 8, MMD__SHAPE_OPSET_MAX, 0, sizeof(mmd__shape_view), mmd__expand_any_prepare, mmd__expand_any_eval},
+    {"", "Concat", 1, MMD__SHAPE_OPSET_MAX, 0, sizeof(mmd__axis_data), mmd__concat_any_prepare, mmd__concat_any_eval},
+    {"", "Split", 1, MMD__SHAPE_OPSET_MAX, 0, sizeof(mmd__axis_data), mmd__split_any_prepare, mmd__split_any_eval},
+    {"", "Gather", 1, MMD__SHAPE_OPSET_MAX, 0, sizeof(mmd__axis_data), mmd__gather_any_prepare, mmd__gather_any_eval},
     MMD__ELEMENTWISE_KERNELS
     MMD__REDUCE_KERNELS
     MMD__INDEX_KERNELS

@@ -1,0 +1,478 @@
+/* tests/test_kernels_elementwise.c - the elementwise kernels (wip/ops_elementwise.inc) on what
+   the ONNX node tests leave out: integer edge values, NaN, three-way and variadic broadcasting,
+   empty tensors and the errors prepare and eval report. Each test runs one node by hand
+   (kernel from mmd_ops_find, prepare, eval); expected values were printed by numpy
+   (/usr/bin/python3) with the call given in each comment. */
+#define MMD_IMPLEMENTATION
+#include "mmdeploy.h"
+#include "test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- harness ---------------------------------------------------------------------------- */
+
+static mmd_tensor tensor(const char *name, int32_t dtype, int32_t rank, const int64_t *dims, const void *data) {
+    mmd_tensor t;
+    memset(&t, 0, sizeof t);
+    t.name = name;
+    t.dtype = dtype;
+    t.rank = rank;
+    if (rank) memcpy(t.dims, dims, (size_t)rank * sizeof dims[0]);
+    t.data = (void *)data;
+    t.kind = MMD_TENSOR_INITIALIZER;
+    t.producer = -1;
+    return t;
+}
+
+static mmd_attr attr_int(const char *name, int64_t v) {
+    mmd_attr a;
+    memset(&a, 0, sizeof a);
+    a.name = name;
+    a.type = MMD_ATTR_INT;
+    a.i = v;
+    return a;
+}
+
+/* Runs prepare, gives the output a calloc'd buffer of the size prepare set (freed by the
+   caller through free(out->data)), runs eval. */
+static mmd_status run_op(const char *op, int32_t opset, mmd_attr *attrs, int32_t attr_count,
+                         mmd_tensor **in, int32_t nin, mmd_tensor *out, mmd_error *err) {
+    const mmd_kernel *k = mmd_ops_find("", op, opset);
+    mmd_node node;
+    mmd_kernel_ctx c;
+    mmd_tensor *outs[1];
+    mmd_status st;
+    memset(err, 0, sizeof *err);
+    memset(out, 0, sizeof *out);
+    out->name = "y";
+    if (!k) return MMD_ERR_NO_KERNEL;
+    memset(&node, 0, sizeof node);
+    node.name = "n0";
+    node.op_type = op;
+    node.domain = "";
+    node.attrs = attrs;
+    node.attr_count = attr_count;
+    node.opset = opset;
+    outs[0] = out;
+    memset(&c, 0, sizeof c);
+    c.node = &node;
+    c.opset = opset;
+    c.input_count = nin;
+    c.inputs = in;
+    c.output_count = 1;
+    c.outputs = outs;
+    c.op_data = calloc(1, k->op_data_size + 1);
+    c.err = err;
+    st = k->prepare(&c);
+    if (st == MMD_OK)
+        out->data = calloc(1, (size_t)mmd_tensor_numel(out) * mmd_dtype_size(out->dtype) + 1);
+    if (st == MMD_OK) st = k->eval(&c);
+    free(c.op_data);
+    return st;
+}
+
+static void check_dims(const mmd_tensor *t, int32_t rank, const int64_t *want) {
+    int32_t i;
+    CHECK(t->rank == rank);
+    for (i = 0; i < rank && i < t->rank; ++i) CHECK(t->dims[i] == want[i]);
+}
+
+/* Floats within 1e-6 (relative above 1), NaN only where NaN is expected. */
+static void check_f32(const mmd_tensor *t, const float *want, int64_t n) {
+    const float *y = (const float *)t->data;
+    int64_t i;
+    CHECK(t->dtype == MMD_DTYPE_FLOAT32);
+    CHECK(mmd_tensor_numel(t) == n);
+    for (i = 0; i < n && i < mmd_tensor_numel(t); ++i) {
+        if (want[i] != want[i]) CHECK(y[i] != y[i]);
+        else CHECK_NEAR(y[i], want[i], 1e-6);
+    }
+}
+
+/* Integer and bool outputs compare exactly, byte for byte. */
+static void check_bytes(const mmd_tensor *t, int32_t dtype, const void *want, int64_t n) {
+    CHECK(t->dtype == dtype);
+    CHECK(mmd_tensor_numel(t) == n);
+    if (t->dtype == dtype && mmd_tensor_numel(t) == n)
+        CHECK(memcmp(t->data, want, (size_t)n * mmd_dtype_size(dtype)) == 0);
+}
+
+#define COUNT(a) ((int64_t)(sizeof(a) / sizeof((a)[0])))
+
+/* ---- Mod ---------------------------------------------------------------------------------- */
+
+/* np.mod and np.fmod of [-7,7,-7,7,0,INT32_MIN] by [3,-3,-3,3,5,-1] (int32): the sign comes
+   from the divisor, respectively the dividend; INT32_MIN % -1 is 0, not an overflow. */
+static void mod_int32_sign_rules_match_numpy(void) {
+    static const int64_t d[] = {6};
+    static const int32_t a[] = {-7, 7, -7, 7, 0, INT32_MIN}, b[] = {3, -3, -3, 3, 5, -1};
+    static const int32_t want_mod[] = {2, -2, -1, 1, 0, 0}, want_fmod[] = {-1, 1, -1, 1, 0, 0};
+    mmd_tensor ta = tensor("a", MMD_DTYPE_INT32, 1, d, a), tb = tensor("b", MMD_DTYPE_INT32, 1, d, b), ty;
+    mmd_tensor *in[2];
+    mmd_attr attrs[1];
+    mmd_error err;
+    in[0] = &ta;
+    in[1] = &tb;
+    CHECK(run_op("Mod", 13, NULL, 0, in, 2, &ty, &err) == MMD_OK);
+    check_bytes(&ty, MMD_DTYPE_INT32, want_mod, 6);
+    free(ty.data);
+    attrs[0] = attr_int("fmod", 1);
+    CHECK(run_op("Mod", 13, attrs, 1, in, 2, &ty, &err) == MMD_OK);
+    check_bytes(&ty, MMD_DTYPE_INT32, want_fmod, 6);
+    free(ty.data);
+}
+
+/* np.mod([200, 7], [255, 3]) in uint8: 255 is not -1 to an unsigned divisor. */
+static void mod_uint8_large_divisor(void) {
+    static const int64_t d[] = {2};
+    static const uint8_t a[] = {200, 7}, b[] = {255, 3}, want[] = {200, 1};
+    mmd_tensor ta = tensor("a", MMD_DTYPE_UINT8, 1, d, a), tb = tensor("b", MMD_DTYPE_UINT8, 1, d, b), ty;
+    mmd_tensor *in[2];
+    mmd_error err;
+    in[0] = &ta;
+    in[1] = &tb;
+    CHECK(run_op("Mod", 13, NULL, 0, in, 2, &ty, &err) == MMD_OK);
+    check_bytes(&ty, MMD_DTYPE_UINT8, want, 2);
+    free(ty.data);
+}
+
+/* A zero divisor is only known at run time: eval fails and names it. */
+static void mod_integer_by_zero_fails_in_eval(void) {
+    static const int64_t d[] = {2};
+    static const int64_t a[] = {5, 6}, b[] = {2, 0};
+    mmd_tensor ta = tensor("a", MMD_DTYPE_INT64, 1, d, a), tb = tensor("b", MMD_DTYPE_INT64, 1, d, b), ty;
+    mmd_tensor *in[2];
+    mmd_error err;
+    in[0] = &ta;
+    in[1] = &tb;
+    CHECK(run_op("Mod", 13, NULL, 0, in, 2, &ty, &err) == MMD_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(err.msg, "division by zero") != NULL);
+    free(ty.data);
+}
+
+/* fmod = 0 is defined for integers only; a float Mod must say fmod = 1. */
+static void mod_float_without_fmod_is_invalid(void) {
+    static const int64_t d[] = {1};
+    static const float a[] = {1.5f}, b[] = {1.0f};
+    mmd_tensor ta = tensor("a", MMD_DTYPE_FLOAT32, 1, d, a), tb = tensor("b", MMD_DTYPE_FLOAT32, 1, d, b), ty;
+    mmd_tensor *in[2];
+    mmd_attr attrs[1];
+    mmd_error err;
+    in[0] = &ta;
+    in[1] = &tb;
+    CHECK(run_op("Mod", 13, NULL, 0, in, 2, &ty, &err) == MMD_ERR_INVALID_MODEL);
+    CHECK(strstr(err.msg, "fmod") != NULL);
+    attrs[0] = attr_int("fmod", 2);
+    CHECK(run_op("Mod", 13, attrs, 1, in, 2, &ty, &err) == MMD_ERR_INVALID_MODEL);
+}
+
+/* ---- unary maps --------------------------------------------------------------------------- */
+
+/* np.abs and np.negative of [INT32_MIN, -5, 0, 7] (int32) wrap INT32_MIN to itself. */
+static void abs_neg_int32_min_wraps_like_numpy(void) {
+    static const int64_t d[] = {4};
+    static const int32_t x[] = {INT32_MIN, -5, 0, 7};
+    static const int32_t want_abs[] = {INT32_MIN, 5, 0, 7}, want_neg[] = {INT32_MIN, 5, 0, -7};
+    mmd_tensor tx = tensor("x", MMD_DTYPE_INT32, 1, d, x), ty;
+    mmd_tensor *in[1];
+    mmd_error err;
+    in[0] = &tx;
+    CHECK(run_op("Abs", 13, NULL, 0, in, 1, &ty, &err) == MMD_OK);
+    check_bytes(&ty, MMD_DTYPE_INT32, want_abs, 4);
+    free(ty.data);
+    CHECK(run_op("Neg", 13, NULL, 0, in, 1, &ty, &err) == MMD_OK);
+    check_bytes(&ty, MMD_DTYPE_INT32, want_neg, 4);
+    free(ty.data);
+}
+
+/* np.round([0.5, 1.5, 2.5, -0.5, -2.5, 2.6]) rounds halves to even. */
+static void round_halves_to_even(void) {
+    static const int64_t d[] = {6};
+    static const float x[] = {0.5f, 1.5f, 2.5f, -0.5f, -2.5f, 2.6f}, want[] = {0, 2, 2, -0.0f, -2, 3};
+    mmd_tensor tx = tensor("x", MMD_DTYPE_FLOAT32, 1, d, x), ty;
+    mmd_tensor *in[1];
+    mmd_error err;
+    in[0] = &tx;
+    CHECK(run_op("Round", 11, NULL, 0, in, 1, &ty, &err) == MMD_OK);
+    check_f32(&ty, want, 6);
+    free(ty.data);
+}
+
+/* np.sign([-2, 0, 3, nan]) keeps NaN. */
+static void sign_keeps_nan(void) {
+    static const int64_t d[] = {4};
+    static const float x[] = {-2, 0, 3, NAN}, want[] = {-1, 0, 1, NAN};
+    mmd_tensor tx = tensor("x", MMD_DTYPE_FLOAT32, 1, d, x), ty;
+    mmd_tensor *in[1];
+    mmd_error err;
+    in[0] = &tx;
+    CHECK(run_op("Sign", 13, NULL, 0, in, 1, &ty, &err) == MMD_OK);
+    check_f32(&ty, want, 4);
+    free(ty.data);
+}
+
+/* np.log(np.exp(x) + 1) in float64 for x = [100, -100, 0] is [100, ~0, 0.6931472]; the float
+   kernel must not overflow exp on the way. */
+static void softplus_extremes_do_not_overflow(void) {
+    static const int64_t d[] = {3};
+    static const float x[] = {100, -100, 0}, want[] = {100, 0, 0.6931472f};
+    mmd_tensor tx = tensor("x", MMD_DTYPE_FLOAT32, 1, d, x), ty;
+    mmd_tensor *in[1];
+    mmd_error err;
+    in[0] = &tx;
+    CHECK(run_op("Softplus", 1, NULL, 0, in, 1, &ty, &err) == MMD_OK);
+    check_f32(&ty, want, 3);
+    free(ty.data);
+}
+
+/* IsInf with detect_negative = 0 on [inf, -inf, 1, nan] gives [1, 0, 0, 0]. */
+static void isinf_detect_positive_only(void) {
+    static const int64_t d[] = {4};
+    static const uint8_t want[] = {1, 0, 0, 0};
+    static const float x[] = {INFINITY, -INFINITY, 1, NAN};
+    mmd_tensor tx = tensor("x", MMD_DTYPE_FLOAT32, 1, d, x), ty;
+    mmd_tensor *in[1];
+    mmd_attr attrs[1];
+    mmd_error err;
+    in[0] = &tx;
+    attrs[0] = attr_int("detect_negative", 0);
+    CHECK(run_op("IsInf", 10, attrs, 1, in, 1, &ty, &err) == MMD_OK);
+    check_bytes(&ty, MMD_DTYPE_BOOL, want, 4);
+    free(ty.data);
+}
+
+/* A [0,3] input gives a [0,3] output and no element access. */
+static void unary_empty_tensor(void) {
+    static const int64_t d[] = {0, 3};
+    mmd_tensor tx = tensor("x", MMD_DTYPE_FLOAT32, 2, d, NULL), ty;
+    mmd_tensor *in[1];
+    mmd_error err;
+    in[0] = &tx;
+    CHECK(run_op("Exp", 13, NULL, 0, in, 1, &ty, &err) == MMD_OK);
+    check_dims(&ty, 2, d);
+    free(ty.data);
+}
+
+/* Acos is defined for floats only. */
+static void acos_int32_is_dtype_error(void) {
+    static const int64_t d[] = {1};
+    static const int32_t x[] = {1};
+    mmd_tensor tx = tensor("x", MMD_DTYPE_INT32, 1, d, x), ty;
+    mmd_tensor *in[1];
+    mmd_error err;
+    in[0] = &tx;
+    CHECK(run_op("Acos", 7, NULL, 0, in, 1, &ty, &err) == MMD_ERR_DTYPE);
+    CHECK(strstr(err.msg, "int32") != NULL);
+}
+
+/* ---- comparisons, PRelu ------------------------------------------------------------------- */
+
+/* np.array([[1],[5]]) > np.array([0,5,9]) (int64) broadcasts to a [2,3] bool. */
+static void greater_int64_broadcasts_to_bool(void) {
+    static const int64_t da[] = {2, 1}, db[] = {3}, dy[] = {2, 3};
+    static const int64_t a[] = {1, 5}, b[] = {0, 5, 9};
+    static const uint8_t want[] = {1, 0, 0, 1, 0, 0};
+    mmd_tensor ta = tensor("a", MMD_DTYPE_INT64, 2, da, a), tb = tensor("b", MMD_DTYPE_INT64, 1, db, b), ty;
+    mmd_tensor *in[2];
+    mmd_error err;
+    in[0] = &ta;
+    in[1] = &tb;
+    CHECK(run_op("Greater", 13, NULL, 0, in, 2, &ty, &err) == MMD_OK);
+    check_dims(&ty, 2, dy);
+    check_bytes(&ty, MMD_DTYPE_BOOL, want, 6);
+    free(ty.data);
+}
+
+/* [1, nan, 3] == [1, nan, 2] is [1, 0, 0]: NaN equals nothing. */
+static void equal_float_nan_is_false(void) {
+    static const int64_t d[] = {3};
+    static const uint8_t want[] = {1, 0, 0};
+    static const float a[] = {1, NAN, 3}, b[] = {1, NAN, 2};
+    mmd_tensor ta = tensor("a", MMD_DTYPE_FLOAT32, 1, d, a), tb = tensor("b", MMD_DTYPE_FLOAT32, 1, d, b), ty;
+    mmd_tensor *in[2];
+    mmd_error err;
+    in[0] = &ta;
+    in[1] = &tb;
+    CHECK(run_op("Equal", 13, NULL, 0, in, 2, &ty, &err) == MMD_OK);
+    check_bytes(&ty, MMD_DTYPE_BOOL, want, 3);
+    free(ty.data);
+}
+
+/* A slope of [2,3] against X [3] would grow the output: PRelu broadcasts one way only. */
+static void prelu_slope_larger_than_x_fails(void) {
+    static const int64_t dx[] = {3}, ds[] = {2, 3};
+    static const float x[3] = {0}, s[6] = {0};
+    mmd_tensor tx = tensor("x", MMD_DTYPE_FLOAT32, 1, dx, x), ts = tensor("s", MMD_DTYPE_FLOAT32, 2, ds, s), ty;
+    mmd_tensor *in[2];
+    mmd_error err;
+    in[0] = &tx;
+    in[1] = &ts;
+    CHECK(run_op("PRelu", 16, NULL, 0, in, 2, &ty, &err) == MMD_ERR_SHAPE);
+    CHECK(strstr(err.msg, "[2,3]") != NULL);
+}
+
+/* ---- Where -------------------------------------------------------------------------------- */
+
+/* np.where([[True],[False]], [[1,2,3]], -1) (int64): condition, X and Y each broadcast. */
+static void where_broadcasts_all_three(void) {
+    static const int64_t dc[] = {2, 1}, dx[] = {1, 3}, dy[] = {2, 3};
+    static const uint8_t cond[] = {1, 0};
+    static const int64_t x[] = {1, 2, 3}, y[] = {-1}, want[] = {1, 2, 3, -1, -1, -1};
+    mmd_tensor tc = tensor("c", MMD_DTYPE_BOOL, 2, dc, cond), tx = tensor("x", MMD_DTYPE_INT64, 2, dx, x);
+    mmd_tensor tyv = tensor("y", MMD_DTYPE_INT64, 0, NULL, y), tout;
+    mmd_tensor *in[3];
+    mmd_error err;
+    in[0] = &tc;
+    in[1] = &tx;
+    in[2] = &tyv;
+    CHECK(run_op("Where", 16, NULL, 0, in, 3, &tout, &err) == MMD_OK);
+    check_dims(&tout, 2, dy);
+    check_bytes(&tout, MMD_DTYPE_INT64, want, 6);
+    free(tout.data);
+}
+
+/* The condition must be bool. */
+static void where_float_condition_is_dtype_error(void) {
+    static const int64_t d[] = {1};
+    static const float c[] = {1}, x[] = {2}, y[] = {3};
+    mmd_tensor tc = tensor("c", MMD_DTYPE_FLOAT32, 1, d, c), tx = tensor("x", MMD_DTYPE_FLOAT32, 1, d, x);
+    mmd_tensor tyv = tensor("y", MMD_DTYPE_FLOAT32, 1, d, y), tout;
+    mmd_tensor *in[3];
+    mmd_error err;
+    in[0] = &tc;
+    in[1] = &tx;
+    in[2] = &tyv;
+    CHECK(run_op("Where", 16, NULL, 0, in, 3, &tout, &err) == MMD_ERR_DTYPE);
+}
+
+/* ---- Max, Min, Sum, Mean ------------------------------------------------------------------ */
+
+/* x = [1, nan, -3], y = [[nan],[2]], z = 0.5: np.maximum(np.maximum(x, y), z) and np.minimum
+   likewise; NaN wins wherever it meets. */
+static void max_min_three_inputs_broadcast_and_keep_nan(void) {
+    static const int64_t dx[] = {3}, dy[] = {2, 1}, dout[] = {2, 3};
+    static const float x[] = {1, NAN, -3}, y[] = {NAN, 2}, z[] = {0.5f};
+    static const float want_max[] = {NAN, NAN, NAN, 2, NAN, 2}, want_min[] = {NAN, NAN, NAN, 0.5f, NAN, -3};
+    mmd_tensor tx = tensor("x", MMD_DTYPE_FLOAT32, 1, dx, x), ty = tensor("y", MMD_DTYPE_FLOAT32, 2, dy, y);
+    mmd_tensor tz = tensor("z", MMD_DTYPE_FLOAT32, 0, NULL, z), tout;
+    mmd_tensor *in[3];
+    mmd_error err;
+    in[0] = &tx;
+    in[1] = &ty;
+    in[2] = &tz;
+    CHECK(run_op("Max", 13, NULL, 0, in, 3, &tout, &err) == MMD_OK);
+    check_dims(&tout, 2, dout);
+    check_f32(&tout, want_max, 6);
+    free(tout.data);
+    CHECK(run_op("Min", 13, NULL, 0, in, 3, &tout, &err) == MMD_OK);
+    check_f32(&tout, want_min, 6);
+    free(tout.data);
+}
+
+/* ([1,2,3] + [[10],[20]] + 4) / 3 */
+static void mean_three_inputs_broadcast(void) {
+    static const int64_t da[] = {3}, db[] = {2, 1}, dout[] = {2, 3};
+    static const float a[] = {1, 2, 3}, b[] = {10, 20}, c[] = {4};
+    static const float want[] = {5.0f, 5.3333335f, 5.6666665f, 8.333333f, 8.666667f, 9.0f};
+    mmd_tensor ta = tensor("a", MMD_DTYPE_FLOAT32, 1, da, a), tb = tensor("b", MMD_DTYPE_FLOAT32, 2, db, b);
+    mmd_tensor tc = tensor("c", MMD_DTYPE_FLOAT32, 0, NULL, c), tout;
+    mmd_tensor *in[3];
+    mmd_error err;
+    in[0] = &ta;
+    in[1] = &tb;
+    in[2] = &tc;
+    CHECK(run_op("Mean", 13, NULL, 0, in, 3, &tout, &err) == MMD_OK);
+    check_dims(&tout, 2, dout);
+    check_f32(&tout, want, 6);
+    free(tout.data);
+}
+
+/* Sum of one int32 input is a copy; of two, an int32 sum. */
+static void sum_int32_one_and_two_inputs(void) {
+    static const int64_t d[] = {3};
+    static const int32_t a[] = {1, -2, 3}, b[] = {10, 20, 30}, want[] = {11, 18, 33};
+    mmd_tensor ta = tensor("a", MMD_DTYPE_INT32, 1, d, a), tb = tensor("b", MMD_DTYPE_INT32, 1, d, b), tout;
+    mmd_tensor *in[2];
+    mmd_error err;
+    in[0] = &ta;
+    in[1] = &tb;
+    CHECK(run_op("Sum", 13, NULL, 0, in, 1, &tout, &err) == MMD_OK);
+    check_bytes(&tout, MMD_DTYPE_INT32, a, 3);
+    free(tout.data);
+    CHECK(run_op("Sum", 13, NULL, 0, in, 2, &tout, &err) == MMD_OK);
+    check_bytes(&tout, MMD_DTYPE_INT32, want, 3);
+    free(tout.data);
+}
+
+/* An empty axis broadcast against 1 stays empty: [0,3] with [1,3] gives [0,3]. */
+static void max_empty_input_gives_empty_output(void) {
+    static const int64_t da[] = {0, 3}, db[] = {1, 3};
+    static const float b[] = {1, 2, 3};
+    mmd_tensor ta = tensor("a", MMD_DTYPE_FLOAT32, 2, da, NULL), tb = tensor("b", MMD_DTYPE_FLOAT32, 2, db, b), tout;
+    mmd_tensor *in[2];
+    mmd_error err;
+    in[0] = &ta;
+    in[1] = &tb;
+    CHECK(run_op("Max", 13, NULL, 0, in, 2, &tout, &err) == MMD_OK);
+    check_dims(&tout, 2, da);
+    free(tout.data);
+}
+
+/* Every input must have input 0's dtype. */
+static void max_mixed_dtypes_is_dtype_error(void) {
+    static const int64_t d[] = {1};
+    static const float a[] = {1};
+    static const int32_t b[] = {1};
+    mmd_tensor ta = tensor("a", MMD_DTYPE_FLOAT32, 1, d, a), tb = tensor("b", MMD_DTYPE_INT32, 1, d, b), tout;
+    mmd_tensor *in[2];
+    mmd_error err;
+    in[0] = &ta;
+    in[1] = &tb;
+    CHECK(run_op("Max", 13, NULL, 0, in, 2, &tout, &err) == MMD_ERR_DTYPE);
+}
+
+/* ---- CastLike ----------------------------------------------------------------------------- */
+
+/* The target dtype comes from input 1 (int64 here), whose values are never read:
+   np.array([2.7, -2.7, 1e3]).astype(np.int64) truncates toward zero. */
+static void castlike_takes_dtype_of_second_input(void) {
+    static const int64_t d[] = {3}, dl[] = {0};
+    static const float x[] = {2.7f, -2.7f, 1e3f};
+    static const int64_t want[] = {2, -2, 1000};
+    mmd_tensor tx = tensor("x", MMD_DTYPE_FLOAT32, 1, d, x), tl = tensor("like", MMD_DTYPE_INT64, 1, dl, NULL), tout;
+    mmd_tensor *in[2];
+    mmd_error err;
+    in[0] = &tx;
+    in[1] = &tl;
+    CHECK(run_op("CastLike", 15, NULL, 0, in, 2, &tout, &err) == MMD_OK);
+    check_dims(&tout, 1, d);
+    check_bytes(&tout, MMD_DTYPE_INT64, want, 3);
+    free(tout.data);
+}
+
+int main(void) {
+    TEST_RUN(mod_int32_sign_rules_match_numpy);
+    TEST_RUN(mod_uint8_large_divisor);
+    TEST_RUN(mod_integer_by_zero_fails_in_eval);
+    TEST_RUN(mod_float_without_fmod_is_invalid);
+    TEST_RUN(abs_neg_int32_min_wraps_like_numpy);
+    TEST_RUN(round_halves_to_even);
+    TEST_RUN(sign_keeps_nan);
+    TEST_RUN(softplus_extremes_do_not_overflow);
+    TEST_RUN(isinf_detect_positive_only);
+    TEST_RUN(unary_empty_tensor);
+    TEST_RUN(acos_int32_is_dtype_error);
+    TEST_RUN(greater_int64_broadcasts_to_bool);
+    TEST_RUN(equal_float_nan_is_false);
+    TEST_RUN(prelu_slope_larger_than_x_fails);
+    TEST_RUN(where_broadcasts_all_three);
+    TEST_RUN(where_float_condition_is_dtype_error);
+    TEST_RUN(max_min_three_inputs_broadcast_and_keep_nan);
+    TEST_RUN(mean_three_inputs_broadcast);
+    TEST_RUN(sum_int32_one_and_two_inputs);
+    TEST_RUN(max_empty_input_gives_empty_output);
+    TEST_RUN(max_mixed_dtypes_is_dtype_error);
+    TEST_RUN(castlike_takes_dtype_of_second_input);
+    return test_summary();
+}
