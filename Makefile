@@ -11,7 +11,9 @@ BUILD   := build
 HEADERS := mmdeploy.h mmdeploy_ir.h mmdeploy_ops.h
 
 # C test programs: each is one translation unit that includes the implementation.
-C_TESTS := test_core test_kernels_nn test_kernels_shape test_npy test_bad_models
+C_TESTS := test_core test_npy test_bad_models test_kernels_nn test_kernels_shape \
+           test_kernels_elementwise test_kernels_reduce test_kernels_index test_kernels_nn2 \
+           test_kernels_detect
 NODE_DIR := $(BUILD)/onnx_node_tests
 
 .PHONY: all deps demo test clean
@@ -51,7 +53,8 @@ $(NODE_DIR)/node: tests/gen_node_tests.py | $(BUILD)
 test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node
 	tests/run_all.sh $(addprefix $(BUILD)/,$(C_TESTS)) \
 	    "$(BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
-	    "$(PY) tests/test_models.py"
+	    "$(PY) tests/test_models.py" \
+	    "$(PY) tests/test_detection_tail.py"
 
 clean:
 	rm -rf $(BUILD)

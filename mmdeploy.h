@@ -33,6 +33,7 @@
      MMD_MAX_TENSOR_BYTES      largest tensor a model may declare (default 1 GiB)
      MMD_MAX_NODES             largest node count (default 1<<20)
      MMD_MAX_ATTRIBUTES        most attributes on one node (default 64)
+     MMD_MAX_BACKENDS          capacity of an mmd_backend_registry (default 8)
 
    MEMORY MODEL
      Everything a session needs comes from one arena: the caller's (mmd_options.arena) or one grown
@@ -44,6 +45,13 @@
    ERRORS
      Every fallible call returns mmd_status (MMD_OK == 0) and fills the caller's mmd_error with
      the status, the node index (-1 if none), the operator and a message naming what was wrong.
+
+   BACKENDS
+     Vendor libraries plug in at run time, without patching these headers: fill an mmd_backend
+     (backends/mmd_openblas.h and backends/mmd_onednn.h are two), register it in a caller-owned
+     mmd_backend_registry and pass that in mmd_options.backends. Each node runs on the first
+     backend that claims it and on the reference kernels otherwise; the contract is written
+     above struct mmd_backend.
 
    THREAD SAFETY
      A session is used by one thread at a time. Different sessions share nothing.
@@ -84,6 +92,9 @@
 #endif
 #ifndef MMD_ERROR_MSG_SIZE
 #define MMD_ERROR_MSG_SIZE 256
+#endif
+#ifndef MMD_MAX_BACKENDS
+#define MMD_MAX_BACKENDS 8
 #endif
 
 #ifdef __cplusplus
@@ -180,11 +191,143 @@ typedef struct mmd_arena {
 
 typedef struct mmd_session mmd_session;
 
+/* ---- backends (types) ------------------------------------------------------------------- */
+/* A backend is a vendor library (a BLAS, oneDNN, an NPU driver) that runs some or all of a
+   model's nodes instead of the reference kernels, described to the runtime by a struct of
+   function pointers. Nothing vendor-specific is compiled into these headers and no global list
+   exists: the caller fills an mmd_backend, registers it in its own mmd_backend_registry and
+   hands that registry to mmd_session_create through mmd_options.backends.
+
+   CALL ORDER
+     any time:            is_available, get_version, check_env, to_backend (the last converts a
+                          model into files in a work directory ahead of time, e.g. a weight cache)
+     mmd_session_create:  for each registered backend in order: is_available, then create (the
+                          session's wrapper: it gets the parsed model, the model bytes and
+                          mmd_options.backend_dir, and returns a handle); then, once per node in
+                          node order, claim of each created backend in registration order until
+                          one returns a kernel. Claims are decided here, once: run looks up
+                          nothing. Nodes no backend claims run on the reference kernels, which
+                          are always the last fallback.
+     mmd_session_prepare: prepare of each claimed kernel (again after an input shape change)
+     mmd_session_run:     eval of each claimed kernel; for a whole-graph backend forward (binds
+                          the named inputs, sets the named outputs) then execute (only the
+                          inference: the profiler hook brackets it, so it can be timed alone)
+     mmd_session_destroy: destroy of every created backend, last created first (also when
+                          mmd_session_create fails after create)
+   A backend whose is_available returns 0, or whose create fails, is skipped and the session
+   records why (mmd_session_backend_status).
+
+   CLAIMS
+     claim sees the whole model and returns an mmd_kernel for the node, or NULL to decline. The
+     kernel keeps the reference contract (mmdeploy_ir.h): prepare validates and sets output
+     shapes, eval only computes, op_data_size bytes of op data come from the session's arena,
+     and mmd_kernel_ctx.backend is the handle from create, so kernels reach the backend's state.
+     When every node has a reference kernel and the declared shapes plan, claim runs after a
+     trial plan, so tensors carry their dtypes and shapes (symbolic dims as 1) and constants
+     their values; otherwise activations have dtype 0 (unknown). mmd_backend_match implements a
+     declarative claim from a table of mmd_backend_rule (domain, op_type, opset range, dtype).
+
+   WHOLE-GRAPH BACKENDS
+     A backend with forward and execute (both or neither) runs the entire graph: it is used only
+     when it is the first backend that is available and created, no node is claimed or planned,
+     and no reference kernel is needed. forward receives the bound inputs (name, dtype, dims,
+     data) and the graph outputs (names set); it sets each output's dtype, rank, dims and data
+     (memory it owns, valid until the next forward or destroy), then execute runs the model.
+
+   NULL CALLBACKS
+     name must be set. is_available NULL means available; get_version and check_env NULL print
+     nothing; to_backend NULL means there is nothing to convert; create NULL gives a NULL handle;
+     destroy NULL frees nothing; claim NULL claims no node; forward and execute NULL (both) make
+     a per-node backend.
+
+   THREADING
+     is_available, get_version, check_env and to_backend may be called from any thread at any
+     time, concurrently. The others are called on the thread using the session, one call at a
+     time per session; sessions on different threads may call into one backend concurrently with
+     different handles, so state shared through user must be guarded by the backend.
+
+   LIFETIME AND MEMORY
+     The mmd_backend struct and its user pointer must outlive every session created with it
+     (sessions keep the pointer); the registry need only live through mmd_session_create. A
+     handle belongs to the backend from create to destroy, and the kernels claim returns must
+     stay valid as long as the handle. The runtime never allocates for a backend: a backend uses
+     its own allocator in create and in its kernels' prepare, never in eval or execute.
+
+   ABI
+     abi_version must be MMD_BACKEND_ABI_VERSION or mmd_backend_register refuses the backend.
+     The number changes whenever this struct or a callback's signature changes. */
+#define MMD_BACKEND_ABI_VERSION 1u
+
+struct mmd_model;
+struct mmd_kernel;
+
+/* What create sees: the model as parsed (no shapes planned yet) and where to_backend wrote. */
+typedef struct mmd_backend_args {
+    const struct mmd_model *model;
+    const void *onnx;                /* the model bytes; alive as long as the session */
+    size_t onnx_size;
+    const char *work_dir;            /* mmd_options.backend_dir, NULL when not given */
+} mmd_backend_args;
+
+typedef struct mmd_backend {
+    uint32_t abi_version;            /* MMD_BACKEND_ABI_VERSION */
+    const char *name;                /* short and unique in a registry: "openblas" */
+    void *user;                      /* passed back to every callback */
+    /* 1 when the library can run here (loaded, CPU supported), else 0. */
+    int32_t (*is_available)(void *user);
+    /* One line, e.g. "OpenBLAS 0.3.21", into buf (cap bytes, NUL-terminated). */
+    void (*get_version)(void *user, char *buf, size_t cap);
+    /* One human-readable line on the environment into buf; MMD_OK when the backend can run. */
+    mmd_status (*check_env)(void *user, char *buf, size_t cap);
+    /* Converts the model into backend files under work_dir (which exists). */
+    mmd_status (*to_backend)(void *user, const void *onnx, size_t size, const char *work_dir,
+                             mmd_error *err);
+    /* Per session: builds the backend's state for this model into *handle. */
+    mmd_status (*create)(void *user, const mmd_backend_args *args, void **handle, mmd_error *err);
+    void (*destroy)(void *user, void *handle);
+    /* The kernel to run node `node` of m, or NULL to decline it. */
+    const struct mmd_kernel *(*claim)(void *user, void *handle, const struct mmd_model *m,
+                                      int32_t node);
+    /* Whole-graph backends: bind inputs and set outputs, then run only the inference. */
+    mmd_status (*forward)(void *user, void *handle, const mmd_tensor *const *inputs,
+                          int32_t input_count, mmd_tensor *const *outputs, int32_t output_count,
+                          mmd_error *err);
+    mmd_status (*execute)(void *user, void *handle, mmd_error *err);
+} mmd_backend;
+
+/* A fixed-capacity list of backends, owned by the caller; zero-initialised it is empty. The
+   order of registration is the order of priority. */
+typedef struct mmd_backend_registry {
+    int32_t count;
+    const mmd_backend *items[MMD_MAX_BACKENDS];
+} mmd_backend_registry;
+
+/* One line of a declarative claim table (see mmd_backend_match). */
+typedef struct mmd_backend_rule {
+    const char *domain;              /* "" or "ai.onnx" for the default domain */
+    const char *op_type;
+    int32_t min_opset, max_opset;    /* inclusive; max_opset 0 means no upper bound */
+    int32_t dtype;                   /* input 0's mmd_dtype; 0 matches any */
+    const struct mmd_kernel *kernel; /* what the claim returns for a matching node */
+} mmd_backend_rule;
+
+/* Profiler hook: called before (end = 0) and after (end = 1) each node run evaluates, or around
+   a whole-graph backend's execute (node -1, op_type the backend's name). */
+typedef struct mmd_profile_event {
+    int32_t end;
+    int32_t node;
+    const char *op_type;
+    const char *name;                /* the node's name, "" when unnamed */
+} mmd_profile_event;
+typedef void (*mmd_profiler_fn)(void *user, const mmd_profile_event *event);
+
 /* Options for mmd_session_create; zero means default (all-zero struct or NULL pointer). */
 typedef struct mmd_options {
     void *arena;                     /* caller-owned memory; NULL: grow one with MMD_MALLOC */
     size_t arena_size;
     int32_t copy_weights;            /* 1: copy every initializer so the model bytes may be freed */
+    const mmd_backend_registry *backends; /* tried in order before the reference kernels; NULL none */
+    const char *backend_dir;         /* work directory for the backends' create (to_backend's) */
 } mmd_options;
 
 /* Plan figures, for reports and for sizing a firmware arena. */
@@ -259,6 +402,35 @@ MMD_API mmd_status mmd_session_run(mmd_session *s, mmd_error *err);
 /* Plan figures of the current plan. */
 MMD_API void mmd_session_stats(const mmd_session *s, mmd_plan_stats *out);
 
+/* ---- backends ----------------------------------------------------------------------------- */
+/* Appends b to r (no copy: b must outlive the sessions using it). Fails with MMD_ERR_LIMIT when
+   r holds MMD_MAX_BACKENDS, MMD_ERR_UNSUPPORTED on another abi_version, MMD_ERR_INVALID_ARGUMENT
+   on a missing name, a repeated name or forward without execute. Setup; no allocation. */
+MMD_API mmd_status mmd_backend_register(mmd_backend_registry *r, const mmd_backend *b, mmd_error *err);
+/* The registered backend of that name, or NULL. Any phase; thread safe on a registry no one
+   is changing. */
+MMD_API const mmd_backend *mmd_backend_find(const mmd_backend_registry *r, const char *name);
+/* A claim from a table: the kernel of the first rule matching node `node` of m by domain,
+   op_type, opset and (when the rule names one) the dtype of input 0; NULL when none does.
+   For use inside claim; no allocation, thread safe. */
+MMD_API const struct mmd_kernel *mmd_backend_match(const mmd_backend_rule *rules, size_t count,
+                                                   const struct mmd_model *m, int32_t node);
+/* Backends the session was given (its registry's count) and backend i among them, NULL when
+   out of range. */
+MMD_API int32_t mmd_session_backend_count(const mmd_session *s);
+MMD_API const mmd_backend *mmd_session_backend(const mmd_session *s, int32_t i);
+/* Why backend i is used or not: *status MMD_OK when it was created (it may still claim no
+   node), else the reason's status, with *msg a line of text owned by the session ("" when
+   used). Returns MMD_ERR_INDEX when i is out of range. No allocation. */
+MMD_API mmd_status mmd_session_backend_status(const mmd_session *s, int32_t i, mmd_status *status,
+                                              const char **msg);
+/* Index (in the session's backends) of the backend that runs node `node`, -1 when the reference
+   kernels run it or the index is out of range. */
+MMD_API int32_t mmd_session_node_backend(const mmd_session *s, int32_t node);
+/* Calls fn(user, event) before and after each node run evaluates (fn NULL: none, at no cost).
+   The runtime keeps no clock; fn reads one. Setup; fn runs on the thread calling run. */
+MMD_API void mmd_session_set_profiler(mmd_session *s, mmd_profiler_fn fn, void *user);
+
 #ifdef __cplusplus
 }
 #endif
@@ -298,7 +470,9 @@ MMD_API const char *mmd_status_string(mmd_status status) {
         MMD_STATUS_LIST(MMD__STATUS_STR)
 #undef MMD__STATUS_STR
     };
-    if ((int)status < 0 || (int)status >= (int)MMD_STATUS_COUNT) return "unknown status";
+    /* One unsigned test covers negative values too; arm-none-eabi's short enums are unsigned,
+       where a "< 0" test is always false and -Wtype-limits rejects it. */
+    if ((unsigned)status >= (unsigned)MMD_STATUS_COUNT) return "unknown status";
     return names[status];
 }
 

@@ -86,6 +86,7 @@ typedef struct mmd_node {
     size_t scratch_size;             /* scratch requested by prepare */
     int32_t folded;                  /* 1: computed at prepare time, skipped by run */
     int32_t reprepare;               /* 1: reads a dynamic tensor, so run calls prepare first */
+    void *backend;                   /* handle of the backend that claimed it, NULL: reference */
 } mmd_node;
 
 typedef struct mmd_opset {
@@ -107,6 +108,8 @@ typedef struct mmd_model {
     int32_t *inputs;                 /* graph inputs that are not initializers */
     int32_t *outputs;
     size_t weight_copy_bytes;        /* initializer bytes that had to be copied */
+    mmd_profiler_fn profiler;        /* called around each node graph_run evaluates, or NULL */
+    void *profiler_user;
 } mmd_model;
 
 /* ---- kernels ----------------------------------------------------------------------------- */
@@ -123,6 +126,7 @@ typedef struct mmd_kernel_ctx {
     void *scratch;                   /* eval: node->scratch_size bytes of scratch */
     size_t scratch_size;             /* prepare: set to the bytes of scratch eval needs */
     mmd_error *err;
+    void *backend;                   /* the claiming backend's handle (mmd_backend.create) */
 } mmd_kernel_ctx;
 
 typedef mmd_status (*mmd_kernel_fn)(mmd_kernel_ctx *ctx);
@@ -1275,6 +1279,7 @@ static void mmd__kernel_ctx(mmd_kernel_ctx *c, mmd_model *m, int32_t i, mmd_erro
     c->scratch = NULL;
     c->scratch_size = n->scratch_size;
     c->err = err;
+    c->backend = n->backend;
 }
 
 /* Puts a kernel's own failure in context when the kernel returned a status without a message. */
@@ -1509,22 +1514,35 @@ static mmd_status mmd__reprepare(mmd_kernel_ctx *c, mmd_node *n) {
     return MMD_OK;
 }
 
+/* Tells the profiler (set by mmd_session_set_profiler) that node i starts or ended. */
+static void mmd__profile(const mmd_model *m, int32_t i, int32_t end) {
+    mmd_profile_event ev;
+    ev.end = end;
+    ev.node = i;
+    ev.op_type = m->nodes[i].op_type;
+    ev.name = m->nodes[i].name;
+    m->profiler(m->profiler_user, &ev);
+}
+
 MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err) {
     mmd_error local;
     int32_t i;
-    mmd_status st;
+    mmd_status st = MMD_OK;
     if (!err) err = &local;
     err->status = MMD_OK;
-    for (i = 0; i < m->node_count; ++i) {
+    for (i = 0; i < m->node_count && st == MMD_OK; ++i) {
         mmd_node *n = &m->nodes[i];
         mmd_kernel_ctx c;
         if (n->folded) continue;
+        if (m->profiler) mmd__profile(m, i, 0);
         mmd__kernel_ctx(&c, m, i, err);
-        if (n->reprepare && (st = mmd__reprepare(&c, n)) != MMD_OK) return st;
-        c.scratch = scratch;
-        if ((st = mmd__kernel_status(&c, n->kernel->eval(&c), "eval")) != MMD_OK) return st;
+        if (!n->reprepare || (st = mmd__reprepare(&c, n)) == MMD_OK) {
+            c.scratch = scratch;
+            st = mmd__kernel_status(&c, n->kernel->eval(&c), "eval");
+        }
+        if (m->profiler) mmd__profile(m, i, 1);
     }
-    return MMD_OK;
+    return st;
 }
 
 #endif /* MMD_IR_IMPLEMENTATION */

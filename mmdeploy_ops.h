@@ -21,6 +21,14 @@
      Pow 7-25              float32 base, float32, int32 or int64 exponent
      Cast 6-25             among float32, float64, float16, bfloat16, int8/16/32/64,
                            uint8/16/32 and bool
+
+   SHAPE AND LAYOUT KERNELS (ai.onnx; every dtype but string: they move bytes, not values)
+     Reshape, Squeeze, Unsqueeze, Flatten, Identity, Transpose, Concat, Split, Gather,
+     Slice, Shape, Size, Constant 1-25; Expand 8-25; ConstantOfShape 9-25;
+     Dropout 1-25 (inference only: the output is the input, the mask all ones)
+     Shape and dims inputs (Reshape's shape, Slice's starts/ends/axes/steps, the axes of
+     Squeeze and Unsqueeze, Split's sizes, Expand's shape) must be known at prepare time.
+
      25 is the newest opset whose changelog was read: a newer model gets MMD_ERR_NO_KERNEL.
 
    KERNEL CONTRACT
@@ -31,6 +39,9 @@
      else: no static mutable state, no allocation, no printing; every loop is bounded by
      something prepare checked. eval returns a status only for data-dependent errors (an index
      out of range at run time, an integer division by zero).
+     An input whose value (not just its shape) prepare reads is flagged
+     MMD_KERNEL_VALUE_INPUT(i); prepare reads it only when mmd_tensor_is_const says it is
+     known, and otherwise fails with MMD_ERR_UNSUPPORTED naming the input.
 
    THREAD SAFETY
      The table is const; kernels keep no state outside their op data.
@@ -155,6 +166,15 @@ static mmd_status mmd__want_dtype(mmd_kernel_ctx *c, int32_t i, int32_t dtype) {
                            t->name ? t->name : "", mmd_dtype_name(t->dtype), mmd_dtype_name(dtype));
 }
 
+/* Fails with MMD_ERR_DTYPE unless every present input has the given dtype. */
+static mmd_status mmd__want_dtype_all(mmd_kernel_ctx *c, int32_t dtype) {
+    int32_t i;
+    mmd_status st;
+    for (i = 0; i < c->input_count; ++i)
+        if (c->inputs[i] && (st = mmd__want_dtype(c, i, dtype)) != MMD_OK) return st;
+    return MMD_OK;
+}
+
 /* Fails with MMD_ERR_SHAPE unless input i has a rank in [lo, hi]. */
 static mmd_status mmd__want_rank(mmd_kernel_ctx *c, int32_t i, int32_t lo, int32_t hi) {
     const mmd_tensor *t = c->inputs[i];
@@ -163,22 +183,47 @@ static mmd_status mmd__want_rank(mmd_kernel_ctx *c, int32_t i, int32_t lo, int32
                            t->name ? t->name : "", (int)t->rank, (int)lo, (int)hi);
 }
 
-/* Sets output i's dtype and shape after checking the shape is bounded. */
+/* Sets output i's dtype and shape after checking them: a negative dim is MMD_ERR_SHAPE; a rank
+   past MMD_MAX_RANK, more than MMD__ELEMS_MAX elements or more than MMD_MAX_TENSOR_BYTES is
+   MMD_ERR_LIMIT. */
 static mmd_status mmd__set_output(mmd_kernel_ctx *c, int32_t i, int32_t dtype, int32_t rank,
                                   const int64_t *dims) {
     mmd_tensor *t = c->outputs[i];
+    mmd_error why;
+    size_t bytes;
     int32_t d;
+    for (d = 0; d < rank && d < MMD_MAX_RANK; ++d)
+        if (dims[d] < 0)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "output %d would have dim %d = %lld", (int)i,
+                                   (int)d, (long long)dims[d]);
     if (!mmd__dims_bounded(rank, dims))
         return mmd_kernel_fail(c, MMD_ERR_LIMIT, "output %d would have rank %d or too many elements",
                                (int)i, (int)rank);
     t->dtype = dtype;
     t->rank = rank;
     for (d = 0; d < rank; ++d) t->dims[d] = dims[d];
+    if (mmd_tensor_nbytes(t, &bytes, &why) != MMD_OK)
+        return mmd_kernel_fail(c, why.status, "output %d: %s", (int)i, why.msg);
     return MMD_OK;
 }
 
-/* Axis attribute in [-rank, rank - 1] made non-negative. */
+/* Product of dims [from, to) of t. */
+static int64_t mmd__dims_product(const mmd_tensor *t, int32_t from, int32_t to) {
+    int64_t p = 1;
+    int32_t d;
+    for (d = from; d < to; ++d) p *= t->dims[d];
+    return p;
+}
+
+/* Copies t's bytes to out (same dtype and element count) unless both are at one address. */
+static void mmd__copy_tensor(const mmd_tensor *t, mmd_tensor *out) {
+    size_t bytes = (size_t)mmd_tensor_numel(t) * mmd_dtype_size(t->dtype);
+    if (bytes && out->data != t->data) memcpy(out->data, t->data, bytes);
+}
+
+/* Axis attribute in [-rank, rank - 1] made non-negative (*out is 0 on failure). */
 static mmd_status mmd__norm_axis(mmd_kernel_ctx *c, int64_t axis, int32_t rank, int32_t *out) {
+    *out = 0;
     if (axis < -(int64_t)rank || axis >= rank)
         return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "axis %lld is out of range for rank %d",
                                (long long)axis, (int)rank);
@@ -237,6 +282,185 @@ static void mmd__gemm_f32(int64_t m, int64_t n, int64_t k, float alpha, const fl
                 y[i * n + j] += alpha * s;
             }
     }
+}
+
+/* ==== >>ops element conversion ==== */
+
+/* IEEE half from float, rounding to nearest even; overflow gives infinity, NaN stays NaN. */
+static uint16_t mmd__f32_to_f16(float f) {
+    uint32_t x, sign, e, h;
+    memcpy(&x, &f, sizeof x);
+    sign = (x >> 16) & 0x8000u;
+    x &= 0x7fffffffu;
+    if (x >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (x > 0x7f800000u ? 0x200u : 0u));
+    if (x >= 0x47800000u) return (uint16_t)(sign | 0x7c00u);
+    e = x >> 23;
+    if (e < 102) return (uint16_t)sign;
+    if (e < 113) {
+        /* Subnormal half: the 24-bit significand shifted to units of 2^-24. */
+        uint32_t m = (x & 0x7fffffu) | 0x800000u, shift = 126 - e, rest = m & ((1u << shift) - 1u);
+        uint32_t half = 1u << (shift - 1);
+        h = m >> shift;
+        if (rest > half || (rest == half && (h & 1u))) ++h;
+        return (uint16_t)(sign | h);
+    }
+    h = ((e - 112) << 10) | ((x >> 13) & 0x3ffu);
+    /* A carry out of the mantissa correctly bumps the exponent, up to infinity. */
+    if ((x & 0x1fffu) > 0x1000u || ((x & 0x1fffu) == 0x1000u && (h & 1u))) ++h;
+    return (uint16_t)(sign | h);
+}
+
+static float mmd__f16_to_f32(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
+    float f;
+    if (e == 0) {
+        f = (float)m * (1.0f / 16777216.0f);
+        return sign ? -f : f;
+    }
+    x = sign | (e == 31 ? 0x7f800000u : (e + 112) << 23) | (m << 13);
+    memcpy(&f, &x, sizeof f);
+    return f;
+}
+
+/* bfloat16 is the top half of a float; rounding to nearest even, NaN kept quiet. */
+static uint16_t mmd__f32_to_bf16(float f) {
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
+    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+static float mmd__bf16_to_f32(uint16_t h) {
+    uint32_t x = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &x, sizeof f);
+    return f;
+}
+
+/* 1 for the float dtypes, 2 for the integer ones and bool, 0 for those Cast does not take. */
+static int32_t mmd__cast_kind(int32_t dtype) {
+    switch (dtype) {
+    case MMD_DTYPE_FLOAT32: case MMD_DTYPE_FLOAT64: case MMD_DTYPE_FLOAT16: case MMD_DTYPE_BFLOAT16:
+        return 1;
+    case MMD_DTYPE_INT8: case MMD_DTYPE_UINT8: case MMD_DTYPE_INT16: case MMD_DTYPE_UINT16:
+    case MMD_DTYPE_INT32: case MMD_DTYPE_UINT32: case MMD_DTYPE_INT64: case MMD_DTYPE_BOOL:
+        return 2;
+    default:
+        return 0;
+    }
+}
+
+static double mmd__load_float(int32_t dtype, const void *p, int64_t i) {
+    switch (dtype) {
+    case MMD_DTYPE_FLOAT32: return ((const float *)p)[i];
+    case MMD_DTYPE_FLOAT64: return ((const double *)p)[i];
+    case MMD_DTYPE_FLOAT16: return mmd__f16_to_f32(((const uint16_t *)p)[i]);
+    default: return mmd__bf16_to_f32(((const uint16_t *)p)[i]);
+    }
+}
+
+static int64_t mmd__load_int(int32_t dtype, const void *p, int64_t i) {
+    switch (dtype) {
+    case MMD_DTYPE_INT8: return ((const int8_t *)p)[i];
+    case MMD_DTYPE_UINT8: case MMD_DTYPE_BOOL: return ((const uint8_t *)p)[i];
+    case MMD_DTYPE_INT16: return ((const int16_t *)p)[i];
+    case MMD_DTYPE_UINT16: return ((const uint16_t *)p)[i];
+    case MMD_DTYPE_INT32: return ((const int32_t *)p)[i];
+    case MMD_DTYPE_UINT32: return ((const uint32_t *)p)[i];
+    default: return ((const int64_t *)p)[i];
+    }
+}
+
+/* Integers narrow by wrapping, as numpy's astype and C casts do on every common target. */
+static void mmd__store_int(int32_t dtype, void *p, int64_t i, int64_t v) {
+    switch (dtype) {
+    case MMD_DTYPE_FLOAT32: ((float *)p)[i] = (float)v; break;
+    case MMD_DTYPE_FLOAT64: ((double *)p)[i] = (double)v; break;
+    case MMD_DTYPE_FLOAT16: ((uint16_t *)p)[i] = mmd__f32_to_f16((float)v); break;
+    case MMD_DTYPE_BFLOAT16: ((uint16_t *)p)[i] = mmd__f32_to_bf16((float)v); break;
+    case MMD_DTYPE_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+    case MMD_DTYPE_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
+    case MMD_DTYPE_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    case MMD_DTYPE_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
+    case MMD_DTYPE_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
+    case MMD_DTYPE_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
+    case MMD_DTYPE_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
+    default: ((int64_t *)p)[i] = v; break;
+    }
+}
+
+/* Floats go to integers by truncation through int64, saturated there (NaN gives 0) because an
+   out-of-range float-to-integer conversion is undefined in C. */
+static void mmd__store_float(int32_t dtype, void *p, int64_t i, double v) {
+    switch (dtype) {
+    case MMD_DTYPE_FLOAT32: ((float *)p)[i] = (float)v; break;
+    case MMD_DTYPE_FLOAT64: ((double *)p)[i] = v; break;
+    case MMD_DTYPE_FLOAT16: ((uint16_t *)p)[i] = mmd__f32_to_f16((float)v); break;
+    case MMD_DTYPE_BFLOAT16: ((uint16_t *)p)[i] = mmd__f32_to_bf16((float)v); break;
+    case MMD_DTYPE_BOOL: ((uint8_t *)p)[i] = v != 0.0; break;
+    default:
+        mmd__store_int(dtype, p, i,
+                       v != v ? 0
+                       : v >= 9223372036854775808.0 ? INT64_MAX
+                       : v < -9223372036854775808.0 ? INT64_MIN
+                       : (int64_t)v);
+        break;
+    }
+}
+
+/* ==== >>ops value inputs ==== */
+/* Inputs whose value prepare reads (Reshape's shape, Slice's starts, Squeeze's axes, ...) carry
+   MMD_KERNEL_VALUE_INPUT(i) in the kernel's flags. prepare reads such a value only when
+   mmd_tensor_is_const says it is known, and otherwise fails with MMD_ERR_UNSUPPORTED naming the
+   input. */
+
+/* Fails with MMD_ERR_UNSUPPORTED unless the value of input i is known at prepare time. */
+static mmd_status mmd__want_known(mmd_kernel_ctx *c, int32_t i, const char *what) {
+    const mmd_tensor *t = c->inputs[i];
+    if (mmd_tensor_is_const(t)) return MMD_OK;
+    return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED,
+                           "%s input is not known at prepare time (input %d '%s' has no value before run)",
+                           what, (int)i, t->name ? t->name : "");
+}
+
+/* Fails unless input i is a known int32 or int64 list (rank 0 or 1); sets *count. */
+static mmd_status mmd__want_int_list(mmd_kernel_ctx *c, int32_t i, const char *what, int64_t *count) {
+    const mmd_tensor *t = c->inputs[i];
+    mmd_status st = mmd__want_known(c, i, what);
+    if (st != MMD_OK) return st;
+    if (t->dtype != MMD_DTYPE_INT64 && t->dtype != MMD_DTYPE_INT32)
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "%s input has dtype %s, expected int64 or int32",
+                               what, mmd_dtype_name(t->dtype));
+    if (t->rank > 1)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "%s input has rank %d, expected 1", what, (int)t->rank);
+    *count = mmd_tensor_numel(t);
+    return MMD_OK;
+}
+
+/* Copies into out (at most max values) an int list that is the attribute `name` before some
+   opset and optional input `input` from it on; from_input picks which. *n is -1 when the list
+   is absent. */
+static mmd_status mmd__get_ints(mmd_kernel_ctx *c, int32_t from_input, int32_t input,
+                                const char *name, int64_t *out, int32_t max, int32_t *n) {
+    const mmd_tensor *t = NULL;
+    const int64_t *vals = NULL;
+    int64_t count = 0, i;
+    mmd_status st;
+    *n = -1;
+    if (from_input) {
+        if (input >= c->input_count || !c->inputs[input]) return MMD_OK;
+        t = c->inputs[input];
+        if ((st = mmd__want_int_list(c, input, name, &count)) != MMD_OK) return st;
+    } else {
+        if (!mmd_node_attr(c->node, name)) return MMD_OK;
+        if ((st = mmd_attr_get_ints(c, name, &vals, &count)) != MMD_OK) return st;
+    }
+    if (count > max)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "'%s' has %lld values, more than the %d allowed here",
+                               name, (long long)count, (int)max);
+    for (i = 0; i < count; ++i) out[i] = t ? mmd__load_int(t->dtype, t->data, i) : vals[i];
+    *n = (int32_t)count;
+    return MMD_OK;
 }
 
 /* ==== >>ops broadcasting ==== */
@@ -429,22 +653,18 @@ typedef struct mmd__row_entry {
     mmd__row_fn row;
 } mmd__row_entry;
 
-static const mmd__row_entry mmd__add_rows[] = {{MMD_DTYPE_FLOAT32, MMD_DTYPE_FLOAT32, mmd__add_f32_row},
-                                               {MMD_DTYPE_INT32, MMD_DTYPE_INT32, mmd__add_i32_row},
-                                               {MMD_DTYPE_INT64, MMD_DTYPE_INT64, mmd__add_i64_row},
-                                               {MMD_DTYPE_UNDEFINED, MMD_DTYPE_UNDEFINED, NULL}};
-static const mmd__row_entry mmd__sub_rows[] = {{MMD_DTYPE_FLOAT32, MMD_DTYPE_FLOAT32, mmd__sub_f32_row},
-                                               {MMD_DTYPE_INT32, MMD_DTYPE_INT32, mmd__sub_i32_row},
-                                               {MMD_DTYPE_INT64, MMD_DTYPE_INT64, mmd__sub_i64_row},
-                                               {MMD_DTYPE_UNDEFINED, MMD_DTYPE_UNDEFINED, NULL}};
-static const mmd__row_entry mmd__mul_rows[] = {{MMD_DTYPE_FLOAT32, MMD_DTYPE_FLOAT32, mmd__mul_f32_row},
-                                               {MMD_DTYPE_INT32, MMD_DTYPE_INT32, mmd__mul_i32_row},
-                                               {MMD_DTYPE_INT64, MMD_DTYPE_INT64, mmd__mul_i64_row},
-                                               {MMD_DTYPE_UNDEFINED, MMD_DTYPE_UNDEFINED, NULL}};
-static const mmd__row_entry mmd__div_rows[] = {{MMD_DTYPE_FLOAT32, MMD_DTYPE_FLOAT32, mmd__div_f32_row},
-                                               {MMD_DTYPE_INT32, MMD_DTYPE_INT32, mmd__div_i32_row},
-                                               {MMD_DTYPE_INT64, MMD_DTYPE_INT64, mmd__div_i64_row},
-                                               {MMD_DTYPE_UNDEFINED, MMD_DTYPE_UNDEFINED, NULL}};
+/* Add, Sub, Mul and Div take two inputs of one dtype: float32, int32 or int64. */
+#define MMD__ARITH_ROWS(op)                                                                    \
+    static const mmd__row_entry mmd__##op##_rows[] = {                                         \
+        {MMD_DTYPE_FLOAT32, MMD_DTYPE_FLOAT32, mmd__##op##_f32_row},                           \
+        {MMD_DTYPE_INT32, MMD_DTYPE_INT32, mmd__##op##_i32_row},                               \
+        {MMD_DTYPE_INT64, MMD_DTYPE_INT64, mmd__##op##_i64_row},                               \
+        {MMD_DTYPE_UNDEFINED, MMD_DTYPE_UNDEFINED, NULL}};
+MMD__ARITH_ROWS(add)
+MMD__ARITH_ROWS(sub)
+MMD__ARITH_ROWS(mul)
+MMD__ARITH_ROWS(div)
+#undef MMD__ARITH_ROWS
 /* Pow takes an integer exponent from opset 12 on; earlier models never carry one. */
 static const mmd__row_entry mmd__pow_rows[] = {{MMD_DTYPE_FLOAT32, MMD_DTYPE_FLOAT32, mmd__pow_f32_row},
                                                {MMD_DTYPE_FLOAT32, MMD_DTYPE_INT32, mmd__pow_f32_i32_row},
@@ -523,24 +743,16 @@ static mmd_status mmd__unary_prepare(mmd_kernel_ctx *c, int32_t op, int32_t max_
     return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, x->dims);
 }
 
-static mmd_status mmd__relu_f32_prepare(mmd_kernel_ctx *c) {
-    return mmd__unary_prepare(c, MMD__UNARY_RELU, 1);
-}
-static mmd_status mmd__sigmoid_f32_prepare(mmd_kernel_ctx *c) {
-    return mmd__unary_prepare(c, MMD__UNARY_SIGMOID, 1);
-}
-static mmd_status mmd__hard_swish_f32_prepare(mmd_kernel_ctx *c) {
-    return mmd__unary_prepare(c, MMD__UNARY_HARD_SWISH, 1);
-}
-static mmd_status mmd__tanh_f32_prepare(mmd_kernel_ctx *c) {
-    return mmd__unary_prepare(c, MMD__UNARY_TANH, 1);
-}
-static mmd_status mmd__erf_f32_prepare(mmd_kernel_ctx *c) {
-    return mmd__unary_prepare(c, MMD__UNARY_ERF, 1);
-}
-static mmd_status mmd__sqrt_f32_prepare(mmd_kernel_ctx *c) {
-    return mmd__unary_prepare(c, MMD__UNARY_SQRT, 1);
-}
+/* The unary ops without attributes differ only in the op their prepare records. */
+#define MMD__UNARY_PREPARE(name, op) \
+    static mmd_status name(mmd_kernel_ctx *c) { return mmd__unary_prepare(c, op, 1); }
+MMD__UNARY_PREPARE(mmd__relu_f32_prepare, MMD__UNARY_RELU)
+MMD__UNARY_PREPARE(mmd__sigmoid_f32_prepare, MMD__UNARY_SIGMOID)
+MMD__UNARY_PREPARE(mmd__hard_swish_f32_prepare, MMD__UNARY_HARD_SWISH)
+MMD__UNARY_PREPARE(mmd__tanh_f32_prepare, MMD__UNARY_TANH)
+MMD__UNARY_PREPARE(mmd__erf_f32_prepare, MMD__UNARY_ERF)
+MMD__UNARY_PREPARE(mmd__sqrt_f32_prepare, MMD__UNARY_SQRT)
+#undef MMD__UNARY_PREPARE
 
 static mmd_status mmd__leaky_relu_f32_prepare(mmd_kernel_ctx *c) {
     mmd__unary_data *p = (mmd__unary_data *)c->op_data;
@@ -740,8 +952,7 @@ static mmd_status mmd__conv_f32_prepare(mmd_kernel_ctx *c) {
     x = c->inputs[0];
     wt = c->inputs[1];
     bias = c->input_count > 2 ? c->inputs[2] : NULL;
-    for (i = 0; i < c->input_count; ++i)
-        if (c->inputs[i] && (st = mmd__want_dtype(c, i, MMD_DTYPE_FLOAT32)) != MMD_OK) return st;
+    if ((st = mmd__want_dtype_all(c, MMD_DTYPE_FLOAT32)) != MMD_OK) return st;
     if ((st = mmd__want_rank(c, 0, 3, 5)) != MMD_OK) return st;
     if (wt->rank != x->rank)
         return mmd_kernel_fail(c, MMD_ERR_SHAPE, "weight '%s' has rank %d, input '%s' has rank %d",
@@ -1061,14 +1272,12 @@ static mmd_status mmd__gemm_f32_prepare(mmd_kernel_ctx *c) {
     mmd__gemm_data *p = (mmd__gemm_data *)c->op_data;
     const mmd_tensor *a, *b, *cm;
     int64_t trans_a, trans_b, dims[2], strides[2];
-    int32_t i;
     mmd_status st = mmd__check_io(c, c->opset < 11 ? 3 : 2, 3, 1);
     if (st != MMD_OK) return st;
     a = c->inputs[0];
     b = c->inputs[1];
     cm = c->input_count > 2 ? c->inputs[2] : NULL;
-    for (i = 0; i < c->input_count; ++i)
-        if (c->inputs[i] && (st = mmd__want_dtype(c, i, MMD_DTYPE_FLOAT32)) != MMD_OK) return st;
+    if ((st = mmd__want_dtype_all(c, MMD_DTYPE_FLOAT32)) != MMD_OK) return st;
     if ((st = mmd__want_rank(c, 0, 2, 2)) != MMD_OK || (st = mmd__want_rank(c, 1, 2, 2)) != MMD_OK) return st;
     if (cm && (st = mmd__want_rank(c, 2, 0, 2)) != MMD_OK) return st;
     if ((st = mmd_attr_get_int(c, "transA", 0, &trans_a)) != MMD_OK) return st;
@@ -1261,12 +1470,11 @@ static mmd_status mmd__batchnorm_f32_prepare(mmd_kernel_ctx *c) {
     x = c->inputs[0];
     p->batch = x->dims[0];
     p->channels = x->dims[1];
-    p->plane = 1;
-    for (i = 2; i < x->rank; ++i) p->plane *= x->dims[i];
-    for (i = 0; i < 5; ++i) {
+    p->plane = mmd__dims_product(x, 2, x->rank);
+    if ((st = mmd__want_dtype_all(c, MMD_DTYPE_FLOAT32)) != MMD_OK) return st;
+    for (i = 1; i < 5; ++i) {
         const mmd_tensor *t = c->inputs[i];
-        if ((st = mmd__want_dtype(c, i, MMD_DTYPE_FLOAT32)) != MMD_OK) return st;
-        if (i > 0 && (t->rank != 1 || t->dims[0] != p->channels))
+        if (t->rank != 1 || t->dims[0] != p->channels)
             return mmd_kernel_fail(c, MMD_ERR_SHAPE, "input %d '%s' must have shape [%lld]", (int)i,
                                    t->name ? t->name : "", (long long)p->channels);
     }
@@ -1310,26 +1518,16 @@ static mmd_status mmd__accumulate_f32_row(void *o_, int64_t os, const void *a_, 
 static mmd_status mmd__reduce_mean_f32_prepare(mmd_kernel_ctx *c) {
     mmd__reduce_data *p = (mmd__reduce_data *)c->op_data;
     const mmd_tensor *x;
-    const int64_t *axes = NULL;
-    int64_t naxes = 0, keepdims, noop = 0, dims[MMD_MAX_RANK], kept[MMD_MAX_RANK] = {0};
-    int32_t reduce[MMD_MAX_RANK], rank = 0, i;
+    int64_t axes[MMD_MAX_RANK], keepdims, noop = 0, dims[MMD_MAX_RANK], kept[MMD_MAX_RANK] = {0};
+    int32_t reduce[MMD_MAX_RANK], naxes, rank = 0, i;
     mmd_status st = mmd__check_io(c, 1, c->opset < 18 ? 1 : 2, 1);
     if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
     if (st == MMD_OK) st = mmd_attr_get_int(c, "keepdims", 1, &keepdims);
-    if (st == MMD_OK && c->opset < 18) st = mmd_attr_get_ints(c, "axes", &axes, &naxes);
+    if (st == MMD_OK) st = mmd__get_ints(c, c->opset >= 18, 1, "axes", axes, MMD_MAX_RANK, &naxes);
     if (st == MMD_OK && c->opset >= 18) st = mmd_attr_get_int(c, "noop_with_empty_axes", 0, &noop);
     if (st != MMD_OK) return st;
     x = c->inputs[0];
-    if (c->opset >= 18 && c->input_count > 1 && c->inputs[1]) {
-        const mmd_tensor *t = c->inputs[1];
-        if ((st = mmd__want_dtype(c, 1, MMD_DTYPE_INT64)) != MMD_OK) return st;
-        if (!mmd_tensor_is_const(t))
-            return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "axes '%s' computed at run time", t->name ? t->name : "");
-        if (t->rank != 1) return mmd_kernel_fail(c, MMD_ERR_SHAPE, "axes '%s' must be 1-D", t->name ? t->name : "");
-        axes = (const int64_t *)t->data;
-        naxes = t->dims[0];
-    }
-    for (i = 0; i < x->rank; ++i) reduce[i] = naxes == 0 && !noop;
+    for (i = 0; i < x->rank; ++i) reduce[i] = naxes <= 0 && !noop;
     for (i = 0; i < naxes; ++i) {
         int32_t a = 0;
         if ((st = mmd__norm_axis(c, axes[i], x->rank, &a)) != MMD_OK) return st;
@@ -1366,128 +1564,6 @@ static mmd_status mmd__reduce_mean_f32_eval(mmd_kernel_ctx *c) {
 
 /* ==== >>ops cast ==== */
 
-/* IEEE half from float, rounding to nearest even; overflow gives infinity, NaN stays NaN. */
-static uint16_t mmd__f32_to_f16(float f) {
-    uint32_t x, sign, e, h;
-    memcpy(&x, &f, sizeof x);
-    sign = (x >> 16) & 0x8000u;
-    x &= 0x7fffffffu;
-    if (x >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (x > 0x7f800000u ? 0x200u : 0u));
-    if (x >= 0x47800000u) return (uint16_t)(sign | 0x7c00u);
-    e = x >> 23;
-    if (e < 102) return (uint16_t)sign;
-    if (e < 113) {
-        /* Subnormal half: the 24-bit significand shifted to units of 2^-24. */
-        uint32_t m = (x & 0x7fffffu) | 0x800000u, shift = 126 - e, rest = m & ((1u << shift) - 1u);
-        uint32_t half = 1u << (shift - 1);
-        h = m >> shift;
-        if (rest > half || (rest == half && (h & 1u))) ++h;
-        return (uint16_t)(sign | h);
-    }
-    h = ((e - 112) << 10) | ((x >> 13) & 0x3ffu);
-    /* A carry out of the mantissa correctly bumps the exponent, up to infinity. */
-    if ((x & 0x1fffu) > 0x1000u || ((x & 0x1fffu) == 0x1000u && (h & 1u))) ++h;
-    return (uint16_t)(sign | h);
-}
-
-static float mmd__f16_to_f32(uint16_t h) {
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
-    float f;
-    if (e == 0) {
-        f = (float)m * (1.0f / 16777216.0f);
-        return sign ? -f : f;
-    }
-    x = sign | (e == 31 ? 0x7f800000u : (e + 112) << 23) | (m << 13);
-    memcpy(&f, &x, sizeof f);
-    return f;
-}
-
-/* bfloat16 is the top half of a float; rounding to nearest even, NaN kept quiet. */
-static uint16_t mmd__f32_to_bf16(float f) {
-    uint32_t x;
-    memcpy(&x, &f, sizeof x);
-    if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
-    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-}
-
-static float mmd__bf16_to_f32(uint16_t h) {
-    uint32_t x = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &x, sizeof f);
-    return f;
-}
-
-/* 1 for the float dtypes, 2 for the integer ones and bool, 0 for those Cast does not take. */
-static int32_t mmd__cast_kind(int32_t dtype) {
-    switch (dtype) {
-    case MMD_DTYPE_FLOAT32: case MMD_DTYPE_FLOAT64: case MMD_DTYPE_FLOAT16: case MMD_DTYPE_BFLOAT16:
-        return 1;
-    case MMD_DTYPE_INT8: case MMD_DTYPE_UINT8: case MMD_DTYPE_INT16: case MMD_DTYPE_UINT16:
-    case MMD_DTYPE_INT32: case MMD_DTYPE_UINT32: case MMD_DTYPE_INT64: case MMD_DTYPE_BOOL:
-        return 2;
-    default:
-        return 0;
-    }
-}
-
-static double mmd__load_float(int32_t dtype, const void *p, int64_t i) {
-    switch (dtype) {
-    case MMD_DTYPE_FLOAT32: return ((const float *)p)[i];
-    case MMD_DTYPE_FLOAT64: return ((const double *)p)[i];
-    case MMD_DTYPE_FLOAT16: return mmd__f16_to_f32(((const uint16_t *)p)[i]);
-    default: return mmd__bf16_to_f32(((const uint16_t *)p)[i]);
-    }
-}
-
-static int64_t mmd__load_int(int32_t dtype, const void *p, int64_t i) {
-    switch (dtype) {
-    case MMD_DTYPE_INT8: return ((const int8_t *)p)[i];
-    case MMD_DTYPE_UINT8: case MMD_DTYPE_BOOL: return ((const uint8_t *)p)[i];
-    case MMD_DTYPE_INT16: return ((const int16_t *)p)[i];
-    case MMD_DTYPE_UINT16: return ((const uint16_t *)p)[i];
-    case MMD_DTYPE_INT32: return ((const int32_t *)p)[i];
-    case MMD_DTYPE_UINT32: return ((const uint32_t *)p)[i];
-    default: return ((const int64_t *)p)[i];
-    }
-}
-
-/* Integers narrow by wrapping, as numpy's astype and C casts do on every common target. */
-static void mmd__store_int(int32_t dtype, void *p, int64_t i, int64_t v) {
-    switch (dtype) {
-    case MMD_DTYPE_FLOAT32: ((float *)p)[i] = (float)v; break;
-    case MMD_DTYPE_FLOAT64: ((double *)p)[i] = (double)v; break;
-    case MMD_DTYPE_FLOAT16: ((uint16_t *)p)[i] = mmd__f32_to_f16((float)v); break;
-    case MMD_DTYPE_BFLOAT16: ((uint16_t *)p)[i] = mmd__f32_to_bf16((float)v); break;
-    case MMD_DTYPE_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-    case MMD_DTYPE_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
-    case MMD_DTYPE_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-    case MMD_DTYPE_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
-    case MMD_DTYPE_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
-    case MMD_DTYPE_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
-    case MMD_DTYPE_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
-    default: ((int64_t *)p)[i] = v; break;
-    }
-}
-
-/* Floats go to integers by truncation through int64, saturated there (NaN gives 0) because an
-   out-of-range float-to-integer conversion is undefined in C. */
-static void mmd__store_float(int32_t dtype, void *p, int64_t i, double v) {
-    switch (dtype) {
-    case MMD_DTYPE_FLOAT32: ((float *)p)[i] = (float)v; break;
-    case MMD_DTYPE_FLOAT64: ((double *)p)[i] = v; break;
-    case MMD_DTYPE_FLOAT16: ((uint16_t *)p)[i] = mmd__f32_to_f16((float)v); break;
-    case MMD_DTYPE_BFLOAT16: ((uint16_t *)p)[i] = mmd__f32_to_bf16((float)v); break;
-    case MMD_DTYPE_BOOL: ((uint8_t *)p)[i] = v != 0.0; break;
-    default:
-        mmd__store_int(dtype, p, i,
-                       v != v ? 0
-                       : v >= 9223372036854775808.0 ? INT64_MAX
-                       : v < -9223372036854775808.0 ? INT64_MIN
-                       : (int64_t)v);
-        break;
-    }
-}
-
 typedef struct mmd__cast_data {
     int32_t from, to;
 } mmd__cast_data;
@@ -1517,7 +1593,7 @@ static mmd_status mmd__cast_eval(mmd_kernel_ctx *c) {
     void *y = c->outputs[0]->data;
     int64_t n = mmd_tensor_numel(c->inputs[0]), i;
     if (p->from == p->to) {
-        if (n) memcpy(y, x, (size_t)n * mmd_dtype_size(p->to));
+        mmd__copy_tensor(c->inputs[0], c->outputs[0]);
     } else if (mmd__cast_kind(p->from) == 1) {
         for (i = 0; i < n; ++i) mmd__store_float(p->to, y, i, mmd__load_float(p->from, x, i));
     } else {
@@ -1532,308 +1608,115 @@ static mmd_status mmd__cast_eval(mmd_kernel_ctx *c) {
    They move bytes without looking at them, so one kernel serves every dtype that has an element
    size. Three ways of moving cover them all:
    - a plain copy of the whole buffer (Reshape and every op that only renames the shape);
-   - a strided view computed in prepare (Transpose, Slice, Expand): for each output dim the step
-     through the input, negative to walk backwards, 0 to repeat; unit dims are dropped and
-     contiguous neighbours merged so the inner loop runs as long as it can;
+   - a strided view computed in prepare (Transpose, Slice, Expand): a walk whose input strides
+     are negative to go backwards and 0 to repeat, merged as every walk is;
    - contiguous blocks between an outer and an inner extent around one axis (Concat, Split,
      Gather), recomputed in eval from the dims prepare set. */
-/* Versions 19 to 25 of these operators only added element types (float8, int4, ...), which
-   the dtype checks below refuse, so every kernel here runs up to this opset. */
-#define MMD__SHAPE_OPSET_MAX 25
-
-/* ---- helpers ---------------------------------------------------------------------------- */
-
-/* Names the expected count: "2", "1 to 3" or "at least 1" (INT32_MAX means no upper bound). */
-static mmd_status mmd__shape_count_fail(mmd_kernel_ctx *c, const char *what, int32_t min,
-                                        int32_t max, int32_t got) {
-    if (min == max)
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "expects %d %s, got %d", (int)min, what,
-                               (int)got);
-    if (max == INT32_MAX)
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "expects at least %d %s, got %d",
-                               (int)min, what, (int)got);
-    return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "expects %d to %d %s, got %d", (int)min,
-                           (int)max, what, (int)got);
-}
-
-/* Checks the input and output counts and that the first in_min inputs and output 0 exist. */
-static mmd_status mmd__shape_check_arity(mmd_kernel_ctx *c, int32_t in_min, int32_t in_max,
-                                         int32_t out_min, int32_t out_max) {
-    int32_t i;
-    if (c->input_count < in_min || c->input_count > in_max)
-        return mmd__shape_count_fail(c, "inputs", in_min, in_max, c->input_count);
-    if (c->output_count < out_min || c->output_count > out_max)
-        return mmd__shape_count_fail(c, "outputs", out_min, out_max, c->output_count);
-    for (i = 0; i < in_min; ++i)
-        if (!c->inputs[i])
-            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "required input %d is absent", (int)i);
-    if (!c->outputs[0])
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "output 0 is absent");
-    return MMD_OK;
-}
 
 /* Byte-moving kernels need an element size; strings and unknown dtypes have none. */
-static mmd_status mmd__shape_check_data(mmd_kernel_ctx *c, const mmd_tensor *t, const char *what) {
+static mmd_status mmd__want_sized(mmd_kernel_ctx *c, const mmd_tensor *t, const char *what) {
     if (mmd_dtype_size(t->dtype) == 0)
         return mmd_kernel_fail(c, MMD_ERR_DTYPE, "%s has dtype %s (%d), which is not supported",
                                what, mmd_dtype_name(t->dtype), (int)t->dtype);
     return MMD_OK;
 }
 
-/* Sets output i (skipped when absent) after checking that its rank fits, its dims are
-   non-negative and its size stays under MMD_MAX_TENSOR_BYTES. */
-static mmd_status mmd__shape_set_output(mmd_kernel_ctx *c, int32_t i, int32_t dtype, int64_t rank,
-                                        const int64_t *dims) {
-    mmd_tensor *t = c->outputs[i];
-    size_t bytes;
-    int64_t d;
-    if (rank < 0 || rank > MMD_MAX_RANK)
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "output %d would have rank %lld, more than "
-                               "MMD_MAX_RANK (%d)", (int)i, (long long)rank, (int)MMD_MAX_RANK);
-    for (d = 0; d < rank; ++d)
-        if (dims[d] < 0)
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "output %d would have dim %d = %lld",
-                                   (int)i, (int)d, (long long)dims[d]);
-    if (!t) return MMD_OK;
-    t->dtype = dtype;
-    t->rank = (int32_t)rank;
-    for (d = 0; d < rank; ++d) t->dims[d] = dims[d];
-    if (mmd_tensor_nbytes(t, &bytes, NULL) != MMD_OK)
-        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "output %d is larger than MMD_MAX_TENSOR_BYTES "
-                               "(%llu bytes)", (int)i, (unsigned long long)MMD_MAX_TENSOR_BYTES);
-    return MMD_OK;
+/* Ops that add axes (Unsqueeze, Gather) check the output rank before assembling its dims. */
+static mmd_status mmd__want_out_rank(mmd_kernel_ctx *c, int64_t rank) {
+    if (rank <= MMD_MAX_RANK) return MMD_OK;
+    return mmd_kernel_fail(c, MMD_ERR_SHAPE, "output would have rank %lld, more than MMD_MAX_RANK (%d)",
+                           (long long)rank, (int)MMD_MAX_RANK);
 }
 
-/* Element i of an int32 or int64 tensor, widened. */
-static int64_t mmd__shape_int_at(const mmd_tensor *t, int64_t i) {
-    if (t->dtype == MMD_DTYPE_INT32) return (int64_t)((const int32_t *)t->data)[i];
-    return ((const int64_t *)t->data)[i];
-}
-
-/* Validates an input whose values prepare needs (a shape, axes, split sizes): constant, int32
-   or int64, rank 0 or 1. Sets *count to its element count. */
-static mmd_status mmd__shape_check_const_ints(mmd_kernel_ctx *c, const mmd_tensor *t,
-                                              const char *what, int64_t *count) {
-    if (!mmd_tensor_is_const(t))
-        return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "%s input is not known at prepare time",
-                               what);
-    if (t->dtype != MMD_DTYPE_INT64 && t->dtype != MMD_DTYPE_INT32)
-        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "%s input has dtype %s, expected int64 or int32",
-                               what,
-                               mmd_dtype_name(t->dtype));
-    if (t->rank > 1)
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "%s input has rank %d, expected 1", what,
-                               (int)t->rank);
-    *count = mmd_tensor_numel(t);
-    return MMD_OK;
-}
-
-/* Reads an int list of at most max values that is an attribute before some opset and a
-   constant input from then on; from_input picks which. Absent: *n = 0, *present = 0. */
-static mmd_status mmd__shape_get_ints(mmd_kernel_ctx *c, int32_t from_input, int32_t input,
-                                      const char *name, int64_t *out, int32_t max, int32_t *n,
-                                      int32_t *present) {
-    const mmd_tensor *t = NULL;
-    const int64_t *vals = NULL;
-    int64_t count = 0, i;
-    mmd_status st;
-    *n = 0;
-    *present = 0;
-    if (from_input) {
-        if (input >= c->input_count || !c->inputs[input]) return MMD_OK;
-        t = c->inputs[input];
-        if ((st = mmd__shape_check_const_ints(c, t, name, &count)) != MMD_OK) return st;
-    } else {
-        if (!mmd_node_attr(c->node, name)) return MMD_OK;
-        if ((st = mmd_attr_get_ints(c, name, &vals, &count)) != MMD_OK) return st;
-    }
-    if (count > max)
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "'%s' has %lld values, more than the %d allowed "
-                               "here", name, (long long)count, (int)max);
-    for (i = 0; i < count; ++i) out[i] = t ? mmd__shape_int_at(t, i) : vals[i];
-    *n = (int32_t)count;
-    *present = 1;
-    return MMD_OK;
-}
-
-/* Normalises an axis in [-rank, rank-1] to [0, rank-1]. */
-static mmd_status mmd__shape_axis(mmd_kernel_ctx *c, const char *what, int64_t axis, int64_t rank,
-                                  int32_t *out) {
-    *out = 0;
-    if (axis < -rank || axis >= rank)
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "%s %lld is out of range for rank %lld", what,
-                               (long long)axis, (long long)rank);
-    *out = (int32_t)(axis < 0 ? axis + rank : axis);
-    return MMD_OK;
-}
-
-/* Row-major element strides of t. */
-static void mmd__shape_strides(const mmd_tensor *t, int64_t *strides) {
-    int64_t s = 1;
-    int32_t d;
-    for (d = t->rank - 1; d >= 0; --d) {
-        strides[d] = s;
-        s *= t->dims[d];
-    }
-}
-
-/* Product of dims [from, to) of t. */
-static int64_t mmd__shape_prod(const mmd_tensor *t, int32_t from, int32_t to) {
-    int64_t p = 1;
-    int32_t d;
-    for (d = from; d < to; ++d) p *= t->dims[d];
-    return p;
-}
-
-static int64_t mmd__shape_clamp(int64_t v, int64_t lo, int64_t hi) {
+static int64_t mmd__clamp_i64(int64_t v, int64_t lo, int64_t hi) {
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Copies t's whole buffer to out unless the planner placed both at the same address. */
-static void mmd__shape_copy_all(const mmd_tensor *t, mmd_tensor *out) {
-    size_t bytes = (size_t)mmd_tensor_numel(t) * mmd_dtype_size(t->dtype);
-    if (bytes && out->data != t->data) memcpy(out->data, t->data, bytes);
-}
-
-/* Writes n copies of one element of elem bytes. */
-static void mmd__shape_fill(void *dst, int64_t n, const void *value, size_t elem) {
-    int64_t i;
-    switch (elem) {
-    case 1:
-        if (n) memset(dst, *(const uint8_t *)value, (size_t)n);
-        break;
-    case 2: {
-        uint16_t v, *o = (uint16_t *)dst;
-        memcpy(&v, value, 2);
-        for (i = 0; i < n; ++i) o[i] = v;
-    } break;
-    case 4: {
-        uint32_t v, *o = (uint32_t *)dst;
-        memcpy(&v, value, 4);
-        for (i = 0; i < n; ++i) o[i] = v;
-    } break;
-    case 8: {
-        uint64_t v, *o = (uint64_t *)dst;
-        memcpy(&v, value, 8);
-        for (i = 0; i < n; ++i) o[i] = v;
-    } break;
-    default:
-        for (i = 0; i < n; ++i) memcpy((uint8_t *)dst + (size_t)i * elem, value, elem);
+/* Walk rows that copy operand 1 into operand 0 (operand 2 unused), one per element size: every
+   dtype is 1, 2, 4 or 8 bytes (mmd_dtype_size). An input stride of 0 repeats one element. */
+#define MMD__COPY_ROW(name, T)                                                                 \
+    static mmd_status name(void *o_, int64_t os, const void *a_, int64_t as, const void *b_,   \
+                           int64_t bs, int64_t n) {                                            \
+        T *o = (T *)o_;                                                                        \
+        const T *a = (const T *)a_;                                                            \
+        int64_t i;                                                                             \
+        (void)b_;                                                                              \
+        (void)bs;                                                                              \
+        if (os == 1 && as == 1) memcpy(o, a, (size_t)n * sizeof(T));                           \
+        else for (i = 0; i < n; ++i) o[i * os] = a[i * as];                                    \
+        return MMD_OK;                                                                         \
     }
+MMD__COPY_ROW(mmd__copy_u8_row, uint8_t)
+MMD__COPY_ROW(mmd__copy_u16_row, uint16_t)
+MMD__COPY_ROW(mmd__copy_u32_row, uint32_t)
+MMD__COPY_ROW(mmd__copy_u64_row, uint64_t)
+#undef MMD__COPY_ROW
+
+static mmd__row_fn mmd__copy_row(size_t elem) {
+    return elem == 1 ? mmd__copy_u8_row : elem == 2 ? mmd__copy_u16_row
+                                        : elem == 4 ? mmd__copy_u32_row : mmd__copy_u64_row;
 }
 
-/* ---- strided view: Transpose, Slice, Expand --------------------------------------------- */
+/* Writes n copies of the one element at value (elem bytes, aligned for its type). */
+static void mmd__fill(void *dst, int64_t n, const void *value, size_t elem) {
+    mmd__copy_row(elem)(dst, 1, value, 0, NULL, 0, n);
+}
+
+/* ---- strided views: Transpose, Slice, Expand ---------------------------------------------- */
 
 /* Output element (i0, ..., ik) is input element base + sum(i_d * strides[d]). */
-typedef struct mmd__shape_view {
-    int32_t rank;
-    int64_t base;                    /* input element offset of the first output element */
-    int64_t dims[MMD_MAX_RANK];      /* output dims */
-    int64_t strides[MMD_MAX_RANK];   /* input elements per output step; < 0 backwards, 0 repeat */
-} mmd__shape_view;
+typedef struct mmd__view_data {
+    mmd__walk walk;                  /* operand 0: the contiguous output; 1: the input */
+    int64_t base;                    /* input element read into the first output element */
+    mmd__row_fn copy;
+} mmd__view_data;
 
-/* Drops unit dims and merges an outer dim into its inner neighbour when the outer stride is
-   the inner stride times the inner extent, so a plain copy becomes one memcpy. An empty view
-   is left alone: eval copies nothing. */
-static void mmd__shape_view_simplify(mmd__shape_view *v) {
-    int32_t i, n = 0;
-    for (i = 0; i < v->rank; ++i)
-        if (v->dims[i] == 0) return;
-    for (i = 0; i < v->rank; ++i) {
-        if (v->dims[i] == 1) continue;
-        if (n > 0 && v->strides[n - 1] == v->strides[i] * v->dims[i]) {
-            v->dims[n - 1] *= v->dims[i];
-            v->strides[n - 1] = v->strides[i];
-        } else {
-            v->dims[n] = v->dims[i];
-            v->strides[n] = v->strides[i];
-            ++n;
-        }
+/* Sets output 0 to the view's dims (input 0's dtype) and builds the walk over them. */
+static mmd_status mmd__view_prepare(mmd_kernel_ctx *c, int32_t rank, const int64_t *dims,
+                                    const int64_t *strides, int64_t base) {
+    mmd__view_data *v = (mmd__view_data *)c->op_data;
+    int32_t dtype = c->inputs[0]->dtype, i;
+    mmd_status st = mmd__set_output(c, 0, dtype, rank, dims);
+    if (st != MMD_OK) return st;
+    v->walk.rank = rank;
+    for (i = 0; i < rank; ++i) {
+        v->walk.dims[i] = dims[i];
+        v->walk.strides[1][i] = strides[i];
+        v->walk.strides[2][i] = 0;
     }
-    v->rank = n;
-}
-
-/* Copies n elements read step elements apart; typed loops for the common element sizes. */
-static void mmd__shape_copy_row(uint8_t *dst, const uint8_t *src, int64_t n, int64_t step,
-                                size_t elem) {
-    int64_t j;
-    if (step == 1) {
-        memcpy(dst, src, (size_t)n * elem);
-        return;
-    }
-    switch (elem) {
-    case 1:
-        for (j = 0; j < n; ++j) dst[j] = src[j * step];
-        break;
-    case 2: {
-        const uint16_t *s = (const uint16_t *)(const void *)src;
-        uint16_t *o = (uint16_t *)(void *)dst;
-        for (j = 0; j < n; ++j) o[j] = s[j * step];
-    } break;
-    case 4: {
-        const uint32_t *s = (const uint32_t *)(const void *)src;
-        uint32_t *o = (uint32_t *)(void *)dst;
-        for (j = 0; j < n; ++j) o[j] = s[j * step];
-    } break;
-    case 8: {
-        const uint64_t *s = (const uint64_t *)(const void *)src;
-        uint64_t *o = (uint64_t *)(void *)dst;
-        for (j = 0; j < n; ++j) o[j] = s[j * step];
-    } break;
-    default:
-        for (j = 0; j < n; ++j)
-            memcpy(dst + (size_t)j * elem, src + (ptrdiff_t)(j * step) * (ptrdiff_t)elem, elem);
-    }
-}
-
-/* Shared eval of the strided kernels: walks the output in order, one inner row at a time. */
-static mmd_status mmd__shape_view_eval(mmd_kernel_ctx *c) {
-    const mmd__shape_view *v = (const mmd__shape_view *)c->op_data;
-    const uint8_t *src = (const uint8_t *)c->inputs[0]->data;
-    uint8_t *dst = (uint8_t *)c->outputs[0]->data;
-    size_t elem = mmd_dtype_size(c->outputs[0]->dtype);
-    int64_t idx[MMD_MAX_RANK], off = v->base, rows = 1, r, inner, step;
-    int32_t d, last = v->rank - 1;
-    for (d = 0; d < v->rank; ++d)
-        if (v->dims[d] == 0) return MMD_OK;
-    if (v->rank == 0) {
-        memcpy(dst, src + (size_t)off * elem, elem);
-        return MMD_OK;
-    }
-    inner = v->dims[last];
-    step = v->strides[last];
-    for (d = 0; d < last; ++d) {
-        rows *= v->dims[d];
-        idx[d] = 0;
-    }
-    for (r = 0; r < rows; ++r) {
-        mmd__shape_copy_row(dst, src + (size_t)off * elem, inner, step, elem);
-        dst += (size_t)inner * elem;
-        for (d = last - 1; d >= 0; --d) {
-            off += v->strides[d];
-            if (++idx[d] < v->dims[d]) break;
-            off -= v->strides[d] * v->dims[d];
-            idx[d] = 0;
-        }
-    }
+    mmd__broadcast_strides(rank, dims, rank, v->walk.strides[0]);
+    v->walk.elem[0] = v->walk.elem[1] = mmd_dtype_size(dtype);
+    v->walk.elem[2] = 0;
+    mmd__walk_merge(&v->walk);
+    v->base = base;
+    v->copy = mmd__copy_row(v->walk.elem[0]);
     return MMD_OK;
+}
+
+static mmd_status mmd__view_any_eval(mmd_kernel_ctx *c) {
+    const mmd__view_data *v = (const mmd__view_data *)c->op_data;
+    /* An empty output may sit on an empty input whose data is no array to offset into. */
+    if (mmd__walk_empty(&v->walk)) return MMD_OK;
+    return mmd__walk_run(&v->walk, c->outputs[0]->data,
+                         (const char *)c->inputs[0]->data + v->base * (int64_t)v->walk.elem[1], NULL,
+                         v->copy);
 }
 
 /* ---- Identity, Flatten, Reshape, Squeeze, Unsqueeze: same bytes, new shape --------------- */
 
 /* Eval of every op whose output holds the input's bytes unchanged. */
 static mmd_status mmd__identity_any_eval(mmd_kernel_ctx *c) {
-    mmd__shape_copy_all(c->inputs[0], c->outputs[0]);
+    mmd__copy_tensor(c->inputs[0], c->outputs[0]);
     return MMD_OK;
 }
 
 static mmd_status mmd__identity_any_prepare(mmd_kernel_ctx *c) {
     const mmd_tensor *x;
-    mmd_status st;
-    if ((st = mmd__shape_check_arity(c, 1, 1, 1, 1)) != MMD_OK) return st;
+    mmd_status st = mmd__check_io(c, 1, 1, 1);
+    if (st == MMD_OK) st = mmd__want_sized(c, c->inputs[0], "input");
+    if (st != MMD_OK) return st;
     x = c->inputs[0];
-    if ((st = mmd__shape_check_data(c, x, "input")) != MMD_OK) return st;
-    return mmd__shape_set_output(c, 0, x->dtype, x->rank, x->dims);
+    return mmd__set_output(c, 0, x->dtype, x->rank, x->dims);
 }
 
 /* Output is 2-D: dims before axis multiplied, and dims from axis on multiplied. */
@@ -1841,18 +1724,18 @@ static mmd_status mmd__flatten_any_prepare(mmd_kernel_ctx *c) {
     const mmd_tensor *x;
     int64_t axis, dims[2] = {1, 1};
     int32_t d;
-    mmd_status st;
-    if ((st = mmd__shape_check_arity(c, 1, 1, 1, 1)) != MMD_OK) return st;
+    mmd_status st = mmd__check_io(c, 1, 1, 1);
+    if (st == MMD_OK) st = mmd__want_sized(c, c->inputs[0], "input");
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "axis", 1, &axis);
+    if (st != MMD_OK) return st;
     x = c->inputs[0];
-    if ((st = mmd__shape_check_data(c, x, "input")) != MMD_OK) return st;
-    if ((st = mmd_attr_get_int(c, "axis", 1, &axis)) != MMD_OK) return st;
     /* Unlike other axes, Flatten's may equal the rank (everything in the first dim). */
     if (axis < -(int64_t)x->rank || axis > x->rank)
         return mmd_kernel_fail(c, MMD_ERR_SHAPE, "axis %lld is out of range for rank %d",
                                (long long)axis, (int)x->rank);
     if (axis < 0) axis += x->rank;
     for (d = 0; d < x->rank; ++d) dims[d < axis ? 0 : 1] *= x->dims[d];
-    return mmd__shape_set_output(c, 0, x->dtype, 2, dims);
+    return mmd__set_output(c, 0, x->dtype, 2, dims);
 }
 
 /* Shape comes from the 'shape' attribute before opset 5 and from a constant input after. A 0
@@ -1860,17 +1743,14 @@ static mmd_status mmd__flatten_any_prepare(mmd_kernel_ctx *c) {
 static mmd_status mmd__reshape_any_prepare(mmd_kernel_ctx *c) {
     const mmd_tensor *x;
     int64_t shape[MMD_MAX_RANK], allowzero = 0, known = 1, numel, v;
-    int32_t i, n, present, infer = -1, has_zero = 0, overflow = 0;
-    mmd_status st;
-    if ((st = mmd__shape_check_arity(c, c->opset < 5 ? 1 : 2, 2, 1, 1)) != MMD_OK) return st;
-    x = c->inputs[0];
-    if ((st = mmd__shape_check_data(c, x, "data")) != MMD_OK) return st;
-    st = mmd__shape_get_ints(c, c->opset >= 5, 1, "shape", shape, MMD_MAX_RANK, &n, &present);
+    int32_t i, n, infer = -1, has_zero = 0, overflow = 0;
+    mmd_status st = mmd__check_io(c, c->opset < 5 ? 1 : 2, 2, 1);
+    if (st == MMD_OK) st = mmd__want_sized(c, c->inputs[0], "data");
+    if (st == MMD_OK) st = mmd__get_ints(c, c->opset >= 5, 1, "shape", shape, MMD_MAX_RANK, &n);
+    if (st == MMD_OK && c->opset >= 14) st = mmd_attr_get_int(c, "allowzero", 0, &allowzero);
     if (st != MMD_OK) return st;
-    if (!present)
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has no 'shape' attribute");
-    if (c->opset >= 14 && (st = mmd_attr_get_int(c, "allowzero", 0, &allowzero)) != MMD_OK)
-        return st;
+    if (n < 0) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has no 'shape' attribute");
+    x = c->inputs[0];
     for (i = 0; i < n; ++i) {
         v = shape[i];
         if (v == -1) {
@@ -1908,7 +1788,7 @@ static mmd_status mmd__reshape_any_prepare(mmd_kernel_ctx *c) {
                                overflow && !has_zero ? "more than " : "",
                                (long long)(has_zero ? 0 : known), (long long)numel);
     }
-    return mmd__shape_set_output(c, 0, x->dtype, n, shape);
+    return mmd__set_output(c, 0, x->dtype, n, shape);
 }
 
 /* Axes from the attribute before opset 13, from an optional constant input after; without
@@ -1916,16 +1796,15 @@ static mmd_status mmd__reshape_any_prepare(mmd_kernel_ctx *c) {
 static mmd_status mmd__squeeze_any_prepare(mmd_kernel_ctx *c) {
     const mmd_tensor *x;
     int64_t axes[MMD_MAX_RANK], dims[MMD_MAX_RANK];
-    int32_t i, a, n, present, drop[MMD_MAX_RANK], out_rank = 0;
-    mmd_status st;
-    if ((st = mmd__shape_check_arity(c, 1, c->opset < 13 ? 1 : 2, 1, 1)) != MMD_OK) return st;
-    x = c->inputs[0];
-    if ((st = mmd__shape_check_data(c, x, "data")) != MMD_OK) return st;
-    st = mmd__shape_get_ints(c, c->opset >= 13, 1, "axes", axes, MMD_MAX_RANK, &n, &present);
+    int32_t i, a, n, drop[MMD_MAX_RANK], out_rank = 0;
+    mmd_status st = mmd__check_io(c, 1, c->opset < 13 ? 1 : 2, 1);
+    if (st == MMD_OK) st = mmd__want_sized(c, c->inputs[0], "data");
+    if (st == MMD_OK) st = mmd__get_ints(c, c->opset >= 13, 1, "axes", axes, MMD_MAX_RANK, &n);
     if (st != MMD_OK) return st;
-    for (i = 0; i < x->rank; ++i) drop[i] = n == 0 && x->dims[i] == 1;
+    x = c->inputs[0];
+    for (i = 0; i < x->rank; ++i) drop[i] = n <= 0 && x->dims[i] == 1;
     for (i = 0; i < n; ++i) {
-        if ((st = mmd__shape_axis(c, "axis", axes[i], x->rank, &a)) != MMD_OK) return st;
+        if ((st = mmd__norm_axis(c, axes[i], x->rank, &a)) != MMD_OK) return st;
         if (drop[a])
             return mmd_kernel_fail(c, MMD_ERR_SHAPE, "axis %lld is listed twice", (long long)axes[i]);
         if (x->dims[a] != 1)
@@ -1935,43 +1814,40 @@ static mmd_status mmd__squeeze_any_prepare(mmd_kernel_ctx *c) {
     }
     for (i = 0; i < x->rank; ++i)
         if (!drop[i]) dims[out_rank++] = x->dims[i];
-    return mmd__shape_set_output(c, 0, x->dtype, out_rank, dims);
+    return mmd__set_output(c, 0, x->dtype, out_rank, dims);
 }
 
 /* Axes (attribute before opset 13, constant input after) index the output, whose rank is the
    input rank plus the number of axes. */
 static mmd_status mmd__unsqueeze_any_prepare(mmd_kernel_ctx *c) {
     const mmd_tensor *x;
-    int64_t axes[MMD_MAX_RANK], dims[MMD_MAX_RANK], out_rank;
-    int32_t i, j, a, n, present, insert[MMD_MAX_RANK];
-    mmd_status st;
+    int64_t axes[MMD_MAX_RANK], dims[MMD_MAX_RANK];
+    int32_t i, j, a, n, out_rank, insert[MMD_MAX_RANK];
     int32_t from_input = c->opset >= 13;
-    if ((st = mmd__shape_check_arity(c, 1 + from_input, 1 + from_input, 1, 1)) != MMD_OK) return st;
-    x = c->inputs[0];
-    if ((st = mmd__shape_check_data(c, x, "data")) != MMD_OK) return st;
-    st = mmd__shape_get_ints(c, from_input, 1, "axes", axes, MMD_MAX_RANK, &n, &present);
+    mmd_status st = mmd__check_io(c, 1 + from_input, 1 + from_input, 1);
+    if (st == MMD_OK) st = mmd__want_sized(c, c->inputs[0], "data");
+    if (st == MMD_OK) st = mmd__get_ints(c, from_input, 1, "axes", axes, MMD_MAX_RANK, &n);
     if (st != MMD_OK) return st;
-    if (!present) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has no 'axes' attribute");
-    out_rank = (int64_t)x->rank + n;
-    if (out_rank > MMD_MAX_RANK)
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "output would have rank %lld, more than "
-                               "MMD_MAX_RANK (%d)", (long long)out_rank, (int)MMD_MAX_RANK);
+    if (n < 0) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has no 'axes' attribute");
+    x = c->inputs[0];
+    out_rank = x->rank + n;
+    if ((st = mmd__want_out_rank(c, out_rank)) != MMD_OK) return st;
     for (i = 0; i < out_rank; ++i) insert[i] = 0;
     for (i = 0; i < n; ++i) {
-        if ((st = mmd__shape_axis(c, "axis", axes[i], out_rank, &a)) != MMD_OK) return st;
+        if ((st = mmd__norm_axis(c, axes[i], out_rank, &a)) != MMD_OK) return st;
         if (insert[a])
             return mmd_kernel_fail(c, MMD_ERR_SHAPE, "axis %lld is listed twice", (long long)axes[i]);
         insert[a] = 1;
     }
     for (i = 0, j = 0; i < out_rank; ++i) dims[i] = insert[i] ? 1 : x->dims[j++];
-    return mmd__shape_set_output(c, 0, x->dtype, out_rank, dims);
+    return mmd__set_output(c, 0, x->dtype, out_rank, dims);
 }
 
 /* ---- Dropout: inference only ------------------------------------------------------------- */
 
-/* The mask element eval writes: true, or before opset 10 the value 1 in the input's type. */
 typedef struct mmd__dropout_data {
-    unsigned char one[8];
+    uint64_t one;                    /* the mask element: true, or before opset 10 the value 1
+                                        in the input's float type */
 } mmd__dropout_data;
 
 /* Output is the input, the optional mask all ones. This runtime only does inference, so the
@@ -1981,15 +1857,13 @@ static mmd_status mmd__dropout_any_prepare(mmd_kernel_ctx *c) {
     mmd__dropout_data *p = (mmd__dropout_data *)c->op_data;
     const mmd_tensor *x, *mode;
     int32_t mask_dtype = MMD_DTYPE_BOOL;
-    mmd_status st;
-    if ((st = mmd__shape_check_arity(c, 1, c->opset < 12 ? 1 : 3, 1, 2)) != MMD_OK) return st;
+    mmd_status st = mmd__check_io(c, 1, c->opset < 12 ? 1 : 3, 2);
+    if (st == MMD_OK) st = mmd__want_sized(c, c->inputs[0], "data");
+    if (st != MMD_OK) return st;
     x = c->inputs[0];
-    if ((st = mmd__shape_check_data(c, x, "data")) != MMD_OK) return st;
     mode = c->input_count > 2 ? c->inputs[2] : NULL;
     if (mode) {
-        if (!mmd_tensor_is_const(mode))
-            return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "training_mode input is not known at "
-                                   "prepare time");
+        if ((st = mmd__want_known(c, 2, "training_mode")) != MMD_OK) return st;
         if (mode->dtype != MMD_DTYPE_BOOL || mmd_tensor_numel(mode) != 1)
             return mmd_kernel_fail(c, MMD_ERR_DTYPE, "training_mode must be one bool, got %s with "
                                    "%lld elements", mmd_dtype_name(mode->dtype),
@@ -1998,31 +1872,23 @@ static mmd_status mmd__dropout_any_prepare(mmd_kernel_ctx *c) {
             return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "training_mode is true; only "
                                    "inference is supported");
     }
-    p->one[0] = 1;
     if (c->opset < 10) {
-        /* The mask has the input's floating type: 1.0 in its encoding. */
-        uint16_t h = x->dtype == MMD_DTYPE_FLOAT16 ? 0x3C00u : 0x3F80u;
-        float f = 1.0f;
-        double g = 1.0;
-        mask_dtype = x->dtype;
-        if (x->dtype == MMD_DTYPE_FLOAT32) memcpy(p->one, &f, sizeof f);
-        else if (x->dtype == MMD_DTYPE_FLOAT64) memcpy(p->one, &g, sizeof g);
-        else if (x->dtype == MMD_DTYPE_FLOAT16 || x->dtype == MMD_DTYPE_BFLOAT16) memcpy(p->one, &h, 2);
-        else
+        if (mmd__cast_kind(x->dtype) != 1)
             return mmd_kernel_fail(c, MMD_ERR_DTYPE, "data has dtype %s, expected a float type",
                                    mmd_dtype_name(x->dtype));
+        mask_dtype = x->dtype;
     }
-    if ((st = mmd__shape_set_output(c, 0, x->dtype, x->rank, x->dims)) != MMD_OK) return st;
-    if (c->output_count > 1) return mmd__shape_set_output(c, 1, mask_dtype, x->rank, x->dims);
-    return MMD_OK;
+    mmd__store_int(mask_dtype, &p->one, 0, 1);
+    if ((st = mmd__set_output(c, 0, x->dtype, x->rank, x->dims)) != MMD_OK) return st;
+    if (c->output_count < 2 || !c->outputs[1]) return MMD_OK;
+    return mmd__set_output(c, 1, mask_dtype, x->rank, x->dims);
 }
 
 static mmd_status mmd__dropout_any_eval(mmd_kernel_ctx *c) {
     const mmd__dropout_data *p = (const mmd__dropout_data *)c->op_data;
     mmd_tensor *mask = c->output_count > 1 ? c->outputs[1] : NULL;
-    mmd__shape_copy_all(c->inputs[0], c->outputs[0]);
-    if (mask)
-        mmd__shape_fill(mask->data, mmd_tensor_numel(mask), p->one, mmd_dtype_size(mask->dtype));
+    mmd__copy_tensor(c->inputs[0], c->outputs[0]);
+    if (mask) mmd__fill(mask->data, mmd_tensor_numel(mask), &p->one, mmd_dtype_size(mask->dtype));
     return MMD_OK;
 }
 
@@ -2030,22 +1896,20 @@ static mmd_status mmd__dropout_any_eval(mmd_kernel_ctx *c) {
 
 /* Output dim i is input dim perm[i]; perm defaults to the reversed axes. */
 static mmd_status mmd__transpose_any_prepare(mmd_kernel_ctx *c) {
-    mmd__shape_view *v = (mmd__shape_view *)c->op_data;
     const mmd_tensor *x;
     const int64_t *perm;
-    int64_t count, strides[MMD_MAX_RANK], p;
+    int64_t count, in_strides[MMD_MAX_RANK], dims[MMD_MAX_RANK], strides[MMD_MAX_RANK], p;
     int32_t i, seen[MMD_MAX_RANK];
-    mmd_status st;
-    if ((st = mmd__shape_check_arity(c, 1, 1, 1, 1)) != MMD_OK) return st;
+    mmd_status st = mmd__check_io(c, 1, 1, 1);
+    if (st == MMD_OK) st = mmd__want_sized(c, c->inputs[0], "data");
+    if (st == MMD_OK) st = mmd_attr_get_ints(c, "perm", &perm, &count);
+    if (st != MMD_OK) return st;
     x = c->inputs[0];
-    if ((st = mmd__shape_check_data(c, x, "data")) != MMD_OK) return st;
-    if ((st = mmd_attr_get_ints(c, "perm", &perm, &count)) != MMD_OK) return st;
     if (perm && count != x->rank)
         return mmd_kernel_fail(c, MMD_ERR_SHAPE, "perm has %lld values for an input of rank %d",
                                (long long)count, (int)x->rank);
-    mmd__shape_strides(x, strides);
+    mmd__broadcast_strides(x->rank, x->dims, x->rank, in_strides);
     for (i = 0; i < x->rank; ++i) seen[i] = 0;
-    v->rank = x->rank;
     for (i = 0; i < x->rank; ++i) {
         p = perm ? perm[i] : x->rank - 1 - i;
         if (p < 0 || p >= x->rank)
@@ -2054,65 +1918,51 @@ static mmd_status mmd__transpose_any_prepare(mmd_kernel_ctx *c) {
         if (seen[p])
             return mmd_kernel_fail(c, MMD_ERR_SHAPE, "perm lists axis %lld twice", (long long)p);
         seen[p] = 1;
-        v->dims[i] = x->dims[p];
-        v->strides[i] = strides[p];
+        dims[i] = x->dims[p];
+        strides[i] = in_strides[p];
     }
-    if ((st = mmd__shape_set_output(c, 0, x->dtype, v->rank, v->dims)) != MMD_OK) return st;
-    mmd__shape_view_simplify(v);
-    return MMD_OK;
+    return mmd__view_prepare(c, x->rank, dims, strides, 0);
 }
-
-static mmd_status mmd__transpose_any_eval(mmd_kernel_ctx *c) { return mmd__shape_view_eval(c); }
 
 /* Starts, ends and axes are attributes before opset 10 and constant inputs (with steps) from
    then on. Negative starts and ends count from the end; the results are clamped to
    [0, dim] for a positive step and to [0, dim-1] (start) and [-1, dim-1] (end) for a
    negative one, which is how INT64_MAX and INT64_MIN ends mean "to the end". */
 static mmd_status mmd__slice_any_prepare(mmd_kernel_ctx *c) {
-    mmd__shape_view *v = (mmd__shape_view *)c->op_data;
     const mmd_tensor *x;
     int64_t starts[MMD_MAX_RANK], ends[MMD_MAX_RANK], axes[MMD_MAX_RANK], steps[MMD_MAX_RANK];
-    int64_t strides[MMD_MAX_RANK], d, start, end, step, count;
-    int32_t i, a, n, n_end, n_axes, n_steps, present, seen[MMD_MAX_RANK];
+    int64_t in_strides[MMD_MAX_RANK], dims[MMD_MAX_RANK], strides[MMD_MAX_RANK];
+    int64_t d, start, end, step, count, base = 0;
+    int32_t i, a, n, n_end, n_axes, n_steps = -1, seen[MMD_MAX_RANK];
     int32_t from_input = c->opset >= 10;
-    mmd_status st;
-    if ((st = mmd__shape_check_arity(c, from_input ? 3 : 1, from_input ? 5 : 1, 1, 1)) != MMD_OK)
-        return st;
+    mmd_status st = mmd__check_io(c, from_input ? 3 : 1, from_input ? 5 : 1, 1);
+    if (st == MMD_OK) st = mmd__want_sized(c, c->inputs[0], "data");
+    if (st != MMD_OK) return st;
     x = c->inputs[0];
-    if ((st = mmd__shape_check_data(c, x, "data")) != MMD_OK) return st;
     /* Axes are distinct, so no list can be longer than the rank. */
-    st = mmd__shape_get_ints(c, from_input, 1, "starts", starts, x->rank, &n, &present);
+    st = mmd__get_ints(c, from_input, 1, "starts", starts, x->rank, &n);
+    if (st == MMD_OK) st = mmd__get_ints(c, from_input, 2, "ends", ends, x->rank, &n_end);
+    if (st == MMD_OK) st = mmd__get_ints(c, from_input, 3, "axes", axes, x->rank, &n_axes);
+    if (st == MMD_OK && from_input) st = mmd__get_ints(c, 1, 4, "steps", steps, x->rank, &n_steps);
     if (st != MMD_OK) return st;
-    if (!present) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has no 'starts' attribute");
-    st = mmd__shape_get_ints(c, from_input, 2, "ends", ends, x->rank, &n_end, &present);
-    if (st != MMD_OK) return st;
-    if (!present) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has no 'ends' attribute");
-    st = mmd__shape_get_ints(c, from_input, 3, "axes", axes, x->rank, &n_axes, &present);
-    if (st != MMD_OK) return st;
-    if (!present)
+    if (n < 0) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has no 'starts' attribute");
+    if (n_end < 0) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has no 'ends' attribute");
+    if (n_axes < 0)
         for (i = 0, n_axes = n; i < n; ++i) axes[i] = i;
-    n_steps = n;
-    for (i = 0; i < n; ++i) steps[i] = 1;
-    if (from_input) {
-        st = mmd__shape_get_ints(c, 1, 4, "steps", steps, x->rank, &n_steps, &present);
-        if (st != MMD_OK) return st;
-        if (!present)
-            for (i = 0, n_steps = n; i < n; ++i) steps[i] = 1;
-    }
+    if (n_steps < 0)
+        for (i = 0, n_steps = n; i < n; ++i) steps[i] = 1;
     if (n_end != n || n_axes != n || n_steps != n)
         return mmd_kernel_fail(c, MMD_ERR_SHAPE, "starts, ends, axes and steps have %d, %d, %d and "
                                "%d values; they must match", (int)n, (int)n_end, (int)n_axes,
                                (int)n_steps);
-    mmd__shape_strides(x, strides);
-    v->rank = x->rank;
-    v->base = 0;
+    mmd__broadcast_strides(x->rank, x->dims, x->rank, in_strides);
     for (i = 0; i < x->rank; ++i) {
-        v->dims[i] = x->dims[i];
-        v->strides[i] = strides[i];
+        dims[i] = x->dims[i];
+        strides[i] = in_strides[i];
         seen[i] = 0;
     }
     for (i = 0; i < n; ++i) {
-        if ((st = mmd__shape_axis(c, "axis", axes[i], x->rank, &a)) != MMD_OK) return st;
+        if ((st = mmd__norm_axis(c, axes[i], x->rank, &a)) != MMD_OK) return st;
         if (seen[a])
             return mmd_kernel_fail(c, MMD_ERR_SHAPE, "axis %lld is listed twice", (long long)axes[i]);
         seen[a] = 1;
@@ -2122,64 +1972,41 @@ static mmd_status mmd__slice_any_prepare(mmd_kernel_ctx *c) {
         start = starts[i] < 0 ? starts[i] + d : starts[i];
         end = ends[i] < 0 ? ends[i] + d : ends[i];
         if (step > 0) {
-            start = mmd__shape_clamp(start, 0, d);
-            end = mmd__shape_clamp(end, 0, d);
+            start = mmd__clamp_i64(start, 0, d);
+            end = mmd__clamp_i64(end, 0, d);
             count = end > start ? (end - start - 1) / step + 1 : 0;
         } else {
-            start = mmd__shape_clamp(start, 0, d - 1);
-            end = mmd__shape_clamp(end, -1, d - 1);
+            start = mmd__clamp_i64(start, 0, d - 1);
+            end = mmd__clamp_i64(end, -1, d - 1);
             /* -step overflows for INT64_MIN; any step that large takes one element. */
             count = start > end ? (start - end - 1) / (step == INT64_MIN ? INT64_MAX : -step) + 1 : 0;
         }
-        v->dims[a] = count;
+        dims[a] = count;
         /* With one element the step is never taken; a huge step must not overflow here. */
-        v->strides[a] = count > 1 ? strides[a] * step : 0;
-        if (count > 0) v->base += start * strides[a];
+        strides[a] = count > 1 ? in_strides[a] * step : 0;
+        if (count > 0) base += start * in_strides[a];
     }
-    if ((st = mmd__shape_set_output(c, 0, x->dtype, v->rank, v->dims)) != MMD_OK) return st;
-    mmd__shape_view_simplify(v);
-    return MMD_OK;
+    return mmd__view_prepare(c, x->rank, dims, strides, base);
 }
 
-static mmd_status mmd__slice_any_eval(mmd_kernel_ctx *c) { return mmd__shape_view_eval(c); }
-
-/* Bidirectional broadcast of the input against a constant shape, aligned on the right: a dim
-   of 1 on either side takes the other side's dim. */
+/* Bidirectional (numpy) broadcast of the input against a constant shape. */
 static mmd_status mmd__expand_any_prepare(mmd_kernel_ctx *c) {
-    mmd__shape_view *v = (mmd__shape_view *)c->op_data;
     const mmd_tensor *x;
-    int64_t shape[MMD_MAX_RANK], strides[MMD_MAX_RANK], a, b;
-    int32_t i, n, present, rank, xi, si;
-    mmd_status st;
-    if ((st = mmd__shape_check_arity(c, 2, 2, 1, 1)) != MMD_OK) return st;
-    x = c->inputs[0];
-    if ((st = mmd__shape_check_data(c, x, "input")) != MMD_OK) return st;
-    st = mmd__shape_get_ints(c, 1, 1, "shape", shape, MMD_MAX_RANK, &n, &present);
+    int64_t shape[MMD_MAX_RANK], dims[MMD_MAX_RANK], strides[MMD_MAX_RANK];
+    int32_t i, n, rank;
+    mmd_status st = mmd__check_io(c, 2, 2, 1);
+    if (st == MMD_OK) st = mmd__want_sized(c, c->inputs[0], "input");
+    if (st == MMD_OK) st = mmd__get_ints(c, 1, 1, "shape", shape, MMD_MAX_RANK, &n);
     if (st != MMD_OK) return st;
-    mmd__shape_strides(x, strides);
-    rank = x->rank > n ? x->rank : n;
-    v->rank = rank;
-    v->base = 0;
-    for (i = 0; i < rank; ++i) {
-        xi = i - (rank - x->rank);
-        si = i - (rank - n);
-        a = xi >= 0 ? x->dims[xi] : 1;
-        b = si >= 0 ? shape[si] : 1;
-        if (b < 0)
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "shape[%d] = %lld is negative", (int)si,
-                                   (long long)b);
-        if (a != b && a != 1 && b != 1)
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "cannot broadcast input dim %lld against "
-                                   "shape[%d] = %lld", (long long)a, (int)si, (long long)b);
-        v->dims[i] = b == 1 ? a : b;
-        v->strides[i] = xi >= 0 && a == v->dims[i] ? strides[xi] : 0;
-    }
-    if ((st = mmd__shape_set_output(c, 0, x->dtype, v->rank, v->dims)) != MMD_OK) return st;
-    mmd__shape_view_simplify(v);
-    return MMD_OK;
+    x = c->inputs[0];
+    for (i = 0; i < n; ++i)
+        if (shape[i] < 0)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "shape[%d] = %lld is negative", (int)i,
+                                   (long long)shape[i]);
+    if ((st = mmd__broadcast_shape(c, x->rank, x->dims, n, shape, &rank, dims)) != MMD_OK) return st;
+    mmd__broadcast_strides(x->rank, x->dims, rank, strides);
+    return mmd__view_prepare(c, rank, dims, strides, 0);
 }
-
-static mmd_status mmd__expand_any_eval(mmd_kernel_ctx *c) { return mmd__shape_view_eval(c); }
 
 /* ---- Concat, Split, Gather: blocks around one axis --------------------------------------- */
 
@@ -2200,21 +2027,19 @@ static mmd_status mmd__concat_any_prepare(mmd_kernel_ctx *c) {
     const mmd_tensor *ref, *t;
     int64_t axis, dims[MMD_MAX_RANK];
     int32_t i, d, r = 0;
-    mmd_status st;
-    if ((st = mmd__shape_check_arity(c, 1, INT32_MAX, 1, 1)) != MMD_OK) return st;
-    for (i = 0; i < c->input_count; ++i)
-        if (!c->inputs[i])
-            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "input %d is absent", (int)i);
+    /* Every input is required: as many as the node has, at least one. */
+    mmd_status st = mmd__check_io(c, c->input_count > 1 ? c->input_count : 1, INT32_MAX, 1);
+    if (st != MMD_OK) return st;
     /* The reference input is the first one that is not a legacy empty 1-D tensor. */
     for (i = 0; i < c->input_count; ++i)
         if (!(c->inputs[i]->rank == 1 && c->inputs[i]->dims[0] == 0)) break;
     r = i < c->input_count ? i : 0;
     ref = c->inputs[r];
-    if ((st = mmd__shape_check_data(c, ref, "input")) != MMD_OK) return st;
+    if ((st = mmd__want_sized(c, ref, "input")) != MMD_OK) return st;
     if (c->opset >= 4 && !mmd_node_attr(c->node, "axis"))
         return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has no 'axis' attribute");
     if ((st = mmd_attr_get_int(c, "axis", 1, &axis)) != MMD_OK) return st;
-    if ((st = mmd__shape_axis(c, "axis", axis, ref->rank, &p->axis)) != MMD_OK) return st;
+    if ((st = mmd__norm_axis(c, axis, ref->rank, &p->axis)) != MMD_OK) return st;
     for (d = 0; d < ref->rank; ++d) dims[d] = ref->dims[d];
     dims[p->axis] = 0;
     for (i = 0; i < c->input_count; ++i) {
@@ -2234,18 +2059,18 @@ static mmd_status mmd__concat_any_prepare(mmd_kernel_ctx *c) {
                                        (long long)ref->dims[d]);
         dims[p->axis] += t->dims[p->axis];
     }
-    return mmd__shape_set_output(c, 0, ref->dtype, ref->rank, dims);
+    return mmd__set_output(c, 0, ref->dtype, ref->rank, dims);
 }
 
 static mmd_status mmd__concat_any_eval(mmd_kernel_ctx *c) {
     const mmd__axis_data *p = (const mmd__axis_data *)c->op_data;
     mmd_tensor *out = c->outputs[0];
     size_t elem = mmd_dtype_size(out->dtype), block;
-    int64_t outer = mmd__shape_prod(out, 0, p->axis), inner, o;
+    int64_t outer = mmd__dims_product(out, 0, p->axis), inner, o;
     uint8_t *dst = (uint8_t *)out->data;
     int32_t i;
     if (mmd_tensor_numel(out) == 0) return MMD_OK;
-    inner = mmd__shape_prod(out, p->axis + 1, out->rank);
+    inner = mmd__dims_product(out, p->axis + 1, out->rank);
     for (o = 0; o < outer; ++o)
         for (i = 0; i < c->input_count; ++i) {
             const mmd_tensor *t = c->inputs[i];
@@ -2268,19 +2093,19 @@ static mmd_status mmd__split_any_prepare(mmd_kernel_ctx *c) {
     int64_t dims[MMD_MAX_RANK];
     int32_t i, k, n = c->output_count;
     int32_t from_input = c->opset >= 13 || c->opset == 1;
-    mmd_status st;
-    if ((st = mmd__shape_check_arity(c, 1, from_input ? 2 : 1, 1, INT32_MAX)) != MMD_OK) return st;
+    mmd_status st = mmd__check_io(c, 1, from_input ? 2 : 1, INT32_MAX);
+    if (st == MMD_OK) st = mmd__want_sized(c, c->inputs[0], "input");
+    if (st != MMD_OK) return st;
     x = c->inputs[0];
-    if ((st = mmd__shape_check_data(c, x, "input")) != MMD_OK) return st;
     for (k = 0; k < n; ++k)
         if (!c->outputs[k])
             return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "output %d is absent", (int)k);
     if ((st = mmd_attr_get_int(c, "axis", 0, &axis)) != MMD_OK) return st;
-    if ((st = mmd__shape_axis(c, "axis", axis, x->rank, &p->axis)) != MMD_OK) return st;
+    if ((st = mmd__norm_axis(c, axis, x->rank, &p->axis)) != MMD_OK) return st;
     d = x->dims[p->axis];
     if (from_input && c->input_count > 1 && c->inputs[1]) {
         sizes_in = c->inputs[1];
-        if ((st = mmd__shape_check_const_ints(c, sizes_in, "split", &count)) != MMD_OK) return st;
+        if ((st = mmd__want_int_list(c, 1, "split", &count)) != MMD_OK) return st;
     } else if (mmd_node_attr(c->node, "split")) {
         if ((st = mmd_attr_get_ints(c, "split", &sizes_attr, &count)) != MMD_OK) return st;
     }
@@ -2302,7 +2127,7 @@ static mmd_status mmd__split_any_prepare(mmd_kernel_ctx *c) {
     }
     for (i = 0; i < x->rank; ++i) dims[i] = x->dims[i];
     for (k = 0; k < n; ++k) {
-        if (sizes_in) size = mmd__shape_int_at(sizes_in, k);
+        if (sizes_in) size = mmd__load_int(sizes_in->dtype, sizes_in->data, k);
         else if (sizes_attr) size = sizes_attr[k];
         else size = k < n - 1 ? chunk : d - chunk * (n - 1);
         if (size < 0 || size > d - sum)
@@ -2310,7 +2135,7 @@ static mmd_status mmd__split_any_prepare(mmd_kernel_ctx *c) {
                                    (int)k, (long long)size, (long long)d);
         sum += size;
         dims[p->axis] = size;
-        if ((st = mmd__shape_set_output(c, k, x->dtype, x->rank, dims)) != MMD_OK) return st;
+        if ((st = mmd__set_output(c, k, x->dtype, x->rank, dims)) != MMD_OK) return st;
     }
     if (sum != d)
         return mmd_kernel_fail(c, MMD_ERR_SHAPE, "split sizes add up to %lld, axis dim is %lld",
@@ -2323,10 +2148,10 @@ static mmd_status mmd__split_any_eval(mmd_kernel_ctx *c) {
     const mmd_tensor *x = c->inputs[0];
     const uint8_t *src = (const uint8_t *)x->data;
     size_t elem = mmd_dtype_size(x->dtype), block;
-    int64_t outer = mmd__shape_prod(x, 0, p->axis), inner, o;
+    int64_t outer = mmd__dims_product(x, 0, p->axis), inner, o;
     int32_t k;
     if (mmd_tensor_numel(x) == 0) return MMD_OK;
-    inner = mmd__shape_prod(x, p->axis + 1, x->rank);
+    inner = mmd__dims_product(x, p->axis + 1, x->rank);
     for (o = 0; o < outer; ++o)
         for (k = 0; k < c->output_count; ++k) {
             mmd_tensor *out = c->outputs[k];
@@ -2341,7 +2166,7 @@ static mmd_status mmd__split_any_eval(mmd_kernel_ctx *c) {
 static mmd_status mmd__gather_check(mmd_kernel_ctx *c, const mmd_tensor *idx, int64_t size) {
     int64_t j, n = mmd_tensor_numel(idx), v;
     for (j = 0; j < n; ++j) {
-        v = mmd__shape_int_at(idx, j);
+        v = mmd__load_int(idx->dtype, idx->data, j);
         if (v < -size || v >= size)
             return mmd_kernel_fail(c, MMD_ERR_INDEX, "index %lld (element %lld of indices) is out "
                                    "of range for an axis of size %lld", (long long)v, (long long)j,
@@ -2350,40 +2175,40 @@ static mmd_status mmd__gather_check(mmd_kernel_ctx *c, const mmd_tensor *idx, in
     return MMD_OK;
 }
 
-/* Output dims: data's before the axis, then the indices' dims, then data's after the axis. */
+/* Output dims: data's before the axis, then the indices' dims, then data's after the axis.
+   Known indices are checked here for an early error; the output shape does not depend on
+   them and eval checks them again, so they are no value input (a graph input there does not
+   make a new binding re-plan). */
 static mmd_status mmd__gather_any_prepare(mmd_kernel_ctx *c) {
     mmd__axis_data *p = (mmd__axis_data *)c->op_data;
     const mmd_tensor *x, *idx;
-    int64_t axis, dims[MMD_MAX_RANK], rank;
+    int64_t axis, dims[MMD_MAX_RANK];
     int32_t d, n = 0;
-    mmd_status st;
-    if ((st = mmd__shape_check_arity(c, 2, 2, 1, 1)) != MMD_OK) return st;
+    mmd_status st = mmd__check_io(c, 2, 2, 1);
+    if (st == MMD_OK) st = mmd__want_sized(c, c->inputs[0], "data");
+    if (st != MMD_OK) return st;
     x = c->inputs[0];
     idx = c->inputs[1];
-    if ((st = mmd__shape_check_data(c, x, "data")) != MMD_OK) return st;
     if (idx->dtype != MMD_DTYPE_INT64 && idx->dtype != MMD_DTYPE_INT32)
         return mmd_kernel_fail(c, MMD_ERR_DTYPE, "indices have dtype %s, expected int32 or int64",
                                mmd_dtype_name(idx->dtype));
     if ((st = mmd_attr_get_int(c, "axis", 0, &axis)) != MMD_OK) return st;
-    if ((st = mmd__shape_axis(c, "axis", axis, x->rank, &p->axis)) != MMD_OK) return st;
-    rank = (int64_t)x->rank - 1 + idx->rank;
-    if (rank > MMD_MAX_RANK)
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "output would have rank %lld, more than "
-                               "MMD_MAX_RANK (%d)", (long long)rank, (int)MMD_MAX_RANK);
+    if ((st = mmd__norm_axis(c, axis, x->rank, &p->axis)) != MMD_OK) return st;
+    if ((st = mmd__want_out_rank(c, (int64_t)x->rank - 1 + idx->rank)) != MMD_OK) return st;
     for (d = 0; d < p->axis; ++d) dims[n++] = x->dims[d];
     for (d = 0; d < idx->rank; ++d) dims[n++] = idx->dims[d];
     for (d = p->axis + 1; d < x->rank; ++d) dims[n++] = x->dims[d];
     if (mmd_tensor_is_const(idx) && (st = mmd__gather_check(c, idx, x->dims[p->axis])) != MMD_OK)
         return st;
-    return mmd__shape_set_output(c, 0, x->dtype, rank, dims);
+    return mmd__set_output(c, 0, x->dtype, n, dims);
 }
 
 static mmd_status mmd__gather_any_eval(mmd_kernel_ctx *c) {
     const mmd__axis_data *p = (const mmd__axis_data *)c->op_data;
     const mmd_tensor *x = c->inputs[0], *idx = c->inputs[1];
-    int64_t size = x->dims[p->axis], outer = mmd__shape_prod(x, 0, p->axis);
+    int64_t size = x->dims[p->axis], outer = mmd__dims_product(x, 0, p->axis);
     int64_t n = mmd_tensor_numel(idx), o, j, v;
-    size_t block = (size_t)mmd__shape_prod(x, p->axis + 1, x->rank) * mmd_dtype_size(x->dtype);
+    size_t block = (size_t)mmd__dims_product(x, p->axis + 1, x->rank) * mmd_dtype_size(x->dtype);
     const uint8_t *src = (const uint8_t *)x->data;
     uint8_t *dst = (uint8_t *)c->outputs[0]->data;
     mmd_status st;
@@ -2391,7 +2216,7 @@ static mmd_status mmd__gather_any_eval(mmd_kernel_ctx *c) {
     if (block == 0) return MMD_OK;
     for (o = 0; o < outer; ++o)
         for (j = 0; j < n; ++j) {
-            v = mmd__shape_int_at(idx, j);
+            v = mmd__load_int(idx->dtype, idx->data, j);
             if (v < 0) v += size;
             memcpy(dst, src + (size_t)(o * size + v) * block, block);
             dst += block;
@@ -2410,19 +2235,19 @@ static mmd_status mmd__shape_any_prepare(mmd_kernel_ctx *c) {
     mmd__shape_data *p = (mmd__shape_data *)c->op_data;
     const mmd_tensor *x;
     int64_t start = 0, end, len;
-    mmd_status st;
-    if ((st = mmd__shape_check_arity(c, 1, 1, 1, 1)) != MMD_OK) return st;
+    mmd_status st = mmd__check_io(c, 1, 1, 1);
+    if (st != MMD_OK) return st;
     x = c->inputs[0];
     end = x->rank;
     if (c->opset >= 15) {
         if ((st = mmd_attr_get_int(c, "start", 0, &start)) != MMD_OK) return st;
         if ((st = mmd_attr_get_int(c, "end", x->rank, &end)) != MMD_OK) return st;
     }
-    start = mmd__shape_clamp(start < 0 ? start + x->rank : start, 0, x->rank);
-    end = mmd__shape_clamp(end < 0 ? end + x->rank : end, 0, x->rank);
+    start = mmd__clamp_i64(start < 0 ? start + x->rank : start, 0, x->rank);
+    end = mmd__clamp_i64(end < 0 ? end + x->rank : end, 0, x->rank);
     len = end > start ? end - start : 0;
     p->start = (int32_t)start;
-    return mmd__shape_set_output(c, 0, MMD_DTYPE_INT64, 1, &len);
+    return mmd__set_output(c, 0, MMD_DTYPE_INT64, 1, &len);
 }
 
 static mmd_status mmd__shape_any_eval(mmd_kernel_ctx *c) {
@@ -2434,9 +2259,9 @@ static mmd_status mmd__shape_any_eval(mmd_kernel_ctx *c) {
 }
 
 static mmd_status mmd__size_any_prepare(mmd_kernel_ctx *c) {
-    mmd_status st;
-    if ((st = mmd__shape_check_arity(c, 1, 1, 1, 1)) != MMD_OK) return st;
-    return mmd__shape_set_output(c, 0, MMD_DTYPE_INT64, 0, NULL);
+    mmd_status st = mmd__check_io(c, 1, 1, 1);
+    if (st != MMD_OK) return st;
+    return mmd__set_output(c, 0, MMD_DTYPE_INT64, 0, NULL);
 }
 
 static mmd_status mmd__size_any_eval(mmd_kernel_ctx *c) {
@@ -2447,64 +2272,55 @@ static mmd_status mmd__size_any_eval(mmd_kernel_ctx *c) {
 /* ---- Constant, ConstantOfShape ------------------------------------------------------------ */
 
 typedef struct mmd__constant_data {
-    const void *src;                 /* the value's bytes: attribute data or the fields below */
-    int64_t i;                       /* value_int */
-    float f;                         /* value_float */
+    const void *src;                 /* the value's bytes, in the node's attribute */
 } mmd__constant_data;
 
-/* Exactly one value attribute. The output points at the attribute's bytes, so nothing is
-   copied; eval copies only if the planner has since given the output memory of its own. */
+/* Exactly one value attribute. The output points at the attribute's own bytes, which live as
+   long as the model, so nothing is copied; eval copies only if the planner has since given the
+   output memory of its own. */
 static mmd_status mmd__constant_any_prepare(mmd_kernel_ctx *c) {
-    static const char *const names[] = {"value", "value_float", "value_floats", "value_int",
-                                        "value_ints", "value_string", "value_strings",
-                                        "sparse_value"};
+    /* Each value attribute with its attribute type and, for the scalars and lists, the output
+       dtype and rank; the string and sparse ones, without a dtype, are declined. */
+    static const struct {
+        const char *name;
+        int32_t type, dtype, rank;
+    } kinds[] = {{"value", MMD_ATTR_TENSOR, MMD_DTYPE_UNDEFINED, 0},
+                 {"value_float", MMD_ATTR_FLOAT, MMD_DTYPE_FLOAT32, 0},
+                 {"value_floats", MMD_ATTR_FLOATS, MMD_DTYPE_FLOAT32, 1},
+                 {"value_int", MMD_ATTR_INT, MMD_DTYPE_INT64, 0},
+                 {"value_ints", MMD_ATTR_INTS, MMD_DTYPE_INT64, 1},
+                 {"value_string", MMD_ATTR_STRING, MMD_DTYPE_UNDEFINED, 0},
+                 {"value_strings", MMD_ATTR_STRINGS, MMD_DTYPE_UNDEFINED, 0},
+                 {"sparse_value", MMD_ATTR_UNDEFINED, MMD_DTYPE_UNDEFINED, 0}};
     mmd__constant_data *p = (mmd__constant_data *)c->op_data;
-    const mmd_tensor *t;
-    const float *floats;
-    const int64_t *ints;
-    int64_t count;
-    int32_t i, found = -1;
-    mmd_status st;
-    if ((st = mmd__shape_check_arity(c, 0, 0, 1, 1)) != MMD_OK) return st;
-    for (i = 0; i < (int32_t)(sizeof names / sizeof names[0]); ++i) {
-        if (!mmd_node_attr(c->node, names[i])) continue;
-        if (found >= 0)
-            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has both '%s' and '%s'",
-                                   names[found], names[i]);
-        found = i;
+    const mmd_attr *a = NULL, *b;
+    int32_t i, k = 0;
+    mmd_status st = mmd__check_io(c, 0, 0, 1);
+    if (st != MMD_OK) return st;
+    for (i = 0; i < (int32_t)(sizeof kinds / sizeof kinds[0]); ++i) {
+        if (!(b = mmd_node_attr(c->node, kinds[i].name))) continue;
+        if (a)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has both '%s' and '%s'", kinds[k].name,
+                                   kinds[i].name);
+        a = b;
+        k = i;
     }
-    switch (found) {
-    case 0:
-        if ((st = mmd_attr_get_tensor(c, "value", &t)) != MMD_OK) return st;
-        if ((st = mmd__shape_check_data(c, t, "value")) != MMD_OK) return st;
-        p->src = t->data;
-        st = mmd__shape_set_output(c, 0, t->dtype, t->rank, t->dims);
-        break;
-    case 1:
-        if ((st = mmd_attr_get_float(c, "value_float", 0.0f, &p->f)) != MMD_OK) return st;
-        p->src = &p->f;
-        st = mmd__shape_set_output(c, 0, MMD_DTYPE_FLOAT32, 0, NULL);
-        break;
-    case 2:
-        if ((st = mmd_attr_get_floats(c, "value_floats", &floats, &count)) != MMD_OK) return st;
-        p->src = floats;
-        st = mmd__shape_set_output(c, 0, MMD_DTYPE_FLOAT32, 1, &count);
-        break;
-    case 3:
-        if ((st = mmd_attr_get_int(c, "value_int", 0, &p->i)) != MMD_OK) return st;
-        p->src = &p->i;
-        st = mmd__shape_set_output(c, 0, MMD_DTYPE_INT64, 0, NULL);
-        break;
-    case 4:
-        if ((st = mmd_attr_get_ints(c, "value_ints", &ints, &count)) != MMD_OK) return st;
-        p->src = ints;
-        st = mmd__shape_set_output(c, 0, MMD_DTYPE_INT64, 1, &count);
-        break;
-    case -1:
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has no value attribute");
-    default:
+    if (!a) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has no value attribute");
+    if (kinds[k].type != MMD_ATTR_TENSOR && kinds[k].dtype == MMD_DTYPE_UNDEFINED)
         return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "'%s' is not supported (no string or "
-                               "sparse tensors)", names[found]);
+                               "sparse tensors)", kinds[k].name);
+    if (a->type != kinds[k].type)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "attribute '%s' has type %d, expects %d",
+                               kinds[k].name, (int)a->type, (int)kinds[k].type);
+    if (a->type == MMD_ATTR_TENSOR) {
+        if ((st = mmd__want_sized(c, a->t, "value")) != MMD_OK) return st;
+        p->src = a->t->data;
+        st = mmd__set_output(c, 0, a->t->dtype, a->t->rank, a->t->dims);
+    } else {
+        p->src = a->type == MMD_ATTR_FLOAT ? (const void *)&a->f
+                 : a->type == MMD_ATTR_INT ? (const void *)&a->i
+                 : a->type == MMD_ATTR_FLOATS ? (const void *)a->floats : (const void *)a->ints;
+        st = mmd__set_output(c, 0, kinds[k].dtype, kinds[k].rank, &a->count);
     }
     if (st != MMD_OK) return st;
     /* Nobody writes a constant, so handing out the attribute's bytes without const is safe. */
@@ -2521,7 +2337,7 @@ static mmd_status mmd__constant_any_eval(mmd_kernel_ctx *c) {
 }
 
 typedef struct mmd__constant_of_shape_data {
-    unsigned char value[8];          /* one element of the output dtype */
+    uint64_t value;                  /* one element of the output dtype, in its first bytes */
 } mmd__constant_of_shape_data;
 
 /* Output dims are the constant shape input's values (empty: a scalar); every element is the
@@ -2530,28 +2346,27 @@ static mmd_status mmd__constant_of_shape_any_prepare(mmd_kernel_ctx *c) {
     mmd__constant_of_shape_data *p = (mmd__constant_of_shape_data *)c->op_data;
     const mmd_tensor *value = NULL;
     int64_t shape[MMD_MAX_RANK];
-    int32_t n, present, dtype = MMD_DTYPE_FLOAT32;
-    mmd_status st;
-    if ((st = mmd__shape_check_arity(c, 1, 1, 1, 1)) != MMD_OK) return st;
-    st = mmd__shape_get_ints(c, 1, 0, "shape", shape, MMD_MAX_RANK, &n, &present);
+    int32_t n, dtype = MMD_DTYPE_FLOAT32;
+    mmd_status st = mmd__check_io(c, 1, 1, 1);
+    if (st == MMD_OK) st = mmd__get_ints(c, 1, 0, "shape", shape, MMD_MAX_RANK, &n);
+    if (st == MMD_OK) st = mmd_attr_get_tensor(c, "value", &value);
     if (st != MMD_OK) return st;
-    if ((st = mmd_attr_get_tensor(c, "value", &value)) != MMD_OK) return st;
+    p->value = 0;
     if (value) {
-        if ((st = mmd__shape_check_data(c, value, "value")) != MMD_OK) return st;
-        if (mmd_tensor_numel(value) != 1 || mmd_dtype_size(value->dtype) > sizeof p->value)
-            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "value must hold one element, it has "
-                                   "%lld of %zu bytes", (long long)mmd_tensor_numel(value),
-                                   mmd_dtype_size(value->dtype));
-        memcpy(p->value, value->data, mmd_dtype_size(value->dtype));
+        if ((st = mmd__want_sized(c, value, "value")) != MMD_OK) return st;
+        if (mmd_tensor_numel(value) != 1)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "value must hold one element, it has %lld",
+                                   (long long)mmd_tensor_numel(value));
+        memcpy(&p->value, value->data, mmd_dtype_size(value->dtype));
         dtype = value->dtype;
     }
-    return mmd__shape_set_output(c, 0, dtype, n, shape);
+    return mmd__set_output(c, 0, dtype, n, shape);
 }
 
 static mmd_status mmd__constant_of_shape_any_eval(mmd_kernel_ctx *c) {
     const mmd__constant_of_shape_data *p = (const mmd__constant_of_shape_data *)c->op_data;
     mmd_tensor *out = c->outputs[0];
-    mmd__shape_fill(out->data, mmd_tensor_numel(out), p->value, mmd_dtype_size(out->dtype));
+    mmd__fill(out->data, mmd_tensor_numel(out), &p->value, mmd_dtype_size(out->dtype));
     return MMD_OK;
 }
 
@@ -2565,22 +2380,22 @@ static mmd_status mmd__constant_of_shape_any_eval(mmd_kernel_ctx *c) {
 
 /* Sorted by nothing in particular: lookups are a linear scan done once per node at setup. */
 static const mmd_kernel mmd__kernels[] = {
-    {"", "Constant", 1, MMD__SHAPE_OPSET_MAX, 0, sizeof(mmd__constant_data), mmd__constant_any_prepare, mmd__constant_any_eval},
-    {"", "ConstantOfShape", 9, MMD__SHAPE_OPSET_MAX, 0, sizeof(mmd__constant_of_shape_data), mmd__constant_of_shape_any_prepare, mmd__constant_of_shape_any_eval},
-    {"", "Shape", 1, MMD__SHAPE_OPSET_MAX, MMD_KERNEL_SHAPE_ONLY, sizeof(mmd__shape_data), mmd__shape_any_prepare, mmd__shape_any_eval},
-    {"", "Size", 1, MMD__SHAPE_OPSET_MAX, MMD_KERNEL_SHAPE_ONLY, 0, mmd__size_any_prepare, mmd__size_any_eval},
-    {"", "Identity", 1, MMD__SHAPE_OPSET_MAX, 0, 0, mmd__identity_any_prepare, mmd__identity_any_eval},
-    {"", "Dropout", 1, MMD__SHAPE_OPSET_MAX, 0, sizeof(mmd__dropout_data), mmd__dropout_any_prepare, mmd__dropout_any_eval},
-    {"", "Flatten", 1, MMD__SHAPE_OPSET_MAX, 0, 0, mmd__flatten_any_prepare, mmd__identity_any_eval},
-    {"", "Reshape", 1, MMD__SHAPE_OPSET_MAX, 0, 0, mmd__reshape_any_prepare, mmd__identity_any_eval},
-    {"", "Squeeze", 1, MMD__SHAPE_OPSET_MAX, 0, 0, mmd__squeeze_any_prepare, mmd__identity_any_eval},
-    {"", "Unsqueeze", 1, MMD__SHAPE_OPSET_MAX, 0, 0, mmd__unsqueeze_any_prepare, mmd__identity_any_eval},
-    {"", "Transpose", 1, MMD__SHAPE_OPSET_MAX, 0, sizeof(mmd__shape_view), mmd__transpose_any_prepare, mmd__transpose_any_eval},
-    {"", "Slice", 1, MMD__SHAPE_OPSET_MAX, 0, sizeof(mmd__shape_view), mmd__slice_any_prepare, mmd__slice_any_eval},
-    {"", "Expand", 8, MMD__SHAPE_OPSET_MAX, 0, sizeof(mmd__shape_view), mmd__expand_any_prepare, mmd__expand_any_eval},
-    {"", "Concat", 1, MMD__SHAPE_OPSET_MAX, 0, sizeof(mmd__axis_data), mmd__concat_any_prepare, mmd__concat_any_eval},
-    {"", "Split", 1, MMD__SHAPE_OPSET_MAX, 0, sizeof(mmd__axis_data), mmd__split_any_prepare, mmd__split_any_eval},
-    {"", "Gather", 1, MMD__SHAPE_OPSET_MAX, 0, sizeof(mmd__axis_data), mmd__gather_any_prepare, mmd__gather_any_eval},
+    {"", "Constant", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__constant_data), mmd__constant_any_prepare, mmd__constant_any_eval},
+    {"", "ConstantOfShape", 9, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(0), sizeof(mmd__constant_of_shape_data), mmd__constant_of_shape_any_prepare, mmd__constant_of_shape_any_eval},
+    {"", "Shape", 1, MMD__OPSET_CHECKED, MMD_KERNEL_SHAPE_ONLY, sizeof(mmd__shape_data), mmd__shape_any_prepare, mmd__shape_any_eval},
+    {"", "Size", 1, MMD__OPSET_CHECKED, MMD_KERNEL_SHAPE_ONLY, 0, mmd__size_any_prepare, mmd__size_any_eval},
+    {"", "Identity", 1, MMD__OPSET_CHECKED, 0, 0, mmd__identity_any_prepare, mmd__identity_any_eval},
+    {"", "Dropout", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(2), sizeof(mmd__dropout_data), mmd__dropout_any_prepare, mmd__dropout_any_eval},
+    {"", "Flatten", 1, MMD__OPSET_CHECKED, 0, 0, mmd__flatten_any_prepare, mmd__identity_any_eval},
+    {"", "Reshape", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__reshape_any_prepare, mmd__identity_any_eval},
+    {"", "Squeeze", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__squeeze_any_prepare, mmd__identity_any_eval},
+    {"", "Unsqueeze", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__unsqueeze_any_prepare, mmd__identity_any_eval},
+    {"", "Transpose", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__view_data), mmd__transpose_any_prepare, mmd__view_any_eval},
+    {"", "Slice", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(2) | MMD_KERNEL_VALUE_INPUT(3) | MMD_KERNEL_VALUE_INPUT(4), sizeof(mmd__view_data), mmd__slice_any_prepare, mmd__view_any_eval},
+    {"", "Expand", 8, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__view_data), mmd__expand_any_prepare, mmd__view_any_eval},
+    {"", "Concat", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__axis_data), mmd__concat_any_prepare, mmd__concat_any_eval},
+    {"", "Split", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__axis_data), mmd__split_any_prepare, mmd__split_any_eval},
+    {"", "Gather", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__axis_data), mmd__gather_any_prepare, mmd__gather_any_eval},
     MMD__ELEMENTWISE_KERNELS
     MMD__REDUCE_KERNELS
     MMD__INDEX_KERNELS
@@ -2608,7 +2423,7 @@ static const mmd_kernel mmd__kernels[] = {
     {"", "Gemm", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__gemm_data), mmd__gemm_f32_prepare, mmd__gemm_f32_eval},
     {"", "MatMul", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__matmul_data), mmd__matmul_f32_prepare, mmd__matmul_f32_eval},
     {"", "Softmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval},
-    {"", "ReduceMean", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__reduce_data), mmd__reduce_mean_f32_prepare, mmd__reduce_mean_f32_eval},
+    {"", "ReduceMean", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduce_data), mmd__reduce_mean_f32_prepare, mmd__reduce_mean_f32_eval},
     {"", "Cast", 6, MMD__OPSET_CHECKED, 0, sizeof(mmd__cast_data), mmd__cast_prepare, mmd__cast_eval},
 };
 
@@ -2647,3 +2462,24 @@ MMD_API const mmd_kernel *mmd_ops_at(size_t i) { return i < mmd_ops_count() ? &m
 #include "mmdeploy_ops.h"
 #endif
 #endif
+
+/*
+MIT License
+
+Copyright (c) 2026 the mmdeploy.h developers
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of this software and
+associated documentation files (the "Software"), to deal in the Software without restriction,
+including without limitation the rights to use, copy, modify, merge, publish, distribute,
+sublicense, and/or sell copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all copies or
+substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT
+NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND
+NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES
+OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN
+CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+*/

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Exports torchvision classifiers with random weights as the runtime's model tests.
+"""Exports torchvision networks with random weights as the runtime's model tests.
 
     /usr/bin/python3 tests/gen_torchvision.py OUTDIR [NAME...]
 
@@ -12,17 +12,41 @@ computes, which needs no download.
 """
 import os
 import sys
+import warnings
 
 import numpy as np
 import torch
 import torchvision
 
-MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_1", "mnasnet0_5", "densenet121"]
+MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_1", "mnasnet0_5", "densenet121", "fcn_resnet18"]
 OPSETS = [11, 13]
 # 96x96 keeps every network's spatial pyramid non-empty (densenet121 and resnet18 end at 3x3)
 # while the twenty runs of the reference kernels stay within a few minutes on two cores.
 SIZE = 96
 SEED = 0
+
+
+class FCNResnet18(torch.nn.Module):
+    """A segmentation network from torchvision parts, decoded the way MMSegmentation's FCN is:
+    resnet18 features at stride 32, torchvision's FCNHead, and bilinear upsampling back to the
+    input size (a Resize whose sizes the graph computes from Shape)."""
+
+    def __init__(self):
+        super().__init__()
+        backbone = torchvision.models.resnet18(weights=None)
+        self.features = torchvision.models._utils.IntermediateLayerGetter(backbone, {"layer4": "out"})
+        self.head = torchvision.models.segmentation.fcn.FCNHead(512, 21)
+
+    def forward(self, x):
+        y = self.head(self.features(x)["out"])
+        return torch.nn.functional.interpolate(y, size=x.shape[-2:], mode="bilinear",
+                                               align_corners=False)
+
+
+def build(name):
+    if name == "fcn_resnet18":
+        return FCNResnet18()
+    return getattr(torchvision.models, name)(weights=None)
 
 
 def paths(outdir, name):
@@ -57,15 +81,18 @@ def generate(outdir, name):
         return False
     # Seeding per model makes each model's weights and input independent of which others ran.
     torch.manual_seed(SEED)
-    model = getattr(torchvision.models, name)(weights=None)
+    model = build(name)
     calibrate_batchnorm(model)
     x = torch.randn(1, 3, SIZE, SIZE)
     with torch.no_grad():
         y = model(x)
     for op in OPSETS:
-        torch.onnx.export(model, x, files[f"op{op}"], opset_version=op,
-                          input_names=["input"], output_names=["output"],
-                          training=torch.onnx.TrainingMode.EVAL, do_constant_folding=True)
+        # The exporter's shape-inference notes about constants are not about our models.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, x, files[f"op{op}"], opset_version=op,
+                              input_names=["input"], output_names=["output"],
+                              training=torch.onnx.TrainingMode.EVAL, do_constant_folding=True)
     # The .npy files go last: their presence marks the model as complete.
     np.save(files["input"], x.numpy())
     np.save(files["torch"], y.numpy())

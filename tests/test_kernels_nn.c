@@ -779,6 +779,20 @@ static void reduce_mean_axes_and_keepdims_match_torch(void) {
     free_outputs(out, 1);
 }
 
+/* Axes computed at run time cannot shape the output at prepare time: declined by name. */
+static void reduce_mean_axes_unknown_at_prepare_is_unsupported(void) {
+    static const int64_t xd[] = {2, 3}, axd[] = {1};
+    float x[6] = {0};
+    mmd_tensor tx = tensor("x", MMD_DTYPE_FLOAT32, 2, xd, x), ta = tensor("axes", MMD_DTYPE_INT64, 1, axd, NULL), ty = output("y");
+    mmd_tensor *in[2], *out[1];
+    mmd_error err;
+    in[0] = &tx; in[1] = &ta; out[0] = &ty;
+    ta.kind = MMD_TENSOR_ACTIVATION;
+    CHECK(run_op("ReduceMean", 18, NULL, 0, in, 2, out, 1, &err) == MMD_ERR_UNSUPPORTED);
+    CHECK(strstr(err.msg, "'axes'") != NULL);
+    CHECK(mmd_ops_find("", "ReduceMean", 18)->flags & MMD_KERNEL_VALUE_INPUT(1));
+}
+
 /* Opset 18 moves axes to a constant input; the result is the same as x.mean((0,2)). */
 static void reduce_mean_opset18_takes_axes_input(void) {
     static const int64_t xd[] = {2, 3, 2}, axd[] = {2}, ad[] = {3};
@@ -1146,6 +1160,7 @@ int main(void) {
     TEST_RUN(batchnorm_training_mode_is_unsupported);
     TEST_RUN(reduce_mean_axes_and_keepdims_match_torch);
     TEST_RUN(reduce_mean_opset18_takes_axes_input);
+    TEST_RUN(reduce_mean_axes_unknown_at_prepare_is_unsupported);
     TEST_RUN(add_broadcast_f32_matches_torch);
     TEST_RUN(add_incompatible_shapes_fail_naming_both);
     TEST_RUN(add_mixed_dtypes_fail);

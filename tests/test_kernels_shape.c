@@ -908,6 +908,17 @@ static void constant_of_shape_empty_shape_is_scalar(void) {
     CHECK(nc.out[0]->rank == 0 && *(const float *)nc.out[0]->data == 0.0f);
 }
 
+static void constant_of_shape_past_max_tensor_bytes_fails(void) {
+    /* 2^29 float32 zeros are 2 GiB: few enough elements, but more bytes than the default
+       MMD_MAX_TENSOR_BYTES (1 GiB) allows. */
+    static const int64_t sd[] = {1}, shape[] = {(int64_t)1 << 29};
+    mmd_tensor ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
+    case_init("ConstantOfShape", 9);
+    add_input(&ts);
+    add_outputs(1);
+    CHECK(case_prepare() == ((uint64_t)4 << 29 > MMD_MAX_TENSOR_BYTES ? MMD_ERR_LIMIT : MMD_OK));
+}
+
 static void identity_copies_bool(void) {
     static const int64_t xd[] = {4};
     static const uint8_t x[] = {1, 0, 0, 1};
@@ -954,6 +965,33 @@ static void dropout_training_mode_is_unsupported(void) {
     add_input(&tm);
     add_outputs(1);
     CHECK(case_prepare() == MMD_ERR_UNSUPPORTED);
+}
+
+/* ---- flags --------------------------------------------------------------------------------- */
+
+/* 1 when the kernel for op at opset flags exactly the inputs in `mask` (bit i: input i) as
+   read by value in prepare. */
+static int value_inputs_are(const char *op, int32_t opset, uint32_t mask) {
+    const mmd_kernel *k = mmd_ops_find("", op, opset);
+    uint32_t i, got = 0;
+    if (!k) return 0;
+    for (i = 0; i < 24; ++i)
+        if (k->flags & MMD_KERNEL_VALUE_INPUT(i)) got |= 1u << i;
+    return got == mask;
+}
+
+static void value_inputs_are_flagged(void) {
+    CHECK(value_inputs_are("Reshape", 14, 0x2));
+    CHECK(value_inputs_are("Slice", 13, 0x1e));
+    CHECK(value_inputs_are("Squeeze", 13, 0x2));
+    CHECK(value_inputs_are("Unsqueeze", 13, 0x2));
+    CHECK(value_inputs_are("Split", 18, 0x2));
+    CHECK(value_inputs_are("Expand", 13, 0x2));
+    CHECK(value_inputs_are("ConstantOfShape", 9, 0x1));
+    CHECK(value_inputs_are("Dropout", 13, 0x4));
+    /* Gather only checks known indices early; its output shape never depends on them. */
+    CHECK(value_inputs_are("Gather", 13, 0x0));
+    CHECK(value_inputs_are("Transpose", 13, 0x0));
 }
 
 int main(void) {
@@ -1013,9 +1051,11 @@ int main(void) {
     TEST_RUN(constant_of_shape_defaults_to_float_zero);
     TEST_RUN(constant_of_shape_fills_int64_value);
     TEST_RUN(constant_of_shape_empty_shape_is_scalar);
+    TEST_RUN(constant_of_shape_past_max_tensor_bytes_fails);
     TEST_RUN(identity_copies_bool);
     TEST_RUN(dropout_passes_input_and_true_mask);
     TEST_RUN(dropout_opset7_mask_has_input_type);
     TEST_RUN(dropout_training_mode_is_unsupported);
+    TEST_RUN(value_inputs_are_flagged);
     return test_summary();
 }
