@@ -8,7 +8,7 @@ CFLAGS  ?= -O2 -g
 WARN    := -std=c99 -Wall -Wextra -Wpedantic -Werror
 PY      := /usr/bin/python3
 BUILD   := build
-HEADERS := mmdeploy.h mmdeploy_ir.h mmdeploy_ops.h
+HEADERS := mmdeploy.h mmdeploy_ir.h mmdeploy_ops.h $(wildcard wip/*.inc)
 
 # C test programs: each is one translation unit that includes the implementation.
 C_TESTS := test_core test_npy test_bad_models test_kernels_nn test_kernels_shape \
@@ -31,10 +31,10 @@ deps:
 $(BUILD)/mmdeploy.o: mmdeploy.c $(HEADERS) | $(BUILD)
 	$(CC) $(WARN) $(CFLAGS) -I. -c mmdeploy.c -o $@
 
-$(BUILD)/mmdeploy: tools/mmdeploy_cli.c tools/mmd_npy.h $(BUILD)/mmdeploy.o
+$(BUILD)/mmdeploy: tools/mmdeploy_cli.c tools/mmd_npy.h $(HEADERS) $(BUILD)/mmdeploy.o
 	$(CC) $(WARN) $(CFLAGS) -I. -Itools tools/mmdeploy_cli.c $(BUILD)/mmdeploy.o -lm -o $@
 
-$(BUILD)/classify: examples/classify.c $(BUILD)/mmdeploy.o
+$(BUILD)/classify: examples/classify.c $(HEADERS) $(BUILD)/mmdeploy.o
 	$(CC) $(WARN) $(CFLAGS) -I. examples/classify.c $(BUILD)/mmdeploy.o -lstb -lm -o $@
 
 demo: $(BUILD)/classify

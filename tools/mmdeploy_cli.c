@@ -540,6 +540,11 @@ static void cli_print_plan(const mmd_plan_stats *st) {
     cli_line("  scratch bytes     %zu", st->scratch_bytes);
     cli_line("  nodes             %d (%d folded at prepare)", (int)st->node_count,
              (int)st->folded_count);
+    /* Data-dependent shapes (NMS, NonZero, TopK with a run-time k) are planned at their bound;
+       the nodes after them re-run prepare each run with the real shapes. */
+    if (st->reprepare_count)
+        cli_line("  dynamic shapes    %d nodes re-plan at run time within their planned bounds",
+                 (int)st->reprepare_count);
 }
 
 /* Counts nodes per domain::op_type and looks each one up in the kernel table. A node's kernel
