@@ -32,7 +32,7 @@ $(BUILD)/mmdeploy.o: mmdeploy.c $(HEADERS) | $(BUILD)
 	$(CC) $(WARN) $(CFLAGS) -I. -c mmdeploy.c -o $@
 
 $(BUILD)/mmdeploy: tools/mmdeploy_cli.c tools/mmd_npy.h $(HEADERS) $(BUILD)/mmdeploy.o
-	$(CC) $(WARN) $(CFLAGS) -I. -Itools tools/mmdeploy_cli.c $(BUILD)/mmdeploy.o -lm -o $@
+	$(CC) $(WARN) $(CFLAGS) -I. -Itools tools/mmdeploy_cli.c $(BUILD)/mmdeploy.o $(BACKEND_OBJ) $(BACKEND_LIBS) -lm -o $@
 
 $(BUILD)/classify: examples/classify.c $(HEADERS) $(BUILD)/mmdeploy.o
 	$(CC) $(WARN) $(CFLAGS) -I. examples/classify.c $(BUILD)/mmdeploy.o -lstb -lm -o $@
@@ -58,3 +58,191 @@ test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node
 
 clean:
 	rm -rf $(BUILD)
+
+# ==== backends ===================================================================================
+# Vendor libraries are detected, never required: each bundled backend (backends/*.h) is built
+# for real when its library links, and otherwise as a stub that reports itself unavailable, so
+# the CLI builds on a machine with neither. (printf's \043 is '#', which make would read as a
+# comment.)
+HAVE_OPENBLAS := $(shell printf '\043include <cblas.h>\nint main(void){return 0;}\n' | \
+                   $(CC) -x c - -lopenblas -o /dev/null 2>/dev/null && echo 1 || echo 0)
+HAVE_ONEDNN   := $(shell printf '\043include <dnnl.h>\nint main(void){return 0;}\n' | \
+                   $(CC) -x c - -ldnnl -o /dev/null 2>/dev/null && echo 1 || echo 0)
+BACKEND_DEFS  := -DMMD_HAVE_OPENBLAS=$(HAVE_OPENBLAS) -DMMD_HAVE_ONEDNN=$(HAVE_ONEDNN)
+BACKEND_LIBS  := $(if $(filter 1,$(HAVE_OPENBLAS)),-lopenblas) $(if $(filter 1,$(HAVE_ONEDNN)),-ldnnl)
+BACKEND_OBJ   := $(BUILD)/mmd_backends.o
+
+$(BACKEND_OBJ): backends/mmd_backends.c $(wildcard backends/*.h) $(HEADERS) | $(BUILD)
+	$(CC) $(WARN) $(CFLAGS) $(BACKEND_DEFS) -I. -c backends/mmd_backends.c -o $@
+
+$(BUILD)/mmdeploy: $(BACKEND_OBJ)
+
+# A backend written entirely outside the project's files (examples/custom_backend.c).
+all: $(BUILD)/custom_backend
+$(BUILD)/custom_backend: examples/custom_backend.c $(HEADERS) $(BUILD)/mmdeploy.o
+	$(CC) $(WARN) $(CFLAGS) -I. examples/custom_backend.c $(BUILD)/mmdeploy.o -lm -o $@
+
+# Latency per backend next to ONNX Runtime's (needs torch, node and onnxruntime-node: see
+# bench/bench_backends.py).
+.PHONY: bench-backends
+bench-backends: $(BUILD)/mmdeploy
+	$(PY) bench/bench_backends.py
+
+# ==== microcontrollers (examples/mcu) ============================================================
+# The digits classifier as Cortex-M firmware under QEMU: the model converted on the host to a .mmd
+# blob in a C array (its header holds the arena size), the runtime built with MMD_NO_MALLOC,
+# MMD_NO_STDIO and only the kernels the model runs. Needs the Debian packages gcc-arm-none-eabi,
+# libnewlib-arm-none-eabi and qemu-system-arm.
+#   make mcu-test   runs both firmwares (Cortex-M4F, soft-float Cortex-M3) and compares their
+#                   results with the host's from the ONNX model; ends "N passed, M failed"
+#   make mcu-size   sections of the runtime alone and of the blob, largest stack frames, and a
+#                   check that the runtime references no heap, stdio or file function
+MCU_BUILD    := $(BUILD)/mcu
+MCU_CC       := arm-none-eabi-gcc
+MCU_CFLAGS   := $(WARN) -Os -g -ffunction-sections -fdata-sections -mthumb
+MCU_CPU_m4   := -mcpu=cortex-m4 -mfloat-abi=hard -mfpu=fpv4-sp-d16
+MCU_CPU_m3   := -mcpu=cortex-m3 -mfloat-abi=soft
+MCU_BOARD_m4 := mps2-an386
+MCU_BOARD_m3 := mps2-an385
+MCU_DATA     := tests/data/digits_test_x.npy tests/data/digits_test_y.npy 16
+MCU_GEN      := $(MCU_BUILD)/digits_model.c $(MCU_BUILD)/digits_inputs.c
+MCU_QEMU     := timeout 60 qemu-system-arm -semihosting-config enable=on,target=native -nographic
+
+.PHONY: mcu-test mcu-size
+.SECONDARY: $(MCU_BUILD)/runtime-m4.o $(MCU_BUILD)/runtime-m3.o
+
+# The blob, as a file and as a C array with its header, and the list of its kernels.
+$(MCU_BUILD)/digits_model.c $(MCU_BUILD)/digits_model.h $(MCU_BUILD)/digits_ops.h &: \
+        examples/models/digits.onnx $(BUILD)/mmdeploy
+	mkdir -p $(MCU_BUILD)
+	$(BUILD)/mmdeploy convert $< -o $(MCU_BUILD)/digits.mmd --c-array $(MCU_BUILD)/digits_model.c \
+	    --ops-header $(MCU_BUILD)/digits_ops.h
+
+$(MCU_BUILD)/mcu_host: examples/mcu/mcu_host.c tools/mmd_npy.h $(BUILD)/mmdeploy.o
+	mkdir -p $(MCU_BUILD)
+	$(CC) $(WARN) $(CFLAGS) -I. -Itools $< $(BUILD)/mmdeploy.o -lm -o $@
+
+$(MCU_BUILD)/digits_inputs.c: $(MCU_BUILD)/mcu_host $(wordlist 1,2,$(MCU_DATA))
+	$(MCU_BUILD)/mcu_host inputs $(MCU_DATA) > $@
+
+# The runtime alone, as the firmware links it; -fstack-usage writes runtime-*.su beside it.
+$(MCU_BUILD)/runtime-%.o: mmdeploy.c $(HEADERS) $(MCU_BUILD)/digits_ops.h
+	$(MCU_CC) $(MCU_CFLAGS) $(MCU_CPU_$*) -fstack-usage -DMMD_NO_MALLOC -DMMD_NO_STDIO \
+	    -include $(MCU_BUILD)/digits_ops.h -I. -c mmdeploy.c -o $@
+
+$(MCU_BUILD)/fw-%.elf: $(MCU_BUILD)/runtime-%.o examples/mcu/main.c examples/mcu/startup.c \
+        examples/mcu/mcu.h examples/mcu/link.ld $(MCU_GEN) $(HEADERS)
+	$(MCU_CC) $(MCU_CFLAGS) $(MCU_CPU_$*) -I. -Iexamples/mcu -I$(MCU_BUILD) examples/mcu/main.c \
+	    examples/mcu/startup.c $(MCU_GEN) $< -nostartfiles -T examples/mcu/link.ld -Wl,--gc-sections \
+	    --specs=nano.specs -lm -o $@
+
+# QEMU prints the semihosting output on stderr; a firmware that stops early fails the compare.
+mcu-test: $(MCU_BUILD)/fw-m4.elf $(MCU_BUILD)/fw-m3.elf $(MCU_BUILD)/mcu_host
+	$(MCU_BUILD)/mcu_host run examples/models/digits.onnx $(MCU_DATA) > $(MCU_BUILD)/host.txt
+	for run in m4:$(MCU_BOARD_m4) m3:$(MCU_BOARD_m3); do \
+	    cpu=$${run%%:*}; board=$${run#*:}; \
+	    $(MCU_QEMU) -M $$board -kernel $(MCU_BUILD)/fw-$$cpu.elf > $(MCU_BUILD)/fw-$$cpu.txt 2>&1 || \
+	        echo "qemu-system-arm -M $$board exited with status $$?" >> $(MCU_BUILD)/fw-$$cpu.txt; \
+	    head -n 1 $(MCU_BUILD)/fw-$$cpu.txt; tail -n 1 $(MCU_BUILD)/fw-$$cpu.txt; \
+	done
+	$(MCU_BUILD)/mcu_host compare $(MCU_BUILD)/host.txt $(MCU_BUILD)/fw-m4.txt $(MCU_BUILD)/fw-m3.txt
+
+mcu-size: $(MCU_BUILD)/runtime-m4.o $(MCU_BUILD)/fw-m4.elf
+	examples/mcu/size.sh $(MCU_BUILD)/runtime-m4.o $(MCU_BUILD)/digits.mmd $(MCU_BUILD)/digits_ops.h \
+	    $(MCU_BUILD)/fw-m4.elf
+
+# ==== hostile input: fuzzing and the sanitizer suite (tests/fuzz) ===============================
+# Untrusted models and inputs must never crash the runtime.
+#   make fuzz [FUZZ_SECONDS=60]  builds the libFuzzer harnesses (clang, ASan + UBSan) into
+#                 build/fuzz, seeds their corpora from the test models, runs each harness for
+#                 FUZZ_SECONDS and fails on any crash, leak, timeout or sanitizer report (the
+#                 input that did it is left as build/fuzz/<harness>-crash-*, its log beside it)
+#   make asan-test  every unit, node and model test built with ASan + UBSan into build/asan;
+#                 ends "N passed, M failed, K skipped" like make test
+FUZZ_CC      := clang-14
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   := $(BUILD)/fuzz
+FUZZ_FLAGS   := -std=c99 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+                -fno-sanitize-recover=all
+FUZZ_TARGETS := parse run inputs blob
+FUZZ_OPTIONS  = -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
+# The ONNX node tests (`make test` generates them into $(NODE_DIR)) seed the corpora when present.
+FUZZ_NODE_DIR = $(firstword $(wildcard $(NODE_DIR)/node /tmp/onnx_node/node))
+
+.PHONY: fuzz fuzz-corpus asan-test
+
+# The runtime with its allocator capped (tests/fuzz/fuzz.h), compiled once for all harnesses.
+$(FUZZ_BUILD)/runtime.o: tests/fuzz/fuzz_runtime.c tests/fuzz/fuzz.h tools/mmd_npy.h $(HEADERS)
+	mkdir -p $(FUZZ_BUILD)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -I. -Itools -c $< -o $@
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_BUILD)/runtime.o
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -I. -Itools $< $(FUZZ_BUILD)/runtime.o -lm -o $@
+
+# Seeds, copied (never committed but for tests/fuzz/seeds): the core and malformed test models,
+# the digits classifier, every node test's model and a few of its inputs, blobs converted from
+# the models that convert. libFuzzer adds what it finds to the same directories.
+fuzz-corpus: $(BUILD)/mmdeploy
+	mkdir -p $(addprefix $(FUZZ_BUILD)/corpus_,$(FUZZ_TARGETS))
+	for d in parse run; do \
+	    cp tests/data/core/*.onnx tests/bad_models/*.onnx examples/models/digits.onnx $(FUZZ_BUILD)/corpus_$$d/; \
+	    if [ -n "$(FUZZ_NODE_DIR)" ]; then for t in $(FUZZ_NODE_DIR)/test_*; do \
+	        cp $$t/model.onnx $(FUZZ_BUILD)/corpus_$$d/$${t##*/}.onnx; done; fi; \
+	done
+	cp tests/fuzz/seeds/* tests/data/digits_test_y.npy $(FUZZ_BUILD)/corpus_inputs/
+	if [ -n "$(FUZZ_NODE_DIR)" ]; then for t in $(FUZZ_NODE_DIR)/test_*_example; do \
+	    cp $$t/test_data_set_0/input_0.pb $(FUZZ_BUILD)/corpus_inputs/$${t##*/}.pb; done; fi
+	for m in tests/data/core/*.onnx examples/models/digits.onnx \
+	         $(addprefix $(FUZZ_NODE_DIR)/,$(addsuffix /model.onnx,test_relu test_gemm_default_no_bias \
+	             test_conv_with_strides_padding test_maxpool_2d_default test_softmax_axis_1)); do \
+	    n=$${m%/model.onnx}; n=$${n%.onnx}; \
+	    $(BUILD)/mmdeploy convert $$m -o $(FUZZ_BUILD)/corpus_blob/$${n##*/}.mmd > /dev/null 2>&1 || true; \
+	done
+	cat tests/fuzz/onnx.dict tests/fuzz/npy.dict > $(FUZZ_BUILD)/inputs.dict
+
+fuzz: $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_TARGETS)) fuzz-corpus
+	status=0; for t in $(FUZZ_TARGETS); do \
+	    case $$t in parse|run) dict=-dict=tests/fuzz/onnx.dict;; inputs) dict=-dict=$(FUZZ_BUILD)/inputs.dict;; *) dict=;; esac; \
+	    echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
+	    if $(FUZZ_BUILD)/fuzz_$$t $$dict $(FUZZ_OPTIONS) -artifact_prefix=$(FUZZ_BUILD)/$$t- \
+	            $(FUZZ_BUILD)/corpus_$$t > $(FUZZ_BUILD)/$$t.log 2>&1; then \
+	        grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' $(FUZZ_BUILD)/$$t.log | tail -n 1; \
+	        grep -E 'stat::number_of_executed_units' $(FUZZ_BUILD)/$$t.log; \
+	    else \
+	        status=1; tail -n 40 $(FUZZ_BUILD)/$$t.log; echo "fuzz_$$t FAILED (log: $(FUZZ_BUILD)/$$t.log)"; \
+	    fi; \
+	done; exit $$status
+
+# The sanitizer suite: the same programs as `make test`, built into build/asan. The python model
+# tests find the CLI through MMDEPLOY_BIN (and classify beside it).
+ASAN_BUILD   := $(BUILD)/asan
+ASAN_FLAGS   := -O2 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+ASAN_TESTS   := $(sort $(C_TESTS) test_api_misuse)
+ASAN_ENV     := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+                MMDEPLOY_BIN=$(ASAN_BUILD)/mmdeploy
+
+$(ASAN_BUILD)/mmdeploy.o: mmdeploy.c $(HEADERS)
+	mkdir -p $(ASAN_BUILD)
+	$(CC) $(WARN) $(ASAN_FLAGS) -I. -c mmdeploy.c -o $@
+
+$(ASAN_BUILD)/mmd_backends.o: backends/mmd_backends.c $(wildcard backends/*.h) $(HEADERS)
+	mkdir -p $(ASAN_BUILD)
+	$(CC) $(WARN) $(ASAN_FLAGS) $(BACKEND_DEFS) -I. -c backends/mmd_backends.c -o $@
+
+$(ASAN_BUILD)/mmdeploy: tools/mmdeploy_cli.c tools/mmd_npy.h $(HEADERS) $(ASAN_BUILD)/mmdeploy.o $(ASAN_BUILD)/mmd_backends.o
+	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itools tools/mmdeploy_cli.c $(ASAN_BUILD)/mmdeploy.o \
+	    $(ASAN_BUILD)/mmd_backends.o $(BACKEND_LIBS) -lm -o $@
+
+$(ASAN_BUILD)/classify: examples/classify.c $(HEADERS) $(ASAN_BUILD)/mmdeploy.o
+	$(CC) $(WARN) $(ASAN_FLAGS) -I. examples/classify.c $(ASAN_BUILD)/mmdeploy.o -lstb -lm -o $@
+
+$(ASAN_BUILD)/test_%: tests/test_%.c tests/test.h $(HEADERS) tools/mmd_npy.h
+	mkdir -p $(ASAN_BUILD)
+	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itests -Itools $< -lm -o $@
+
+asan-test: $(ASAN_BUILD)/mmdeploy $(ASAN_BUILD)/classify $(addprefix $(ASAN_BUILD)/,$(ASAN_TESTS)) \
+           $(ASAN_BUILD)/test_node $(NODE_DIR)/node
+	$(ASAN_ENV) tests/run_all.sh $(addprefix $(ASAN_BUILD)/,$(ASAN_TESTS)) \
+	    "$(ASAN_BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
+	    "$(PY) tests/test_models.py" \
+	    "$(PY) tests/test_detection_tail.py"

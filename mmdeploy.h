@@ -27,12 +27,24 @@
      MMD_CORE_IMPLEMENTATION   ... only mmdeploy.h
      MMD_STATIC                make every function static to the including file
      MMD_MALLOC / MMD_FREE     host allocator; define both or neither
-     MMD_NO_MALLOC             no heap at all: sessions need a caller-owned arena
+     MMD_NO_MALLOC             no heap at all: sessions need a caller-owned arena (firmware);
+                               leaves out the host-side .mmd writer too
+     MMD_NO_STDIO              nothing to leave out: no header includes <stdio.h> or calls printf
+                               or file functions (errors use a built-in formatter); accepted so
+                               firmware builds can say so, and `make mcu-size` checks it with nm
+     MMD_ONLY_OPS              compile only the kernels whose MMD_OP_<op_type> is defined too;
+                               `mmdeploy convert M.onnx --ops-header ops.h` writes that list
      MMD_NO_ERROR_STRINGS      drop message text (codes stay)
      MMD_MAX_RANK              largest tensor rank (default 8)
-     MMD_MAX_TENSOR_BYTES      largest tensor a model may declare (default 1 GiB)
-     MMD_MAX_NODES             largest node count (default 1<<20)
+     MMD_MAX_TENSOR_BYTES      largest tensor a model may declare or a plan may make (default 1 GiB)
+     MMD_MAX_NODES             most nodes, and most initializers, graph inputs or graph outputs
+                               (default 1<<20)
+     MMD_MAX_TENSORS           most named values in a graph (default 4 * MMD_MAX_NODES)
+     MMD_MAX_NODE_IO           most inputs, and most outputs, of one node (default 65535)
      MMD_MAX_ATTRIBUTES        most attributes on one node (default 64)
+     MMD_MAX_ATTR_VALUES       most elements in one INTS/FLOATS/STRINGS/TENSORS attribute (1<<24)
+     MMD_MAX_OPSETS            most opset_import entries (default 1024)
+     MMD_MAX_STRING            longest name or string attribute, in bytes (default 1 MiB)
      MMD_MAX_BACKENDS          capacity of an mmd_backend_registry (default 8)
 
    MEMORY MODEL
@@ -57,7 +69,31 @@
      A session is used by one thread at a time. Different sessions share nothing.
 
    LIMITS
-     See the MMD_MAX_* macros above; a model past a limit is refused with MMD_ERR_LIMIT.
+     The model bytes and the caller's inputs are untrusted: every count, length, offset, dim,
+     dtype and index is checked when the model loads (sizes that depend on input shapes, when
+     prepare plans), in release builds too, so that no input reads or writes out of bounds and
+     each refusal is a status with a message naming the value. The MMD_MAX_* macros above bound
+     what a model may make the runtime allocate or loop over; past one, load (or prepare, for
+     shapes computed from inputs) fails with MMD_ERR_LIMIT. Decoding is not recursive (subgraph
+     attributes stay undecoded bytes), so no nesting depth needs a limit. Other refusals:
+       MMD_ERR_MALFORMED        bytes that are not protobuf (.mmd blob) as the schema has it:
+                                truncation, a varint over 10 bytes, a length past its parent,
+                                a known field with the wrong wire type
+       MMD_ERR_INVALID_MODEL    valid protobuf, invalid graph: undefined input, cycle, a name
+                                defined twice, raw_data size not dims x dtype, an attribute of
+                                the wrong type
+       MMD_ERR_UNSUPPORTED      valid ONNX this runtime does not run: external or sparse data,
+                                string tensors, an unknown data_type
+       MMD_ERR_SHAPE, _DTYPE    an operator's inputs do not fit it (found by its prepare), or a
+                                binding that does not fit the declared input
+       MMD_ERR_INDEX            an index input out of range at run time (Gather, ScatterND...)
+       MMD_ERR_NO_KERNEL        an operator (or opset) without a kernel
+       MMD_ERR_ARENA_TOO_SMALL  a caller arena smaller than the plan; _OUT_OF_MEMORY on the heap
+       MMD_ERR_INVALID_ARGUMENT a NULL argument or an index out of range in an API call, or a
+                                session used after mmd_session_destroy in a caller arena (on the
+                                heap that memory is freed, so such a use cannot be detected)
+       MMD_ERR_NOT_READY        run with an input unbound or without a valid plan (shapes
+                                changed, or the last prepare failed)
 */
 #ifndef MMDEPLOY_H
 #define MMDEPLOY_H
@@ -87,8 +123,23 @@
 #ifndef MMD_MAX_NODES
 #define MMD_MAX_NODES (1 << 20)
 #endif
+#ifndef MMD_MAX_TENSORS
+#define MMD_MAX_TENSORS (4 * (int64_t)MMD_MAX_NODES)
+#endif
+#ifndef MMD_MAX_NODE_IO
+#define MMD_MAX_NODE_IO 65535
+#endif
 #ifndef MMD_MAX_ATTRIBUTES
 #define MMD_MAX_ATTRIBUTES 64
+#endif
+#ifndef MMD_MAX_ATTR_VALUES
+#define MMD_MAX_ATTR_VALUES ((int64_t)1 << 24)
+#endif
+#ifndef MMD_MAX_OPSETS
+#define MMD_MAX_OPSETS 1024
+#endif
+#ifndef MMD_MAX_STRING
+#define MMD_MAX_STRING ((size_t)1 << 20)
 #endif
 #ifndef MMD_ERROR_MSG_SIZE
 #define MMD_ERROR_MSG_SIZE 256
@@ -222,10 +273,13 @@ typedef struct mmd_session mmd_session;
      kernel keeps the reference contract (mmdeploy_ir.h): prepare validates and sets output
      shapes, eval only computes, op_data_size bytes of op data come from the session's arena,
      and mmd_kernel_ctx.backend is the handle from create, so kernels reach the backend's state.
+     A tensor that is not a graph output and that only one backend's kernels write and read may
+     hold that backend's own layout in its planned bytes (oneDNN keeps channels-last there).
      When every node has a reference kernel and the declared shapes plan, claim runs after a
      trial plan, so tensors carry their dtypes and shapes (symbolic dims as 1) and constants
-     their values; otherwise activations have dtype 0 (unknown). mmd_backend_match implements a
-     declarative claim from a table of mmd_backend_rule (domain, op_type, opset range, dtype).
+     their values; otherwise, and past the first node the trial plan fails on, activations
+     have dtype 0 (unknown). mmd_backend_match makes a declarative claim from a table of
+     mmd_backend_rule (domain, op_type, opset range, dtype).
 
    WHOLE-GRAPH BACKENDS
      A backend with forward and execute (both or neither) runs the entire graph: it is used only
@@ -401,6 +455,12 @@ MMD_API mmd_status mmd_session_prepare(mmd_session *s, mmd_error *err);
 MMD_API mmd_status mmd_session_run(mmd_session *s, mmd_error *err);
 /* Plan figures of the current plan. */
 MMD_API void mmd_session_stats(const mmd_session *s, mmd_plan_stats *out);
+/* Writes the current plan as a .mmd blob for firmware (mmdeploy_ir.h, .MMD BLOBS), its header
+   holding the exact arena bytes that loading it takes. out must be 16-byte aligned; with out
+   NULL only *size is set. Host side: grows a heap arena to measure, so not in MMD_NO_MALLOC
+   builds. Fails with MMD_ERR_NOT_READY while the plan is stale. */
+MMD_API mmd_status mmd_session_write_blob(const mmd_session *s, void *out, size_t cap, size_t *size,
+                                          mmd_error *err);
 
 /* ---- backends ----------------------------------------------------------------------------- */
 /* Appends b to r (no copy: b must outlive the sessions using it). Fails with MMD_ERR_LIMIT when
@@ -562,6 +622,7 @@ static void mmd__vformat(char *out, size_t cap, const char *fmt, va_list ap) {
 MMD_API mmd_status mmd__error_vset(mmd_error *err, mmd_status status, int32_t node, const char *op,
                                    const char *prefix, const char *fmt, va_list ap) {
     if (!err) return status;
+    if (!fmt) fmt = "";
     err->status = status;
     err->node = node;
     err->op[0] = '\0';
@@ -631,13 +692,17 @@ MMD_API const char *mmd_dtype_name(int32_t dtype) {
 MMD_API int64_t mmd_tensor_numel(const mmd_tensor *t) {
     int64_t n = 1;
     int32_t i;
+    if (!t) return 0;
     for (i = 0; i < t->rank; ++i) n *= t->dims[i];
     return n;
 }
 
 MMD_API mmd_status mmd_tensor_nbytes(const mmd_tensor *t, size_t *out, mmd_error *err) {
-    uint64_t bytes = mmd_dtype_size(t->dtype);
+    uint64_t bytes;
     int32_t i;
+    if (!t || !out)
+        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_tensor_nbytes: NULL argument");
+    bytes = mmd_dtype_size(t->dtype);
     if (!bytes)
         return mmd_error_set(err, MMD_ERR_UNSUPPORTED, -1, NULL, "tensor '%s': dtype %s (%d) is not supported",
                              t->name ? t->name : "", mmd_dtype_name(t->dtype), (int)t->dtype);
@@ -670,6 +735,7 @@ typedef struct mmd__block {
 } mmd__block;
 
 MMD_API void mmd_arena_init(mmd_arena *a, void *buf, size_t size, int32_t heap) {
+    if (!a) return;
     memset(a, 0, sizeof(*a));
     a->heap = heap ? 1 : 0;
     if (!a->heap && buf) {
@@ -683,6 +749,10 @@ MMD_API void mmd_arena_init(mmd_arena *a, void *buf, size_t size, int32_t heap) 
 MMD_API void *mmd_arena_alloc(mmd_arena *a, size_t bytes, mmd_error *err) {
     size_t n;
     void *p;
+    if (!a) {
+        mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_arena_alloc: NULL arena");
+        return NULL;
+    }
     if (bytes > ((size_t)-1) - 2 * MMD__ALIGN - sizeof(mmd__block)) {
         mmd_error_set(err, MMD_ERR_LIMIT, -1, NULL, "allocation of %zu bytes is too large", bytes);
         return NULL;
@@ -720,6 +790,7 @@ MMD_API void *mmd_arena_alloc(mmd_arena *a, size_t bytes, mmd_error *err) {
 }
 
 MMD_API void mmd_arena_reset(mmd_arena *a, size_t mark) {
+    if (!a) return;
 #ifndef MMD_NO_MALLOC
     while (a->heap && a->blocks && ((mmd__block *)a->blocks)->mark >= mark) {
         mmd__block *blk = (mmd__block *)a->blocks;
@@ -731,11 +802,21 @@ MMD_API void mmd_arena_reset(mmd_arena *a, size_t mark) {
 }
 
 MMD_API void mmd_arena_release(mmd_arena *a) {
+    if (!a) return;
     mmd_arena_reset(a, 0);
     a->used = 0;
 }
 
 /* ==== >>session ==== */
+/* One registered backend as a session sees it. */
+typedef struct mmd__backend_slot {
+    const mmd_backend *b;
+    void *handle;             /* from create */
+    int32_t created;          /* 1: create succeeded, so destroy is owed */
+    mmd_status status;        /* MMD_OK when used, else why not */
+    char msg[MMD_ERROR_MSG_SIZE];
+} mmd__backend_slot;
+
 struct mmd_session {
     mmd_arena arena;          /* owns everything below, the session struct included */
     mmd_model *model;
@@ -745,11 +826,28 @@ struct mmd_session {
     int64_t *declared;        /* input_count x MMD_MAX_RANK declared dims, -1 where symbolic */
     int32_t *declared_rank;   /* -1 when the model gives no shape */
     mmd_plan_stats stats;
+    mmd__backend_slot *backends;
+    int32_t backend_count;
+    int32_t whole;            /* slot of the backend running the whole graph, -1 for none */
+    int32_t *claims;          /* per node: slot of the backend running it, -1 for reference */
+    mmd_tensor **io;          /* whole graph: the input tensors, then the output tensors */
+    uint32_t live;            /* MMD__SESSION_LIVE from create to destroy */
 };
+
+/* Destroy clears live, so a session destroyed in a caller-owned arena (whose memory stays
+   readable) is refused by every call with MMD_ERR_INVALID_ARGUMENT. A session on the heap is
+   freed by destroy: using it afterwards cannot be detected (ASan reports it). */
+#define MMD__SESSION_LIVE 0x6d6d6473u
+static int32_t mmd__live(const mmd_session *s) { return s && s->live == MMD__SESSION_LIVE; }
 
 static mmd_status mmd__session_plan(mmd_session *s, mmd_error *err) {
     mmd_status st;
     void *act = NULL;
+    /* A whole-graph backend sets the output shapes itself, in forward. */
+    if (s->whole >= 0) {
+        s->stale = 0;
+        return MMD_OK;
+    }
     mmd_arena_reset(&s->arena, s->plan_mark);
     s->stale = 1;
     st = mmd_graph_plan(s->model, &s->arena, &s->stats, &act, &s->scratch, err);
@@ -760,7 +858,232 @@ static mmd_status mmd__session_plan(mmd_session *s, mmd_error *err) {
     return MMD_OK;
 }
 
-static mmd_status mmd__session_create(mmd_arena *a, const void *model, size_t size, int32_t copy,
+/* ==== >>backends ==== */
+/* Records why a backend is not used, in the slot's own message buffer. */
+static void mmd__slot_set(mmd__backend_slot *k, mmd_status status, const char *fmt, ...) {
+    mmd_error e;
+    va_list ap;
+    va_start(ap, fmt);
+    mmd__error_vset(&e, status, -1, NULL, NULL, fmt, ap);
+    va_end(ap);
+    k->status = status;
+    memcpy(k->msg, e.msg, sizeof(k->msg));
+}
+
+/* The checks register makes, repeated at session create for registries filled by hand. */
+static mmd_status mmd__backend_check(const mmd_backend *b, mmd_error *err) {
+    if (!b) return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "backend is NULL");
+    if (!b->name || !b->name[0])
+        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "backend has no name");
+    if (b->abi_version != MMD_BACKEND_ABI_VERSION)
+        return mmd_error_set(err, MMD_ERR_UNSUPPORTED, -1, NULL,
+                             "backend '%s' was built for backend ABI %u, this runtime has ABI %u", b->name,
+                             (unsigned)b->abi_version, (unsigned)MMD_BACKEND_ABI_VERSION);
+    if (!b->forward != !b->execute)
+        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL,
+                             "backend '%s' sets only one of forward and execute", b->name);
+    return MMD_OK;
+}
+
+MMD_API mmd_status mmd_backend_register(mmd_backend_registry *r, const mmd_backend *b, mmd_error *err) {
+    mmd_status st;
+    int32_t i;
+    if (!r) return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_backend_register: NULL registry");
+    if ((st = mmd__backend_check(b, err)) != MMD_OK) return st;
+    if (r->count < 0 || r->count >= MMD_MAX_BACKENDS)
+        return mmd_error_set(err, MMD_ERR_LIMIT, -1, NULL,
+                             "cannot register backend '%s': the registry holds %d backends already "
+                             "(MMD_MAX_BACKENDS is %d)", b->name, (int)r->count, (int)MMD_MAX_BACKENDS);
+    for (i = 0; i < r->count; ++i)
+        if (r->items[i] && strcmp(r->items[i]->name, b->name) == 0)
+            return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL,
+                                 "a backend named '%s' is registered already", b->name);
+    r->items[r->count++] = b;
+    return MMD_OK;
+}
+
+MMD_API const mmd_backend *mmd_backend_find(const mmd_backend_registry *r, const char *name) {
+    int32_t i;
+    if (!r || !name) return NULL;
+    for (i = 0; i < r->count && i < MMD_MAX_BACKENDS; ++i)
+        if (r->items[i] && r->items[i]->name && strcmp(r->items[i]->name, name) == 0) return r->items[i];
+    return NULL;
+}
+
+/* "" and "ai.onnx" (and NULL) all name the default domain. */
+static int32_t mmd__same_domain(const char *a, const char *b) {
+    if (!a || strcmp(a, "ai.onnx") == 0) a = "";
+    if (!b || strcmp(b, "ai.onnx") == 0) b = "";
+    return strcmp(a, b) == 0;
+}
+
+MMD_API const mmd_kernel *mmd_backend_match(const mmd_backend_rule *rules, size_t count,
+                                            const mmd_model *m, int32_t node) {
+    const mmd_node *n;
+    size_t i;
+    if (!rules || !m || node < 0 || node >= m->node_count) return NULL;
+    n = &m->nodes[node];
+    for (i = 0; i < count; ++i) {
+        const mmd_backend_rule *r = &rules[i];
+        if (!r->op_type || strcmp(r->op_type, n->op_type) != 0 || !mmd__same_domain(r->domain, n->domain))
+            continue;
+        if (n->opset < r->min_opset || (r->max_opset && n->opset > r->max_opset)) continue;
+        /* An unknown dtype (0, no trial plan reached the node) never matches a rule naming one. */
+        if (r->dtype && (n->input_count < 1 || !n->in[0] || n->in[0]->dtype != r->dtype)) continue;
+        return r->kernel;
+    }
+    return NULL;
+}
+
+/* Asks each registered backend, in order, whether it can run here and creates its state for
+   this model. Only an allocation failure is an error; a backend that cannot be used is skipped
+   with the reason in its slot. */
+static mmd_status mmd__backends_create(mmd_session *s, const mmd_options *opts, const void *bytes,
+                                       size_t size, mmd_error *err) {
+    const mmd_backend_registry *r = opts ? opts->backends : NULL;
+    mmd_backend_args args;
+    int32_t i, created = -1;
+    s->whole = -1;
+    if (!r || r->count == 0) return MMD_OK;
+    if (r->count < 0 || r->count > MMD_MAX_BACKENDS)
+        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL,
+                             "backend registry count %d is outside 0..%d", (int)r->count, (int)MMD_MAX_BACKENDS);
+    s->backends = (mmd__backend_slot *)mmd_arena_alloc(&s->arena, (size_t)r->count * sizeof(mmd__backend_slot), err);
+    if (!s->backends) return err->status;
+    s->backend_count = r->count;
+    args.model = s->model;
+    args.onnx = bytes;
+    args.onnx_size = size;
+    args.work_dir = opts->backend_dir;
+    for (i = 0; i < r->count; ++i) {
+        mmd__backend_slot *k = &s->backends[i];
+        const mmd_backend *b = r->items[i];
+        mmd_error e;
+        mmd_status st;
+        k->b = b;
+        e.msg[0] = '\0';
+        if ((st = mmd__backend_check(b, &e)) != MMD_OK) {
+            k->b = NULL;
+            mmd__slot_set(k, st, "%s", e.msg);
+            continue;
+        }
+        if (s->whole >= 0) {
+            mmd__slot_set(k, MMD_ERR_UNSUPPORTED, "not used: backend '%s' runs the whole graph",
+                          s->backends[s->whole].b->name);
+            continue;
+        }
+        if (b->is_available && !b->is_available(b->user)) {
+            char why[MMD_ERROR_MSG_SIZE - 32];
+            why[0] = '\0';
+            if (b->check_env) b->check_env(b->user, why, sizeof(why));
+            why[sizeof(why) - 1] = '\0';
+            mmd__slot_set(k, MMD_ERR_UNSUPPORTED, "not available%s%s", why[0] ? ": " : "", why);
+            continue;
+        }
+        if (b->forward && created >= 0) {
+            mmd__slot_set(k, MMD_ERR_UNSUPPORTED,
+                          "runs whole graphs, so it must come before every backend used ('%s' is)",
+                          s->backends[created].b->name);
+            continue;
+        }
+        e.status = MMD_OK;
+        if (b->create && (st = b->create(b->user, &args, &k->handle, &e)) != MMD_OK) {
+            k->handle = NULL;
+            if (e.status == st && e.msg[0]) mmd__slot_set(k, st, "create failed: %s", e.msg);
+            else mmd__slot_set(k, st, "create failed (%s)", mmd_status_string(st));
+            continue;
+        }
+        k->created = 1;
+        k->status = MMD_OK;
+        if (created < 0) created = i;
+        if (b->forward) s->whole = i;
+    }
+    if (s->whole >= 0) {
+        mmd_model *m = s->model;
+        s->io = (mmd_tensor **)mmd_arena_alloc(&s->arena, (size_t)(m->input_count + m->output_count) * sizeof(mmd_tensor *), err);
+        if (!s->io) return err->status;
+        for (i = 0; i < m->input_count; ++i) s->io[i] = &m->tensors[m->inputs[i]];
+        for (i = 0; i < m->output_count; ++i) s->io[m->input_count + i] = &m->tensors[m->outputs[i]];
+    } else if (created >= 0) {
+        s->claims = (int32_t *)mmd_arena_alloc(&s->arena, (size_t)s->model->node_count * sizeof(int32_t) + 1, err);
+        if (!s->claims) return err->status;
+    }
+    return MMD_OK;
+}
+
+/* Offers every node to the created backends in registration order. When the reference kernels
+   cover the graph, a trial plan first gives tensors their dtypes and shapes for the claims to
+   look at; its memory is given back afterwards. */
+static mmd_status mmd__backends_claim(mmd_session *s, int32_t plannable, mmd_error *err) {
+    mmd_model *m = s->model;
+    int32_t i, k;
+    for (i = 0; i < m->node_count && plannable; ++i)
+        if (!m->nodes[i].kernel) plannable = 0;
+    if (plannable) {
+        mmd_error trial;
+        trial.status = MMD_OK;
+        mmd_graph_plan(m, &s->arena, NULL, NULL, NULL, &trial);
+    }
+    for (i = 0; i < m->node_count; ++i) {
+        mmd_node *n = &m->nodes[i];
+        s->claims[i] = -1;
+        for (k = 0; k < s->backend_count; ++k) {
+            const mmd__backend_slot *slot = &s->backends[k];
+            const mmd_kernel *kern;
+            if (!slot->created || !slot->b->claim) continue;
+            if (!(kern = slot->b->claim(slot->b->user, slot->handle, m, i))) continue;
+            if (!kern->prepare || !kern->eval) {
+                mmd_arena_reset(&s->arena, s->plan_mark);
+                return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, i, n->op_type,
+                                     "backend '%s' claimed node '%s' with a kernel lacking prepare or eval",
+                                     slot->b->name, n->name);
+            }
+            n->kernel = kern;
+            n->backend = slot->handle;
+            s->claims[i] = k;
+            break;
+        }
+    }
+    mmd_arena_reset(&s->arena, s->plan_mark);
+    return MMD_OK;
+}
+
+/* Last created first, as resources are usually released. */
+static void mmd__backends_destroy(mmd_session *s) {
+    int32_t i;
+    for (i = s->backend_count - 1; i >= 0; --i) {
+        mmd__backend_slot *k = &s->backends[i];
+        if (k->created && k->b->destroy) k->b->destroy(k->b->user, k->handle);
+        k->created = 0;
+    }
+}
+
+/* A whole-graph backend's run: forward binds, execute (alone inside the profiler) infers. */
+static mmd_status mmd__session_forward(mmd_session *s, mmd_error *err) {
+    const mmd__backend_slot *k = &s->backends[s->whole];
+    mmd_model *m = s->model;
+    mmd_profile_event ev;
+    mmd_status st;
+    st = k->b->forward(k->b->user, k->handle, (const mmd_tensor *const *)s->io, m->input_count,
+                       s->io + m->input_count, m->output_count, err);
+    if (st != MMD_OK) {
+        if (err->status != st) mmd_error_set(err, st, -1, NULL, "backend '%s': forward failed", k->b->name);
+        return st;
+    }
+    ev.node = -1;
+    ev.op_type = k->b->name;
+    ev.name = "";
+    ev.end = 0;
+    if (m->profiler) m->profiler(m->profiler_user, &ev);
+    st = k->b->execute(k->b->user, k->handle, err);
+    ev.end = 1;
+    if (m->profiler) m->profiler(m->profiler_user, &ev);
+    if (st != MMD_OK && err->status != st)
+        mmd_error_set(err, st, -1, NULL, "backend '%s': execute failed", k->b->name);
+    return st;
+}
+
+static mmd_status mmd__session_create(mmd_arena *a, const void *model, size_t size, const mmd_options *opts,
                                       mmd_session **out, mmd_error *err) {
     mmd_session *s;
     mmd_model *m;
@@ -771,16 +1094,14 @@ static mmd_status mmd__session_create(mmd_arena *a, const void *model, size_t si
     /* From here on the session's own copy of the allocator is the one in use. */
     s->arena = *a;
     a = &s->arena;
-    if ((st = mmd_model_parse(a, model, size, copy, &s->model, err)) != MMD_OK) goto fail;
+    if ((st = mmd_model_parse(a, model, size, opts ? opts->copy_weights : 0, &s->model, err)) != MMD_OK)
+        goto fail;
     m = s->model;
-    for (i = 0; i < m->node_count; ++i) {
+    if ((st = mmd__backends_create(s, opts, model, size, err)) != MMD_OK) goto fail;
+    /* A node without a reference kernel is an error only if no backend claims it either. */
+    for (i = 0; i < m->node_count && s->whole < 0; ++i) {
         mmd_node *n = &m->nodes[i];
         n->kernel = mmd_ops_find(n->domain, n->op_type, n->opset);
-        if (!n->kernel) {
-            st = mmd_error_set(err, MMD_ERR_NO_KERNEL, i, n->op_type, "no kernel for %s::%s (opset %d)",
-                               n->domain[0] ? n->domain : "ai.onnx", n->op_type, (int)n->opset);
-            goto fail;
-        }
     }
     s->declared = (int64_t *)mmd_arena_alloc(a, (size_t)m->input_count * MMD_MAX_RANK * sizeof(int64_t) + 1, err);
     s->declared_rank = (int32_t *)mmd_arena_alloc(a, (size_t)m->input_count * sizeof(int32_t) + 1, err);
@@ -796,6 +1117,15 @@ static mmd_status mmd__session_create(mmd_arena *a, const void *model, size_t si
         }
     }
     s->plan_mark = a->used;
+    if (s->claims && (st = mmd__backends_claim(s, !shapeless, err)) != MMD_OK) goto fail;
+    for (i = 0; i < m->node_count && s->whole < 0; ++i) {
+        mmd_node *n = &m->nodes[i];
+        if (!n->kernel) {
+            st = mmd_error_set(err, MMD_ERR_NO_KERNEL, i, n->op_type, "no kernel for %s::%s (opset %d)",
+                               n->domain[0] ? n->domain : "ai.onnx", n->op_type, (int)n->opset);
+            goto fail;
+        }
+    }
     s->stale = 1;
     if (!shapeless) {
         st = mmd__session_plan(s, err);
@@ -806,11 +1136,13 @@ static mmd_status mmd__session_create(mmd_arena *a, const void *model, size_t si
         if (st != MMD_OK && !symbolic && !values_needed) goto fail;
         if (st != MMD_OK) err->status = MMD_OK;
     }
+    s->live = MMD__SESSION_LIVE;
     *out = s;
     return MMD_OK;
 fail:
     {
         mmd_arena tmp = s->arena;
+        mmd__backends_destroy(s);
         mmd_arena_release(&tmp);
     }
     return st;
@@ -829,7 +1161,7 @@ MMD_API mmd_status mmd_session_create(const void *model, size_t size, const mmd_
     *out = NULL;
     if (opts && opts->arena) mmd_arena_init(&a, opts->arena, opts->arena_size, 0);
     else mmd_arena_init(&a, NULL, 0, 1);
-    return mmd__session_create(&a, model, size, opts ? opts->copy_weights : 0, out, err);
+    return mmd__session_create(&a, model, size, opts, out, err);
 }
 
 MMD_API mmd_status mmd_session_arena_size(const void *model, size_t size, size_t *out_bytes,
@@ -839,46 +1171,49 @@ MMD_API mmd_status mmd_session_arena_size(const void *model, size_t size, size_t
     if (!out_bytes)
         return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_session_arena_size: NULL argument");
     if ((st = mmd_session_create(model, size, NULL, &s, err)) != MMD_OK) return st;
-    /* A caller buffer may start unaligned: the arena skips up to MMD__ALIGN - 1 bytes. */
-    *out_bytes = s->arena.high_water + MMD__ALIGN;
+    /* A caller buffer may start unaligned: the arena skips up to MMD__ALIGN - 1 bytes, so this
+       is exact for the worst start, and one byte less fails there. */
+    *out_bytes = s->arena.high_water + MMD__ALIGN - 1;
     mmd_session_destroy(s);
     return MMD_OK;
 }
 
 MMD_API void mmd_session_destroy(mmd_session *s) {
     mmd_arena a;
-    if (!s) return;
+    if (!mmd__live(s)) return;
+    s->live = 0;
+    mmd__backends_destroy(s);
     a = s->arena;
     mmd_arena_release(&a);
 }
 
-MMD_API int32_t mmd_session_input_count(const mmd_session *s) { return s ? s->model->input_count : 0; }
-MMD_API int32_t mmd_session_output_count(const mmd_session *s) { return s ? s->model->output_count : 0; }
+MMD_API int32_t mmd_session_input_count(const mmd_session *s) { return mmd__live(s) ? s->model->input_count : 0; }
+MMD_API int32_t mmd_session_output_count(const mmd_session *s) { return mmd__live(s) ? s->model->output_count : 0; }
 
 MMD_API const mmd_tensor *mmd_session_input(const mmd_session *s, int32_t i) {
-    if (!s || i < 0 || i >= s->model->input_count) return NULL;
+    if (!mmd__live(s) || i < 0 || i >= s->model->input_count) return NULL;
     return &s->model->tensors[s->model->inputs[i]];
 }
 
 MMD_API const mmd_tensor *mmd_session_output(const mmd_session *s, int32_t i) {
-    if (!s || i < 0 || i >= s->model->output_count) return NULL;
+    if (!mmd__live(s) || i < 0 || i >= s->model->output_count) return NULL;
     return &s->model->tensors[s->model->outputs[i]];
 }
 
 static int32_t mmd__find(const mmd_session *s, const int32_t *list, int32_t n, const char *name) {
     int32_t i;
-    if (!s || !name) return -1;
+    if (!mmd__live(s) || !name) return -1;
     for (i = 0; i < n; ++i)
         if (strcmp(s->model->tensors[list[i]].name, name) == 0) return i;
     return -1;
 }
 
 MMD_API int32_t mmd_session_find_input(const mmd_session *s, const char *name) {
-    return s ? mmd__find(s, s->model->inputs, s->model->input_count, name) : -1;
+    return mmd__live(s) ? mmd__find(s, s->model->inputs, s->model->input_count, name) : -1;
 }
 
 MMD_API int32_t mmd_session_find_output(const mmd_session *s, const char *name) {
-    return s ? mmd__find(s, s->model->outputs, s->model->output_count, name) : -1;
+    return mmd__live(s) ? mmd__find(s, s->model->outputs, s->model->output_count, name) : -1;
 }
 
 MMD_API mmd_status mmd_session_set_input(mmd_session *s, int32_t i, int32_t dtype, int32_t rank,
@@ -887,8 +1222,9 @@ MMD_API mmd_status mmd_session_set_input(mmd_session *s, int32_t i, int32_t dtyp
     int32_t j, changed = 0;
     size_t bytes;
     mmd_status st;
-    if (!s || (rank > 0 && !dims))
-        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_session_set_input: NULL argument");
+    if (!mmd__live(s) || (rank > 0 && !dims))
+        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL,
+                             "mmd_session_set_input: NULL argument or destroyed session");
     if (i < 0 || i >= s->model->input_count)
         return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL,
                              "input index %d out of range (the model has %d inputs)", (int)i,
@@ -930,28 +1266,80 @@ MMD_API mmd_status mmd_session_set_input(mmd_session *s, int32_t i, int32_t dtyp
 MMD_API mmd_status mmd_session_prepare(mmd_session *s, mmd_error *err) {
     mmd_error local;
     if (!err) err = &local;
-    if (!s) return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_session_prepare: NULL session");
+    if (!mmd__live(s))
+        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_session_prepare: NULL or destroyed session");
     if (!s->stale) return MMD_OK;
     return mmd__session_plan(s, err);
 }
 
 MMD_API mmd_status mmd_session_run(mmd_session *s, mmd_error *err) {
+    mmd_error local;
     int32_t i;
-    if (!s) return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_session_run: NULL session");
+    if (!err) err = &local;
+    if (!mmd__live(s))
+        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_session_run: NULL or destroyed session");
     if (s->stale)
         return mmd_error_set(err, MMD_ERR_NOT_READY, -1, NULL,
-                             "input shapes changed: call mmd_session_prepare before mmd_session_run");
+                             "no valid plan (input shapes changed or the last prepare failed): call "
+                             "mmd_session_prepare before mmd_session_run");
     for (i = 0; i < s->model->input_count; ++i)
         if (!s->model->tensors[s->model->inputs[i]].data)
             return mmd_error_set(err, MMD_ERR_NOT_READY, -1, NULL, "input '%s' is not bound",
                                  s->model->tensors[s->model->inputs[i]].name);
+    if (s->whole >= 0) return mmd__session_forward(s, err);
     return mmd_graph_run(s->model, s->scratch, err);
 }
 
 MMD_API void mmd_session_stats(const mmd_session *s, mmd_plan_stats *out) {
     if (!out) return;
-    if (!s) { memset(out, 0, sizeof(*out)); return; }
+    if (!mmd__live(s)) { memset(out, 0, sizeof(*out)); return; }
     *out = s->stats;
+}
+
+#ifndef MMD_NO_MALLOC
+MMD_API mmd_status mmd_session_write_blob(const mmd_session *s, void *out, size_t cap, size_t *size,
+                                          mmd_error *err) {
+    mmd_error local;
+    size_t arena = 0;
+    mmd_status st;
+    if (!err) err = &local;
+    if (!mmd__live(s) || !size)
+        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL,
+                             "mmd_session_write_blob: NULL argument or destroyed session");
+    if (s->stale)
+        return mmd_error_set(err, MMD_ERR_NOT_READY, -1, NULL, "the plan is stale: call mmd_session_prepare first");
+    if ((st = mmd_blob_write(s->model, 0, out, cap, size, err)) != MMD_OK || !out) return st;
+    /* Measured by loading the blob just written, so the stored size is exact by construction. */
+    if ((st = mmd_session_arena_size(out, *size, &arena, err)) != MMD_OK) return st;
+    return mmd_blob_write(s->model, arena, out, cap, size, err);
+}
+#endif
+
+MMD_API int32_t mmd_session_backend_count(const mmd_session *s) { return mmd__live(s) ? s->backend_count : 0; }
+
+MMD_API const mmd_backend *mmd_session_backend(const mmd_session *s, int32_t i) {
+    if (!mmd__live(s) || i < 0 || i >= s->backend_count) return NULL;
+    return s->backends[i].b;
+}
+
+MMD_API mmd_status mmd_session_backend_status(const mmd_session *s, int32_t i, mmd_status *status,
+                                              const char **msg) {
+    if (!mmd__live(s) || i < 0 || i >= s->backend_count) return MMD_ERR_INDEX;
+    if (status) *status = s->backends[i].status;
+    if (msg) *msg = s->backends[i].msg;
+    return MMD_OK;
+}
+
+MMD_API int32_t mmd_session_node_backend(const mmd_session *s, int32_t node) {
+    if (!mmd__live(s) || node < 0 || node >= s->model->node_count) return -1;
+    if (s->whole >= 0) return s->whole;
+    return s->claims ? s->claims[node] : -1;
+}
+
+MMD_API void mmd_session_set_profiler(mmd_session *s, mmd_profiler_fn fn, void *user) {
+    if (!mmd__live(s)) return;
+    s->model->profiler = fn;
+    s->model->profiler_user = user;
 }
 
 #endif /* MMD_CORE_IMPLEMENTATION */

@@ -26,6 +26,34 @@
    THREAD SAFETY
      A parsed model is read-only once built; planning writes into the model's tensors and nodes,
      so one model serves one session.
+
+   .MMD BLOBS (firmware models, written by `mmdeploy convert MODEL.onnx -o MODEL.mmd`)
+     A blob is a model already parsed, validated, folded and planned for fixed input shapes,
+     laid out to be used in place from flash. mmd_model_parse (so mmd_session_create too) knows
+     it by its magic and only rebuilds the structs in the arena, after checking every offset,
+     count, index and dtype: the bytes are as untrusted as an ONNX file. mmd_graph_plan then runs
+     each kernel's prepare (op data; it must reproduce the stored shapes) and applies the stored
+     activation offsets, after checking that no two tensors alive together share bytes. The
+     blob must sit at a 16-byte aligned address and outlive the model; copy_weights is refused.
+     Nodes folded at conversion are not stored, only their outputs as constants, so firmware
+     needs neither their kernels nor their time. Inputs keep the shapes planned at conversion.
+     Layout, little-endian, offsets in bytes from the blob start, fields u32 (i32 where signed):
+       header, 144 bytes: 0 magic 89 4D 4D 44 0D 0A 1A 0A, 8 format version (1), 12 header bytes,
+         16 blob bytes, 20 writer version (major*10000 + minor*100 + patch), 24 graph tensors
+         (tensor records past them belong to TENSOR attributes), 28 nodes, 32 graph inputs and
+         36 their int32-pool index, 40 graph outputs and 44 their index, 48 activation buffer
+         bytes, 52 largest scratch, 56 arena bytes (0: unknown), 60 nodes folded at conversion,
+         64 ir_version, 68 producer name, 72 producer version, 76 graph name (string offsets),
+         80 eight sections {offset, bytes}, each 16-byte aligned: tensors, nodes, attributes,
+         int32 pool, int64 pool, float32 pool, strings (NUL-terminated; offset 0 is ""), data.
+       tensor, 32 bytes: name, dtype, rank, int64-pool index of the dims, kind (0 activation,
+         1 graph input, 2 initializer, 3 folded constant), producer node (-1 unless kind 0),
+         offset and bytes of the data (constants: in the data section, 16-byte aligned, bytes
+         exact; activations: planned offset in the activation buffer and capacity).
+       node, 44 bytes: name, op_type, domain, opset, inputs and their int32-pool index (tensor
+         indices, -1 for an absent input), outputs and index, attributes and index, scratch.
+       attribute, 32 bytes: name, type, i64 i at 8, f32 f at 16, value at 20 (a string offset,
+         a pool index, or a tensor index for TENSOR), count at 24 (elements, a STRING's bytes).
 */
 #ifndef MMDEPLOY_IR_H
 #define MMDEPLOY_IR_H
@@ -108,6 +136,8 @@ typedef struct mmd_model {
     int32_t *inputs;                 /* graph inputs that are not initializers */
     int32_t *outputs;
     size_t weight_copy_bytes;        /* initializer bytes that had to be copied */
+    const uint8_t *blob;             /* loaded from a .mmd blob: these bytes, whose stored plan
+                                        mmd_graph_plan applies; NULL for ONNX */
     mmd_profiler_fn profiler;        /* called around each node graph_run evaluates, or NULL */
     void *profiler_user;
 } mmd_model;
@@ -158,6 +188,7 @@ typedef struct mmd_kernel {
 /* ---- setup: parsing ----------------------------------------------------------------------- */
 /* Decodes a ModelProto and validates the graph (every input defined, no cycle, no duplicate
    output, nodes sorted). copy_weights 1 copies every initializer so the bytes may be freed.
+   A .mmd blob is loaded instead when the bytes start with its magic (see .MMD BLOBS above).
    Allocates from a. Not thread safe on a shared arena. */
 MMD_API mmd_status mmd_model_parse(mmd_arena *a, const void *data, size_t size,
                                    int32_t copy_weights, mmd_model **out, mmd_error *err);
@@ -201,6 +232,15 @@ MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *st
 /* Evaluates every node that was not folded, in order. Allocates nothing. */
 MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err);
 
+/* ---- host side: .mmd blobs (format in the doc block above) ------------------------------- */
+/* Writes the planned model m (every node planned, no data-dependent shapes) as a .mmd blob:
+   folded nodes left out, their outputs stored as constants, tensors only folded nodes read
+   dropped. out must be 16-byte aligned; with out NULL only *size is set (the size query).
+   arena_bytes is stored for tools to report (0: unknown). Allocates two index maps on the heap,
+   so it is left out of MMD_NO_MALLOC builds. Thread safe on distinct models. */
+MMD_API mmd_status mmd_blob_write(const mmd_model *m, size_t arena_bytes, void *out, size_t cap,
+                                  size_t *size, mmd_error *err);
+
 #ifdef __cplusplus
 }
 #endif
@@ -224,6 +264,7 @@ MMD_API mmd_status mmd__error_vset(mmd_error *err, mmd_status status, int32_t no
 /* ==== >>attributes ==== */
 MMD_API const mmd_attr *mmd_node_attr(const mmd_node *n, const char *name) {
     int32_t i;
+    if (!n || !name) return NULL;
     for (i = 0; i < n->attr_count; ++i)
         if (strcmp(n->attrs[i].name, name) == 0) return &n->attrs[i];
     return NULL;
@@ -235,6 +276,7 @@ MMD_API mmd_status mmd_kernel_fail(mmd_kernel_ctx *c, mmd_status status, const c
     const char *parts[5];
     int32_t i;
     va_list ap;
+    if (!c || !c->node) return status;
     parts[0] = "node '";
     parts[1] = c->node->name;
     parts[2] = "' (";
@@ -257,9 +299,12 @@ static mmd_status mmd__attr_typed(mmd_kernel_ctx *c, const char *name, int32_t t
     static const char *const type_names[] = {"undefined", "float", "int", "string", "tensor",
                                              "graph", "floats", "ints", "strings", "tensors",
                                              "graphs"};
-    const mmd_attr *a = mmd_node_attr(c->node, name);
+    const mmd_attr *a;
     *out = NULL;
-    if (!a) return MMD_OK;
+    if (!c || !c->node || !name)
+        return mmd_error_set(c ? c->err : NULL, MMD_ERR_INVALID_ARGUMENT, -1, NULL,
+                             "mmd_attr_get_*: NULL context or name");
+    if (!(a = mmd_node_attr(c->node, name))) return MMD_OK;
     if (a->type != type)
         return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "attribute '%s' must be %s, got %s", name,
                                type_names[type],
@@ -271,14 +316,14 @@ static mmd_status mmd__attr_typed(mmd_kernel_ctx *c, const char *name, int32_t t
 MMD_API mmd_status mmd_attr_get_int(mmd_kernel_ctx *c, const char *name, int64_t def, int64_t *out) {
     const mmd_attr *a;
     mmd_status st = mmd__attr_typed(c, name, MMD_ATTR_INT, &a);
-    *out = a ? a->i : def;
+    if (out) *out = a ? a->i : def;
     return st;
 }
 
 MMD_API mmd_status mmd_attr_get_float(mmd_kernel_ctx *c, const char *name, float def, float *out) {
     const mmd_attr *a;
     mmd_status st = mmd__attr_typed(c, name, MMD_ATTR_FLOAT, &a);
-    *out = a ? a->f : def;
+    if (out) *out = a ? a->f : def;
     return st;
 }
 
@@ -286,7 +331,7 @@ MMD_API mmd_status mmd_attr_get_string(mmd_kernel_ctx *c, const char *name, cons
                                        const char **out) {
     const mmd_attr *a;
     mmd_status st = mmd__attr_typed(c, name, MMD_ATTR_STRING, &a);
-    *out = a ? a->s : def;
+    if (out) *out = a ? a->s : def;
     return st;
 }
 
@@ -294,8 +339,8 @@ MMD_API mmd_status mmd_attr_get_ints(mmd_kernel_ctx *c, const char *name, const 
                                      int64_t *count) {
     const mmd_attr *a;
     mmd_status st = mmd__attr_typed(c, name, MMD_ATTR_INTS, &a);
-    *out = a ? a->ints : NULL;
-    *count = a ? a->count : 0;
+    if (out) *out = a ? a->ints : NULL;
+    if (count) *count = a ? a->count : 0;
     return st;
 }
 
@@ -303,15 +348,15 @@ MMD_API mmd_status mmd_attr_get_floats(mmd_kernel_ctx *c, const char *name, cons
                                        int64_t *count) {
     const mmd_attr *a;
     mmd_status st = mmd__attr_typed(c, name, MMD_ATTR_FLOATS, &a);
-    *out = a ? a->floats : NULL;
-    *count = a ? a->count : 0;
+    if (out) *out = a ? a->floats : NULL;
+    if (count) *count = a ? a->count : 0;
     return st;
 }
 
 MMD_API mmd_status mmd_attr_get_tensor(mmd_kernel_ctx *c, const char *name, const mmd_tensor **out) {
     const mmd_attr *a;
     mmd_status st = mmd__attr_typed(c, name, MMD_ATTR_TENSOR, &a);
-    *out = a ? a->t : NULL;
+    if (out) *out = a ? a->t : NULL;
     return st;
 }
 
@@ -437,7 +482,13 @@ static int mmd__pb_expect(mmd__pb *r, const mmd__field *f, uint32_t wire, const 
 }
 
 static char *mmd__pb_string(mmd_arena *a, const mmd__field *f, mmd_error *err) {
-    char *s = (char *)mmd_arena_alloc(a, f->len + 1, err);
+    char *s;
+    if (f->len > MMD_MAX_STRING) {
+        mmd_error_set(err, MMD_ERR_LIMIT, -1, NULL, "field %u: a string of %zu bytes exceeds MMD_MAX_STRING (%zu)",
+                      (unsigned)f->num, f->len, (size_t)MMD_MAX_STRING);
+        return NULL;
+    }
+    s = (char *)mmd_arena_alloc(a, f->len + 1, err);
     if (s && f->len) memcpy(s, f->data, f->len);
     return s;
 }
@@ -818,9 +869,11 @@ static mmd_status mmd__decode_attr(mmd_arena *a, mmd__pb *parent, const mmd__fie
                              "attribute '%s': type %d is not supported", at->name, (int)at->type);
     at->count = at->type == MMD_ATTR_FLOATS ? nfloats : at->type == MMD_ATTR_INTS ? nints
               : at->type == MMD_ATTR_STRINGS ? nstrings : at->type == MMD_ATTR_TENSORS ? ntensors : 0;
-    if (at->count > 0 && (uint64_t)at->count > MMD_MAX_TENSOR_BYTES / sizeof(mmd_tensor))
-        return mmd_error_set(r.err, MMD_ERR_LIMIT, -1, NULL, "attribute '%s': %lld values",
-                             at->name, (long long)at->count);
+    /* The second bound keeps count x element size inside size_t on 32-bit hosts. */
+    if (at->count > MMD_MAX_ATTR_VALUES || (uint64_t)at->count > MMD_MAX_TENSOR_BYTES / sizeof(mmd_tensor))
+        return mmd_error_set(r.err, MMD_ERR_LIMIT, -1, NULL,
+                             "attribute '%s': %lld values exceed MMD_MAX_ATTR_VALUES (%lld)", at->name,
+                             (long long)at->count, (long long)MMD_MAX_ATTR_VALUES);
     if (at->type == MMD_ATTR_FLOATS && nfloats) {
         float *v = (float *)mmd_arena_alloc(a, (size_t)nfloats * sizeof(float), r.err);
         if (!v) return MMD__FAIL(&r);
@@ -882,8 +935,9 @@ static mmd_status mmd__decode_node(mmd_arena *a, mmd__pb *parent, const mmd__fie
             if (f.num == 1) ++ni;
             else if (f.num == 2) ++no;
             else ++na;
-            if (ni > 65535 || no > 65535)
-                return mmd_error_set(r.err, MMD_ERR_LIMIT, -1, NULL, "node has over 65535 inputs or outputs");
+            if (ni > MMD_MAX_NODE_IO || no > MMD_MAX_NODE_IO)
+                return mmd_error_set(r.err, MMD_ERR_LIMIT, -1, NULL, "node has over %d inputs or outputs "
+                                     "(MMD_MAX_NODE_IO)", (int)MMD_MAX_NODE_IO);
         }
     }
     if (rc < 0) return MMD__FAIL(&r);
@@ -948,6 +1002,7 @@ static void mmd__names_add(mmd__names *t, const mmd_tensor *tensors, int32_t ind
 
 MMD_API int32_t mmd_model_find_tensor(const mmd_model *m, const char *name) {
     int32_t i;
+    if (!m || !name) return -1;
     for (i = 0; i < m->tensor_count; ++i)
         if (strcmp(m->tensors[i].name, name) == 0) return i;
     return -1;
@@ -956,6 +1011,7 @@ MMD_API int32_t mmd_model_find_tensor(const mmd_model *m, const char *name) {
 MMD_API int64_t mmd_model_opset(const mmd_model *m, const char *domain) {
     int32_t i;
     int is_default = !domain || !domain[0] || strcmp(domain, "ai.onnx") == 0;
+    if (!m) return 0;
     for (i = 0; i < m->opset_count; ++i) {
         const char *d = m->opsets[i].domain;
         int d_default = !d[0] || strcmp(d, "ai.onnx") == 0;
@@ -1085,8 +1141,9 @@ static mmd_status mmd__decode_graph(mmd_arena *a, mmd__pb *parent, const mmd__fi
             outs += m->nodes[m->node_count++].output_count;
         }
     cap = ninit + nin + outs;
-    if (cap > 4 * (int64_t)MMD_MAX_NODES)
-        return mmd_error_set(err, MMD_ERR_LIMIT, -1, NULL, "graph has %lld tensors", (long long)cap);
+    if (cap > MMD_MAX_TENSORS)
+        return mmd_error_set(err, MMD_ERR_LIMIT, -1, NULL, "graph has %lld tensors, MMD_MAX_TENSORS is %lld",
+                             (long long)cap, (long long)MMD_MAX_TENSORS);
     m->tensors = (mmd_tensor *)mmd_arena_alloc(a, (size_t)cap * sizeof(mmd_tensor) + 1, err);
     for (table.mask = 15; (int64_t)table.mask + 1 < 2 * cap + 2; table.mask = table.mask * 2 + 1) {}
     table.slot = (int32_t *)mmd_arena_alloc(a, ((size_t)table.mask + 1) * sizeof(int32_t), err);
@@ -1223,7 +1280,9 @@ static mmd_status mmd__parse(mmd_arena *a, const void *data, size_t size, int32_
     }
     if (rc < 0) return MMD__FAIL(&r);
     if (!graph.data) return mmd_error_set(err, MMD_ERR_INVALID_MODEL, -1, NULL, "model has no graph");
-    if (nops > 1024) return mmd_error_set(err, MMD_ERR_LIMIT, -1, NULL, "%lld opset imports", (long long)nops);
+    if (nops > MMD_MAX_OPSETS)
+        return mmd_error_set(err, MMD_ERR_LIMIT, -1, NULL, "%lld opset imports, MMD_MAX_OPSETS is %d",
+                             (long long)nops, (int)MMD_MAX_OPSETS);
     if (!(m->opsets = (mmd_opset *)mmd_arena_alloc(a, (size_t)nops * sizeof(mmd_opset), err))) return err->status;
     r.p = (const uint8_t *)data;
     while (mmd__pb_next(&r, &f) > 0) {
@@ -1254,12 +1313,19 @@ static mmd_status mmd__parse(mmd_arena *a, const void *data, size_t size, int32_
     return MMD_OK;
 }
 
+/* The first bytes of a .mmd blob (>>blob): no exporter starts a ModelProto this way. */
+static const uint8_t mmd__blob_magic[8] = {0x89, 'M', 'M', 'D', 0x0d, 0x0a, 0x1a, 0x0a};
+static mmd_status mmd__blob_load(mmd_arena *a, const uint8_t *p, size_t size, int32_t copy,
+                                 mmd_model **out, mmd_error *err);
+
 MMD_API mmd_status mmd_model_parse(mmd_arena *a, const void *data, size_t size,
                                    int32_t copy_weights, mmd_model **out, mmd_error *err) {
     mmd_error local;
     if (!err) err = &local;
     if (!a || !out || (!data && size))
         return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_model_parse: NULL argument");
+    if (size >= 8 && memcmp(data, mmd__blob_magic, 8) == 0)
+        return mmd__blob_load(a, (const uint8_t *)data, size, copy_weights, out, err);
     return mmd__parse(a, data, size, copy_weights ? 1 : 0, out, err);
 }
 
@@ -1336,6 +1402,9 @@ static uint8_t *mmd__values_needed(mmd_model *m, mmd_arena *a, mmd_error *err) {
     return need;
 }
 
+static mmd_status mmd__blob_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *stats, void **activations,
+                                 void **scratch, mmd_error *err);
+
 MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *stats,
                                   void **activations, void **scratch, mmd_error *err) {
     mmd_error local;
@@ -1347,6 +1416,8 @@ MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *st
     mmd_status st;
 
     if (!err) err = &local;
+    if (!m || !a) return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_graph_plan: NULL argument");
+    if (m->blob) return mmd__blob_plan(m, a, stats, activations, scratch, err);
     memset(&ps, 0, sizeof(ps));
     err->status = MMD_OK;
     if (!(need = mmd__values_needed(m, a, err))) return err->status;
@@ -1529,6 +1600,7 @@ MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err) {
     int32_t i;
     mmd_status st = MMD_OK;
     if (!err) err = &local;
+    if (!m) return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_graph_run: NULL model");
     err->status = MMD_OK;
     for (i = 0; i < m->node_count && st == MMD_OK; ++i) {
         mmd_node *n = &m->nodes[i];
@@ -1544,6 +1616,734 @@ MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err) {
     }
     return st;
 }
+
+/* ==== >>blob ==== */
+/* The .mmd layout is in the doc block at the top of this file. Header and record fields are
+   read byte by byte, so records need no alignment; the pools read in place (node input lists,
+   INTS, FLOATS) and the weights rely on the blob's and each section's 16-byte alignment. */
+#define MMD__BLOB_VERSION 1u
+#define MMD__BLOB_HEADER 144u
+#define MMD__BLOB_TENSOR 32u
+#define MMD__BLOB_NODE 44u
+#define MMD__BLOB_ATTR 32u
+#define MMD__BLOB_ALIGN 16u
+
+enum { MMD__SEC_TENSORS, MMD__SEC_NODES, MMD__SEC_ATTRS, MMD__SEC_I32, MMD__SEC_I64, MMD__SEC_F32,
+       MMD__SEC_STRINGS, MMD__SEC_DATA, MMD__SEC_COUNT };
+
+static uint32_t mmd__rd32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Every loader failure names the blob, so a firmware log line says which file was bad. */
+static mmd_status mmd__blob_fail(mmd_error *err, mmd_status status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    mmd__error_vset(err, status, -1, NULL, ".mmd blob: ", fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+/* A view of a blob whose header and section table have been checked. */
+typedef struct mmd__blob {
+    const uint8_t *base;
+    uint32_t off[MMD__SEC_COUNT], len[MMD__SEC_COUNT];
+    uint32_t tensor_count, tensor_total, node_count, attr_total, n32, n64, nf32;
+    uint32_t activation_bytes;
+    mmd_error *err;
+} mmd__blob;
+
+/* [at, at + count) lies inside a pool of total entries; written so that nothing can wrap. */
+static int32_t mmd__blob_span(uint32_t at, uint32_t count, uint32_t total) {
+    return at <= total && count <= total - at;
+}
+
+/* The string at offset off, or NULL when off is outside the string table. The table's last
+   byte was checked to be NUL, so every offset inside it starts a terminated string. */
+static const char *mmd__blob_str(const mmd__blob *b, uint32_t off) {
+    return off < b->len[MMD__SEC_STRINGS] ? (const char *)b->base + b->off[MMD__SEC_STRINGS] + off : NULL;
+}
+
+static const int32_t *mmd__blob_i32(const mmd__blob *b, uint32_t at) {
+    return (const int32_t *)(const void *)(b->base + b->off[MMD__SEC_I32]) + at;
+}
+
+static mmd_status mmd__blob_header(mmd__blob *b, const uint8_t *p, size_t size, mmd_error *err) {
+    static const char *const names[MMD__SEC_COUNT] = {"tensors", "nodes", "attributes", "int32 pool",
+                                                      "int64 pool", "float32 pool", "strings", "data"};
+    static const uint32_t record[MMD__SEC_COUNT] = {MMD__BLOB_TENSOR, MMD__BLOB_NODE, MMD__BLOB_ATTR,
+                                                    4, 8, 4, 1, 1};
+    uint32_t version, total, i;
+    memset(b, 0, sizeof(*b));
+    b->base = p;
+    b->err = err;
+    if ((uintptr_t)p % MMD__BLOB_ALIGN)
+        return mmd__blob_fail(err, MMD_ERR_INVALID_ARGUMENT,
+                              "the bytes must start at a 16-byte aligned address (declare the array "
+                              "with MMD_ALIGNED(16), as mmdeploy convert --c-array does)");
+    if (size < 16)
+        return mmd__blob_fail(err, MMD_ERR_MALFORMED, "truncated: %zu bytes, the header alone has %u",
+                              size, MMD__BLOB_HEADER);
+    version = mmd__rd32(p + 8);
+    if (version != MMD__BLOB_VERSION)
+        return mmd__blob_fail(err, MMD_ERR_UNSUPPORTED, "format version %u, this runtime reads version %u",
+                              (unsigned)version, MMD__BLOB_VERSION);
+    if (size < MMD__BLOB_HEADER)
+        return mmd__blob_fail(err, MMD_ERR_MALFORMED, "truncated: %zu bytes, the header alone has %u",
+                              size, MMD__BLOB_HEADER);
+    total = mmd__rd32(p + 16);
+    if (mmd__rd32(p + 12) != MMD__BLOB_HEADER)
+        return mmd__blob_fail(err, MMD_ERR_MALFORMED, "header size %u, version 1 has %u",
+                              (unsigned)mmd__rd32(p + 12), MMD__BLOB_HEADER);
+    if (total < MMD__BLOB_HEADER || total > size)
+        return mmd__blob_fail(err, MMD_ERR_MALFORMED, "the header says %u bytes, %zu given%s",
+                              (unsigned)total, size, total > size ? " (truncated)" : "");
+    for (i = 0; i < MMD__SEC_COUNT; ++i) {
+        b->off[i] = mmd__rd32(p + 80 + 8 * i);
+        b->len[i] = mmd__rd32(p + 84 + 8 * i);
+        if (b->off[i] < MMD__BLOB_HEADER || b->off[i] % MMD__BLOB_ALIGN || !mmd__blob_span(b->off[i], b->len[i], total))
+            return mmd__blob_fail(err, MMD_ERR_MALFORMED,
+                                  "section '%s' (offset %u, %u bytes) is misaligned or outside the %u bytes",
+                                  names[i], (unsigned)b->off[i], (unsigned)b->len[i], (unsigned)total);
+        if (b->len[i] % record[i])
+            return mmd__blob_fail(err, MMD_ERR_MALFORMED, "section '%s' has %u bytes, not whole %u-byte records",
+                                  names[i], (unsigned)b->len[i], (unsigned)record[i]);
+    }
+    if (!b->len[MMD__SEC_STRINGS] || p[b->off[MMD__SEC_STRINGS] + b->len[MMD__SEC_STRINGS] - 1] != 0)
+        return mmd__blob_fail(err, MMD_ERR_MALFORMED, "the string table is empty or does not end with a NUL");
+    b->tensor_total = b->len[MMD__SEC_TENSORS] / MMD__BLOB_TENSOR;
+    b->attr_total = b->len[MMD__SEC_ATTRS] / MMD__BLOB_ATTR;
+    b->n32 = b->len[MMD__SEC_I32] / 4;
+    b->n64 = b->len[MMD__SEC_I64] / 8;
+    b->nf32 = b->len[MMD__SEC_F32] / 4;
+    b->tensor_count = mmd__rd32(p + 24);
+    b->node_count = mmd__rd32(p + 28);
+    b->activation_bytes = mmd__rd32(p + 48);
+    if (b->tensor_count > b->tensor_total || b->node_count != b->len[MMD__SEC_NODES] / MMD__BLOB_NODE)
+        return mmd__blob_fail(err, MMD_ERR_MALFORMED, "%u tensors and %u nodes do not match the sections "
+                              "(%u tensor records, %u node records)", (unsigned)b->tensor_count,
+                              (unsigned)b->node_count, (unsigned)b->tensor_total,
+                              (unsigned)(b->len[MMD__SEC_NODES] / MMD__BLOB_NODE));
+    if (b->node_count > MMD_MAX_NODES || b->tensor_total > MMD_MAX_TENSORS ||
+        mmd__rd32(p + 60) > MMD_MAX_NODES)
+        return mmd__blob_fail(err, MMD_ERR_LIMIT, "%u nodes (%u more folded) and %u tensors (MMD_MAX_NODES is %d)",
+                              (unsigned)b->node_count, (unsigned)mmd__rd32(p + 60), (unsigned)b->tensor_total,
+                              (int)MMD_MAX_NODES);
+    return MMD_OK;
+}
+
+/* Tensor record k into t. Activations get their planned place, constants their bytes. */
+static mmd_status mmd__blob_tensor(const mmd__blob *b, uint32_t k, mmd_tensor *t) {
+    const uint8_t *r = b->base + b->off[MMD__SEC_TENSORS] + (size_t)k * MMD__BLOB_TENSOR;
+    uint32_t dims_at = mmd__rd32(r + 12), kind = mmd__rd32(r + 16), off = mmd__rd32(r + 24),
+             bytes = mmd__rd32(r + 28);
+    int32_t i;
+    size_t nbytes;
+    mmd_status st;
+    memset(t, 0, sizeof(*t));
+    t->name = mmd__blob_str(b, mmd__rd32(r));
+    t->dtype = (int32_t)mmd__rd32(r + 4);
+    t->rank = (int32_t)mmd__rd32(r + 8);
+    t->producer = (int32_t)mmd__rd32(r + 20);
+    t->last_use = -1;
+    if (!t->name)
+        return mmd__blob_fail(b->err, MMD_ERR_MALFORMED, "tensor %u: name offset %u is outside the string table",
+                              (unsigned)k, (unsigned)mmd__rd32(r));
+    if (t->dtype == MMD_DTYPE_STRING || mmd_dtype_size(t->dtype) == 0)
+        return mmd__blob_fail(b->err, MMD_ERR_MALFORMED, "tensor '%s': dtype %d is not a numeric element type",
+                              t->name, (int)t->dtype);
+    if (t->rank < 0 || t->rank > MMD_MAX_RANK || !mmd__blob_span(dims_at, (uint32_t)t->rank, b->n64))
+        return mmd__blob_fail(b->err, MMD_ERR_MALFORMED,
+                              "tensor '%s': rank %d (MMD_MAX_RANK %d) or its dims at %u run outside the int64 pool",
+                              t->name, (int)t->rank, (int)MMD_MAX_RANK, (unsigned)dims_at);
+    for (i = 0; i < t->rank; ++i) {
+        const int64_t *d = (const int64_t *)(const void *)(b->base + b->off[MMD__SEC_I64]) + dims_at + i;
+        t->dims[i] = *d;
+    }
+    if ((st = mmd_tensor_nbytes(t, &nbytes, b->err)) != MMD_OK) return st;
+    /* Records past the graph's tensors belong to TENSOR attributes: constants only. */
+    if (kind > MMD_TENSOR_CONSTANT || (k >= b->tensor_count && kind < MMD_TENSOR_INITIALIZER))
+        return mmd__blob_fail(b->err, MMD_ERR_MALFORMED, "tensor '%s': kind %u is not valid here", t->name,
+                              (unsigned)kind);
+    t->kind = (int32_t)kind;
+    if (kind == MMD_TENSOR_ACTIVATION ? (t->producer < 0 || (uint32_t)t->producer >= b->node_count) : t->producer != -1)
+        return mmd__blob_fail(b->err, MMD_ERR_MALFORMED, "tensor '%s': producer %d is not valid for its kind",
+                              t->name, (int)t->producer);
+    if (kind == MMD_TENSOR_ACTIVATION) {
+        /* Planned place: inside the activation buffer and large enough for the stored shape. */
+        if (!bytes || bytes < nbytes || !mmd__blob_span(off, bytes, b->activation_bytes))
+            return mmd__blob_fail(b->err, MMD_ERR_MALFORMED,
+                                  "tensor '%s': planned at %u (%u bytes), which does not hold %zu bytes "
+                                  "inside the %u-byte activation buffer",
+                                  t->name, (unsigned)off, (unsigned)bytes, nbytes, (unsigned)b->activation_bytes);
+        t->offset = off;
+        t->capacity = bytes;
+    } else if (kind != MMD_TENSOR_INPUT) {
+        if (bytes != nbytes || off % MMD__BLOB_ALIGN || !mmd__blob_span(off, bytes, b->len[MMD__SEC_DATA]))
+            return mmd__blob_fail(b->err, MMD_ERR_MALFORMED,
+                                  "tensor '%s': data at %u (%u bytes) is misaligned, outside the data "
+                                  "section or not the %zu bytes its shape needs",
+                                  t->name, (unsigned)off, (unsigned)bytes, nbytes);
+        /* Kernels only read constants; the blob may well be in flash. */
+        t->data = (void *)(uintptr_t)(b->base + b->off[MMD__SEC_DATA] + off);
+        t->capacity = nbytes;
+    }
+    return MMD_OK;
+}
+
+static mmd_status mmd__blob_attr(const mmd__blob *b, mmd_arena *a, mmd_tensor *tensors, uint32_t k,
+                                 const mmd_node *n, mmd_attr *at) {
+    const uint8_t *r = b->base + b->off[MMD__SEC_ATTRS] + (size_t)k * MMD__BLOB_ATTR;
+    uint32_t value = mmd__rd32(r + 20), count = mmd__rd32(r + 24), bits = mmd__rd32(r + 16), i;
+    uint64_t iv = (uint64_t)mmd__rd32(r + 8) | (uint64_t)mmd__rd32(r + 12) << 32;
+    int32_t ok = 1;
+    memset(at, 0, sizeof(*at));
+    at->name = mmd__blob_str(b, mmd__rd32(r));
+    at->type = (int32_t)mmd__rd32(r + 4);
+    at->s = "";
+    if (!at->name)
+        return mmd__blob_fail(b->err, MMD_ERR_MALFORMED, "node '%s': attribute %u has its name outside the string table",
+                              n->name, (unsigned)k);
+    switch (at->type) {
+    case MMD_ATTR_INT: memcpy(&at->i, &iv, 8); break;
+    case MMD_ATTR_FLOAT: memcpy(&at->f, &bits, 4); break;
+    case MMD_ATTR_STRING:
+        /* The stated length must end exactly at a NUL, so s and s_len agree. */
+        ok = mmd__blob_span(value, count, b->len[MMD__SEC_STRINGS] - 1) &&
+             b->base[b->off[MMD__SEC_STRINGS] + value + count] == 0;
+        if (ok) { at->s = mmd__blob_str(b, value); at->s_len = count; }
+        break;
+    case MMD_ATTR_INTS:
+        if ((ok = mmd__blob_span(value, count, b->n64)) != 0)
+            at->ints = (const int64_t *)(const void *)(b->base + b->off[MMD__SEC_I64]) + value;
+        at->count = count;
+        break;
+    case MMD_ATTR_FLOATS:
+        if ((ok = mmd__blob_span(value, count, b->nf32)) != 0)
+            at->floats = (const float *)(const void *)(b->base + b->off[MMD__SEC_F32]) + value;
+        at->count = count;
+        break;
+    case MMD_ATTR_STRINGS: {
+        const char **v;
+        if (!mmd__blob_span(value, count, b->n32)) { ok = 0; break; }
+        if (!(v = (const char **)mmd_arena_alloc(a, (size_t)count * sizeof(char *), b->err))) return b->err->status;
+        for (i = 0; i < count && ok; ++i) ok = (v[i] = mmd__blob_str(b, (uint32_t)mmd__blob_i32(b, value)[i])) != NULL;
+        at->strings = v;
+        at->count = count;
+        break;
+    }
+    case MMD_ATTR_TENSOR:
+        ok = value >= b->tensor_count && value < b->tensor_total;
+        if (ok) at->t = &tensors[value];
+        break;
+    default:
+        return mmd__blob_fail(b->err, MMD_ERR_MALFORMED, "node '%s': attribute '%s' has type %d, which a blob cannot hold",
+                              n->name, at->name, (int)at->type);
+    }
+    if (!ok)
+        return mmd__blob_fail(b->err, MMD_ERR_MALFORMED,
+                              "node '%s': attribute '%s' refers to %u entries at %u, outside its table",
+                              n->name, at->name, (unsigned)count, (unsigned)value);
+    return MMD_OK;
+}
+
+/* Node record i: names, tensor lists checked against the graph so far (inputs defined before
+   they are read, each activation produced by exactly the node its record names). */
+static mmd_status mmd__blob_node(const mmd__blob *b, mmd_arena *a, mmd_model *m, mmd_tensor *tensors,
+                                 uint32_t i) {
+    const uint8_t *r = b->base + b->off[MMD__SEC_NODES] + (size_t)i * MMD__BLOB_NODE;
+    mmd_node *n = &m->nodes[i];
+    uint32_t nin = mmd__rd32(r + 16), in_at = mmd__rd32(r + 20), nout = mmd__rd32(r + 24),
+             out_at = mmd__rd32(r + 28), nattr = mmd__rd32(r + 32), attr_at = mmd__rd32(r + 36), k;
+    mmd_status st;
+    memset(n, 0, sizeof(*n));
+    n->name = mmd__blob_str(b, mmd__rd32(r));
+    n->op_type = mmd__blob_str(b, mmd__rd32(r + 4));
+    n->domain = mmd__blob_str(b, mmd__rd32(r + 8));
+    n->opset = (int32_t)mmd__rd32(r + 12);
+    n->scratch_size = mmd__rd32(r + 40);
+    if (!n->name || !n->op_type || !n->domain || !n->op_type[0])
+        return mmd__blob_fail(b->err, MMD_ERR_MALFORMED, "node %u: a name, op_type or domain is outside the string table",
+                              (unsigned)i);
+    if (n->opset < 1 || nin > MMD_MAX_NODE_IO || nout > MMD_MAX_NODE_IO || nattr > MMD_MAX_ATTRIBUTES ||
+        !mmd__blob_span(in_at, nin, b->n32) || !mmd__blob_span(out_at, nout, b->n32) ||
+        !mmd__blob_span(attr_at, nattr, b->attr_total))
+        return mmd__blob_fail(b->err, MMD_ERR_MALFORMED,
+                              "node '%s' (%s): opset %d, %u inputs at %u, %u outputs at %u or %u attributes at %u "
+                              "are out of range", n->name, n->op_type, (int)n->opset, (unsigned)nin,
+                              (unsigned)in_at, (unsigned)nout, (unsigned)out_at, (unsigned)nattr, (unsigned)attr_at);
+    n->input_count = (int32_t)nin;
+    n->output_count = (int32_t)nout;
+    /* Validated once here and never written: the lists stay in the blob. */
+    n->inputs = (int32_t *)(uintptr_t)mmd__blob_i32(b, in_at);
+    n->outputs = (int32_t *)(uintptr_t)mmd__blob_i32(b, out_at);
+    n->in = (mmd_tensor **)mmd_arena_alloc(a, (size_t)nin * sizeof(mmd_tensor *), b->err);
+    n->out = (mmd_tensor **)mmd_arena_alloc(a, (size_t)nout * sizeof(mmd_tensor *), b->err);
+    n->attrs = (mmd_attr *)mmd_arena_alloc(a, (size_t)nattr * sizeof(mmd_attr), b->err);
+    if (!n->in || !n->out || !n->attrs) return b->err->status;
+    for (k = 0; k < nin; ++k) {
+        int32_t v = n->inputs[k];
+        if (v == -1) continue;
+        if (v < 0 || (uint32_t)v >= b->tensor_count ||
+            (tensors[v].kind == MMD_TENSOR_ACTIVATION && tensors[v].producer >= (int32_t)i))
+            return mmd__blob_fail(b->err, MMD_ERR_MALFORMED,
+                                  "node '%s' (%s): input %u is tensor %d, which is out of range or not yet computed",
+                                  n->name, n->op_type, (unsigned)k, (int)v);
+        n->in[k] = &tensors[v];
+    }
+    for (k = 0; k < nout; ++k) {
+        int32_t v = n->outputs[k];
+        if (v == -1) continue;
+        /* last_use marks an activation as claimed until the plan computes lifetimes. */
+        if (v < 0 || (uint32_t)v >= b->tensor_count || tensors[v].kind != MMD_TENSOR_ACTIVATION ||
+            tensors[v].producer != (int32_t)i || tensors[v].last_use != -1)
+            return mmd__blob_fail(b->err, MMD_ERR_MALFORMED,
+                                  "node '%s' (%s): output %u is tensor %d, which is out of range, not an "
+                                  "activation of this node, or listed twice", n->name, n->op_type, (unsigned)k, (int)v);
+        tensors[v].last_use = (int32_t)i;
+        n->out[k] = &tensors[v];
+    }
+    for (k = 0; k < nattr; ++k) {
+        if ((st = mmd__blob_attr(b, a, tensors, attr_at + k, n, &n->attrs[k])) != MMD_OK) return st;
+        n->attr_count++;
+    }
+    return MMD_OK;
+}
+
+static mmd_status mmd__blob_load(mmd_arena *a, const uint8_t *p, size_t size, int32_t copy,
+                                 mmd_model **out, mmd_error *err) {
+    mmd__blob b;
+    mmd_model *m;
+    mmd_tensor *tensors;
+    uint32_t k, in_at, out_at, nin, nout, inputs = 0;
+    int32_t j;
+    mmd_status st;
+    if ((st = mmd__blob_header(&b, p, size, err)) != MMD_OK) return st;
+    if (copy)
+        return mmd__blob_fail(err, MMD_ERR_UNSUPPORTED, "copy_weights: a blob is always read in place "
+                              "and must outlive the session");
+    nin = mmd__rd32(p + 32);
+    in_at = mmd__rd32(p + 36);
+    nout = mmd__rd32(p + 40);
+    out_at = mmd__rd32(p + 44);
+    if (!mmd__blob_span(in_at, nin, b.n32) || !mmd__blob_span(out_at, nout, b.n32))
+        return mmd__blob_fail(err, MMD_ERR_MALFORMED, "%u inputs at %u or %u outputs at %u run outside the int32 pool",
+                              (unsigned)nin, (unsigned)in_at, (unsigned)nout, (unsigned)out_at);
+    m = (mmd_model *)mmd_arena_alloc(a, sizeof(mmd_model), err);
+    tensors = (mmd_tensor *)mmd_arena_alloc(a, (size_t)b.tensor_total * sizeof(mmd_tensor), err);
+    if (m) m->nodes = (mmd_node *)mmd_arena_alloc(a, (size_t)b.node_count * sizeof(mmd_node), err);
+    if (!m || !tensors || !m->nodes) return err->status;
+    m->ir_version = mmd__rd32(p + 64);
+    m->producer_name = mmd__blob_str(&b, mmd__rd32(p + 68));
+    m->producer_version = mmd__blob_str(&b, mmd__rd32(p + 72));
+    m->graph_name = mmd__blob_str(&b, mmd__rd32(p + 76));
+    if (!m->producer_name || !m->producer_version || !m->graph_name)
+        return mmd__blob_fail(err, MMD_ERR_MALFORMED, "a header string is outside the string table");
+    for (k = 0; k < b.tensor_total; ++k)
+        if ((st = mmd__blob_tensor(&b, k, &tensors[k])) != MMD_OK) return st;
+    m->tensors = tensors;
+    m->tensor_count = (int32_t)b.tensor_count;
+    m->node_count = (int32_t)b.node_count;
+    for (k = 0; k < b.node_count; ++k)
+        if ((st = mmd__blob_node(&b, a, m, tensors, k)) != MMD_OK) return st;
+    for (k = 0; k < b.tensor_count; ++k) {
+        if (tensors[k].kind == MMD_TENSOR_ACTIVATION && tensors[k].last_use == -1)
+            return mmd__blob_fail(err, MMD_ERR_MALFORMED, "tensor '%s' names node %d as its producer, which "
+                                  "does not list it", tensors[k].name, (int)tensors[k].producer);
+        inputs += tensors[k].kind == MMD_TENSOR_INPUT;
+    }
+    /* Every graph input listed once, nothing else listed: set_input then reaches them all. */
+    m->inputs = (int32_t *)(uintptr_t)mmd__blob_i32(&b, in_at);
+    m->outputs = (int32_t *)(uintptr_t)mmd__blob_i32(&b, out_at);
+    m->input_count = (int32_t)nin;
+    m->output_count = (int32_t)nout;
+    for (k = 0; k < nin; ++k) {
+        int32_t v = m->inputs[k];
+        int32_t bad = v < 0 || (uint32_t)v >= b.tensor_count || tensors[v].kind != MMD_TENSOR_INPUT;
+        for (j = 0; j < (int32_t)k && !bad; ++j) bad = m->inputs[j] == v;
+        if (bad)
+            return mmd__blob_fail(err, MMD_ERR_MALFORMED, "graph input %u is tensor %d, which is out of range, "
+                                  "not a graph input or listed twice", (unsigned)k, (int)v);
+    }
+    if (inputs != nin)
+        return mmd__blob_fail(err, MMD_ERR_MALFORMED, "%u tensors are graph inputs but %u are listed",
+                              (unsigned)inputs, (unsigned)nin);
+    for (k = 0; k < nout; ++k) {
+        int32_t v = m->outputs[k];
+        if (v < 0 || (uint32_t)v >= b.tensor_count)
+            return mmd__blob_fail(err, MMD_ERR_MALFORMED, "graph output %u is tensor %d, which is out of range",
+                                  (unsigned)k, (int)v);
+        tensors[v].is_output = 1;
+    }
+    m->blob = p;
+    *out = m;
+    return MMD_OK;
+}
+
+/* mmd_graph_plan for a blob: each kernel's prepare fills its op data and must give the shapes
+   stored at conversion; then the stored offsets are checked (no two tensors alive together
+   share a byte) and applied. */
+static mmd_status mmd__blob_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *stats, void **activations,
+                                 void **scratch, mmd_error *err) {
+    mmd__blob b;
+    mmd_plan_stats ps;
+    int32_t i, j, k;
+    uint8_t *base = NULL;
+    mmd_status st;
+    memset(&ps, 0, sizeof(ps));
+    /* The header was checked at load; this only recovers the section table. */
+    if ((st = mmd__blob_header(&b, m->blob, mmd__rd32(m->blob + 16), err)) != MMD_OK) return st;
+    for (i = 0; i < m->tensor_count; ++i)
+        if (m->tensors[i].kind == MMD_TENSOR_ACTIVATION) m->tensors[i].data = NULL;
+    for (i = 0; i < m->node_count; ++i) {
+        mmd_node *n = &m->nodes[i];
+        mmd_kernel_ctx c;
+        if (!n->kernel)
+            return mmd_error_set(err, MMD_ERR_NO_KERNEL, i, n->op_type, "no kernel for %s::%s (opset %d)",
+                                 n->domain[0] ? n->domain : "ai.onnx", n->op_type, (int)n->opset);
+        n->folded = n->reprepare = 0;
+        n->op_data = NULL;
+        if (n->kernel->op_data_size && !(n->op_data = mmd_arena_alloc(a, n->kernel->op_data_size, err)))
+            return err->status;
+        mmd__kernel_ctx(&c, m, i, err);
+        c.scratch_size = 0;
+        if ((st = mmd__kernel_status(&c, n->kernel->prepare(&c), "prepare")) != MMD_OK) return st;
+        n->scratch_size = c.scratch_size;
+        if (n->scratch_size > ps.scratch_bytes) ps.scratch_bytes = n->scratch_size;
+        for (j = 0; j < n->output_count; ++j) {
+            mmd_tensor *t = n->out[j], stored;
+            if (!t) continue;
+            if ((st = mmd__blob_tensor(&b, (uint32_t)n->outputs[j], &stored)) != MMD_OK) return st;
+            if (t->dynamic)
+                return mmd_kernel_fail(&c, MMD_ERR_UNSUPPORTED, "output '%s' has a data-dependent shape here; "
+                                       "a blob holds a static plan", t->name);
+            if (t->dtype != stored.dtype || t->rank != stored.rank)
+                return mmd_kernel_fail(&c, MMD_ERR_INVALID_MODEL, "output '%s' is %s of rank %d here, the "
+                                       "blob planned %s of rank %d (a blob from another runtime version?)",
+                                       t->name, mmd_dtype_name(t->dtype), (int)t->rank,
+                                       mmd_dtype_name(stored.dtype), (int)stored.rank);
+            for (k = 0; k < t->rank; ++k)
+                if (t->dims[k] != stored.dims[k])
+                    return mmd_kernel_fail(&c, MMD_ERR_INVALID_MODEL, "output '%s': dim %d is %lld here, the "
+                                           "blob planned %lld (a blob from another runtime version?)", t->name,
+                                           (int)k, (long long)t->dims[k], (long long)stored.dims[k]);
+        }
+    }
+    /* Lifetimes as the planner counts them: producer to last reader, outputs to the end. */
+    for (i = 0; i < m->tensor_count; ++i) m->tensors[i].last_use = m->tensors[i].producer;
+    for (i = 0; i < m->node_count; ++i)
+        for (j = 0; j < m->nodes[i].input_count; ++j)
+            if (m->nodes[i].in[j]) m->nodes[i].in[j]->last_use = i;
+    for (i = 0; i < m->output_count; ++i) m->tensors[m->outputs[i]].last_use = m->node_count;
+    for (i = 0; i < m->tensor_count; ++i) {
+        const mmd_tensor *t = &m->tensors[i];
+        if (t->kind != MMD_TENSOR_ACTIVATION) continue;
+        ps.activation_sum_bytes += t->capacity;
+        for (j = 0; j < i; ++j) {
+            const mmd_tensor *u = &m->tensors[j];
+            if (u->kind != MMD_TENSOR_ACTIVATION || u->last_use < t->producer || t->last_use < u->producer)
+                continue;
+            if (u->offset < t->offset + t->capacity && t->offset < u->offset + u->capacity)
+                return mmd__blob_fail(err, MMD_ERR_MALFORMED, "tensors '%s' and '%s' are alive together "
+                                      "but planned to share bytes", u->name, t->name);
+        }
+    }
+    if (b.activation_bytes && !(base = (uint8_t *)mmd_arena_alloc(a, b.activation_bytes, err))) return err->status;
+    for (i = 0; i < m->tensor_count; ++i)
+        if (m->tensors[i].kind == MMD_TENSOR_ACTIVATION) m->tensors[i].data = base + m->tensors[i].offset;
+        else if (m->tensors[i].kind == MMD_TENSOR_CONSTANT) ps.constant_bytes += m->tensors[i].capacity;
+    if (activations) *activations = base;
+    if (scratch) {
+        *scratch = NULL;
+        if (ps.scratch_bytes && !(*scratch = mmd_arena_alloc(a, ps.scratch_bytes, err))) return err->status;
+    }
+    ps.activation_bytes = b.activation_bytes;
+    ps.folded_count = (int32_t)mmd__rd32(m->blob + 60);
+    ps.node_count = m->node_count + ps.folded_count;
+    if (stats) *stats = ps;
+    return MMD_OK;
+}
+
+#ifndef MMD_NO_MALLOC
+/* ---- the writer (host side) ---- */
+/* One pass over the model serves twice: measuring (p NULL: only the section sizes grow) and
+   writing at the section starts the measuring pass laid out, so size and bytes cannot drift. */
+typedef struct mmd__blob_out {
+    uint8_t *p;                        /* the blob, or NULL while measuring */
+    size_t off[MMD__SEC_COUNT];        /* section starts, known in the writing pass */
+    size_t at[MMD__SEC_COUNT];         /* bytes used in each section so far */
+} mmd__blob_out;
+
+static void mmd__wr32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* Reserves bytes in a section, aligned within it (sections start 16-byte aligned); copies src
+   there when writing. Returns the offset inside the section. */
+static size_t mmd__bw_put(mmd__blob_out *w, int32_t sec, const void *src, size_t bytes, size_t align) {
+    size_t off = (w->at[sec] + align - 1) / align * align;
+    w->at[sec] = off + bytes;
+    if (w->p && bytes) memcpy(w->p + w->off[sec] + off, src, bytes);
+    return off;
+}
+
+static uint32_t mmd__bw_string(mmd__blob_out *w, const char *s, size_t len) {
+    size_t off;
+    if (!s || !len) return 0; /* offset 0 holds "" */
+    off = mmd__bw_put(w, MMD__SEC_STRINGS, s, len + 1, 1);
+    if (w->p) w->p[w->off[MMD__SEC_STRINGS] + off + len] = 0;
+    return (uint32_t)off;
+}
+
+static uint32_t mmd__bw_str(mmd__blob_out *w, const char *s) { return mmd__bw_string(w, s, s ? strlen(s) : 0); }
+
+/* Appends count entries of size bytes to a pool; returns the index of the first. */
+static uint32_t mmd__bw_pool(mmd__blob_out *w, int32_t sec, const void *src, size_t count, size_t size) {
+    return (uint32_t)(mmd__bw_put(w, sec, src, count * size, size) / size);
+}
+
+static void mmd__bw_tensor(mmd__blob_out *w, const mmd_tensor *t, uint32_t kind, int32_t producer) {
+    uint8_t r[MMD__BLOB_TENSOR];
+    size_t n = 0;
+    uint32_t off = 0, bytes = 0;
+    if (kind == MMD_TENSOR_ACTIVATION) {
+        off = (uint32_t)t->offset;
+        bytes = (uint32_t)t->capacity;
+    } else if (kind != MMD_TENSOR_INPUT) {
+        mmd_tensor_nbytes(t, &n, NULL);
+        off = (uint32_t)mmd__bw_put(w, MMD__SEC_DATA, t->data, n, MMD__BLOB_ALIGN);
+        bytes = (uint32_t)n;
+    }
+    mmd__wr32(r, mmd__bw_str(w, t->name));
+    mmd__wr32(r + 4, (uint32_t)t->dtype);
+    mmd__wr32(r + 8, (uint32_t)t->rank);
+    mmd__wr32(r + 12, mmd__bw_pool(w, MMD__SEC_I64, t->dims, (size_t)t->rank, 8));
+    mmd__wr32(r + 16, kind);
+    mmd__wr32(r + 20, (uint32_t)producer);
+    mmd__wr32(r + 24, off);
+    mmd__wr32(r + 28, bytes);
+    mmd__bw_put(w, MMD__SEC_TENSORS, r, sizeof(r), 1);
+}
+
+/* The records of one node and its attributes; a TENSOR attribute's tensor becomes a record
+   after the graph's tensors, which are all written before the first node. */
+static void mmd__bw_node(mmd__blob_out *w, const mmd_node *n, const int32_t *tmap) {
+    uint8_t r[MMD__BLOB_NODE], ar[MMD__BLOB_ATTR];
+    uint32_t first_attr = (uint32_t)(w->at[MMD__SEC_ATTRS] / MMD__BLOB_ATTR), lists[2], k;
+    int32_t j, side;
+    for (side = 0; side < 2; ++side) {
+        int32_t count = side ? n->output_count : n->input_count;
+        const int32_t *idx = side ? n->outputs : n->inputs;
+        lists[side] = (uint32_t)(w->at[MMD__SEC_I32] / 4);
+        for (j = 0; j < count; ++j) {
+            int32_t v = idx[j] >= 0 ? tmap[idx[j]] : -1;
+            mmd__bw_pool(w, MMD__SEC_I32, &v, 1, 4);
+        }
+    }
+    for (j = 0; j < n->attr_count; ++j) {
+        const mmd_attr *at = &n->attrs[j];
+        uint32_t value = 0, count = 0;
+        uint64_t iv;
+        memset(ar, 0, sizeof(ar));
+        memcpy(&iv, &at->i, 8);
+        if (at->type == MMD_ATTR_STRING) {
+            value = mmd__bw_string(w, at->s, at->s_len);
+            count = (uint32_t)at->s_len;
+        } else if (at->type == MMD_ATTR_INTS) {
+            value = mmd__bw_pool(w, MMD__SEC_I64, at->ints, (size_t)at->count, 8);
+            count = (uint32_t)at->count;
+        } else if (at->type == MMD_ATTR_FLOATS) {
+            value = mmd__bw_pool(w, MMD__SEC_F32, at->floats, (size_t)at->count, 4);
+            count = (uint32_t)at->count;
+        } else if (at->type == MMD_ATTR_STRINGS) {
+            value = (uint32_t)(w->at[MMD__SEC_I32] / 4);
+            count = (uint32_t)at->count;
+            for (k = 0; k < count; ++k) {
+                uint32_t s = mmd__bw_str(w, at->strings[k]);
+                mmd__bw_pool(w, MMD__SEC_I32, &s, 1, 4);
+            }
+        } else if (at->type == MMD_ATTR_TENSOR) {
+            value = (uint32_t)(w->at[MMD__SEC_TENSORS] / MMD__BLOB_TENSOR);
+            mmd__bw_tensor(w, at->t, MMD_TENSOR_CONSTANT, -1);
+        }
+        mmd__wr32(ar, mmd__bw_str(w, at->name));
+        mmd__wr32(ar + 4, (uint32_t)at->type);
+        mmd__wr32(ar + 8, (uint32_t)iv);
+        mmd__wr32(ar + 12, (uint32_t)(iv >> 32));
+        memcpy(ar + 16, &at->f, 4);
+        mmd__wr32(ar + 20, value);
+        mmd__wr32(ar + 24, count);
+        mmd__bw_put(w, MMD__SEC_ATTRS, ar, sizeof(ar), 1);
+    }
+    mmd__wr32(r, mmd__bw_str(w, n->name));
+    mmd__wr32(r + 4, mmd__bw_str(w, n->op_type));
+    mmd__wr32(r + 8, mmd__bw_str(w, n->domain));
+    mmd__wr32(r + 12, (uint32_t)n->opset);
+    mmd__wr32(r + 16, (uint32_t)n->input_count);
+    mmd__wr32(r + 20, lists[0]);
+    mmd__wr32(r + 24, (uint32_t)n->output_count);
+    mmd__wr32(r + 28, lists[1]);
+    mmd__wr32(r + 32, (uint32_t)n->attr_count);
+    mmd__wr32(r + 36, first_attr);
+    mmd__wr32(r + 40, (uint32_t)n->scratch_size);
+    mmd__bw_put(w, MMD__SEC_NODES, r, sizeof(r), 1);
+}
+
+/* The kind a kept tensor gets in the blob: outputs of folded nodes become constants. */
+static uint32_t mmd__bw_kind(const mmd_model *m, const mmd_tensor *t) {
+    if (t->kind == MMD_TENSOR_INPUT) return MMD_TENSOR_INPUT;
+    if (t->producer >= 0) return m->nodes[t->producer].folded ? MMD_TENSOR_CONSTANT : MMD_TENSOR_ACTIVATION;
+    return t->kind == MMD_TENSOR_INITIALIZER ? MMD_TENSOR_INITIALIZER : MMD_TENSOR_CONSTANT;
+}
+
+/* Refuses what a stored, static plan cannot hold; finds the activation buffer and scratch. */
+static mmd_status mmd__bw_check(const mmd_model *m, size_t *act, size_t *scratch, uint32_t *folded,
+                                mmd_error *err) {
+    int32_t i, j;
+    for (i = 0; i < m->input_count; ++i)
+        if (m->tensors[m->inputs[i]].value_read)
+            return mmd_error_set(err, MMD_ERR_UNSUPPORTED, -1, NULL,
+                                 "graph input '%s': its value shapes the plan, which a blob fixes",
+                                 m->tensors[m->inputs[i]].name);
+    for (i = 0; i < m->node_count; ++i) {
+        const mmd_node *n = &m->nodes[i];
+        if (n->folded) { ++*folded; continue; }
+        if (n->reprepare)
+            return mmd_error_set(err, MMD_ERR_UNSUPPORTED, i, n->op_type, "node '%s' (%s): its shapes depend "
+                                 "on data at run time; a blob holds a static plan", n->name, n->op_type);
+        for (j = 0; j < n->attr_count; ++j) {
+            int32_t type = n->attrs[j].type;
+            if (type < MMD_ATTR_FLOAT || type == MMD_ATTR_GRAPH || type > MMD_ATTR_STRINGS)
+                return mmd_error_set(err, MMD_ERR_UNSUPPORTED, i, n->op_type, "node '%s' (%s): attribute '%s' "
+                                     "(type %d) cannot be stored in a blob", n->name, n->op_type,
+                                     n->attrs[j].name, (int)type);
+        }
+        for (j = 0; j < n->output_count; ++j) {
+            const mmd_tensor *t = n->out[j];
+            if (!t) continue;
+            if (t->kind != MMD_TENSOR_ACTIVATION || t->dynamic || !t->data || !t->capacity)
+                return mmd_error_set(err, t->data ? MMD_ERR_UNSUPPORTED : MMD_ERR_NOT_READY, i, n->op_type,
+                                     "node '%s' (%s): output '%s' has no static planned place (plan the "
+                                     "model first; data-dependent shapes cannot be stored)", n->name,
+                                     n->op_type, t->name);
+            if (t->offset + t->capacity > *act) *act = t->offset + t->capacity;
+        }
+        if (n->scratch_size > *scratch) *scratch = n->scratch_size;
+    }
+    if (*act > 0xffffffffu || *scratch > 0xffffffffu)
+        return mmd_error_set(err, MMD_ERR_LIMIT, -1, NULL, "activations of %zu bytes or scratch of %zu bytes "
+                             "do not fit a blob's 32-bit sizes", *act, *scratch);
+    return MMD_OK;
+}
+
+MMD_API mmd_status mmd_blob_write(const mmd_model *m, size_t arena_bytes, void *out, size_t cap,
+                                  size_t *size, mmd_error *err) {
+    mmd_error local;
+    mmd__blob_out w;
+    mmd_arena maps;
+    int32_t *tmap, *nmap, i, j, pass;
+    uint32_t kept_tensors = 0, kept_nodes = 0, folded = 0, lists[2], strs[3], k;
+    size_t act = 0, scratch = 0, total = 0;
+    uint8_t *h = (uint8_t *)out;
+    mmd_status st;
+    if (!err) err = &local;
+    if (!m || !size)
+        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_blob_write: NULL argument");
+    *size = 0;
+    if ((uintptr_t)out % MMD__BLOB_ALIGN)
+        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_blob_write: out must be 16-byte aligned");
+    if ((st = mmd__bw_check(m, &act, &scratch, &folded, err)) != MMD_OK) return st;
+    /* A blob written again keeps the count of the nodes folded when it was first written. */
+    if (m->blob) folded += mmd__rd32(m->blob + 60);
+    /* The index maps come from a heap arena of their own: the model's arena may be full. */
+    mmd_arena_init(&maps, NULL, 0, 1);
+    tmap = (int32_t *)mmd_arena_alloc(&maps, (size_t)m->tensor_count * sizeof(int32_t), err);
+    nmap = (int32_t *)mmd_arena_alloc(&maps, (size_t)m->node_count * sizeof(int32_t), err);
+    if (!tmap || !nmap) {
+        mmd_arena_release(&maps);
+        return err->status;
+    }
+    /* Kept: graph inputs and outputs and whatever a node that still runs reads or writes. */
+    for (i = 0; i < m->tensor_count; ++i)
+        tmap[i] = m->tensors[i].kind == MMD_TENSOR_INPUT || m->tensors[i].is_output ? 0 : -1;
+    for (i = 0; i < m->node_count; ++i) {
+        const mmd_node *n = &m->nodes[i];
+        nmap[i] = n->folded ? -1 : (int32_t)kept_nodes++;
+        if (n->folded) continue;
+        for (j = 0; j < n->input_count; ++j)
+            if (n->inputs[j] >= 0) tmap[n->inputs[j]] = 0;
+        for (j = 0; j < n->output_count; ++j)
+            if (n->outputs[j] >= 0) tmap[n->outputs[j]] = 0;
+    }
+    for (i = 0; i < m->tensor_count; ++i)
+        if (tmap[i] == 0) tmap[i] = (int32_t)kept_tensors++;
+    memset(&w, 0, sizeof(w));
+    for (pass = 0; pass < 2; ++pass) {
+        memset(w.at, 0, sizeof(w.at));
+        mmd__bw_put(&w, MMD__SEC_STRINGS, "", 1, 1);
+        strs[0] = mmd__bw_str(&w, m->producer_name);
+        strs[1] = mmd__bw_str(&w, m->producer_version);
+        strs[2] = mmd__bw_str(&w, m->graph_name);
+        for (j = 0; j < 2; ++j) {
+            int32_t count = j ? m->output_count : m->input_count;
+            lists[j] = (uint32_t)(w.at[MMD__SEC_I32] / 4);
+            for (i = 0; i < count; ++i) mmd__bw_pool(&w, MMD__SEC_I32, &tmap[(j ? m->outputs : m->inputs)[i]], 1, 4);
+        }
+        for (i = 0; i < m->tensor_count; ++i) {
+            const mmd_tensor *t = &m->tensors[i];
+            if (tmap[i] < 0) continue;
+            mmd__bw_tensor(&w, t, mmd__bw_kind(m, t), mmd__bw_kind(m, t) == MMD_TENSOR_ACTIVATION ? nmap[t->producer] : -1);
+        }
+        for (i = 0; i < m->node_count; ++i)
+            if (!m->nodes[i].folded) mmd__bw_node(&w, &m->nodes[i], tmap);
+        if (pass) break;
+        /* Layout: the sections in order after the header, each 16-byte aligned. */
+        total = MMD__BLOB_HEADER;
+        for (k = 0; k < MMD__SEC_COUNT; ++k) {
+            total = (total + MMD__BLOB_ALIGN - 1) / MMD__BLOB_ALIGN * MMD__BLOB_ALIGN;
+            w.off[k] = total;
+            total += w.at[k];
+        }
+        *size = total;
+        st = MMD_OK;
+        if (total > 0xffffffffu)
+            st = mmd_error_set(err, MMD_ERR_LIMIT, -1, NULL, "the blob would have %zu bytes; its offsets are 32-bit", total);
+        else if (out && cap < total)
+            st = mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_blob_write: %zu bytes given, the blob has %zu",
+                               cap, total);
+        if (st != MMD_OK || !out) break;
+        memset(out, 0, total);
+        w.p = h;
+    }
+    mmd_arena_release(&maps);
+    if (st != MMD_OK || !out) return st;
+    memcpy(h, mmd__blob_magic, 8);
+    mmd__wr32(h + 8, MMD__BLOB_VERSION);
+    mmd__wr32(h + 12, MMD__BLOB_HEADER);
+    mmd__wr32(h + 16, (uint32_t)total);
+    mmd__wr32(h + 20, MMD_VERSION_MAJOR * 10000u + MMD_VERSION_MINOR * 100u + MMD_VERSION_PATCH);
+    mmd__wr32(h + 24, kept_tensors);
+    mmd__wr32(h + 28, kept_nodes);
+    mmd__wr32(h + 32, (uint32_t)m->input_count);
+    mmd__wr32(h + 36, lists[0]);
+    mmd__wr32(h + 40, (uint32_t)m->output_count);
+    mmd__wr32(h + 44, lists[1]);
+    mmd__wr32(h + 48, (uint32_t)act);
+    mmd__wr32(h + 52, (uint32_t)scratch);
+    mmd__wr32(h + 56, arena_bytes > 0xffffffffu ? 0u : (uint32_t)arena_bytes);
+    mmd__wr32(h + 60, folded);
+    mmd__wr32(h + 64, (uint32_t)m->ir_version);
+    for (k = 0; k < 3; ++k) mmd__wr32(h + 68 + 4 * k, strs[k]);
+    for (k = 0; k < MMD__SEC_COUNT; ++k) {
+        mmd__wr32(h + 80 + 8 * k, (uint32_t)w.off[k]);
+        mmd__wr32(h + 84 + 8 * k, (uint32_t)w.at[k]);
+    }
+    return MMD_OK;
+}
+#endif /* MMD_NO_MALLOC */
 
 #endif /* MMD_IR_IMPLEMENTATION */
 

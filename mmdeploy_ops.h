@@ -215,6 +215,15 @@ static int64_t mmd__dims_product(const mmd_tensor *t, int32_t from, int32_t to) 
     return p;
 }
 
+/* The extents of t around `axis`: the product of the dims before it, its own dim and the
+   product of the dims after it, which is how far apart its elements lie. */
+static void mmd__axis_extents(const mmd_tensor *t, int32_t axis, int64_t *outer, int64_t *n,
+                              int64_t *inner) {
+    *outer = mmd__dims_product(t, 0, axis);
+    *n = t->dims[axis];
+    *inner = mmd__dims_product(t, axis + 1, t->rank);
+}
+
 /* Copies t's bytes to out (same dtype and element count) unless both are at one address. */
 static void mmd__copy_tensor(const mmd_tensor *t, mmd_tensor *out) {
     size_t bytes = (size_t)mmd_tensor_numel(t) * mmd_dtype_size(t->dtype);
@@ -597,88 +606,567 @@ static mmd_status mmd__walk_run(const mmd__walk *w, void *o, const void *a, cons
 }
 
 /* ==== >>ops elementwise ==== */
+/* Elementwise kernels, each a row function of the shape mmd__row_fn:
+   - unary maps (Relu and the other activations, Clip, Abs, Neg, Sign, the rounding,
+     exponential and trigonometric functions, Softplus, Softsign, IsInf, IsNaN, Not) call their
+     row once over the whole tensor; the row's second read operand is the op's parameters at
+     stride 0, like a broadcast scalar: float attributes (alpha, ...), or Clip's bounds;
+   - binary ops (Add, Sub, Mul, Div, Pow, Mod, PRelu, the comparisons and the logic ops) walk
+     both inputs with numpy broadcasting;
+   - Where and the variadic ops run the broadcast walk once per pair of operands, writing into
+     the output: Where once for the true and once for the false elements, Max input 0 with
+     input 1 and then the output with each further input, in place.
+   Rows are generated per element type from the type lists below, so each formula is written
+   once per type group (float, signed integer, unsigned integer); float16 is computed in float.
+   A row table gives, for each pair of input dtypes an op takes, its row and output dtype.
 
-/* Binary rows. Integer add, subtract and multiply wrap (computed unsigned) instead of
-   overflowing into undefined behaviour; integer Div truncates toward zero as ONNX and C do. */
-#define MMD__ROW(name, T, U, expr)                                                             \
-    static mmd_status name(void *o_, int64_t os, const void *a_, int64_t as, const void *b_,   \
-                           int64_t bs, int64_t n) {                                            \
-        T *o = (T *)o_;                                                                        \
-        const T *a = (const T *)a_;                                                            \
-        const U *b = (const U *)b_;                                                            \
-        int64_t i;                                                                             \
-        for (i = 0; i < n; ++i) {                                                              \
-            T x = a[i * as];                                                                   \
-            U y = b[i * bs];                                                                   \
-            o[i * os] = (expr);                                                                \
-        }                                                                                      \
-        return MMD_OK;                                                                         \
-    }
-#define MMD__DIV_INT_ROW(name, T, U)                                                           \
-    static mmd_status name(void *o_, int64_t os, const void *a_, int64_t as, const void *b_,   \
-                           int64_t bs, int64_t n) {                                            \
-        T *o = (T *)o_;                                                                        \
-        const T *a = (const T *)a_, *b = (const T *)b_;                                        \
-        int64_t i;                                                                             \
-        for (i = 0; i < n; ++i) {                                                              \
-            T x = a[i * as], y = b[i * bs];                                                    \
-            if (y == 0) return MMD_ERR_INVALID_ARGUMENT;                                       \
-            /* MIN / -1 overflows; negating through unsigned gives the wrapped value. */       \
-            o[i * os] = y == -1 ? (T)((U)0 - (U)x) : (T)(x / y);                               \
-        }                                                                                      \
-        return MMD_OK;                                                                         \
-    }
-MMD__ROW(mmd__add_f32_row, float, float, x + y)
-MMD__ROW(mmd__sub_f32_row, float, float, x - y)
-MMD__ROW(mmd__mul_f32_row, float, float, x * y)
-MMD__ROW(mmd__div_f32_row, float, float, x / y)
-MMD__ROW(mmd__pow_f32_row, float, float, powf(x, y))
-MMD__ROW(mmd__pow_f32_i32_row, float, int32_t, powf(x, (float)y))
-MMD__ROW(mmd__pow_f32_i64_row, float, int64_t, powf(x, (float)y))
-MMD__ROW(mmd__add_i32_row, int32_t, int32_t, (int32_t)((uint32_t)x + (uint32_t)y))
-MMD__ROW(mmd__sub_i32_row, int32_t, int32_t, (int32_t)((uint32_t)x - (uint32_t)y))
-MMD__ROW(mmd__mul_i32_row, int32_t, int32_t, (int32_t)((uint32_t)x * (uint32_t)y))
-MMD__DIV_INT_ROW(mmd__div_i32_row, int32_t, uint32_t)
-MMD__ROW(mmd__add_i64_row, int64_t, int64_t, (int64_t)((uint64_t)x + (uint64_t)y))
-MMD__ROW(mmd__sub_i64_row, int64_t, int64_t, (int64_t)((uint64_t)x - (uint64_t)y))
-MMD__ROW(mmd__mul_i64_row, int64_t, int64_t, (int64_t)((uint64_t)x * (uint64_t)y))
-MMD__DIV_INT_ROW(mmd__div_i64_row, int64_t, uint64_t)
-#undef MMD__ROW
-#undef MMD__DIV_INT_ROW
+   Opsets: each kernel starts at the first version with today's semantics (opset 1 where the
+   only difference was the legacy consumed_inputs hint, 7 where version 1 had the old
+   `broadcast` attribute); the later versions up to MMD__OPSET_CHECKED only added types
+   (bfloat16, strings, float8), which the dtype checks refuse. */
 
-/* The row function of one op for one pair of input dtypes (the output takes the first);
-   lists end with a NULL row. */
+/* ---- element types ---------------------------------------------------------------------- */
+
+#define MMD__EW_SAME(v) (v)
+#define MMD__EW_FLOATF(fn) fn##f
+#define MMD__EW_DOUBLEF(fn) fn
+
+/* Each list calls X(arg, suffix, storage type, compute type, dtype, load, store, extra) per
+   type. For floats `extra` names the math functions of the compute type (expf or exp); for
+   integers it is the unsigned type, at least as wide as unsigned int, that negation and
+   multiplication wrap through (narrower ones would be promoted to signed int and overflow). */
+#define MMD__EW_FLOATS(X, arg)                                                                  \
+    X(arg, f32, float, float, MMD_DTYPE_FLOAT32, MMD__EW_SAME, MMD__EW_SAME, MMD__EW_FLOATF)    \
+    X(arg, f64, double, double, MMD_DTYPE_FLOAT64, MMD__EW_SAME, MMD__EW_SAME, MMD__EW_DOUBLEF) \
+    X(arg, f16, uint16_t, float, MMD_DTYPE_FLOAT16, mmd__f16_to_f32, mmd__f32_to_f16, MMD__EW_FLOATF)
+#define MMD__EW_SINTS(X, arg)                                                                   \
+    X(arg, i8, int8_t, int8_t, MMD_DTYPE_INT8, MMD__EW_SAME, MMD__EW_SAME, uint32_t)            \
+    X(arg, i16, int16_t, int16_t, MMD_DTYPE_INT16, MMD__EW_SAME, MMD__EW_SAME, uint32_t)        \
+    X(arg, i32, int32_t, int32_t, MMD_DTYPE_INT32, MMD__EW_SAME, MMD__EW_SAME, uint32_t)        \
+    X(arg, i64, int64_t, int64_t, MMD_DTYPE_INT64, MMD__EW_SAME, MMD__EW_SAME, uint64_t)
+#define MMD__EW_UINTS(X, arg)                                                                   \
+    X(arg, u8, uint8_t, uint8_t, MMD_DTYPE_UINT8, MMD__EW_SAME, MMD__EW_SAME, uint32_t)         \
+    X(arg, u16, uint16_t, uint16_t, MMD_DTYPE_UINT16, MMD__EW_SAME, MMD__EW_SAME, uint32_t)     \
+    X(arg, u32, uint32_t, uint32_t, MMD_DTYPE_UINT32, MMD__EW_SAME, MMD__EW_SAME, uint32_t)     \
+    X(arg, u64, uint64_t, uint64_t, MMD_DTYPE_UINT64, MMD__EW_SAME, MMD__EW_SAME, uint64_t)
+
+/* ---- row functions ---------------------------------------------------------------------- */
+
+/* A unary map: o = expr of x. The parameters p_ are read as floats p[0] and p[1] (the op's
+   attributes) or as two elements q[0] and q[1] of the input's type (Clip's bounds). */
+#define MMD__EW_MAP_ROW(op, sfx, OT, S, C, LD, ST, expr)                                        \
+    static mmd_status mmd__##op##_##sfx##_row(void *o_, int64_t os, const void *a_, int64_t as, \
+                                              const void *p_, int64_t ps, int64_t n) {          \
+        OT *o = (OT *)o_;                                                                       \
+        const S *a = (const S *)a_, *q = (const S *)p_;                                         \
+        const float *p = (const float *)p_;                                                     \
+        int64_t i;                                                                              \
+        (void)p;                                                                                \
+        (void)q;                                                                                \
+        (void)ps;                                                                               \
+        for (i = 0; i < n; ++i) {                                                               \
+            C x = LD(a[i * as]);                                                                \
+            o[i * os] = ST(expr);                                                               \
+        }                                                                                       \
+        return MMD_OK;                                                                          \
+    }
+
+/* A binary row: o = expr of x and y, loaded from a (storage type S) and b (SB) into the
+   compute type C; OT is bool for comparisons. `fails` is a test of x and y that stops the row
+   with an error: y == 0 for integer Div and Mod (a divisor only known at run time), 0 for
+   every other op. */
+#define MMD__EW_BIN_ROW(op, sfx, OT, S, SB, C, LD, ST, fails, expr)                             \
+    static mmd_status mmd__##op##_##sfx##_row(void *o_, int64_t os, const void *a_, int64_t as, \
+                                              const void *b_, int64_t bs, int64_t n) {          \
+        OT *o = (OT *)o_;                                                                       \
+        const S *a = (const S *)a_;                                                             \
+        const SB *b = (const SB *)b_;                                                           \
+        int64_t i;                                                                              \
+        for (i = 0; i < n; ++i) {                                                               \
+            C x = LD(a[i * as]), y = LD(b[i * bs]);                                             \
+            if (fails) return MMD_ERR_INVALID_ARGUMENT;                                         \
+            o[i * os] = ST(expr);                                                               \
+        }                                                                                       \
+        return MMD_OK;                                                                          \
+    }
+
+/* v limited to [0, 1] (HardSigmoid, HardSwish). */
+#define MMD__EW_UNIT(v) ((v) < 0 ? 0 : (v) > 1 ? 1 : (v))
+/* x limited to [lo, hi] by comparisons, which keep NaN; lo above hi gives hi, as ONNX says. */
+#define MMD__EW_CLIP(x, lo, hi) ((x) < (lo) ? ((lo) > (hi) ? (hi) : (lo)) : (x) > (hi) ? (hi) : (x))
+
+#define MMD__EW_COMPARE_ROWS(sfx, S, C, LD)                                                     \
+    MMD__EW_BIN_ROW(equal, sfx, uint8_t, S, S, C, LD, MMD__EW_SAME, 0, x == y)                  \
+    MMD__EW_BIN_ROW(greater, sfx, uint8_t, S, S, C, LD, MMD__EW_SAME, 0, x > y)                 \
+    MMD__EW_BIN_ROW(greater_equal, sfx, uint8_t, S, S, C, LD, MMD__EW_SAME, 0, x >= y)          \
+    MMD__EW_BIN_ROW(less, sfx, uint8_t, S, S, C, LD, MMD__EW_SAME, 0, x < y)                    \
+    MMD__EW_BIN_ROW(less_equal, sfx, uint8_t, S, S, C, LD, MMD__EW_SAME, 0, x <= y)
+
+/* Float formulas. Max and Min return NaN when either side is NaN, as numpy's maximum does.
+   Softplus is written so that exp never overflows; Elu, Celu and Selu use expm1 for
+   accuracy near 0. Round uses the default rounding mode, which rounds halves to even. */
+#define MMD__EW_FLOAT_ROWS(arg, sfx, S, C, DT, LD, ST, F)                                       \
+    MMD__EW_MAP_ROW(relu, sfx, S, S, C, LD, ST, x < 0 ? 0 : x)                                  \
+    MMD__EW_MAP_ROW(leaky_relu, sfx, S, S, C, LD, ST, x < 0 ? p[0] * x : x)                     \
+    MMD__EW_MAP_ROW(sigmoid, sfx, S, S, C, LD, ST, 1 / (1 + F(exp)(-x)))                        \
+    MMD__EW_MAP_ROW(hard_sigmoid, sfx, S, S, C, LD, ST, MMD__EW_UNIT(p[0] * x + p[1]))          \
+    MMD__EW_MAP_ROW(hard_swish, sfx, S, S, C, LD, ST, x * MMD__EW_UNIT(x / 6 + (C)0.5))         \
+    MMD__EW_MAP_ROW(tanh, sfx, S, S, C, LD, ST, F(tanh)(x))                                     \
+    MMD__EW_MAP_ROW(erf, sfx, S, S, C, LD, ST, F(erf)(x))                                       \
+    MMD__EW_MAP_ROW(sqrt, sfx, S, S, C, LD, ST, F(sqrt)(x))                                     \
+    MMD__EW_MAP_ROW(clip, sfx, S, S, C, LD, ST, MMD__EW_CLIP(x, LD(q[0]), LD(q[1])))            \
+    MMD__EW_MAP_ROW(abs, sfx, S, S, C, LD, ST, F(fabs)(x))                                      \
+    MMD__EW_MAP_ROW(neg, sfx, S, S, C, LD, ST, -x)                                              \
+    MMD__EW_MAP_ROW(sign, sfx, S, S, C, LD, ST, x > 0 ? 1 : x < 0 ? -1 : x)                     \
+    MMD__EW_MAP_ROW(acos, sfx, S, S, C, LD, ST, F(acos)(x))                                     \
+    MMD__EW_MAP_ROW(acosh, sfx, S, S, C, LD, ST, F(acosh)(x))                                   \
+    MMD__EW_MAP_ROW(asin, sfx, S, S, C, LD, ST, F(asin)(x))                                     \
+    MMD__EW_MAP_ROW(asinh, sfx, S, S, C, LD, ST, F(asinh)(x))                                   \
+    MMD__EW_MAP_ROW(atan, sfx, S, S, C, LD, ST, F(atan)(x))                                     \
+    MMD__EW_MAP_ROW(atanh, sfx, S, S, C, LD, ST, F(atanh)(x))                                   \
+    MMD__EW_MAP_ROW(ceil, sfx, S, S, C, LD, ST, F(ceil)(x))                                     \
+    MMD__EW_MAP_ROW(cos, sfx, S, S, C, LD, ST, F(cos)(x))                                       \
+    MMD__EW_MAP_ROW(cosh, sfx, S, S, C, LD, ST, F(cosh)(x))                                     \
+    MMD__EW_MAP_ROW(exp, sfx, S, S, C, LD, ST, F(exp)(x))                                       \
+    MMD__EW_MAP_ROW(floor, sfx, S, S, C, LD, ST, F(floor)(x))                                   \
+    MMD__EW_MAP_ROW(log, sfx, S, S, C, LD, ST, F(log)(x))                                       \
+    MMD__EW_MAP_ROW(reciprocal, sfx, S, S, C, LD, ST, 1 / x)                                    \
+    MMD__EW_MAP_ROW(round, sfx, S, S, C, LD, ST, F(nearbyint)(x))                               \
+    MMD__EW_MAP_ROW(sin, sfx, S, S, C, LD, ST, F(sin)(x))                                       \
+    MMD__EW_MAP_ROW(sinh, sfx, S, S, C, LD, ST, F(sinh)(x))                                     \
+    MMD__EW_MAP_ROW(tan, sfx, S, S, C, LD, ST, F(tan)(x))                                       \
+    MMD__EW_MAP_ROW(softplus, sfx, S, S, C, LD, ST,                                             \
+                    x > 0 ? x + F(log1p)(F(exp)(-x)) : F(log1p)(F(exp)(x)))                     \
+    MMD__EW_MAP_ROW(softsign, sfx, S, S, C, LD, ST, x / (1 + F(fabs)(x)))                       \
+    MMD__EW_MAP_ROW(celu, sfx, S, S, C, LD, ST, x > 0 ? x : p[0] * F(expm1)(x / p[0]))          \
+    MMD__EW_MAP_ROW(elu, sfx, S, S, C, LD, ST, x < 0 ? p[0] * F(expm1)(x) : x)                  \
+    MMD__EW_MAP_ROW(selu, sfx, S, S, C, LD, ST, x > 0 ? p[1] * x : p[1] * p[0] * F(expm1)(x))   \
+    MMD__EW_MAP_ROW(shrink, sfx, S, S, C, LD, ST, x < -p[1] ? x + p[0] : x > p[1] ? x - p[0] : 0) \
+    MMD__EW_MAP_ROW(thresholded_relu, sfx, S, S, C, LD, ST, x > p[0] ? x : 0)                   \
+    MMD__EW_MAP_ROW(is_inf, sfx, uint8_t, S, C, LD, MMD__EW_SAME,                               \
+                    (x == (C)INFINITY && p[1] != 0) || (x == -(C)INFINITY && p[0] != 0))        \
+    MMD__EW_MAP_ROW(is_nan, sfx, uint8_t, S, C, LD, MMD__EW_SAME, x != x)                       \
+    MMD__EW_BIN_ROW(add, sfx, S, S, S, C, LD, ST, 0, x + y)                                     \
+    MMD__EW_BIN_ROW(sub, sfx, S, S, S, C, LD, ST, 0, x - y)                                     \
+    MMD__EW_BIN_ROW(mul, sfx, S, S, S, C, LD, ST, 0, x * y)                                     \
+    MMD__EW_BIN_ROW(div, sfx, S, S, S, C, LD, ST, 0, x / y)                                     \
+    MMD__EW_BIN_ROW(pow, sfx, S, S, S, C, LD, ST, 0, F(pow)(x, y))                              \
+    MMD__EW_BIN_ROW(max, sfx, S, S, S, C, LD, ST, 0, (x > y || x != x) ? x : y)                 \
+    MMD__EW_BIN_ROW(min, sfx, S, S, S, C, LD, ST, 0, (x < y || x != x) ? x : y)                 \
+    MMD__EW_BIN_ROW(fmod, sfx, S, S, S, C, LD, ST, 0, F(fmod)(x, y))                            \
+    MMD__EW_BIN_ROW(prelu, sfx, S, S, S, C, LD, ST, 0, x < 0 ? y * x : x)                       \
+    MMD__EW_COMPARE_ROWS(sfx, S, C, LD)
+
+/* x mod y with the sign of y, as Python's % (Mod with fmod = 0), for a y that is not 0.
+   x % -1 is 0, written out because INT64_MIN % -1 overflows in C. */
+static int64_t mmd__floor_mod(int64_t x, int64_t y) {
+    int64_t r = y == -1 ? 0 : x % y;
+    return r != 0 && (r < 0) != (y < 0) ? r + y : r;
+}
+
+/* Integer formulas. Add, Sub, Mul, negation, absolute value and PRelu's product wrap through
+   the unsigned type U, so the most negative value stays itself as in numpy instead of
+   overflowing; Div truncates toward zero as ONNX and C do, and MIN / -1 wraps too. Mod with
+   fmod = 1 is C's %, which takes the sign of x. */
+#define MMD__EW_SINT_ROWS(arg, sfx, S, C, DT, LD, ST, U)                                        \
+    MMD__EW_MAP_ROW(relu, sfx, S, S, S, LD, ST, x < 0 ? 0 : x)                                  \
+    MMD__EW_MAP_ROW(clip, sfx, S, S, S, LD, ST, MMD__EW_CLIP(x, q[0], q[1]))                    \
+    MMD__EW_MAP_ROW(abs, sfx, S, S, S, LD, ST, x < 0 ? (S)((U)0 - (U)x) : x)                    \
+    MMD__EW_MAP_ROW(neg, sfx, S, S, S, LD, ST, (S)((U)0 - (U)x))                                \
+    MMD__EW_MAP_ROW(sign, sfx, S, S, S, LD, ST, (x > 0) - (x < 0))                              \
+    MMD__EW_BIN_ROW(add, sfx, S, S, S, S, LD, ST, 0, (S)((U)x + (U)y))                          \
+    MMD__EW_BIN_ROW(sub, sfx, S, S, S, S, LD, ST, 0, (S)((U)x - (U)y))                          \
+    MMD__EW_BIN_ROW(mul, sfx, S, S, S, S, LD, ST, 0, (S)((U)x * (U)y))                          \
+    MMD__EW_BIN_ROW(div, sfx, S, S, S, S, LD, ST, y == 0, y == -1 ? (S)((U)0 - (U)x) : (S)(x / y)) \
+    MMD__EW_BIN_ROW(mod, sfx, S, S, S, S, LD, ST, y == 0, (S)mmd__floor_mod(x, y))              \
+    MMD__EW_BIN_ROW(fmod, sfx, S, S, S, S, LD, ST, y == 0, (S)(y == -1 ? 0 : x % y))            \
+    MMD__EW_BIN_ROW(max, sfx, S, S, S, S, LD, ST, 0, x > y ? x : y)                             \
+    MMD__EW_BIN_ROW(min, sfx, S, S, S, S, LD, ST, 0, x < y ? x : y)                             \
+    MMD__EW_BIN_ROW(prelu, sfx, S, S, S, S, LD, ST, 0, x < 0 ? (S)((U)x * (U)y) : x)            \
+    MMD__EW_COMPARE_ROWS(sfx, S, S, LD)
+
+/* Unsigned Mod: both sign rules agree, so one row serves fmod 0 and 1. */
+#define MMD__EW_UINT_ROWS(arg, sfx, S, C, DT, LD, ST, U)                                        \
+    MMD__EW_MAP_ROW(clip, sfx, S, S, S, LD, ST, MMD__EW_CLIP(x, q[0], q[1]))                    \
+    MMD__EW_MAP_ROW(abs, sfx, S, S, S, LD, ST, x)                                               \
+    MMD__EW_MAP_ROW(sign, sfx, S, S, S, LD, ST, x != 0)                                         \
+    MMD__EW_BIN_ROW(add, sfx, S, S, S, S, LD, ST, 0, (S)((U)x + (U)y))                          \
+    MMD__EW_BIN_ROW(sub, sfx, S, S, S, S, LD, ST, 0, (S)((U)x - (U)y))                          \
+    MMD__EW_BIN_ROW(mul, sfx, S, S, S, S, LD, ST, 0, (S)((U)x * (U)y))                          \
+    MMD__EW_BIN_ROW(div, sfx, S, S, S, S, LD, ST, y == 0, (S)(x / y))                           \
+    MMD__EW_BIN_ROW(mod, sfx, S, S, S, S, LD, ST, y == 0, (S)(x % y))                           \
+    MMD__EW_BIN_ROW(max, sfx, S, S, S, S, LD, ST, 0, x > y ? x : y)                             \
+    MMD__EW_BIN_ROW(min, sfx, S, S, S, S, LD, ST, 0, x < y ? x : y)                             \
+    MMD__EW_COMPARE_ROWS(sfx, S, S, LD)
+
+MMD__EW_FLOATS(MMD__EW_FLOAT_ROWS, 0)
+MMD__EW_SINTS(MMD__EW_SINT_ROWS, 0)
+MMD__EW_UINTS(MMD__EW_UINT_ROWS, 0)
+/* Pow takes an integer exponent from opset 12 on; earlier models never carry one. */
+MMD__EW_BIN_ROW(pow, f32_i32, float, float, int32_t, float, MMD__EW_SAME, MMD__EW_SAME, 0, powf(x, y))
+MMD__EW_BIN_ROW(pow, f32_i64, float, float, int64_t, float, MMD__EW_SAME, MMD__EW_SAME, 0, powf(x, y))
+/* Bool operands hold 0 or 1; the `!` make any other byte count as true. */
+MMD__EW_MAP_ROW(logic_not, bool, uint8_t, uint8_t, uint8_t, MMD__EW_SAME, MMD__EW_SAME, !x)
+MMD__EW_BIN_ROW(logic_and, bool, uint8_t, uint8_t, uint8_t, uint8_t, MMD__EW_SAME, MMD__EW_SAME, 0, x && y)
+MMD__EW_BIN_ROW(logic_or, bool, uint8_t, uint8_t, uint8_t, uint8_t, MMD__EW_SAME, MMD__EW_SAME, 0, x || y)
+MMD__EW_BIN_ROW(logic_xor, bool, uint8_t, uint8_t, uint8_t, uint8_t, MMD__EW_SAME, MMD__EW_SAME, 0, !x != !y)
+MMD__EW_BIN_ROW(equal, bool, uint8_t, uint8_t, uint8_t, uint8_t, MMD__EW_SAME, MMD__EW_SAME, 0, !x == !y)
+
+/* Where moves elements without looking at them, so one pair of rows per element size serves
+   every dtype: `then` copies y where the condition is true, `else` where it is false. */
+#define MMD__EW_WHERE_ROWS(sfx, T)                                                              \
+    static mmd_status mmd__where_then_##sfx##_row(void *o_, int64_t os, const void *c_,         \
+                                                  int64_t cs, const void *y_, int64_t ys,       \
+                                                  int64_t n) {                                  \
+        T *o = (T *)o_;                                                                         \
+        const uint8_t *c = (const uint8_t *)c_;                                                 \
+        const T *y = (const T *)y_;                                                             \
+        int64_t i;                                                                              \
+        for (i = 0; i < n; ++i)                                                                 \
+            if (c[i * cs]) o[i * os] = y[i * ys];                                               \
+        return MMD_OK;                                                                          \
+    }                                                                                           \
+    static mmd_status mmd__where_else_##sfx##_row(void *o_, int64_t os, const void *c_,         \
+                                                  int64_t cs, const void *y_, int64_t ys,       \
+                                                  int64_t n) {                                  \
+        T *o = (T *)o_;                                                                         \
+        const uint8_t *c = (const uint8_t *)c_;                                                 \
+        const T *y = (const T *)y_;                                                             \
+        int64_t i;                                                                              \
+        for (i = 0; i < n; ++i)                                                                 \
+            if (!c[i * cs]) o[i * os] = y[i * ys];                                              \
+        return MMD_OK;                                                                          \
+    }
+MMD__EW_WHERE_ROWS(8, uint8_t)
+MMD__EW_WHERE_ROWS(16, uint16_t)
+MMD__EW_WHERE_ROWS(32, uint32_t)
+MMD__EW_WHERE_ROWS(64, uint64_t)
+
+#undef MMD__EW_MAP_ROW
+#undef MMD__EW_BIN_ROW
+#undef MMD__EW_UNIT
+#undef MMD__EW_CLIP
+#undef MMD__EW_COMPARE_ROWS
+#undef MMD__EW_FLOAT_ROWS
+#undef MMD__EW_SINT_ROWS
+#undef MMD__EW_UINT_ROWS
+#undef MMD__EW_WHERE_ROWS
+
+/* ---- row tables --------------------------------------------------------------------------- */
+
+/* The row of one op for one pair of input dtypes, and the dtype of its output; tables end
+   with a NULL row. */
 typedef struct mmd__row_entry {
-    int32_t a_dtype, b_dtype;
+    int32_t a_dtype, b_dtype, out_dtype;
     mmd__row_fn row;
 } mmd__row_entry;
 
-/* Add, Sub, Mul and Div take two inputs of one dtype: float32, int32 or int64. */
-#define MMD__ARITH_ROWS(op)                                                                    \
-    static const mmd__row_entry mmd__##op##_rows[] = {                                         \
-        {MMD_DTYPE_FLOAT32, MMD_DTYPE_FLOAT32, mmd__##op##_f32_row},                           \
-        {MMD_DTYPE_INT32, MMD_DTYPE_INT32, mmd__##op##_i32_row},                               \
-        {MMD_DTYPE_INT64, MMD_DTYPE_INT64, mmd__##op##_i64_row},                               \
-        {MMD_DTYPE_UNDEFINED, MMD_DTYPE_UNDEFINED, NULL}};
-MMD__ARITH_ROWS(add)
-MMD__ARITH_ROWS(sub)
-MMD__ARITH_ROWS(mul)
-MMD__ARITH_ROWS(div)
-#undef MMD__ARITH_ROWS
-/* Pow takes an integer exponent from opset 12 on; earlier models never carry one. */
-static const mmd__row_entry mmd__pow_rows[] = {{MMD_DTYPE_FLOAT32, MMD_DTYPE_FLOAT32, mmd__pow_f32_row},
-                                               {MMD_DTYPE_FLOAT32, MMD_DTYPE_INT32, mmd__pow_f32_i32_row},
-                                               {MMD_DTYPE_FLOAT32, MMD_DTYPE_INT64, mmd__pow_f32_i64_row},
-                                               {MMD_DTYPE_UNDEFINED, MMD_DTYPE_UNDEFINED, NULL}};
+/* {dtype, dtype, dtype or bool, row} for one type of a list; tables end with MMD__EW_END. */
+#define MMD__EW_ENTRY(op, sfx, S, C, DT, LD, ST, E) {DT, DT, DT, mmd__##op##_##sfx##_row},
+#define MMD__EW_TEST_ENTRY(op, sfx, S, C, DT, LD, ST, E) {DT, DT, MMD_DTYPE_BOOL, mmd__##op##_##sfx##_row},
+#define MMD__EW_END {MMD_DTYPE_UNDEFINED, MMD_DTYPE_UNDEFINED, MMD_DTYPE_UNDEFINED, NULL}
+#define MMD__EW_ROWS(op, ...) static const mmd__row_entry mmd__##op##_rows[] = {__VA_ARGS__ MMD__EW_END};
+#define MMD__EW_SIGNED(op) MMD__EW_FLOATS(MMD__EW_ENTRY, op) MMD__EW_SINTS(MMD__EW_ENTRY, op)
+#define MMD__EW_NUMERIC(op) MMD__EW_SIGNED(op) MMD__EW_UINTS(MMD__EW_ENTRY, op)
+#define MMD__EW_COMPARE(op) MMD__EW_FLOATS(MMD__EW_TEST_ENTRY, op) MMD__EW_SINTS(MMD__EW_TEST_ENTRY, op) \
+    MMD__EW_UINTS(MMD__EW_TEST_ENTRY, op)
+#define MMD__EW_FLOAT_ONLY(op) MMD__EW_ROWS(op, MMD__EW_FLOATS(MMD__EW_ENTRY, op))
+
+MMD__EW_ROWS(relu, MMD__EW_SIGNED(relu))
+MMD__EW_FLOAT_ONLY(leaky_relu)
+MMD__EW_FLOAT_ONLY(sigmoid)
+MMD__EW_FLOAT_ONLY(hard_sigmoid)
+MMD__EW_FLOAT_ONLY(hard_swish)
+MMD__EW_FLOAT_ONLY(tanh)
+MMD__EW_FLOAT_ONLY(erf)
+MMD__EW_FLOAT_ONLY(sqrt)
+MMD__EW_ROWS(clip, MMD__EW_NUMERIC(clip))
+MMD__EW_ROWS(abs, MMD__EW_NUMERIC(abs))
+MMD__EW_ROWS(neg, MMD__EW_SIGNED(neg))
+MMD__EW_ROWS(sign, MMD__EW_NUMERIC(sign))
+MMD__EW_FLOAT_ONLY(acos)
+MMD__EW_FLOAT_ONLY(acosh)
+MMD__EW_FLOAT_ONLY(asin)
+MMD__EW_FLOAT_ONLY(asinh)
+MMD__EW_FLOAT_ONLY(atan)
+MMD__EW_FLOAT_ONLY(atanh)
+MMD__EW_FLOAT_ONLY(ceil)
+MMD__EW_FLOAT_ONLY(cos)
+MMD__EW_FLOAT_ONLY(cosh)
+MMD__EW_FLOAT_ONLY(exp)
+MMD__EW_FLOAT_ONLY(floor)
+MMD__EW_FLOAT_ONLY(log)
+MMD__EW_FLOAT_ONLY(reciprocal)
+MMD__EW_FLOAT_ONLY(round)
+MMD__EW_FLOAT_ONLY(sin)
+MMD__EW_FLOAT_ONLY(sinh)
+MMD__EW_FLOAT_ONLY(tan)
+MMD__EW_FLOAT_ONLY(softplus)
+MMD__EW_FLOAT_ONLY(softsign)
+MMD__EW_FLOAT_ONLY(celu)
+MMD__EW_FLOAT_ONLY(elu)
+MMD__EW_FLOAT_ONLY(selu)
+MMD__EW_FLOAT_ONLY(shrink)
+MMD__EW_FLOAT_ONLY(thresholded_relu)
+MMD__EW_ROWS(is_inf, MMD__EW_FLOATS(MMD__EW_TEST_ENTRY, is_inf))
+MMD__EW_ROWS(is_nan, MMD__EW_FLOATS(MMD__EW_TEST_ENTRY, is_nan))
+MMD__EW_ROWS(logic_not, {MMD_DTYPE_BOOL, MMD_DTYPE_BOOL, MMD_DTYPE_BOOL, mmd__logic_not_bool_row},)
+MMD__EW_ROWS(add, MMD__EW_NUMERIC(add))
+MMD__EW_ROWS(sub, MMD__EW_NUMERIC(sub))
+MMD__EW_ROWS(mul, MMD__EW_NUMERIC(mul))
+MMD__EW_ROWS(div, MMD__EW_NUMERIC(div))
+MMD__EW_ROWS(pow, MMD__EW_FLOATS(MMD__EW_ENTRY, pow)
+             {MMD_DTYPE_FLOAT32, MMD_DTYPE_INT32, MMD_DTYPE_FLOAT32, mmd__pow_f32_i32_row},
+             {MMD_DTYPE_FLOAT32, MMD_DTYPE_INT64, MMD_DTYPE_FLOAT32, mmd__pow_f32_i64_row},)
+MMD__EW_ROWS(equal, MMD__EW_COMPARE(equal) {MMD_DTYPE_BOOL, MMD_DTYPE_BOOL, MMD_DTYPE_BOOL, mmd__equal_bool_row},)
+MMD__EW_ROWS(greater, MMD__EW_COMPARE(greater))
+MMD__EW_ROWS(greater_equal, MMD__EW_COMPARE(greater_equal))
+MMD__EW_ROWS(less, MMD__EW_COMPARE(less))
+MMD__EW_ROWS(less_equal, MMD__EW_COMPARE(less_equal))
+MMD__EW_ROWS(logic_and, {MMD_DTYPE_BOOL, MMD_DTYPE_BOOL, MMD_DTYPE_BOOL, mmd__logic_and_bool_row},)
+MMD__EW_ROWS(logic_or, {MMD_DTYPE_BOOL, MMD_DTYPE_BOOL, MMD_DTYPE_BOOL, mmd__logic_or_bool_row},)
+MMD__EW_ROWS(logic_xor, {MMD_DTYPE_BOOL, MMD_DTYPE_BOOL, MMD_DTYPE_BOOL, mmd__logic_xor_bool_row},)
+MMD__EW_ROWS(prelu, MMD__EW_SIGNED(prelu))
+MMD__EW_ROWS(max, MMD__EW_NUMERIC(max))
+MMD__EW_ROWS(min, MMD__EW_NUMERIC(min))
+/* Mod: fmod = 0 is defined for integers only; fmod = 1 for floats, and for integers it is
+   C's %. Unsigned integers have one row for both. */
+MMD__EW_ROWS(mod, MMD__EW_SINTS(MMD__EW_ENTRY, mod) MMD__EW_UINTS(MMD__EW_ENTRY, mod))
+MMD__EW_ROWS(fmod, MMD__EW_SIGNED(fmod) MMD__EW_UINTS(MMD__EW_ENTRY, mod))
+/* Mean sums in float32 and divides at the end. */
+MMD__EW_ROWS(mean, {MMD_DTYPE_FLOAT32, MMD_DTYPE_FLOAT32, MMD_DTYPE_FLOAT32, mmd__add_f32_row},)
+#undef MMD__EW_FLOAT_ONLY
+#undef MMD__EW_COMPARE
+#undef MMD__EW_NUMERIC
+#undef MMD__EW_SIGNED
+#undef MMD__EW_ROWS
+#undef MMD__EW_END
+#undef MMD__EW_TEST_ENTRY
+#undef MMD__EW_ENTRY
+#undef MMD__EW_FLOATS
+#undef MMD__EW_SINTS
+#undef MMD__EW_UINTS
+#undef MMD__EW_SAME
+#undef MMD__EW_FLOATF
+#undef MMD__EW_DOUBLEF
+
+/* Each elementwise op that one prepare serves, found by op_type: its rows and, for a map, up
+   to two float attributes with their defaults, which the row reads as p[0] and p[1]. */
+typedef struct mmd__ew_op {
+    const char *op_type;
+    const mmd__row_entry *rows;
+    const char *attr[2];
+    float def[2];
+} mmd__ew_op;
+
+static const mmd__ew_op mmd__ew_ops[] = {
+    {"Relu", mmd__relu_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"LeakyRelu", mmd__leaky_relu_rows, {"alpha", NULL}, {0.01f, 0.0f}},
+    {"Sigmoid", mmd__sigmoid_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"HardSigmoid", mmd__hard_sigmoid_rows, {"alpha", "beta"}, {0.2f, 0.5f}},
+    {"HardSwish", mmd__hard_swish_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Tanh", mmd__tanh_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Erf", mmd__erf_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Sqrt", mmd__sqrt_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Abs", mmd__abs_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Neg", mmd__neg_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Sign", mmd__sign_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Acos", mmd__acos_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Acosh", mmd__acosh_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Asin", mmd__asin_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Asinh", mmd__asinh_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Atan", mmd__atan_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Atanh", mmd__atanh_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Ceil", mmd__ceil_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Cos", mmd__cos_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Cosh", mmd__cosh_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Exp", mmd__exp_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Floor", mmd__floor_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Log", mmd__log_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Reciprocal", mmd__reciprocal_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Round", mmd__round_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Sin", mmd__sin_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Sinh", mmd__sinh_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Tan", mmd__tan_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Softplus", mmd__softplus_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Softsign", mmd__softsign_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Celu", mmd__celu_rows, {"alpha", NULL}, {1.0f, 0.0f}},
+    {"Elu", mmd__elu_rows, {"alpha", NULL}, {1.0f, 0.0f}},
+    /* The defaults are the float values the spec gives (both exact in float). */
+    {"Selu", mmd__selu_rows, {"alpha", "gamma"}, {1.67326319217681884765625f, 1.05070102214813232421875f}},
+    {"Shrink", mmd__shrink_rows, {"bias", "lambd"}, {0.0f, 0.5f}},
+    {"ThresholdedRelu", mmd__thresholded_relu_rows, {"alpha", NULL}, {1.0f, 0.0f}},
+    {"IsNaN", mmd__is_nan_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Not", mmd__logic_not_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Add", mmd__add_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Sub", mmd__sub_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Mul", mmd__mul_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Div", mmd__div_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Pow", mmd__pow_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Equal", mmd__equal_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Greater", mmd__greater_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"GreaterOrEqual", mmd__greater_equal_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Less", mmd__less_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"LessOrEqual", mmd__less_equal_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"And", mmd__logic_and_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Or", mmd__logic_or_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Xor", mmd__logic_xor_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Max", mmd__max_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Min", mmd__min_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Sum", mmd__add_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    {"Mean", mmd__mean_rows, {NULL, NULL}, {0.0f, 0.0f}},
+};
+
+/* The entry for the node's op_type, or NULL after failing with MMD_ERR_NO_KERNEL. */
+static const mmd__ew_op *mmd__ew_op_find(mmd_kernel_ctx *c) {
+    size_t i;
+    for (i = 0; i < sizeof mmd__ew_ops / sizeof mmd__ew_ops[0]; ++i)
+        if (!strcmp(c->node->op_type, mmd__ew_ops[i].op_type)) return &mmd__ew_ops[i];
+    mmd_kernel_fail(c, MMD_ERR_NO_KERNEL, "not an elementwise op");
+    return NULL;
+}
+
+/* The row for these input dtypes, or NULL after failing with MMD_ERR_DTYPE naming them. */
+static const mmd__row_entry *mmd__row_find(mmd_kernel_ctx *c, const mmd__row_entry *rows,
+                                           const mmd_tensor *a, const mmd_tensor *b) {
+    while (rows->row && (rows->a_dtype != a->dtype || rows->b_dtype != b->dtype)) ++rows;
+    if (rows->row) return rows;
+    if (a == b)
+        mmd_kernel_fail(c, MMD_ERR_DTYPE, "input 0 '%s' is %s, which this kernel does not take",
+                        a->name ? a->name : "", mmd_dtype_name(a->dtype));
+    else
+        mmd_kernel_fail(c, MMD_ERR_DTYPE, "inputs '%s' and '%s' are %s and %s, which this kernel does not take",
+                        a->name ? a->name : "", b->name ? b->name : "", mmd_dtype_name(a->dtype),
+                        mmd_dtype_name(b->dtype));
+    return NULL;
+}
+
+/* ---- unary maps --------------------------------------------------------------------------- */
+
+typedef struct mmd__map_data {
+    mmd__row_fn row;
+    uint64_t prm[2];                    /* the row's parameters: two floats (the attributes)
+                                           or two elements of X's dtype (Clip's bounds) */
+} mmd__map_data;
+
+/* Input 0 and up to max_in - 1 parameter inputs; output of input 0's shape and of the dtype
+   the row table gives. */
+static mmd_status mmd__map_setup(mmd_kernel_ctx *c, const mmd__row_entry *rows, int32_t max_in) {
+    mmd__map_data *p = (mmd__map_data *)c->op_data;
+    const mmd__row_entry *e;
+    const mmd_tensor *x;
+    mmd_status st = mmd__check_io(c, 1, max_in, 1);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    if (!(e = mmd__row_find(c, rows, x, x))) return c->err->status;
+    p->row = e->row;
+    return mmd__set_output(c, 0, e->out_dtype, x->rank, x->dims);
+}
+
+/* Every map without parameter inputs: its rows and float attributes from mmd__ew_ops. */
+static mmd_status mmd__map_any_prepare(mmd_kernel_ctx *c) {
+    mmd__map_data *p = (mmd__map_data *)c->op_data;
+    float *prm = (float *)p->prm;
+    const mmd__ew_op *m = mmd__ew_op_find(c);
+    int32_t i;
+    mmd_status st = m ? mmd__map_setup(c, m->rows, 1) : c->err->status;
+    for (i = 0; i < 2 && st == MMD_OK; ++i)
+        st = m->attr[i] ? mmd_attr_get_float(c, m->attr[i], m->def[i], &prm[i]) : MMD_OK;
+    return st;
+}
+
+/* IsInf's integer attributes become the row's p[0] (detect_negative) and p[1]
+   (detect_positive). */
+static mmd_status mmd__is_inf_any_prepare(mmd_kernel_ctx *c) {
+    mmd__map_data *p = (mmd__map_data *)c->op_data;
+    float *prm = (float *)p->prm;
+    int64_t neg = 1, pos = 1;
+    mmd_status st = mmd__map_setup(c, mmd__is_inf_rows, 1);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "detect_negative", 1, &neg);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "detect_positive", 1, &pos);
+    prm[0] = neg != 0 ? 1.0f : 0.0f;
+    prm[1] = pos != 0 ? 1.0f : 0.0f;
+    return st;
+}
+
+/* The lowest and highest finite values of a numeric dtype, written as its elements 0 and 1
+   at p: what an absent Clip bound stands for (numeric_limits' lowest and max in the spec). */
+static void mmd__dtype_range(int32_t dtype, void *p) {
+    int64_t bits = 8 * (int64_t)mmd_dtype_size(dtype), hi;
+    switch (dtype) {
+    case MMD_DTYPE_FLOAT32: mmd__store_float(dtype, p, 0, -FLT_MAX); mmd__store_float(dtype, p, 1, FLT_MAX); return;
+    case MMD_DTYPE_FLOAT64: mmd__store_float(dtype, p, 0, -DBL_MAX); mmd__store_float(dtype, p, 1, DBL_MAX); return;
+    case MMD_DTYPE_FLOAT16: mmd__store_float(dtype, p, 0, -65504.0); mmd__store_float(dtype, p, 1, 65504.0); return;
+    case MMD_DTYPE_UINT8: case MMD_DTYPE_UINT16: case MMD_DTYPE_UINT32: case MMD_DTYPE_UINT64:
+        /* -1 narrows to the highest value. */
+        mmd__store_int(dtype, p, 0, 0);
+        mmd__store_int(dtype, p, 1, -1);
+        return;
+    default:
+        hi = bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1;
+        mmd__store_int(dtype, p, 0, -hi - 1);
+        mmd__store_int(dtype, p, 1, hi);
+        return;
+    }
+}
+
+/* Clip takes min and max as attributes before opset 11 (float dtypes only then) and as
+   optional one-value inputs of X's dtype from 11 on, which eval reads so that they need not be
+   constant. The row gets the bounds in X's own dtype, so integer bounds stay exact. */
+static mmd_status mmd__clip_any_prepare(mmd_kernel_ctx *c) {
+    static const char *const names[] = {"min", "max"};
+    mmd__map_data *p = (mmd__map_data *)c->op_data;
+    int32_t dtype, i;
+    float v;
+    mmd_status st = mmd__map_setup(c, mmd__clip_rows, c->opset < 11 ? 1 : 3);
+    if (st != MMD_OK) return st;
+    dtype = c->inputs[0]->dtype;
+    mmd__dtype_range(dtype, p->prm);
+    for (i = 0; i < 2; ++i) {
+        if (c->opset < 11) {
+            if (!mmd_node_attr(c->node, names[i])) continue;
+            if ((st = mmd_attr_get_float(c, names[i], 0.0f, &v)) != MMD_OK) return st;
+            mmd__store_float(dtype, p->prm, i, v);
+            continue;
+        }
+        if (i + 1 >= c->input_count || !c->inputs[i + 1]) continue;
+        if ((st = mmd__want_dtype(c, i + 1, dtype)) != MMD_OK) return st;
+        if (mmd_tensor_numel(c->inputs[i + 1]) != 1)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "%s '%s' must hold one value", names[i],
+                                   c->inputs[i + 1]->name ? c->inputs[i + 1]->name : "");
+        c->scratch_size = sizeof p->prm;
+    }
+    return MMD_OK;
+}
+
+/* The whole tensor is one contiguous row; the parameters are the row's stride-0 operand.
+   Parameter inputs (Clip's bounds) are read now, over the prepared defaults, in scratch. */
+static mmd_status mmd__map_any_eval(mmd_kernel_ctx *c) {
+    const mmd__map_data *p = (const mmd__map_data *)c->op_data;
+    const void *prm = p->prm;
+    size_t elem = mmd_dtype_size(c->inputs[0]->dtype);
+    int32_t i;
+    for (i = 1; i < c->input_count; ++i) {
+        if (!c->inputs[i]) continue;
+        if (prm == p->prm) memcpy(c->scratch, p->prm, sizeof p->prm);
+        prm = c->scratch;
+        memcpy((char *)c->scratch + (size_t)(i - 1) * elem, c->inputs[i]->data, elem);
+    }
+    return p->row(c->outputs[0]->data, 1, c->inputs[0]->data, 1, prm, 0,
+                  mmd_tensor_numel(c->inputs[0]));
+}
+
+/* ---- binary ops --------------------------------------------------------------------------- */
 
 typedef struct mmd__binary_data {
     mmd__walk walk;
     mmd__row_fn row;
 } mmd__binary_data;
 
-/* Add, Sub, Mul, Div, Pow: input dtypes from `rows`, numpy broadcasting. */
+/* Two inputs of dtypes `rows` takes, numpy broadcasting, the output dtype from the table. */
 static mmd_status mmd__binary_prepare(mmd_kernel_ctx *c, const mmd__row_entry *rows) {
     mmd__binary_data *p = (mmd__binary_data *)c->op_data;
+    const mmd__row_entry *e;
     const mmd_tensor *a, *b;
     int64_t dims[MMD_MAX_RANK];
     int32_t rank;
@@ -686,24 +1174,20 @@ static mmd_status mmd__binary_prepare(mmd_kernel_ctx *c, const mmd__row_entry *r
     if (st != MMD_OK) return st;
     a = c->inputs[0];
     b = c->inputs[1];
-    while (rows->row && (rows->a_dtype != a->dtype || rows->b_dtype != b->dtype)) ++rows;
-    if (!rows->row)
-        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "inputs '%s' and '%s' are %s and %s, which this kernel does not take",
-                               a->name ? a->name : "", b->name ? b->name : "", mmd_dtype_name(a->dtype),
-                               mmd_dtype_name(b->dtype));
+    if (!(e = mmd__row_find(c, rows, a, b))) return c->err->status;
     st = mmd__broadcast_shape(c, a->rank, a->dims, b->rank, b->dims, &rank, dims);
-    if (st == MMD_OK) st = mmd__set_output(c, 0, a->dtype, rank, dims);
+    if (st == MMD_OK) st = mmd__set_output(c, 0, e->out_dtype, rank, dims);
     if (st != MMD_OK) return st;
-    mmd__walk_binary(&p->walk, rank, dims, a, b, mmd_dtype_size(a->dtype));
-    p->row = rows->row;
+    mmd__walk_binary(&p->walk, rank, dims, a, b, mmd_dtype_size(e->out_dtype));
+    p->row = e->row;
     return MMD_OK;
 }
 
-static mmd_status mmd__add_prepare(mmd_kernel_ctx *c) { return mmd__binary_prepare(c, mmd__add_rows); }
-static mmd_status mmd__sub_prepare(mmd_kernel_ctx *c) { return mmd__binary_prepare(c, mmd__sub_rows); }
-static mmd_status mmd__mul_prepare(mmd_kernel_ctx *c) { return mmd__binary_prepare(c, mmd__mul_rows); }
-static mmd_status mmd__div_prepare(mmd_kernel_ctx *c) { return mmd__binary_prepare(c, mmd__div_rows); }
-static mmd_status mmd__pow_prepare(mmd_kernel_ctx *c) { return mmd__binary_prepare(c, mmd__pow_rows); }
+/* Add, Sub, Mul, Div, Pow, the comparisons and the logic ops: rows from mmd__ew_ops. */
+static mmd_status mmd__binary_any_prepare(mmd_kernel_ctx *c) {
+    const mmd__ew_op *m = mmd__ew_op_find(c);
+    return m ? mmd__binary_prepare(c, m->rows) : c->err->status;
+}
 
 static mmd_status mmd__binary_eval(mmd_kernel_ctx *c) {
     const mmd__binary_data *p = (const mmd__binary_data *)c->op_data;
@@ -713,129 +1197,193 @@ static mmd_status mmd__binary_eval(mmd_kernel_ctx *c) {
     return MMD_OK;
 }
 
-/* Float unary ops share one prepare and one eval; the op is picked once per call, outside
-   the element loop. */
-enum {
-    MMD__UNARY_RELU,
-    MMD__UNARY_LEAKY_RELU,
-    MMD__UNARY_CLIP,
-    MMD__UNARY_SIGMOID,
-    MMD__UNARY_HARD_SIGMOID,
-    MMD__UNARY_HARD_SWISH,
-    MMD__UNARY_TANH,
-    MMD__UNARY_ERF,
-    MMD__UNARY_SQRT
-};
-
-typedef struct mmd__unary_data {
-    int32_t op;
-    float alpha, beta;                  /* LeakyRelu alpha; HardSigmoid alpha, beta; Clip min, max */
-} mmd__unary_data;
-
-static mmd_status mmd__unary_prepare(mmd_kernel_ctx *c, int32_t op, int32_t max_in) {
-    mmd__unary_data *p = (mmd__unary_data *)c->op_data;
-    const mmd_tensor *x;
-    mmd_status st = mmd__check_io(c, 1, max_in, 1);
-    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+/* PRelu broadcasts slope to X one way only: the output must keep X's shape. */
+static mmd_status mmd__prelu_any_prepare(mmd_kernel_ctx *c) {
+    const mmd_tensor *x, *y;
+    int32_t i, same;
+    mmd_status st = mmd__binary_prepare(c, mmd__prelu_rows);
     if (st != MMD_OK) return st;
     x = c->inputs[0];
-    p->op = op;
-    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, x->dims);
-}
-
-/* The unary ops without attributes differ only in the op their prepare records. */
-#define MMD__UNARY_PREPARE(name, op) \
-    static mmd_status name(mmd_kernel_ctx *c) { return mmd__unary_prepare(c, op, 1); }
-MMD__UNARY_PREPARE(mmd__relu_f32_prepare, MMD__UNARY_RELU)
-MMD__UNARY_PREPARE(mmd__sigmoid_f32_prepare, MMD__UNARY_SIGMOID)
-MMD__UNARY_PREPARE(mmd__hard_swish_f32_prepare, MMD__UNARY_HARD_SWISH)
-MMD__UNARY_PREPARE(mmd__tanh_f32_prepare, MMD__UNARY_TANH)
-MMD__UNARY_PREPARE(mmd__erf_f32_prepare, MMD__UNARY_ERF)
-MMD__UNARY_PREPARE(mmd__sqrt_f32_prepare, MMD__UNARY_SQRT)
-#undef MMD__UNARY_PREPARE
-
-static mmd_status mmd__leaky_relu_f32_prepare(mmd_kernel_ctx *c) {
-    mmd__unary_data *p = (mmd__unary_data *)c->op_data;
-    mmd_status st = mmd__unary_prepare(c, MMD__UNARY_LEAKY_RELU, 1);
-    return st != MMD_OK ? st : mmd_attr_get_float(c, "alpha", 0.01f, &p->alpha);
-}
-
-static mmd_status mmd__hard_sigmoid_f32_prepare(mmd_kernel_ctx *c) {
-    mmd__unary_data *p = (mmd__unary_data *)c->op_data;
-    mmd_status st = mmd__unary_prepare(c, MMD__UNARY_HARD_SIGMOID, 1);
-    if (st == MMD_OK) st = mmd_attr_get_float(c, "alpha", 0.2f, &p->alpha);
-    return st != MMD_OK ? st : mmd_attr_get_float(c, "beta", 0.5f, &p->beta);
-}
-
-/* Clip before opset 11 takes min and max as attributes, from 11 on as optional scalar inputs,
-   which eval reads so that they need not be constant. */
-static mmd_status mmd__clip_f32_prepare(mmd_kernel_ctx *c) {
-    mmd__unary_data *p = (mmd__unary_data *)c->op_data;
-    int32_t i;
-    mmd_status st = mmd__unary_prepare(c, MMD__UNARY_CLIP, c->opset < 11 ? 1 : 3);
-    if (st != MMD_OK) return st;
-    if (c->opset < 11) {
-        st = mmd_attr_get_float(c, "min", -FLT_MAX, &p->alpha);
-        return st != MMD_OK ? st : mmd_attr_get_float(c, "max", FLT_MAX, &p->beta);
-    }
-    p->alpha = -FLT_MAX;
-    p->beta = FLT_MAX;
-    for (i = 1; i < c->input_count; ++i) {
-        if (!c->inputs[i]) continue;
-        if ((st = mmd__want_dtype(c, i, MMD_DTYPE_FLOAT32)) != MMD_OK) return st;
-        if (mmd_tensor_numel(c->inputs[i]) != 1)
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "input %d ('%s') must hold one value", (int)i,
-                                   c->inputs[i]->name ? c->inputs[i]->name : "");
+    y = c->outputs[0];
+    same = x->rank == y->rank;
+    for (i = 0; same && i < x->rank; ++i) same = x->dims[i] == y->dims[i];
+    if (!same) {
+        char tx[96], ts[96];
+        const mmd_tensor *s = c->inputs[1];
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "slope %s does not broadcast to X %s without growing it",
+                               mmd__dims_text(ts, sizeof ts, s->rank, s->dims),
+                               mmd__dims_text(tx, sizeof tx, x->rank, x->dims));
     }
     return MMD_OK;
 }
 
-static mmd_status mmd__unary_f32_eval(mmd_kernel_ctx *c) {
-    const mmd__unary_data *p = (const mmd__unary_data *)c->op_data;
-    const float *MMD__RESTRICT x = (const float *)c->inputs[0]->data;
-    float *MMD__RESTRICT y = (float *)c->outputs[0]->data;
+static mmd_status mmd__mod_any_prepare(mmd_kernel_ctx *c) {
+    int64_t fmod_attr = 0;
+    mmd_status st = mmd__check_io(c, 2, 2, 1);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "fmod", 0, &fmod_attr);
+    if (st != MMD_OK) return st;
+    if (fmod_attr != 0 && fmod_attr != 1)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "fmod is %lld, expects 0 or 1", (long long)fmod_attr);
+    if (!fmod_attr && mmd__cast_kind(c->inputs[0]->dtype) == 1)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "fmod = 0 is for integers; %s inputs need fmod = 1",
+                               mmd_dtype_name(c->inputs[0]->dtype));
+    return mmd__binary_prepare(c, fmod_attr ? mmd__fmod_rows : mmd__mod_rows);
+}
+
+/* ---- Where -------------------------------------------------------------------------------- */
+
+typedef struct mmd__where_data {
+    mmd__walk then_walk, else_walk;     /* (output, condition, X) and (output, condition, Y) */
+    mmd__row_fn then_row, else_row;
+} mmd__where_data;
+
+static mmd_status mmd__where_any_prepare(mmd_kernel_ctx *c) {
+    mmd__where_data *p = (mmd__where_data *)c->op_data;
+    const mmd_tensor *cond, *x, *y;
+    int64_t cx[MMD_MAX_RANK], dims[MMD_MAX_RANK];
+    int32_t cx_rank, rank;
+    size_t size;
+    mmd_status st = mmd__check_io(c, 3, 3, 1);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_BOOL);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 2, c->inputs[1]->dtype);
+    if (st != MMD_OK) return st;
+    cond = c->inputs[0];
+    x = c->inputs[1];
+    y = c->inputs[2];
+    size = mmd_dtype_size(x->dtype);
+    switch (size) {
+    case 1: p->then_row = mmd__where_then_8_row; p->else_row = mmd__where_else_8_row; break;
+    case 2: p->then_row = mmd__where_then_16_row; p->else_row = mmd__where_else_16_row; break;
+    case 4: p->then_row = mmd__where_then_32_row; p->else_row = mmd__where_else_32_row; break;
+    case 8: p->then_row = mmd__where_then_64_row; p->else_row = mmd__where_else_64_row; break;
+    default:
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "X '%s' is %s, which Where does not take",
+                               x->name ? x->name : "", mmd_dtype_name(x->dtype));
+    }
+    st = mmd__broadcast_shape(c, cond->rank, cond->dims, x->rank, x->dims, &cx_rank, cx);
+    if (st == MMD_OK) st = mmd__broadcast_shape(c, cx_rank, cx, y->rank, y->dims, &rank, dims);
+    if (st == MMD_OK) st = mmd__set_output(c, 0, x->dtype, rank, dims);
+    if (st != MMD_OK) return st;
+    mmd__walk_binary(&p->then_walk, rank, dims, cond, x, size);
+    mmd__walk_binary(&p->else_walk, rank, dims, cond, y, size);
+    return MMD_OK;
+}
+
+/* Each output element is written by exactly one of the two passes. */
+static mmd_status mmd__where_any_eval(mmd_kernel_ctx *c) {
+    const mmd__where_data *p = (const mmd__where_data *)c->op_data;
+    void *out = c->outputs[0]->data;
+    const void *cond = c->inputs[0]->data;
+    mmd_status st = mmd__walk_run(&p->then_walk, out, cond, c->inputs[1]->data, p->then_row);
+    return st != MMD_OK ? st : mmd__walk_run(&p->else_walk, out, cond, c->inputs[2]->data, p->else_row);
+}
+
+/* ---- Max, Min, Sum, Mean ------------------------------------------------------------------ */
+
+typedef struct mmd__variadic_data {
+    mmd__row_fn row;
+    int32_t mean;                       /* 1: divide by the input count at the end */
+} mmd__variadic_data;
+
+/* One or more inputs of one dtype, broadcast together; rows from mmd__ew_ops, as for a binary
+   op. Before opset 8 the inputs had to have equal shapes, which broadcasting serves as well. */
+static mmd_status mmd__variadic_any_prepare(mmd_kernel_ctx *c) {
+    mmd__variadic_data *p = (mmd__variadic_data *)c->op_data;
+    const mmd__ew_op *m = mmd__ew_op_find(c);
+    const mmd__row_entry *e;
+    const mmd_tensor *x;
+    int64_t dims[MMD_MAX_RANK], prev[MMD_MAX_RANK];
+    int32_t rank, i;
+    mmd_status st;
+    if (!m) return c->err->status;
+    /* Every input is required: an absent one would have nothing to contribute. */
+    if ((st = mmd__check_io(c, c->input_count > 1 ? c->input_count : 1, INT32_MAX, 1)) != MMD_OK) return st;
+    x = c->inputs[0];
+    if (!(e = mmd__row_find(c, m->rows, x, x))) return c->err->status;
+    rank = x->rank;
+    for (i = 0; i < rank; ++i) dims[i] = x->dims[i];
+    for (i = 1; i < c->input_count; ++i) {
+        const mmd_tensor *t = c->inputs[i];
+        int32_t r = rank, d;
+        if ((st = mmd__want_dtype(c, i, x->dtype)) != MMD_OK) return st;
+        for (d = 0; d < r; ++d) prev[d] = dims[d];
+        if ((st = mmd__broadcast_shape(c, r, prev, t->rank, t->dims, &rank, dims)) != MMD_OK) return st;
+    }
+    p->row = e->row;
+    p->mean = m->rows == mmd__mean_rows;
+    return mmd__set_output(c, 0, e->out_dtype, rank, dims);
+}
+
+/* Input 0 meets input 1 into the output, then each further input meets the output in place
+   (operands 0 and 1 are then the same elements at the same strides). The walks are built
+   here from the shapes prepare checked, as their number is the node's input count. */
+static mmd_status mmd__variadic_any_eval(mmd_kernel_ctx *c) {
+    const mmd__variadic_data *p = (const mmd__variadic_data *)c->op_data;
+    mmd_tensor *y = c->outputs[0];
+    size_t elem = mmd_dtype_size(y->dtype);
+    int64_t n = mmd_tensor_numel(y), i;
+    int32_t k;
+    if (c->input_count == 1 && n) memcpy(y->data, c->inputs[0]->data, (size_t)n * elem);
+    for (k = 1; k < c->input_count; ++k) {
+        const mmd_tensor *a = k == 1 ? c->inputs[0] : y;
+        mmd__walk w;
+        mmd_status st;
+        mmd__walk_binary(&w, y->rank, y->dims, a, c->inputs[k], elem);
+        if ((st = mmd__walk_run(&w, y->data, a->data, c->inputs[k]->data, p->row)) != MMD_OK) return st;
+    }
+    if (p->mean) {
+        float *v = (float *)y->data, count = (float)c->input_count;
+        for (i = 0; i < n; ++i) v[i] /= count;
+    }
+    return MMD_OK;
+}
+
+/* ---- Cast, CastLike ----------------------------------------------------------------------- */
+
+typedef struct mmd__cast_data {
+    int32_t from, to;
+} mmd__cast_data;
+
+/* Input 0 cast to dtype `to` (Cast's attribute, CastLike's input 1 dtype) between the float,
+   integer and bool dtypes: checks both, records them for eval and sets output 0. */
+static mmd_status mmd__cast_to(mmd_kernel_ctx *c, int64_t to) {
+    mmd__cast_data *p = (mmd__cast_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0];
+    if (!mmd__cast_kind(x->dtype))
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "cannot cast from %s", mmd_dtype_name(x->dtype));
+    if (to < 0 || to > 64 || !mmd__cast_kind((int32_t)to))
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "cannot cast to dtype %lld (%s)", (long long)to,
+                               mmd_dtype_name((int32_t)(to < 0 || to > 64 ? 0 : to)));
+    p->from = x->dtype;
+    p->to = (int32_t)to;
+    return mmd__set_output(c, 0, p->to, x->rank, x->dims);
+}
+
+/* Cast from opset 6, where `to` became an int. */
+static mmd_status mmd__cast_prepare(mmd_kernel_ctx *c) {
+    int64_t to;
+    mmd_status st = mmd__check_io(c, 1, 1, 1);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "to", MMD_DTYPE_UNDEFINED, &to);
+    return st != MMD_OK ? st : mmd__cast_to(c, to);
+}
+
+/* CastLike casts to the dtype of input 1, whose values are never read. */
+static mmd_status mmd__cast_like_any_prepare(mmd_kernel_ctx *c) {
+    mmd_status st = mmd__check_io(c, 2, 2, 1);
+    return st != MMD_OK ? st : mmd__cast_to(c, c->inputs[1]->dtype);
+}
+
+static mmd_status mmd__cast_eval(mmd_kernel_ctx *c) {
+    const mmd__cast_data *p = (const mmd__cast_data *)c->op_data;
+    const void *x = c->inputs[0]->data;
+    void *y = c->outputs[0]->data;
     int64_t n = mmd_tensor_numel(c->inputs[0]), i;
-    float alpha = p->alpha, beta = p->beta;
-    switch (p->op) {
-    case MMD__UNARY_RELU:
-        for (i = 0; i < n; ++i) y[i] = x[i] < 0.0f ? 0.0f : x[i];
-        break;
-    case MMD__UNARY_LEAKY_RELU:
-        for (i = 0; i < n; ++i) y[i] = x[i] < 0.0f ? alpha * x[i] : x[i];
-        break;
-    case MMD__UNARY_CLIP:
-        if (c->input_count > 1 && c->inputs[1]) alpha = *(const float *)c->inputs[1]->data;
-        if (c->input_count > 2 && c->inputs[2]) beta = *(const float *)c->inputs[2]->data;
-        /* Comparisons rather than fminf/fmaxf keep NaN; min > max gives max, as ONNX says. */
-        for (i = 0; i < n; ++i) {
-            float v = x[i] < alpha ? alpha : x[i];
-            y[i] = v > beta ? beta : v;
-        }
-        break;
-    case MMD__UNARY_SIGMOID:
-        for (i = 0; i < n; ++i) y[i] = 1.0f / (1.0f + expf(-x[i]));
-        break;
-    case MMD__UNARY_HARD_SIGMOID:
-        for (i = 0; i < n; ++i) {
-            float v = alpha * x[i] + beta;
-            y[i] = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
-        }
-        break;
-    case MMD__UNARY_HARD_SWISH:
-        for (i = 0; i < n; ++i) {
-            float v = x[i] / 6.0f + 0.5f;
-            y[i] = x[i] * (v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v);
-        }
-        break;
-    case MMD__UNARY_TANH:
-        for (i = 0; i < n; ++i) y[i] = tanhf(x[i]);
-        break;
-    case MMD__UNARY_ERF:
-        for (i = 0; i < n; ++i) y[i] = erff(x[i]);
-        break;
-    default: /* MMD__UNARY_SQRT */
-        for (i = 0; i < n; ++i) y[i] = sqrtf(x[i]);
-        break;
+    if (p->from == p->to) {
+        mmd__copy_tensor(c->inputs[0], c->outputs[0]);
+    } else if (mmd__cast_kind(p->from) == 1) {
+        for (i = 0; i < n; ++i) mmd__store_float(p->to, y, i, mmd__load_float(p->from, x, i));
+    } else {
+        for (i = 0; i < n; ++i) mmd__store_int(p->to, y, i, mmd__load_int(p->from, x, i));
     }
     return MMD_OK;
 }
@@ -1393,17 +1941,21 @@ static mmd_status mmd__matmul_f32_eval(mmd_kernel_ctx *c) {
 
 /* ==== >>ops normalisation and reductions ==== */
 
+/* Softmax and the two ops that share its geometry, told apart by op_type. */
+enum { MMD__SOFTMAX, MMD__LOG_SOFTMAX, MMD__HARDMAX };
+
 typedef struct mmd__softmax_data {
     int64_t outer, n, inner;            /* softmax over n elements spaced `inner` apart */
+    int32_t mode;                       /* MMD__SOFTMAX, _LOG_SOFTMAX or _HARDMAX */
 } mmd__softmax_data;
 
-/* Softmax before opset 13 flattens the input to 2-D at axis (default 1) and normalises each
-   row; from 13 on it normalises along axis alone (default -1). */
+/* Softmax, LogSoftmax and Hardmax before opset 13 flatten the input to 2-D at axis (default
+   1) and normalise each row; from 13 on they normalise along axis alone (default -1). */
 static mmd_status mmd__softmax_f32_prepare(mmd_kernel_ctx *c) {
     mmd__softmax_data *p = (mmd__softmax_data *)c->op_data;
     const mmd_tensor *x;
     int64_t axis_attr;
-    int32_t axis = 0, i;
+    int32_t axis = 0;
     mmd_status st = mmd__check_io(c, 1, 1, 1);
     if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
     if (st == MMD_OK) st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK);
@@ -1411,34 +1963,50 @@ static mmd_status mmd__softmax_f32_prepare(mmd_kernel_ctx *c) {
     if (st != MMD_OK) return st;
     x = c->inputs[0];
     if ((st = mmd__norm_axis(c, axis_attr, x->rank, &axis)) != MMD_OK) return st;
-    p->outer = p->n = p->inner = 1;
-    for (i = 0; i < x->rank; ++i) {
-        if (i < axis) p->outer *= x->dims[i];
-        else if (i == axis || c->opset < 13) p->n *= x->dims[i];
-        else p->inner *= x->dims[i];
+    mmd__axis_extents(x, axis, &p->outer, &p->n, &p->inner);
+    if (c->opset < 13) {
+        p->n *= p->inner;
+        p->inner = 1;
     }
+    p->mode = !strcmp(c->node->op_type, "LogSoftmax") ? MMD__LOG_SOFTMAX
+              : !strcmp(c->node->op_type, "Hardmax") ? MMD__HARDMAX : MMD__SOFTMAX;
     return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, x->dims);
 }
 
-/* Subtracting the maximum first keeps expf from overflowing. */
+/* Each slice starts from its first maximum. Softmax subtracts it first, which keeps expf
+   from overflowing; LogSoftmax is x - max - log(sum(exp(x - max))), which stays finite for
+   large x; Hardmax puts 1 at the first maximum and 0 elsewhere. */
 static mmd_status mmd__softmax_f32_eval(mmd_kernel_ctx *c) {
     const mmd__softmax_data *p = (const mmd__softmax_data *)c->op_data;
     const float *x = (const float *)c->inputs[0]->data;
     float *y = (float *)c->outputs[0]->data;
-    int64_t o, in, i, st = p->inner;
+    int64_t o, in, i, best, st = p->inner;
     if (p->n == 0) return MMD_OK;
     for (o = 0; o < p->outer; ++o)
         for (in = 0; in < p->inner; ++in) {
             const float *xr = x + o * p->n * st + in;
             float *yr = y + o * p->n * st + in;
-            float mx = xr[0], sum = 0.0f, scale;
-            for (i = 1; i < p->n; ++i) mx = xr[i * st] > mx ? xr[i * st] : mx;
-            for (i = 0; i < p->n; ++i) {
-                yr[i * st] = expf(xr[i * st] - mx);
-                sum += yr[i * st];
+            float mx, sum = 0.0f, scale;
+            for (best = 0, i = 1; i < p->n; ++i)
+                if (xr[i * st] > xr[best * st]) best = i;
+            mx = xr[best * st];
+            if (p->mode == MMD__HARDMAX) {
+                for (i = 0; i < p->n; ++i) yr[i * st] = 0.0f;
+                yr[best * st] = 1.0f;
+                continue;
             }
-            scale = 1.0f / sum;
-            for (i = 0; i < p->n; ++i) yr[i * st] *= scale;
+            for (i = 0; i < p->n; ++i) {
+                float e = expf(xr[i * st] - mx);
+                sum += e;
+                if (p->mode == MMD__SOFTMAX) yr[i * st] = e;
+            }
+            if (p->mode == MMD__LOG_SOFTMAX) {
+                scale = logf(sum);
+                for (i = 0; i < p->n; ++i) yr[i * st] = (xr[i * st] - mx) - scale;
+            } else {
+                scale = 1.0f / sum;
+                for (i = 0; i < p->n; ++i) yr[i * st] *= scale;
+            }
         }
     return MMD_OK;
 }
@@ -1494,111 +2062,6 @@ static mmd_status mmd__batchnorm_f32_eval(mmd_kernel_ctx *c) {
             int64_t base = (b * p->channels + ch) * p->plane;
             for (i = 0; i < p->plane; ++i) y[base + i] = x[base + i] * g + h;
         }
-    return MMD_OK;
-}
-
-typedef struct mmd__reduce_data {
-    mmd__walk walk;                     /* operand 0: output strided 0 on reduced axes; 1: input */
-    int64_t count;                      /* input elements per output element */
-} mmd__reduce_data;
-
-static mmd_status mmd__accumulate_f32_row(void *o_, int64_t os, const void *a_, int64_t as,
-                                          const void *b_, int64_t bs, int64_t n) {
-    float *o = (float *)o_;
-    const float *a = (const float *)a_;
-    int64_t i;
-    (void)b_;
-    (void)bs;
-    for (i = 0; i < n; ++i) o[i * os] += a[i * as];
-    return MMD_OK;
-}
-
-/* ReduceMean: axes as an attribute before opset 18, as an optional constant input from 18 on
-   (where noop_with_empty_axes = 1 and no axes make it a copy); no axes means all axes. */
-static mmd_status mmd__reduce_mean_f32_prepare(mmd_kernel_ctx *c) {
-    mmd__reduce_data *p = (mmd__reduce_data *)c->op_data;
-    const mmd_tensor *x;
-    int64_t axes[MMD_MAX_RANK], keepdims, noop = 0, dims[MMD_MAX_RANK], kept[MMD_MAX_RANK] = {0};
-    int32_t reduce[MMD_MAX_RANK], naxes, rank = 0, i;
-    mmd_status st = mmd__check_io(c, 1, c->opset < 18 ? 1 : 2, 1);
-    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
-    if (st == MMD_OK) st = mmd_attr_get_int(c, "keepdims", 1, &keepdims);
-    if (st == MMD_OK) st = mmd__get_ints(c, c->opset >= 18, 1, "axes", axes, MMD_MAX_RANK, &naxes);
-    if (st == MMD_OK && c->opset >= 18) st = mmd_attr_get_int(c, "noop_with_empty_axes", 0, &noop);
-    if (st != MMD_OK) return st;
-    x = c->inputs[0];
-    for (i = 0; i < x->rank; ++i) reduce[i] = naxes <= 0 && !noop;
-    for (i = 0; i < naxes; ++i) {
-        int32_t a = 0;
-        if ((st = mmd__norm_axis(c, axes[i], x->rank, &a)) != MMD_OK) return st;
-        if (reduce[a]) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "axis %lld repeats", (long long)axes[i]);
-        reduce[a] = 1;
-    }
-    p->count = 1;
-    for (i = 0; i < x->rank; ++i) {
-        kept[i] = reduce[i] ? 1 : x->dims[i];
-        if (reduce[i]) p->count *= x->dims[i];
-        if (!reduce[i] || keepdims) dims[rank++] = kept[i];
-    }
-    p->walk.rank = x->rank;
-    for (i = 0; i < x->rank; ++i) p->walk.dims[i] = x->dims[i];
-    mmd__broadcast_strides(x->rank, kept, x->rank, p->walk.strides[0]);
-    mmd__broadcast_strides(x->rank, x->dims, x->rank, p->walk.strides[1]);
-    for (i = 0; i < x->rank; ++i) p->walk.strides[2][i] = 0;
-    p->walk.elem[0] = p->walk.elem[1] = p->walk.elem[2] = sizeof(float);
-    mmd__walk_merge(&p->walk);
-    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, rank, dims);
-}
-
-/* Sums into the output, then divides; the mean over an empty axis is NaN, as numpy gives. */
-static mmd_status mmd__reduce_mean_f32_eval(mmd_kernel_ctx *c) {
-    const mmd__reduce_data *p = (const mmd__reduce_data *)c->op_data;
-    float *y = (float *)c->outputs[0]->data;
-    int64_t n = mmd_tensor_numel(c->outputs[0]), i;
-    float scale = p->count ? 1.0f / (float)p->count : NAN;
-    for (i = 0; i < n; ++i) y[i] = 0.0f;
-    mmd__walk_run(&p->walk, y, c->inputs[0]->data, NULL, mmd__accumulate_f32_row);
-    for (i = 0; i < n; ++i) y[i] *= scale;
-    return MMD_OK;
-}
-
-/* ==== >>ops cast ==== */
-
-typedef struct mmd__cast_data {
-    int32_t from, to;
-} mmd__cast_data;
-
-/* Cast from opset 6 (where `to` became an int) between the float, integer and bool dtypes. */
-static mmd_status mmd__cast_prepare(mmd_kernel_ctx *c) {
-    mmd__cast_data *p = (mmd__cast_data *)c->op_data;
-    const mmd_tensor *x;
-    int64_t to;
-    mmd_status st = mmd__check_io(c, 1, 1, 1);
-    if (st == MMD_OK) st = mmd_attr_get_int(c, "to", MMD_DTYPE_UNDEFINED, &to);
-    if (st != MMD_OK) return st;
-    x = c->inputs[0];
-    if (!mmd__cast_kind(x->dtype))
-        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "cannot cast from %s", mmd_dtype_name(x->dtype));
-    if (to < 0 || to > 64 || !mmd__cast_kind((int32_t)to))
-        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "cannot cast to dtype %lld (%s)", (long long)to,
-                               mmd_dtype_name((int32_t)(to < 0 || to > 64 ? 0 : to)));
-    p->from = x->dtype;
-    p->to = (int32_t)to;
-    return mmd__set_output(c, 0, p->to, x->rank, x->dims);
-}
-
-static mmd_status mmd__cast_eval(mmd_kernel_ctx *c) {
-    const mmd__cast_data *p = (const mmd__cast_data *)c->op_data;
-    const void *x = c->inputs[0]->data;
-    void *y = c->outputs[0]->data;
-    int64_t n = mmd_tensor_numel(c->inputs[0]), i;
-    if (p->from == p->to) {
-        mmd__copy_tensor(c->inputs[0], c->outputs[0]);
-    } else if (mmd__cast_kind(p->from) == 1) {
-        for (i = 0; i < n; ++i) mmd__store_float(p->to, y, i, mmd__load_float(p->from, x, i));
-    } else {
-        for (i = 0; i < n; ++i) mmd__store_int(p->to, y, i, mmd__load_int(p->from, x, i));
-    }
     return MMD_OK;
 }
 
@@ -2313,6 +2776,7 @@ static mmd_status mmd__constant_any_prepare(mmd_kernel_ctx *c) {
         return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "attribute '%s' has type %d, expects %d",
                                kinds[k].name, (int)a->type, (int)kinds[k].type);
     if (a->type == MMD_ATTR_TENSOR) {
+        if (!a->t) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "attribute 'value' holds no tensor");
         if ((st = mmd__want_sized(c, a->t, "value")) != MMD_OK) return st;
         p->src = a->t->data;
         st = mmd__set_output(c, 0, a->t->dtype, a->t->rank, a->t->dims);
@@ -2370,13 +2834,3483 @@ static mmd_status mmd__constant_of_shape_any_eval(mmd_kernel_ctx *c) {
     return MMD_OK;
 }
 
-/* ==== >>ops table ==== */
+/* ==== >>ops reductions and sorting ==== */
+/* ---- Reduce* ---------------------------------------------------------------------------- */
 
-#include "wip/ops_elementwise.inc"
-#include "wip/ops_reduce.inc"
-#include "wip/ops_index.inc"
-#include "wip/ops_nn2.inc"
-#include "wip/ops_detect.inc"
+/* What a Reduce* op accumulates; the row it walks with and the finishing step follow. */
+enum {
+    MMD__REDUCE_SUM,
+    MMD__REDUCE_MEAN,
+    MMD__REDUCE_PROD,
+    MMD__REDUCE_MAX,
+    MMD__REDUCE_MIN,
+    MMD__REDUCE_L1,
+    MMD__REDUCE_L2,
+    MMD__REDUCE_SUM_SQUARE,
+    MMD__REDUCE_LOG_SUM,
+    MMD__REDUCE_LOG_SUM_EXP,
+    MMD__REDUCE_OP_COUNT
+};
+
+struct mmd__reduction_data;
+typedef void (*mmd__reduce_run_fn)(const struct mmd__reduction_data *p, const void *x, void *y,
+                                   void *shift, int64_t n);
+
+typedef struct mmd__reduction_data {
+    mmd__walk walk;                     /* 0: output, stride 0 on reduced axes; 1: input;
+                                           2: LogSumExp's shift, strided as the output */
+    int64_t count;                      /* input elements per output element */
+    int32_t op, noop;                   /* noop: noop_with_empty_axes and no axes, a copy */
+    mmd__row_fn row;
+    mmd__reduce_run_fn run;
+} mmd__reduction_data;
+
+/* Plans the walk of a reduction of x over `axes` (naxes of them, each normalised, none
+   repeated; none listed means every axis, or with `noop` no axis): operand 0 is the output,
+   stride 0 on the reduced axes; 1 the input; 2 strided as the output (LogSumExp's shift,
+   MeanVarianceNormalization's statistics). Sets reduce[d] to 1 for the reduced axes, kept to
+   x's dims with those axes 1, and *count to the input elements behind each output element. */
+static mmd_status mmd__reduce_walk(mmd_kernel_ctx *c, const mmd_tensor *x, const int64_t *axes,
+                                   int64_t naxes, int32_t noop, mmd__walk *w, int32_t *reduce,
+                                   int64_t *kept, int64_t *count) {
+    int64_t i;
+    int32_t d;
+    mmd_status st;
+    for (d = 0; d < x->rank; ++d) reduce[d] = naxes <= 0 && !noop;
+    for (i = 0; i < naxes; ++i) {
+        if ((st = mmd__norm_axis(c, axes[i], x->rank, &d)) != MMD_OK) return st;
+        if (reduce[d]) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "axis %lld repeats", (long long)axes[i]);
+        reduce[d] = 1;
+    }
+    *count = 1;
+    for (d = 0; d < x->rank; ++d) {
+        kept[d] = reduce[d] ? 1 : x->dims[d];
+        if (reduce[d]) *count *= x->dims[d];
+    }
+    w->rank = x->rank;
+    for (d = 0; d < x->rank; ++d) w->dims[d] = x->dims[d];
+    mmd__broadcast_strides(x->rank, kept, x->rank, w->strides[0]);
+    mmd__broadcast_strides(x->rank, x->dims, x->rank, w->strides[1]);
+    mmd__broadcast_strides(x->rank, kept, x->rank, w->strides[2]);
+    w->elem[0] = w->elem[1] = w->elem[2] = mmd_dtype_size(x->dtype);
+    mmd__walk_merge(w);
+    return MMD_OK;
+}
+
+/* The reduction every Reduce* op shares: reads keepdims and the axes (an attribute before
+   axes_input_opset, from then on an optional constant input 1 that noop_with_empty_axes = 1
+   turns into a copy when it is absent or empty; no axes otherwise means all axes), sets output
+   0 to input 0's dtype and the reduced shape, and plans the walk described in
+   mmd__reduction_data. The dtype is the caller's to check. */
+static mmd_status mmd__reduce_axes_prepare(mmd_kernel_ctx *c, int32_t axes_input_opset,
+                                           mmd__walk *w, int64_t *count, int32_t *noop) {
+    const mmd_tensor *x;
+    int64_t axes[MMD_MAX_RANK], keepdims, noop_attr = 0, dims[MMD_MAX_RANK], kept[MMD_MAX_RANK];
+    int32_t reduce[MMD_MAX_RANK], naxes, rank = 0, i, from_input = c->opset >= axes_input_opset;
+    mmd_status st = mmd__check_io(c, 1, from_input ? 2 : 1, 1);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "keepdims", 1, &keepdims);
+    if (st == MMD_OK) st = mmd__get_ints(c, from_input, 1, "axes", axes, MMD_MAX_RANK, &naxes);
+    if (st == MMD_OK && from_input) st = mmd_attr_get_int(c, "noop_with_empty_axes", 0, &noop_attr);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    *noop = naxes <= 0 && noop_attr != 0;
+    if ((st = mmd__reduce_walk(c, x, axes, naxes, *noop, w, reduce, kept, count)) != MMD_OK) return st;
+    for (i = 0; i < x->rank; ++i)
+        if (!reduce[i] || keepdims) dims[rank++] = kept[i];
+    return mmd__set_output(c, 0, x->dtype, rank, dims);
+}
+
+/* Accumulating rows: acc is the output element, x the input element. When the row runs along
+   a reduced axis (output stride 0) the accumulator lives in a local: left in o[0], it would be
+   stored and reloaded every step, since as far as the compiler knows o may alias the input. */
+#define MMD__REDUCE_ROW(name, T, expr)                                                         \
+    static mmd_status name(void *o_, int64_t os, const void *a_, int64_t as, const void *b_,   \
+                           int64_t bs, int64_t n) {                                            \
+        T *o = (T *)o_;                                                                        \
+        const T *a = (const T *)a_;                                                            \
+        int64_t i;                                                                             \
+        (void)b_;                                                                              \
+        (void)bs;                                                                              \
+        if (os == 0) {                                                                         \
+            T acc = o[0];                                                                      \
+            for (i = 0; i < n; ++i) {                                                          \
+                T x = a[i * as];                                                               \
+                acc = (expr);                                                                  \
+            }                                                                                  \
+            o[0] = acc;                                                                        \
+        } else {                                                                               \
+            for (i = 0; i < n; ++i) {                                                          \
+                T acc = o[i * os], x = a[i * as];                                              \
+                o[i * os] = (expr);                                                            \
+            }                                                                                  \
+        }                                                                                      \
+        return MMD_OK;                                                                         \
+    }
+
+/* LogSumExp's row adds exp(x - shift), the shift being the maximum of the same output slot. */
+#define MMD__REDUCE_EXP_ROW(name, T, EXP)                                                      \
+    static mmd_status name(void *o_, int64_t os, const void *a_, int64_t as, const void *b_,   \
+                           int64_t bs, int64_t n) {                                            \
+        T *o = (T *)o_;                                                                        \
+        const T *a = (const T *)a_, *b = (const T *)b_;                                        \
+        int64_t i;                                                                             \
+        for (i = 0; i < n; ++i) o[i * os] += EXP(a[i * as] - b[i * bs]);                      \
+        return MMD_OK;                                                                         \
+    }
+
+/* Everything of one dtype: the rows, then the run that fills the identity, walks, and
+   finishes. Integer sums and products wrap through the unsigned U; floats keep NaN in Max and
+   Min (ISNAN is 0 for integers). The identity is what an empty reduction gives: 0 for the
+   sums, 1 for Prod, the lowest value for Max, the highest for Min, -inf for the logs; the mean
+   of nothing is EMPTY_MEAN (NaN for floats, 0 for integers). */
+#define MMD__REDUCE_TYPE(sfx, T, U, LOWEST, HIGHEST, ISNAN, EMPTY_MEAN, SQRT, LOG)              \
+    MMD__REDUCE_ROW(mmd__reduce_sum_##sfx##_row, T, (T)((U)acc + (U)x))                        \
+    MMD__REDUCE_ROW(mmd__reduce_prod_##sfx##_row, T, (T)((U)acc * (U)x))                       \
+    MMD__REDUCE_ROW(mmd__reduce_max_##sfx##_row, T, (x > acc || ISNAN(x)) ? x : acc)           \
+    MMD__REDUCE_ROW(mmd__reduce_min_##sfx##_row, T, (x < acc || ISNAN(x)) ? x : acc)           \
+    MMD__REDUCE_ROW(mmd__reduce_l1_##sfx##_row, T, (T)((U)acc + (x < 0 ? (U)0 - (U)x : (U)x)))  \
+    MMD__REDUCE_ROW(mmd__reduce_sum_square_##sfx##_row, T, (T)((U)acc + (U)x * (U)x))          \
+    static void mmd__reduce_fill_##sfx(T *y, int64_t n, T v) {                                 \
+        int64_t i;                                                                             \
+        for (i = 0; i < n; ++i) y[i] = v;                                                      \
+    }                                                                                          \
+    static void mmd__reduce_run_##sfx(const mmd__reduction_data *p, const void *x, void *y_,   \
+                                      void *shift_, int64_t n) {                               \
+        T *y = (T *)y_, *shift = (T *)shift_;                                                  \
+        int64_t i;                                                                             \
+        int32_t op = p->op;                                                                    \
+        if (op == MMD__REDUCE_LOG_SUM_EXP) {                                                   \
+            /* An infinite maximum would make x - shift NaN; such slots shift by 0. */         \
+            mmd__reduce_fill_##sfx(shift, n, LOWEST);                                          \
+            mmd__walk_run(&p->walk, shift, x, NULL, mmd__reduce_max_##sfx##_row);              \
+            for (i = 0; i < n; ++i)                                                            \
+                if (shift[i] == LOWEST || shift[i] == HIGHEST) shift[i] = 0;                   \
+        }                                                                                      \
+        mmd__reduce_fill_##sfx(y, n, op == MMD__REDUCE_PROD ? (T)1 : op == MMD__REDUCE_MAX ? LOWEST \
+                                     : op == MMD__REDUCE_MIN ? HIGHEST : (T)0);                \
+        mmd__walk_run(&p->walk, y, x, shift, p->row);                                          \
+        for (i = 0; i < n; ++i) {                                                              \
+            if (op == MMD__REDUCE_MEAN) y[i] = p->count ? (T)(y[i] / (T)p->count) : EMPTY_MEAN; \
+            else if (op == MMD__REDUCE_L2) y[i] = (T)SQRT(y[i]);                               \
+            else if (op == MMD__REDUCE_LOG_SUM) y[i] = (T)LOG(y[i]);                           \
+            else if (op == MMD__REDUCE_LOG_SUM_EXP) y[i] = (T)(LOG(y[i]) + shift[i]);          \
+        }                                                                                      \
+    }
+
+#define MMD__ISNAN_FLOAT(v) ((v) != (v))
+#define MMD__ISNAN_INT(v) 0
+MMD__REDUCE_TYPE(f32, float, float, -INFINITY, INFINITY, MMD__ISNAN_FLOAT, NAN, sqrtf, logf)
+MMD__REDUCE_TYPE(f64, double, double, -(double)INFINITY, (double)INFINITY, MMD__ISNAN_FLOAT, NAN, sqrt, log)
+MMD__REDUCE_TYPE(i32, int32_t, uint32_t, INT32_MIN, INT32_MAX, MMD__ISNAN_INT, 0, sqrt, log)
+MMD__REDUCE_TYPE(i64, int64_t, uint64_t, INT64_MIN, INT64_MAX, MMD__ISNAN_INT, 0, sqrt, log)
+MMD__REDUCE_EXP_ROW(mmd__reduce_log_sum_exp_f32_row, float, expf)
+MMD__REDUCE_EXP_ROW(mmd__reduce_log_sum_exp_f64_row, double, exp)
+#undef MMD__REDUCE_TYPE
+#undef MMD__REDUCE_ROW
+#undef MMD__REDUCE_EXP_ROW
+
+/* Rows by dtype and op (in the enum's order); NULL where the dtype is declined: the square
+   root and logarithms of integers would only truncate. */
+typedef struct mmd__reduce_type {
+    int32_t dtype;
+    mmd__reduce_run_fn run;
+    mmd__row_fn rows[MMD__REDUCE_OP_COUNT];
+} mmd__reduce_type;
+
+static const mmd__reduce_type mmd__reduce_types[] = {
+    {MMD_DTYPE_FLOAT32, mmd__reduce_run_f32,
+     {mmd__reduce_sum_f32_row, mmd__reduce_sum_f32_row, mmd__reduce_prod_f32_row, mmd__reduce_max_f32_row,
+      mmd__reduce_min_f32_row, mmd__reduce_l1_f32_row, mmd__reduce_sum_square_f32_row,
+      mmd__reduce_sum_square_f32_row, mmd__reduce_sum_f32_row, mmd__reduce_log_sum_exp_f32_row}},
+    {MMD_DTYPE_FLOAT64, mmd__reduce_run_f64,
+     {mmd__reduce_sum_f64_row, mmd__reduce_sum_f64_row, mmd__reduce_prod_f64_row, mmd__reduce_max_f64_row,
+      mmd__reduce_min_f64_row, mmd__reduce_l1_f64_row, mmd__reduce_sum_square_f64_row,
+      mmd__reduce_sum_square_f64_row, mmd__reduce_sum_f64_row, mmd__reduce_log_sum_exp_f64_row}},
+    {MMD_DTYPE_INT32, mmd__reduce_run_i32,
+     {mmd__reduce_sum_i32_row, mmd__reduce_sum_i32_row, mmd__reduce_prod_i32_row, mmd__reduce_max_i32_row,
+      mmd__reduce_min_i32_row, mmd__reduce_l1_i32_row, NULL, mmd__reduce_sum_square_i32_row, NULL, NULL}},
+    {MMD_DTYPE_INT64, mmd__reduce_run_i64,
+     {mmd__reduce_sum_i64_row, mmd__reduce_sum_i64_row, mmd__reduce_prod_i64_row, mmd__reduce_max_i64_row,
+      mmd__reduce_min_i64_row, mmd__reduce_l1_i64_row, NULL, mmd__reduce_sum_square_i64_row, NULL, NULL}},
+};
+
+/* Each Reduce* op and the opset from which its axes are an input rather than an attribute. */
+typedef struct mmd__reduce_name {
+    const char *op_type;
+    int32_t op, axes_input_opset;
+} mmd__reduce_name;
+
+static const mmd__reduce_name mmd__reduce_names[] = {
+    {"ReduceSum", MMD__REDUCE_SUM, 13},          {"ReduceMean", MMD__REDUCE_MEAN, 18},
+    {"ReduceProd", MMD__REDUCE_PROD, 18},        {"ReduceMax", MMD__REDUCE_MAX, 18},
+    {"ReduceMin", MMD__REDUCE_MIN, 18},          {"ReduceL1", MMD__REDUCE_L1, 18},
+    {"ReduceL2", MMD__REDUCE_L2, 18},            {"ReduceSumSquare", MMD__REDUCE_SUM_SQUARE, 18},
+    {"ReduceLogSum", MMD__REDUCE_LOG_SUM, 18},   {"ReduceLogSumExp", MMD__REDUCE_LOG_SUM_EXP, 18},
+};
+
+/* One prepare for every Reduce* op, which it tells apart by op_type. */
+static mmd_status mmd__reduce_prepare(mmd_kernel_ctx *c) {
+    mmd__reduction_data *p = (mmd__reduction_data *)c->op_data;
+    const mmd__reduce_name *name = NULL;
+    const mmd__reduce_type *type = NULL;
+    const mmd_tensor *x;
+    size_t i;
+    mmd_status st;
+    for (i = 0; i < sizeof mmd__reduce_names / sizeof mmd__reduce_names[0]; ++i)
+        if (!strcmp(c->node->op_type, mmd__reduce_names[i].op_type)) name = &mmd__reduce_names[i];
+    if (!name) return mmd_kernel_fail(c, MMD_ERR_NO_KERNEL, "not a Reduce* op");
+    if ((st = mmd__reduce_axes_prepare(c, name->axes_input_opset, &p->walk, &p->count, &p->noop)) != MMD_OK)
+        return st;
+    x = c->inputs[0];
+    for (i = 0; i < sizeof mmd__reduce_types / sizeof mmd__reduce_types[0]; ++i)
+        if (mmd__reduce_types[i].dtype == x->dtype && mmd__reduce_types[i].rows[name->op])
+            type = &mmd__reduce_types[i];
+    if (!type)
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "input 0 '%s' is %s, which this op does not take",
+                               x->name ? x->name : "", mmd_dtype_name(x->dtype));
+    p->op = name->op;
+    p->row = type->rows[name->op];
+    p->run = type->run;
+    c->scratch_size = 0;
+    if (p->op == MMD__REDUCE_LOG_SUM_EXP && !p->noop)
+        c->scratch_size = (size_t)mmd_tensor_numel(c->outputs[0]) * mmd_dtype_size(x->dtype);
+    return MMD_OK;
+}
+
+static mmd_status mmd__reduce_eval(mmd_kernel_ctx *c) {
+    const mmd__reduction_data *p = (const mmd__reduction_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0];
+    mmd_tensor *y = c->outputs[0];
+    int64_t n = mmd_tensor_numel(y);
+    if (p->noop) {
+        if (n) memcpy(y->data, x->data, (size_t)n * mmd_dtype_size(x->dtype));
+        return MMD_OK;
+    }
+    p->run(p, x->data, y->data, c->scratch, n);
+    return MMD_OK;
+}
+
+/* ---- ArgMax, ArgMin --------------------------------------------------------------------- */
+
+typedef struct mmd__arg_data {
+    int64_t outer, n, inner;            /* the axis has n elements spaced `inner` apart */
+    int32_t type, is_max, last;         /* type: see mmd__want_typed; last: select_last_index */
+} mmd__arg_data;
+
+/* Each output slot holds the index of the best element so far; scanning the axis in the outer
+   loop keeps the inner loop on contiguous memory. NaN wins, as numpy's argmax and argmin say;
+   ties keep the first index unless select_last_index. */
+#define MMD__ARG_TYPE(sfx, T, ISNAN)                                                           \
+    static void mmd__arg_##sfx(const mmd__arg_data *p, const void *x_, int64_t *y) {           \
+        const T *x = (const T *)x_;                                                            \
+        int64_t o, i, j, inner = p->inner;                                                     \
+        for (o = 0; o < p->outer; ++o) {                                                       \
+            const T *xo = x + o * p->n * inner;                                                \
+            int64_t *yo = y + o * inner;                                                       \
+            for (j = 0; j < inner; ++j) yo[j] = 0;                                             \
+            for (i = 1; i < p->n; ++i)                                                         \
+                for (j = 0; j < inner; ++j) {                                                  \
+                    T v = xo[i * inner + j], b = xo[yo[j] * inner + j];                        \
+                    int32_t better = ISNAN(b) ? p->last && ISNAN(v)                            \
+                                              : ISNAN(v) || (p->is_max ? v > b : v < b) ||     \
+                                                    (p->last && v == b);                       \
+                    if (better) yo[j] = i;                                                     \
+                }                                                                              \
+        }                                                                                      \
+    }
+MMD__ARG_TYPE(f32, float, MMD__ISNAN_FLOAT)
+MMD__ARG_TYPE(f64, double, MMD__ISNAN_FLOAT)
+MMD__ARG_TYPE(i32, int32_t, MMD__ISNAN_INT)
+MMD__ARG_TYPE(i64, int64_t, MMD__ISNAN_INT)
+#undef MMD__ARG_TYPE
+static void (*const mmd__arg_fns[])(const mmd__arg_data *p, const void *x, int64_t *y) = {
+    mmd__arg_f32, mmd__arg_f64, mmd__arg_i32, mmd__arg_i64};
+
+/* ArgMax, CumSum, TopK and Einsum are written once per dtype they take (float32, float64,
+   int32, int64, in that order in their function arrays): *type is input i's index there.
+   Fails with MMD_ERR_DTYPE for any other dtype. */
+static mmd_status mmd__want_typed(mmd_kernel_ctx *c, int32_t i, int32_t *type) {
+    static const int32_t dtypes[] = {MMD_DTYPE_FLOAT32, MMD_DTYPE_FLOAT64, MMD_DTYPE_INT32, MMD_DTYPE_INT64};
+    const mmd_tensor *t = c->inputs[i];
+    for (*type = 0; *type < 4; ++*type)
+        if (t->dtype == dtypes[*type]) return MMD_OK;
+    return mmd_kernel_fail(c, MMD_ERR_DTYPE, "input %d '%s' is %s, expects float32, float64, int32 or int64",
+                           (int)i, t->name ? t->name : "", mmd_dtype_name(t->dtype));
+}
+
+/* ArgMax and ArgMin: axis (negative from opset 11), keepdims, select_last_index (opset 12);
+   an empty axis has no answer and is refused. */
+static mmd_status mmd__arg_prepare(mmd_kernel_ctx *c) {
+    mmd__arg_data *p = (mmd__arg_data *)c->op_data;
+    const mmd_tensor *x;
+    int64_t axis_attr, keepdims, last, dims[MMD_MAX_RANK];
+    int32_t axis = 0, rank = 0, i;
+    mmd_status st = mmd__check_io(c, 1, 1, 1);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "axis", 0, &axis_attr);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "keepdims", 1, &keepdims);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "select_last_index", 0, &last);
+    if (st == MMD_OK) st = mmd__want_typed(c, 0, &p->type);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    if ((st = mmd__norm_axis(c, axis_attr, x->rank, &axis)) != MMD_OK) return st;
+    mmd__axis_extents(x, axis, &p->outer, &p->n, &p->inner);
+    for (i = 0; i < x->rank; ++i)
+        if (i != axis || keepdims) dims[rank++] = i != axis ? x->dims[i] : 1;
+    if (p->n == 0 && p->outer * p->inner > 0)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "axis %d of input '%s' is empty", (int)axis, x->name ? x->name : "");
+    p->is_max = !strcmp(c->node->op_type, "ArgMax");
+    p->last = last != 0;
+    return mmd__set_output(c, 0, MMD_DTYPE_INT64, rank, dims);
+}
+
+static mmd_status mmd__arg_eval(mmd_kernel_ctx *c) {
+    const mmd__arg_data *p = (const mmd__arg_data *)c->op_data;
+    mmd__arg_fns[p->type](p, c->inputs[0]->data, (int64_t *)c->outputs[0]->data);
+    return MMD_OK;
+}
+
+/* ---- CumSum ----------------------------------------------------------------------------- */
+
+typedef struct mmd__cumsum_data {
+    int32_t type, exclusive, reverse;   /* type: see mmd__want_typed */
+} mmd__cumsum_data;
+
+/* Each element is the previous sum plus the previous (exclusive) or current input; integer
+   sums wrap through U. */
+#define MMD__CUMSUM_TYPE(sfx, T, U)                                                            \
+    static void mmd__cumsum_##sfx(const void *x_, void *y_, int64_t outer, int64_t n,          \
+                                  int64_t inner, int32_t exclusive, int32_t reverse) {         \
+        const T *x = (const T *)x_;                                                            \
+        T *y = (T *)y_;                                                                        \
+        int64_t o, t, j;                                                                       \
+        for (o = 0; o < outer; ++o)                                                            \
+            for (t = 0; t < n; ++t) {                                                          \
+                int64_t i = reverse ? n - 1 - t : t, prev = reverse ? i + 1 : i - 1;           \
+                const T *xr = x + (o * n + i) * inner;                                         \
+                T *yr = y + (o * n + i) * inner;                                               \
+                if (t == 0) {                                                                  \
+                    for (j = 0; j < inner; ++j) yr[j] = exclusive ? (T)0 : xr[j];              \
+                } else {                                                                       \
+                    const T *yp = y + (o * n + prev) * inner;                                  \
+                    const T *xp = exclusive ? x + (o * n + prev) * inner : xr;                 \
+                    for (j = 0; j < inner; ++j) yr[j] = (T)((U)yp[j] + (U)xp[j]);              \
+                }                                                                              \
+            }                                                                                  \
+    }
+MMD__CUMSUM_TYPE(f32, float, float)
+MMD__CUMSUM_TYPE(f64, double, double)
+MMD__CUMSUM_TYPE(i32, int32_t, uint32_t)
+MMD__CUMSUM_TYPE(i64, int64_t, uint64_t)
+#undef MMD__CUMSUM_TYPE
+static void (*const mmd__cumsum_fns[])(const void *x, void *y, int64_t outer, int64_t n, int64_t inner,
+                                       int32_t exclusive, int32_t reverse) = {
+    mmd__cumsum_f32, mmd__cumsum_f64, mmd__cumsum_i32, mmd__cumsum_i64};
+
+/* Checks CumSum's axis input: an int32 or int64 holding one value. */
+static mmd_status mmd__cumsum_axis_input(mmd_kernel_ctx *c) {
+    const mmd_tensor *t = c->inputs[1];
+    if (t->dtype != MMD_DTYPE_INT32 && t->dtype != MMD_DTYPE_INT64)
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "axis '%s' is %s, expects int32 or int64",
+                               t->name ? t->name : "", mmd_dtype_name(t->dtype));
+    if (t->rank > 1 || mmd_tensor_numel(t) != 1)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "axis '%s' must hold one value", t->name ? t->name : "");
+    return MMD_OK;
+}
+
+/* CumSum 11 on: the axis is an input that eval reads, since the output shape does not depend
+   on it; a constant axis is checked here already. */
+static mmd_status mmd__cumsum_prepare(mmd_kernel_ctx *c) {
+    mmd__cumsum_data *p = (mmd__cumsum_data *)c->op_data;
+    const mmd_tensor *x;
+    int64_t exclusive, reverse;
+    int32_t axis;
+    mmd_status st = mmd__check_io(c, 2, 2, 1);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK);
+    if (st == MMD_OK) st = mmd__cumsum_axis_input(c);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "exclusive", 0, &exclusive);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "reverse", 0, &reverse);
+    if (st == MMD_OK) st = mmd__want_typed(c, 0, &p->type);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    if (mmd_tensor_is_const(c->inputs[1]) &&
+        (st = mmd__norm_axis(c, mmd__load_int(c->inputs[1]->dtype, c->inputs[1]->data, 0), x->rank, &axis)) != MMD_OK)
+        return st;
+    p->exclusive = exclusive != 0;
+    p->reverse = reverse != 0;
+    return mmd__set_output(c, 0, x->dtype, x->rank, x->dims);
+}
+
+static mmd_status mmd__cumsum_eval(mmd_kernel_ctx *c) {
+    const mmd__cumsum_data *p = (const mmd__cumsum_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0];
+    int64_t axis = mmd__load_int(c->inputs[1]->dtype, c->inputs[1]->data, 0), outer, n, inner;
+    if (axis < -(int64_t)x->rank || axis >= x->rank)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_ARGUMENT, "axis %lld is out of range for rank %d",
+                               (long long)axis, (int)x->rank);
+    mmd__axis_extents(x, (int32_t)(axis < 0 ? axis + x->rank : axis), &outer, &n, &inner);
+    mmd__cumsum_fns[p->type](x->data, c->outputs[0]->data, outer, n, inner, p->exclusive, p->reverse);
+    return MMD_OK;
+}
+
+/* ---- TopK ------------------------------------------------------------------------------- */
+
+typedef struct mmd__topk_data {
+    int64_t outer, n, inner;            /* the axis has n elements spaced `inner` apart */
+    int64_t k;                          /* -1: read from input 1 by eval */
+    int32_t type, axis, largest;        /* type: see mmd__want_typed */
+} mmd__topk_data;
+
+/* Selection with a heap of the k best indices seen so far whose root is the worst of them, so
+   each further element costs one comparison, or O(log k) when it enters: O(n log k) per slice
+   instead of sorting all n. Popping the worst to the back then leaves the heap best-first.
+   Order: larger first (smaller when !largest), NaN above every number as numpy sorts it, equal
+   values by lower index, which is also how the ONNX reference breaks ties. */
+#define MMD__TOPK_TYPE(sfx, T, ISNAN)                                                          \
+    static int32_t mmd__topk_before_##sfx(const T *x, int64_t s, int64_t i, int64_t j,         \
+                                          int32_t largest) {                                   \
+        T a = x[i * s], b = x[j * s];                                                          \
+        if (ISNAN(a) || ISNAN(b)) return ISNAN(a) && ISNAN(b) ? i < j : largest ? ISNAN(a) : ISNAN(b); \
+        if (a != b) return largest ? a > b : a < b;                                            \
+        return i < j;                                                                          \
+    }                                                                                          \
+    static void mmd__topk_sift_##sfx(const T *x, int64_t s, int64_t *h, int64_t size,          \
+                                     int64_t at, int32_t largest) {                            \
+        for (;;) {                                                                             \
+            int64_t l = 2 * at + 1, r = l + 1, worst = at, tmp;                                \
+            if (l < size && mmd__topk_before_##sfx(x, s, h[worst], h[l], largest)) worst = l;  \
+            if (r < size && mmd__topk_before_##sfx(x, s, h[worst], h[r], largest)) worst = r;  \
+            if (worst == at) return;                                                           \
+            tmp = h[at];                                                                       \
+            h[at] = h[worst];                                                                  \
+            h[worst] = tmp;                                                                    \
+            at = worst;                                                                        \
+        }                                                                                      \
+    }                                                                                          \
+    static void mmd__topk_##sfx(const mmd__topk_data *p, int64_t k, const void *x_, void *v_,  \
+                                int64_t *idx, int64_t *h) {                                    \
+        const T *x = (const T *)x_;                                                            \
+        T *v = (T *)v_;                                                                        \
+        int64_t o, in, i, size, s = p->inner;                                                  \
+        if (k == 0) return;                                                                    \
+        for (o = 0; o < p->outer; ++o)                                                         \
+            for (in = 0; in < s; ++in) {                                                       \
+                const T *xs = x + o * p->n * s + in;                                           \
+                int64_t base = o * k * s + in;                                                 \
+                for (size = 0, i = 0; i < p->n; ++i) {                                         \
+                    if (size < k) {                                                            \
+                        int64_t j = size++;                                                    \
+                        h[j] = i;                                                              \
+                        while (j > 0 && mmd__topk_before_##sfx(xs, s, h[(j - 1) / 2], h[j], p->largest)) { \
+                            int64_t up = (j - 1) / 2, tmp = h[up];                             \
+                            h[up] = h[j];                                                      \
+                            h[j] = tmp;                                                        \
+                            j = up;                                                            \
+                        }                                                                      \
+                    } else if (mmd__topk_before_##sfx(xs, s, i, h[0], p->largest)) {           \
+                        h[0] = i;                                                              \
+                        mmd__topk_sift_##sfx(xs, s, h, size, 0, p->largest);                   \
+                    }                                                                          \
+                }                                                                              \
+                while (size > 1) {                                                             \
+                    int64_t tmp = h[0];                                                        \
+                    h[0] = h[--size];                                                          \
+                    h[size] = tmp;                                                             \
+                    mmd__topk_sift_##sfx(xs, s, h, size, 0, p->largest);                       \
+                }                                                                              \
+                for (i = 0; i < k; ++i) {                                                      \
+                    v[base + i * s] = xs[h[i] * s];                                            \
+                    if (idx) idx[base + i * s] = h[i];                                         \
+                }                                                                              \
+            }                                                                                  \
+    }
+MMD__TOPK_TYPE(f32, float, MMD__ISNAN_FLOAT)
+MMD__TOPK_TYPE(f64, double, MMD__ISNAN_FLOAT)
+MMD__TOPK_TYPE(i32, int32_t, MMD__ISNAN_INT)
+MMD__TOPK_TYPE(i64, int64_t, MMD__ISNAN_INT)
+#undef MMD__TOPK_TYPE
+static void (*const mmd__topk_fns[])(const mmd__topk_data *p, int64_t k, const void *x, void *v,
+                                     int64_t *idx, int64_t *h) = {
+    mmd__topk_f32, mmd__topk_f64, mmd__topk_i32, mmd__topk_i64};
+
+/* TopK 1 to 9 takes k as an attribute, 10 on as input 1 (int64, one value); 11 adds largest
+   and sorted (the result is always sorted, which sorted = 0 allows). A k not known now plans
+   both outputs with the whole axis as bound and marks them dynamic; eval then sets the real
+   size of the axis. */
+static mmd_status mmd__topk_prepare(mmd_kernel_ctx *c) {
+    mmd__topk_data *p = (mmd__topk_data *)c->op_data;
+    const mmd_tensor *x;
+    int64_t axis_attr, largest, k = -1, dims[MMD_MAX_RANK];
+    int32_t axis = 0, i;
+    mmd_status st = mmd__check_io(c, c->opset < 10 ? 1 : 2, c->opset < 10 ? 1 : 2, 2);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "axis", -1, &axis_attr);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "largest", 1, &largest);
+    if (st == MMD_OK && c->opset < 10) st = mmd_attr_get_int(c, "k", -1, &k);
+    if (st == MMD_OK) st = mmd__want_typed(c, 0, &p->type);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    if ((st = mmd__norm_axis(c, axis_attr, x->rank, &axis)) != MMD_OK) return st;
+    if (c->opset >= 10) {
+        const mmd_tensor *t = c->inputs[1];
+        if ((st = mmd__want_dtype(c, 1, MMD_DTYPE_INT64)) != MMD_OK) return st;
+        if (t->rank > 1 || mmd_tensor_numel(t) != 1)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "k '%s' must hold one value", t->name ? t->name : "");
+        if (mmd_tensor_is_const(t)) k = *(const int64_t *)t->data;
+        else k = -1;
+    }
+    mmd__axis_extents(x, axis, &p->outer, &p->n, &p->inner);
+    for (i = 0; i < x->rank; ++i) dims[i] = x->dims[i];
+    if ((c->opset < 10 || mmd_tensor_is_const(c->inputs[1])) && (k < 0 || k > p->n))
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "k %lld is out of range for axis %d of size %lld",
+                               (long long)k, (int)axis, (long long)p->n);
+    p->k = k;
+    p->axis = axis;
+    p->largest = largest != 0;
+    dims[axis] = k >= 0 ? k : p->n;
+    if ((st = mmd__set_output(c, 0, x->dtype, x->rank, dims)) != MMD_OK) return st;
+    if (k < 0) c->outputs[0]->dynamic = 1;
+    if (c->output_count > 1 && c->outputs[1]) {
+        if ((st = mmd__set_output(c, 1, MMD_DTYPE_INT64, x->rank, dims)) != MMD_OK) return st;
+        if (k < 0) c->outputs[1]->dynamic = 1;
+    }
+    c->scratch_size = (size_t)dims[axis] * sizeof(int64_t);
+    return MMD_OK;
+}
+
+static mmd_status mmd__topk_eval(mmd_kernel_ctx *c) {
+    const mmd__topk_data *p = (const mmd__topk_data *)c->op_data;
+    mmd_tensor *values = c->outputs[0], *indices = c->output_count > 1 ? c->outputs[1] : NULL;
+    const void *x = c->inputs[0]->data;
+    int64_t k = p->k, *idx = indices ? (int64_t *)indices->data : NULL, *heap = (int64_t *)c->scratch;
+    if (k < 0) {
+        k = *(const int64_t *)c->inputs[1]->data;
+        if (k < 0 || k > p->n)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_ARGUMENT, "k %lld is out of range for axis %d of size %lld",
+                                   (long long)k, (int)p->axis, (long long)p->n);
+        values->dims[p->axis] = k;
+        if (indices) indices->dims[p->axis] = k;
+    }
+    mmd__topk_fns[p->type](p, k, x, values->data, idx, heap);
+    return MMD_OK;
+}
+
+/* ---- Einsum ----------------------------------------------------------------------------- */
+
+#define MMD__EINSUM_MAX_INPUTS 8
+#define MMD__EINSUM_MAX_LABELS 32
+/* Label ids: 'A'-'Z' are 0-25 and 'a'-'z' 26-51, so that ascending ids are the ASCII order
+   numpy gives an implicit output; 52 + e is the e-th broadcast axis an ellipsis stands for. */
+#define MMD__EINSUM_ELLIPSIS 52
+#define MMD__EINSUM_IDS (MMD__EINSUM_ELLIPSIS + MMD_MAX_RANK)
+/* Bound on the product of all label sizes, the number of multiply-adds eval does per input. */
+#define MMD__EINSUM_WORK_MAX ((int64_t)1 << 50)
+
+typedef struct mmd__einsum_data {
+    int32_t type, inputs, labels, out;  /* type: see mmd__want_typed; labels [0, out) index the
+                                           output, the rest are summed */
+    int32_t empty_sum;                  /* a summed label has size 0: every output is 0 */
+    int64_t size[MMD__EINSUM_MAX_LABELS];
+    int64_t stride[MMD__EINSUM_MAX_INPUTS][MMD__EINSUM_MAX_LABELS]; /* 0: absent or broadcast */
+} mmd__einsum_data;
+
+/* Reads the labels of one term up to ',', '-' or the end into raw (-1 marks the ellipsis),
+   skipping spaces; -1 when the term is malformed or has more than cap labels. */
+static int32_t mmd__einsum_scan(const char **ps, int32_t *raw, int32_t cap, int32_t *ellipsis) {
+    const char *s = *ps;
+    int32_t n = 0;
+    *ellipsis = 0;
+    for (; *s && *s != ',' && *s != '-'; ++s) {
+        int32_t id;
+        if (*s == ' ') continue;
+        if (*s == '.') {
+            if (*ellipsis || s[1] != '.' || s[2] != '.') return -1;
+            *ellipsis = 1;
+            id = -1;
+            s += 2;
+        } else if (*s >= 'A' && *s <= 'Z') {
+            id = *s - 'A';
+        } else if (*s >= 'a' && *s <= 'z') {
+            id = 26 + (*s - 'a');
+        } else {
+            return -1;
+        }
+        if (n == cap) return -1;
+        raw[n++] = id;
+    }
+    *ps = s;
+    return n;
+}
+
+/* Einsum 12 on: explicit ("ij,jk->ik") and implicit ("ij,jk") outputs, repeated labels in a
+   term (diagonals), "..." broadcast axes, size-1 axes broadcast against any size. Labels that
+   are not in the output are summed. */
+static mmd_status mmd__einsum_prepare(mmd_kernel_ctx *c) {
+    mmd__einsum_data *p = (mmd__einsum_data *)c->op_data;
+    const char *eq, *s;
+    int32_t raw[MMD__EINSUM_MAX_INPUTS + 1][MMD_MAX_RANK + 1], nraw[MMD__EINSUM_MAX_INPUTS + 1];
+    int32_t ell[MMD__EINSUM_MAX_INPUTS], has_ell, ell_rank = 0, count[MMD__EINSUM_IDS] = {0};
+    int32_t pos[MMD__EINSUM_IDS], ids[MMD__EINSUM_MAX_LABELS], axis_id[MMD_MAX_RANK];
+    int64_t size[MMD__EINSUM_IDS], dims[MMD_MAX_RANK], work = 1;
+    int32_t i, j, r, id, n = 0, explicit_out = 0;
+    mmd_status st = mmd__check_io(c, 1, MMD__EINSUM_MAX_INPUTS, 1);
+    if (st == MMD_OK) st = mmd_attr_get_string(c, "equation", NULL, &eq);
+    if (st != MMD_OK) return st;
+    if (!eq) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "attribute 'equation' is required");
+    if ((st = mmd__want_typed(c, 0, &p->type)) != MMD_OK) return st;
+    p->inputs = c->input_count;
+    /* Terms first, to learn how many axes the ellipsis stands for in each input. */
+    s = eq;
+    for (i = 0; i < c->input_count; ++i) {
+        const mmd_tensor *x = c->inputs[i];
+        int32_t letters;
+        if (!x) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "input %d is required", (int)i);
+        if ((st = mmd__want_dtype(c, i, c->inputs[0]->dtype)) != MMD_OK) return st;
+        nraw[i] = mmd__einsum_scan(&s, raw[i], MMD_MAX_RANK + 1, &has_ell);
+        if (nraw[i] < 0 || (i + 1 < c->input_count ? *s != ',' : *s == ','))
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "equation '%s': term %d is malformed or the "
+                                   "equation does not have %d terms", eq, (int)i, (int)c->input_count);
+        if (*s == ',') ++s;
+        letters = nraw[i] - has_ell;
+        if (has_ell ? letters > x->rank : letters != x->rank)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "equation '%s': term %d has %d labels for input '%s' of rank %d",
+                                   eq, (int)i, (int)letters, x->name ? x->name : "", (int)x->rank);
+        ell[i] = has_ell ? x->rank - letters : 0;
+        if (ell[i] > ell_rank) ell_rank = ell[i];
+    }
+    if (*s == '-') {
+        if (s[1] != '>') return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "equation '%s': '-' without '>'", eq);
+        s += 2;
+        nraw[c->input_count] = mmd__einsum_scan(&s, raw[c->input_count], MMD_MAX_RANK + 1, &has_ell);
+        if (nraw[c->input_count] < 0 || *s)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "equation '%s': the output term is malformed", eq);
+        /* numpy, the reference, refuses to sum the broadcast axes away silently. */
+        if (ell_rank > 0 && !has_ell)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "equation '%s': the output needs '...'", eq);
+        explicit_out = 1;
+    }
+    /* Sizes of every label; a size-1 axis broadcasts against any other size. */
+    for (id = 0; id < MMD__EINSUM_IDS; ++id) size[id] = -1;
+    for (i = 0; i < c->input_count; ++i) {
+        const mmd_tensor *x = c->inputs[i];
+        for (j = 0, r = 0; j < nraw[i]; ++j) {
+            int32_t e, span = raw[i][j] >= 0 ? 1 : ell[i];
+            for (e = 0; e < span; ++e, ++r) {
+                id = raw[i][j] >= 0 ? raw[i][j] : MMD__EINSUM_ELLIPSIS + ell_rank - ell[i] + e;
+                count[id]++;
+                if (size[id] < 0 || size[id] == 1) size[id] = x->dims[r];
+                else if (x->dims[r] != size[id] && x->dims[r] != 1)
+                    return mmd_kernel_fail(c, MMD_ERR_SHAPE, "equation '%s': input '%s' axis %d has size %lld, "
+                                           "elsewhere the label has %lld", eq, x->name ? x->name : "", (int)r,
+                                           (long long)x->dims[r], (long long)size[id]);
+            }
+        }
+    }
+    /* Output labels: as written, or the broadcast axes then the labels used once, ascending. */
+    for (id = 0; id < MMD__EINSUM_IDS; ++id) pos[id] = -1;
+    if (explicit_out) {
+        for (j = 0; j < nraw[c->input_count]; ++j) {
+            int32_t e, span = raw[c->input_count][j] >= 0 ? 1 : ell_rank;
+            for (e = 0; e < span; ++e) {
+                id = raw[c->input_count][j] >= 0 ? raw[c->input_count][j] : MMD__EINSUM_ELLIPSIS + e;
+                if (!count[id] || pos[id] >= 0)
+                    return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "equation '%s': output label %d is %s", eq,
+                                           (int)j, count[id] ? "repeated" : "in no input");
+                if (n == MMD_MAX_RANK) return mmd_kernel_fail(c, MMD_ERR_LIMIT, "equation '%s': output rank too large", eq);
+                pos[id] = n;
+                ids[n++] = id;
+            }
+        }
+    } else {
+        for (id = MMD__EINSUM_ELLIPSIS; id < MMD__EINSUM_ELLIPSIS + ell_rank; ++id) {
+            pos[id] = n;
+            ids[n++] = id;
+        }
+        for (id = 0; id < MMD__EINSUM_ELLIPSIS; ++id)
+            if (count[id] == 1) {
+                if (n == MMD_MAX_RANK) return mmd_kernel_fail(c, MMD_ERR_LIMIT, "equation '%s': output rank too large", eq);
+                pos[id] = n;
+                ids[n++] = id;
+            }
+    }
+    p->out = n;
+    for (id = 0; id < MMD__EINSUM_IDS; ++id)
+        if (count[id] && pos[id] < 0) {
+            if (n == MMD__EINSUM_MAX_LABELS)
+                return mmd_kernel_fail(c, MMD_ERR_LIMIT, "equation '%s' has more than %d labels", eq,
+                                       (int)MMD__EINSUM_MAX_LABELS);
+            pos[id] = n;
+            ids[n++] = id;
+        }
+    p->labels = n;
+    p->empty_sum = 0;
+    for (j = 0; j < n; ++j) {
+        p->size[j] = size[ids[j]];
+        if (j < p->out) dims[j] = p->size[j];
+        else if (p->size[j] == 0) p->empty_sum = 1;
+        if (p->size[j] > 1) {
+            if (p->size[j] > MMD__EINSUM_WORK_MAX / work)
+                return mmd_kernel_fail(c, MMD_ERR_LIMIT, "equation '%s' needs too many multiply-adds", eq);
+            work *= p->size[j];
+        }
+    }
+    /* Strides: an input's repeated label steps along all of its axes at once (a diagonal). */
+    for (i = 0; i < c->input_count; ++i) {
+        const mmd_tensor *x = c->inputs[i];
+        int64_t step = 1;
+        for (j = 0; j < n; ++j) p->stride[i][j] = 0;
+        for (j = 0, r = 0; j < nraw[i]; ++j) {
+            int32_t e, span = raw[i][j] >= 0 ? 1 : ell[i];
+            for (e = 0; e < span; ++e, ++r)
+                axis_id[r] = raw[i][j] >= 0 ? raw[i][j] : MMD__EINSUM_ELLIPSIS + ell_rank - ell[i] + e;
+        }
+        for (r = x->rank - 1; r >= 0; --r) {
+            if (x->dims[r] != 1) p->stride[i][pos[axis_id[r]]] += step;
+            step *= x->dims[r];
+        }
+    }
+    return mmd__set_output(c, 0, c->inputs[0]->dtype, p->out, dims);
+}
+
+/* Advances the labels [lo, hi) like an odometer (the last fastest) and each input's offset
+   with them; 0 once every index has wrapped back to 0. */
+static int32_t mmd__einsum_next(const mmd__einsum_data *p, int32_t lo, int32_t hi, int64_t *idx,
+                                int64_t *off) {
+    int32_t d, i;
+    for (d = hi - 1; d >= lo; --d) {
+        for (i = 0; i < p->inputs; ++i) off[i] += p->stride[i][d];
+        if (++idx[d] < p->size[d]) return 1;
+        for (i = 0; i < p->inputs; ++i) off[i] -= p->stride[i][d] * p->size[d];
+        idx[d] = 0;
+    }
+    return 0;
+}
+
+/* Every output element is a sum over the summed labels of the product of one element of each
+   input; the last summed label is the innermost loop. Floats accumulate in double, integers
+   in uint64_t (wrapping, as the integer kernels do). */
+#define MMD__EINSUM_TYPE(sfx, T, ACC)                                                          \
+    static void mmd__einsum_##sfx(const mmd__einsum_data *p, mmd_tensor *const *in, void *y_) { \
+        const T *x[MMD__EINSUM_MAX_INPUTS];                                                    \
+        T *y = (T *)y_;                                                                        \
+        int64_t idx[MMD__EINSUM_MAX_LABELS] = {0}, off[MMD__EINSUM_MAX_INPUTS] = {0};          \
+        int64_t ls[MMD__EINSUM_MAX_INPUTS], e = 0, t, len = 1;                                 \
+        int32_t i, summed = p->labels > p->out, hi = summed ? p->labels - 1 : p->out;          \
+        for (i = 0; i < p->inputs; ++i) {                                                      \
+            x[i] = (const T *)in[i]->data;                                                     \
+            ls[i] = summed ? p->stride[i][p->labels - 1] : 0;                                  \
+        }                                                                                      \
+        if (summed) len = p->size[p->labels - 1];                                              \
+        for (;;) {                                                                             \
+            ACC acc = 0;                                                                       \
+            while (!p->empty_sum) {                                                            \
+                for (t = 0; t < len; ++t) {                                                    \
+                    ACC prod = 1;                                                              \
+                    for (i = 0; i < p->inputs; ++i) prod *= (ACC)x[i][off[i] + t * ls[i]];     \
+                    acc += prod;                                                               \
+                }                                                                              \
+                if (!mmd__einsum_next(p, p->out, hi, idx, off)) break;                         \
+            }                                                                                  \
+            y[e++] = (T)acc;                                                                   \
+            if (!mmd__einsum_next(p, 0, p->out, idx, off)) break;                              \
+        }                                                                                      \
+    }
+MMD__EINSUM_TYPE(f32, float, double)
+MMD__EINSUM_TYPE(f64, double, double)
+MMD__EINSUM_TYPE(i32, int32_t, uint64_t)
+MMD__EINSUM_TYPE(i64, int64_t, uint64_t)
+#undef MMD__EINSUM_TYPE
+static void (*const mmd__einsum_fns[])(const mmd__einsum_data *p, mmd_tensor *const *in, void *y) = {
+    mmd__einsum_f32, mmd__einsum_f64, mmd__einsum_i32, mmd__einsum_i64};
+
+static mmd_status mmd__einsum_eval(mmd_kernel_ctx *c) {
+    const mmd__einsum_data *p = (const mmd__einsum_data *)c->op_data;
+    if (mmd_tensor_numel(c->outputs[0]) == 0) return MMD_OK;
+    mmd__einsum_fns[p->type](p, c->inputs, c->outputs[0]->data);
+    return MMD_OK;
+}
+
+#undef MMD__ISNAN_FLOAT
+#undef MMD__ISNAN_INT
+
+/* Reduce* before the opset that moved axes to an input, then from it on (flagged so that a
+   graph input feeding the axes re-plans when rebound). ReduceMean here supersedes the float-
+   only entry further down the table. */
+
+/* ==== >>ops indexing ==== */
+/* Indexing and data movement: GatherElements, GatherND, ScatterElements (and opset 9's
+   Scatter), ScatterND, NonZero, Compress, OneHot, Range, Tile, Pad, Trilu, EyeLike,
+   DepthToSpace, SpaceToDepth.
+   Data tensors of any dtype with an element size are moved as bytes; only the scatter
+   reductions, OneHot's indices and depth, NonZero's test and Range look at values, through the
+   cast helpers. Indices are int32 or int64 and wrap from the back as the specs say; an index
+   out of range makes eval fail with MMD_ERR_INDEX naming the value and its element.
+   NonZero and Compress have data-dependent output shapes: prepare sets an upper bound and
+   marks the output dynamic, eval writes the real dims. */
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+/* Fails with MMD_ERR_DTYPE unless input i has an element size (strings and unknown dtypes have
+   none). */
+static mmd_status mmd__index_want_bytes(mmd_kernel_ctx *c, int32_t i) {
+    const mmd_tensor *t = c->inputs[i];
+    if (mmd_dtype_size(t->dtype)) return MMD_OK;
+    return mmd_kernel_fail(c, MMD_ERR_DTYPE, "input %d '%s' has dtype %s (%d), which has no "
+                           "element size", (int)i, t->name ? t->name : "", mmd_dtype_name(t->dtype),
+                           (int)t->dtype);
+}
+
+/* Fails with MMD_ERR_DTYPE unless input i holds int32 or int64 indices. */
+static mmd_status mmd__index_want_indices(mmd_kernel_ctx *c, int32_t i) {
+    const mmd_tensor *t = c->inputs[i];
+    if (t->dtype == MMD_DTYPE_INT32 || t->dtype == MMD_DTYPE_INT64) return MMD_OK;
+    return mmd_kernel_fail(c, MMD_ERR_DTYPE, "input %d '%s' is %s, expects int32 or int64", (int)i,
+                           t->name ? t->name : "", mmd_dtype_name(t->dtype));
+}
+
+/* 1 for dtypes whose values the cast helpers read: Cast's set plus uint64, which they read
+   as the same 64 bits. */
+static int32_t mmd__index_numeric(int32_t dtype) {
+    return mmd__cast_kind(dtype) != 0 || dtype == MMD_DTYPE_UINT64;
+}
+
+/* Element i of a numeric tensor as an integer; floats truncate toward zero and saturate (NaN
+   gives 0), as the specs that accept float indices ask ("casted to int64"). */
+static int64_t mmd__index_value(int32_t dtype, const void *p, int64_t i) {
+    double v;
+    if (mmd__cast_kind(dtype) != 1) return mmd__load_int(dtype, p, i);
+    v = mmd__load_float(dtype, p, i);
+    return v != v ? 0 : v >= 9223372036854775808.0 ? INT64_MAX
+         : v < -9223372036854775808.0 ? INT64_MIN : (int64_t)v;
+}
+
+/* Index v on an axis of size n made non-negative; -1 when outside [-n, n-1]. */
+static int64_t mmd__index_wrap(int64_t v, int64_t n) {
+    if (v < -n || v >= n) return -1;
+    return v < 0 ? v + n : v;
+}
+
+static mmd_status mmd__index_fail(mmd_kernel_ctx *c, int64_t v, int64_t element, int64_t size) {
+    return mmd_kernel_fail(c, MMD_ERR_INDEX, "index %lld (element %lld of the indices) is out of "
+                           "range for an axis of size %lld", (long long)v, (long long)element,
+                           (long long)size);
+}
+
+/* Copies element si of src to element di of dst; typed moves for the common sizes because a
+   memcpy of a run-time size is a library call per element. */
+static void mmd__index_copy(void *dst, int64_t di, const void *src, int64_t si, size_t elem) {
+    switch (elem) {
+    case 1: ((uint8_t *)dst)[di] = ((const uint8_t *)src)[si]; break;
+    case 2: ((uint16_t *)dst)[di] = ((const uint16_t *)src)[si]; break;
+    case 4: ((uint32_t *)dst)[di] = ((const uint32_t *)src)[si]; break;
+    case 8: ((uint64_t *)dst)[di] = ((const uint64_t *)src)[si]; break;
+    default: memcpy((uint8_t *)dst + (size_t)di * elem, (const uint8_t *)src + (size_t)si * elem, elem);
+    }
+}
+
+/* Writes element 0 of value into elements [from, to) of dst. */
+static void mmd__index_fill(void *dst, int64_t from, int64_t to, const void *value, size_t elem) {
+    int64_t i;
+    for (i = from; i < to; ++i) mmd__index_copy(dst, i, value, 0, elem);
+}
+
+/* Row-major element strides of a shape. */
+static void mmd__index_strides(int32_t rank, const int64_t *dims, int64_t *strides) {
+    int64_t s = 1;
+    int32_t d;
+    for (d = rank - 1; d >= 0; --d) {
+        strides[d] = s;
+        s *= dims[d];
+    }
+}
+
+static int64_t mmd__index_prod(const int64_t *dims, int32_t from, int32_t to) {
+    int64_t p = 1;
+    int32_t d;
+    for (d = from; d < to; ++d) p *= dims[d];
+    return p;
+}
+
+/* Advances the row-major position pos over dims (the last axis fastest) and, when strides is
+   not NULL, *off with it; axis `skip` (or -1 for none) moves pos but adds nothing to *off. */
+static void mmd__index_next(int32_t rank, const int64_t *dims, int64_t *pos, const int64_t *strides,
+                            int32_t skip, int64_t *off) {
+    int32_t d;
+    for (d = rank - 1; d >= 0; --d) {
+        int64_t s = !strides || d == skip ? 0 : strides[d];
+        if (s) *off += s;
+        if (++pos[d] < dims[d]) return;
+        if (s) *off -= s * dims[d];
+        pos[d] = 0;
+    }
+}
+
+/* Copies the whole of input 0 to output 0 (the scatter ops start from a copy of data). */
+static void mmd__index_copy_input(mmd_kernel_ctx *c) {
+    const mmd_tensor *x = c->inputs[0];
+    size_t bytes = (size_t)mmd_tensor_numel(x) * mmd_dtype_size(x->dtype);
+    if (bytes && c->outputs[0]->data != x->data) memcpy(c->outputs[0]->data, x->data, bytes);
+}
+
+/* ---- scatter reductions ---------------------------------------------------------------- */
+
+enum { MMD__SCATTER_NONE, MMD__SCATTER_ADD, MMD__SCATTER_MUL, MMD__SCATTER_MAX, MMD__SCATTER_MIN };
+
+/* The `reduction` attribute: add and mul exist from opset 16, max and min from 18. */
+static mmd_status mmd__scatter_reduction(mmd_kernel_ctx *c, int32_t dtype, int32_t *out) {
+    static const char *const names[] = {"none", "add", "mul", "max", "min"};
+    static const int32_t since[] = {1, 16, 16, 18, 18};
+    const char *s;
+    int32_t i;
+    mmd_status st = mmd_attr_get_string(c, "reduction", "none", &s);
+    if (st != MMD_OK) return st;
+    for (i = 0; i < 5; ++i)
+        if (!strcmp(s, names[i])) break;
+    if (i == 5 || c->opset < since[i])
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "reduction '%s' is not defined at opset %d",
+                               s, (int)c->opset);
+    if (i != MMD__SCATTER_NONE && !mmd__cast_kind(dtype))
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "reduction '%s' on %s data is not supported", s,
+                               mmd_dtype_name(dtype));
+    *out = i;
+    return MMD_OK;
+}
+
+/* dst[di] = src[si], or dst[di] combined with src[si] by the reduction. Floats combine in
+   double, integers in int64 with add and mul wrapping (computed unsigned); bool goes through
+   the integer path, so add is `or` and mul is `and`. */
+static void mmd__scatter_apply(int32_t op, int32_t dtype, void *dst, int64_t di, const void *src,
+                               int64_t si, size_t elem) {
+    if (op == MMD__SCATTER_NONE) {
+        mmd__index_copy(dst, di, src, si, elem);
+    } else if (mmd__cast_kind(dtype) == 1) {
+        double a = mmd__load_float(dtype, dst, di), b = mmd__load_float(dtype, src, si);
+        double r = op == MMD__SCATTER_ADD ? a + b : op == MMD__SCATTER_MUL ? a * b
+                 : op == MMD__SCATTER_MAX ? (a > b ? a : b) : (a < b ? a : b);
+        mmd__store_float(dtype, dst, di, r);
+    } else {
+        int64_t a = mmd__load_int(dtype, dst, di), b = mmd__load_int(dtype, src, si);
+        int64_t r = op == MMD__SCATTER_ADD ? (int64_t)((uint64_t)a + (uint64_t)b)
+                  : op == MMD__SCATTER_MUL ? (int64_t)((uint64_t)a * (uint64_t)b)
+                  : op == MMD__SCATTER_MAX ? (a > b ? a : b) : (a < b ? a : b);
+        mmd__store_int(dtype, dst, di, r);
+    }
+}
+
+/* ---- GatherElements, ScatterElements, Scatter ----------------------------------------- */
+
+typedef struct mmd__elements_data {
+    int32_t axis;
+    int32_t reduction;
+} mmd__elements_data;
+
+/* Shared checks: data (input 0) and indices (input 1) of one rank >= 1, the indices no larger
+   than data on every axis but `axis` (their values pick along that one). */
+static mmd_status mmd__elements_check(mmd_kernel_ctx *c, mmd__elements_data *p) {
+    const mmd_tensor *x = c->inputs[0], *idx = c->inputs[1];
+    int64_t axis;
+    int32_t d;
+    mmd_status st;
+    if ((st = mmd__index_want_bytes(c, 0)) != MMD_OK ||
+        (st = mmd__index_want_indices(c, 1)) != MMD_OK ||
+        (st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK)) != MMD_OK ||
+        (st = mmd_attr_get_int(c, "axis", 0, &axis)) != MMD_OK ||
+        (st = mmd__norm_axis(c, axis, x->rank, &p->axis)) != MMD_OK)
+        return st;
+    if (idx->rank != x->rank)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "indices have rank %d, data has rank %d",
+                               (int)idx->rank, (int)x->rank);
+    for (d = 0; d < x->rank; ++d)
+        if (d != p->axis && idx->dims[d] > x->dims[d]) {
+            char ti[96], tx[96];
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "indices %s exceed data %s on axis %d",
+                                   mmd__dims_text(ti, sizeof ti, idx->rank, idx->dims),
+                                   mmd__dims_text(tx, sizeof tx, x->rank, x->dims), (int)d);
+        }
+    return MMD_OK;
+}
+
+static mmd_status mmd__gather_elements_any_prepare(mmd_kernel_ctx *c) {
+    mmd__elements_data *p = (mmd__elements_data *)c->op_data;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 2, 2, 1)) != MMD_OK || (st = mmd__elements_check(c, p)) != MMD_OK)
+        return st;
+    return mmd__set_output(c, 0, c->inputs[0]->dtype, c->inputs[1]->rank, c->inputs[1]->dims);
+}
+
+/* The indices are walked in order; off is the data offset of the current position without the
+   axis term, which the index value supplies. */
+static mmd_status mmd__gather_elements_any_eval(mmd_kernel_ctx *c) {
+    const mmd__elements_data *p = (const mmd__elements_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0], *idx = c->inputs[1];
+    size_t elem = mmd_dtype_size(x->dtype);
+    int64_t xs[MMD_MAX_RANK], pos[MMD_MAX_RANK] = {0}, off = 0, n = mmd_tensor_numel(idx), j;
+    int64_t size = x->dims[p->axis];
+    mmd__index_strides(x->rank, x->dims, xs);
+    for (j = 0; j < n; ++j) {
+        int64_t v = mmd__load_int(idx->dtype, idx->data, j), w = mmd__index_wrap(v, size);
+        if (w < 0) return mmd__index_fail(c, v, j, size);
+        mmd__index_copy(c->outputs[0]->data, j, x->data, off + w * xs[p->axis], elem);
+        mmd__index_next(idx->rank, idx->dims, pos, xs, p->axis, &off);
+    }
+    return MMD_OK;
+}
+
+/* ScatterElements, and Scatter (opset 9 and 10, its earlier name without reductions). */
+static mmd_status mmd__scatter_elements_any_prepare(mmd_kernel_ctx *c) {
+    mmd__elements_data *p = (mmd__elements_data *)c->op_data;
+    const mmd_tensor *x, *idx, *u;
+    int32_t d, same;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 3, 3, 1)) != MMD_OK || (st = mmd__elements_check(c, p)) != MMD_OK)
+        return st;
+    x = c->inputs[0];
+    idx = c->inputs[1];
+    u = c->inputs[2];
+    if ((st = mmd__want_dtype(c, 2, x->dtype)) != MMD_OK ||
+        (st = mmd__scatter_reduction(c, x->dtype, &p->reduction)) != MMD_OK)
+        return st;
+    same = u->rank == idx->rank;
+    for (d = 0; same && d < u->rank; ++d) same = u->dims[d] == idx->dims[d];
+    if (!same) {
+        char tu[96], ti[96];
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "updates %s differ from indices %s",
+                               mmd__dims_text(tu, sizeof tu, u->rank, u->dims),
+                               mmd__dims_text(ti, sizeof ti, idx->rank, idx->dims));
+    }
+    return mmd__set_output(c, 0, x->dtype, x->rank, x->dims);
+}
+
+static mmd_status mmd__scatter_elements_any_eval(mmd_kernel_ctx *c) {
+    const mmd__elements_data *p = (const mmd__elements_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0], *idx = c->inputs[1], *u = c->inputs[2];
+    size_t elem = mmd_dtype_size(x->dtype);
+    int64_t xs[MMD_MAX_RANK], pos[MMD_MAX_RANK] = {0}, off = 0, n = mmd_tensor_numel(idx), j;
+    int64_t size = x->dims[p->axis];
+    mmd__index_copy_input(c);
+    mmd__index_strides(x->rank, x->dims, xs);
+    for (j = 0; j < n; ++j) {
+        int64_t v = mmd__load_int(idx->dtype, idx->data, j), w = mmd__index_wrap(v, size);
+        if (w < 0) return mmd__index_fail(c, v, j, size);
+        mmd__scatter_apply(p->reduction, x->dtype, c->outputs[0]->data, off + w * xs[p->axis],
+                           u->data, j, elem);
+        mmd__index_next(idx->rank, idx->dims, pos, xs, p->axis, &off);
+    }
+    return MMD_OK;
+}
+
+/* ---- GatherND, ScatterND --------------------------------------------------------------- */
+
+typedef struct mmd__nd_data {
+    int32_t batch_dims;              /* GatherND */
+    int32_t reduction;               /* ScatterND */
+} mmd__nd_data;
+
+/* Data offset (in elements) of index tuple t, whose k values pick along data axes [first,
+   first + k). */
+static mmd_status mmd__nd_offset(mmd_kernel_ctx *c, const mmd_tensor *idx, int64_t t, int32_t k,
+                                 const mmd_tensor *x, const int64_t *xs, int32_t first, int64_t *off) {
+    int32_t j;
+    for (j = 0; j < k; ++j) {
+        int64_t v = mmd__load_int(idx->dtype, idx->data, t * k + j);
+        int64_t w = mmd__index_wrap(v, x->dims[first + j]);
+        if (w < 0) return mmd__index_fail(c, v, t * k + j, x->dims[first + j]);
+        *off += w * xs[first + j];
+    }
+    return MMD_OK;
+}
+
+/* Output: the indices' dims without the last, then data's dims past the batch and the k
+   indexed axes. The batch dims of data and indices must agree. */
+static mmd_status mmd__gather_nd_any_prepare(mmd_kernel_ctx *c) {
+    mmd__nd_data *p = (mmd__nd_data *)c->op_data;
+    const mmd_tensor *x, *idx;
+    int64_t b, k, dims[2 * MMD_MAX_RANK];
+    int32_t d, n = 0;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 2, 2, 1)) != MMD_OK || (st = mmd__index_want_bytes(c, 0)) != MMD_OK ||
+        (st = mmd__index_want_indices(c, 1)) != MMD_OK ||
+        (st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK)) != MMD_OK ||
+        (st = mmd__want_rank(c, 1, 1, MMD_MAX_RANK)) != MMD_OK ||
+        (st = mmd_attr_get_int(c, "batch_dims", 0, &b)) != MMD_OK)
+        return st;
+    x = c->inputs[0];
+    idx = c->inputs[1];
+    if (b < 0 || b >= x->rank || b >= idx->rank)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "batch_dims %lld must be in [0, %d)",
+                               (long long)b, (int)(x->rank < idx->rank ? x->rank : idx->rank));
+    k = idx->dims[idx->rank - 1];
+    if (k < 1 || k > x->rank - b)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "the indices' last dim is %lld, expects 1 to %lld",
+                               (long long)k, (long long)(x->rank - b));
+    for (d = 0; d < b; ++d)
+        if (idx->dims[d] != x->dims[d])
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "batch dim %d is %lld in indices but %lld in data",
+                                   (int)d, (long long)idx->dims[d], (long long)x->dims[d]);
+    p->batch_dims = (int32_t)b;
+    for (d = 0; d < idx->rank - 1; ++d) dims[n++] = idx->dims[d];
+    for (d = (int32_t)(b + k); d < x->rank; ++d) dims[n++] = x->dims[d];
+    if (n > MMD_MAX_RANK)
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "output would have rank %d, more than MMD_MAX_RANK",
+                               (int)n);
+    return mmd__set_output(c, 0, x->dtype, n, dims);
+}
+
+static mmd_status mmd__gather_nd_any_eval(mmd_kernel_ctx *c) {
+    const mmd__nd_data *p = (const mmd__nd_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0], *idx = c->inputs[1];
+    int32_t b = p->batch_dims, k = (int32_t)idx->dims[idx->rank - 1];
+    size_t elem = mmd_dtype_size(x->dtype);
+    int64_t xs[MMD_MAX_RANK], batches = mmd__index_prod(x->dims, 0, b);
+    int64_t tuples = mmd__index_prod(idx->dims, b, idx->rank - 1);
+    int64_t slice = mmd__index_prod(x->dims, b + k, x->rank), bi, t;
+    size_t bytes = (size_t)slice * elem;
+    uint8_t *y = (uint8_t *)c->outputs[0]->data;
+    mmd_status st;
+    mmd__index_strides(x->rank, x->dims, xs);
+    for (bi = 0; bi < batches; ++bi)
+        for (t = 0; t < tuples; ++t) {
+            int64_t off = b ? bi * xs[b - 1] : 0;
+            if ((st = mmd__nd_offset(c, idx, bi * tuples + t, k, x, xs, b, &off)) != MMD_OK) return st;
+            if (bytes) memcpy(y, (const uint8_t *)x->data + (size_t)off * elem, bytes);
+            y += bytes;
+        }
+    return MMD_OK;
+}
+
+/* updates must have the shape indices.shape[:-1] ++ data.shape[k:]. */
+static mmd_status mmd__scatter_nd_any_prepare(mmd_kernel_ctx *c) {
+    mmd__nd_data *p = (mmd__nd_data *)c->op_data;
+    const mmd_tensor *x, *idx, *u;
+    int64_t k, want[2 * MMD_MAX_RANK];
+    int32_t d, n = 0, same;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 3, 3, 1)) != MMD_OK || (st = mmd__index_want_bytes(c, 0)) != MMD_OK ||
+        (st = mmd__index_want_indices(c, 1)) != MMD_OK ||
+        (st = mmd__want_dtype(c, 2, c->inputs[0]->dtype)) != MMD_OK ||
+        (st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK)) != MMD_OK ||
+        (st = mmd__want_rank(c, 1, 1, MMD_MAX_RANK)) != MMD_OK ||
+        (st = mmd__scatter_reduction(c, c->inputs[0]->dtype, &p->reduction)) != MMD_OK)
+        return st;
+    x = c->inputs[0];
+    idx = c->inputs[1];
+    u = c->inputs[2];
+    k = idx->dims[idx->rank - 1];
+    if (k < 1 || k > x->rank)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "the indices' last dim is %lld, expects 1 to %d",
+                               (long long)k, (int)x->rank);
+    for (d = 0; d < idx->rank - 1; ++d) want[n++] = idx->dims[d];
+    for (d = (int32_t)k; d < x->rank; ++d) want[n++] = x->dims[d];
+    same = u->rank == n;
+    for (d = 0; same && d < n; ++d) same = u->dims[d] == want[d];
+    if (!same) {
+        char tu[96], tw[96];
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "updates are %s, expects %s",
+                               mmd__dims_text(tu, sizeof tu, u->rank, u->dims),
+                               mmd__dims_text(tw, sizeof tw, n, want));
+    }
+    return mmd__set_output(c, 0, x->dtype, x->rank, x->dims);
+}
+
+static mmd_status mmd__scatter_nd_any_eval(mmd_kernel_ctx *c) {
+    const mmd__nd_data *p = (const mmd__nd_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0], *idx = c->inputs[1], *u = c->inputs[2];
+    int32_t k = (int32_t)idx->dims[idx->rank - 1];
+    size_t elem = mmd_dtype_size(x->dtype);
+    int64_t xs[MMD_MAX_RANK], tuples = mmd__index_prod(idx->dims, 0, idx->rank - 1);
+    int64_t slice = mmd__index_prod(x->dims, k, x->rank), t, e;
+    mmd_status st;
+    mmd__index_copy_input(c);
+    mmd__index_strides(x->rank, x->dims, xs);
+    for (t = 0; t < tuples; ++t) {
+        int64_t off = 0;
+        if ((st = mmd__nd_offset(c, idx, t, k, x, xs, 0, &off)) != MMD_OK) return st;
+        if (p->reduction == MMD__SCATTER_NONE) {
+            if (slice)
+                memcpy((uint8_t *)c->outputs[0]->data + (size_t)off * elem,
+                       (const uint8_t *)u->data + (size_t)(t * slice) * elem, (size_t)slice * elem);
+            continue;
+        }
+        for (e = 0; e < slice; ++e)
+            mmd__scatter_apply(p->reduction, x->dtype, c->outputs[0]->data, off + e, u->data,
+                               t * slice + e, elem);
+    }
+    return MMD_OK;
+}
+
+/* ---- NonZero, Compress: data-dependent shapes ----------------------------------------- */
+
+/* 1 when element i is not zero; -0.0 is zero, NaN is not. */
+static int32_t mmd__index_nonzero(int32_t dtype, const void *p, int64_t i) {
+    if (mmd__cast_kind(dtype) == 1) return mmd__load_float(dtype, p, i) != 0.0;
+    return mmd__load_int(dtype, p, i) != 0;
+}
+
+/* Output (rank, nnz) int64, planned as (rank, numel). A scalar gives (0, nnz), as the spec
+   says (numpy would give (1, nnz)). */
+static mmd_status mmd__non_zero_any_prepare(mmd_kernel_ctx *c) {
+    int64_t dims[2];
+    mmd_status st;
+    if ((st = mmd__check_io(c, 1, 1, 1)) != MMD_OK) return st;
+    if (!mmd__index_numeric(c->inputs[0]->dtype))
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "input 0 is %s, expects a numeric or bool tensor",
+                               mmd_dtype_name(c->inputs[0]->dtype));
+    dims[0] = c->inputs[0]->rank;
+    dims[1] = mmd_tensor_numel(c->inputs[0]);
+    if ((st = mmd__set_output(c, 0, MMD_DTYPE_INT64, 2, dims)) != MMD_OK) return st;
+    c->outputs[0]->dynamic = 1;
+    return MMD_OK;
+}
+
+/* Two passes: the count fixes the row length, then the coordinates go in row by row. */
+static mmd_status mmd__non_zero_any_eval(mmd_kernel_ctx *c) {
+    const mmd_tensor *x = c->inputs[0];
+    int64_t *y = (int64_t *)c->outputs[0]->data;
+    int64_t n = mmd_tensor_numel(x), nnz = 0, i, j = 0, pos[MMD_MAX_RANK] = {0};
+    int32_t d;
+    for (i = 0; i < n; ++i) nnz += mmd__index_nonzero(x->dtype, x->data, i);
+    for (i = 0; i < n; ++i) {
+        if (mmd__index_nonzero(x->dtype, x->data, i)) {
+            for (d = 0; d < x->rank; ++d) y[d * nnz + j] = pos[d];
+            ++j;
+        }
+        mmd__index_next(x->rank, x->dims, pos, NULL, -1, NULL);
+    }
+    c->outputs[0]->dims[1] = nnz;
+    return MMD_OK;
+}
+
+typedef struct mmd__compress_data {
+    int32_t axis;                    /* -1: no axis, the input is flattened */
+} mmd__compress_data;
+
+/* The output keeps the input's shape with the axis planned at its full size (or the element
+   count without an axis); eval sets the real count of true conditions. */
+static mmd_status mmd__compress_any_prepare(mmd_kernel_ctx *c) {
+    mmd__compress_data *p = (mmd__compress_data *)c->op_data;
+    const mmd_tensor *x;
+    int64_t axis, numel;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 2, 2, 1)) != MMD_OK || (st = mmd__index_want_bytes(c, 0)) != MMD_OK ||
+        (st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK)) != MMD_OK ||
+        (st = mmd__want_dtype(c, 1, MMD_DTYPE_BOOL)) != MMD_OK ||
+        (st = mmd__want_rank(c, 1, 1, 1)) != MMD_OK)
+        return st;
+    x = c->inputs[0];
+    p->axis = -1;
+    if (mmd_node_attr(c->node, "axis")) {
+        if ((st = mmd_attr_get_int(c, "axis", 0, &axis)) != MMD_OK ||
+            (st = mmd__norm_axis(c, axis, x->rank, &p->axis)) != MMD_OK)
+            return st;
+        st = mmd__set_output(c, 0, x->dtype, x->rank, x->dims);
+    } else {
+        numel = mmd_tensor_numel(x);
+        st = mmd__set_output(c, 0, x->dtype, 1, &numel);
+    }
+    if (st == MMD_OK) c->outputs[0]->dynamic = 1;
+    return st;
+}
+
+/* Condition entries past the axis (or the element count) must be false: numpy fails on a
+   true one there, and so does this, with MMD_ERR_INDEX. */
+static mmd_status mmd__compress_any_eval(mmd_kernel_ctx *c) {
+    const mmd__compress_data *p = (const mmd__compress_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0];
+    const uint8_t *cond = (const uint8_t *)c->inputs[1]->data;
+    mmd_tensor *y = c->outputs[0];
+    size_t elem = mmd_dtype_size(x->dtype);
+    int64_t size = p->axis < 0 ? mmd_tensor_numel(x) : x->dims[p->axis];
+    int64_t len = c->inputs[1]->dims[0], count = 0, i, o;
+    int64_t outer = p->axis < 0 ? 1 : mmd__index_prod(x->dims, 0, p->axis);
+    size_t block = p->axis < 0 ? elem : (size_t)mmd__index_prod(x->dims, p->axis + 1, x->rank) * elem;
+    uint8_t *dst = (uint8_t *)y->data;
+    for (i = 0; i < len; ++i) {
+        if (!cond[i]) continue;
+        if (i >= size)
+            return mmd_kernel_fail(c, MMD_ERR_INDEX, "condition element %lld is true but the axis "
+                                   "has only %lld entries", (long long)i, (long long)size);
+        ++count;
+    }
+    if (len > size) len = size;
+    for (o = 0; o < outer; ++o)
+        for (i = 0; i < len; ++i)
+            if (cond[i] && block) {
+                memcpy(dst, (const uint8_t *)x->data + (size_t)(o * size + i) * block, block);
+                dst += block;
+            }
+    y->dims[p->axis < 0 ? 0 : p->axis] = count;
+    return MMD_OK;
+}
+
+/* ---- OneHot ------------------------------------------------------------------------------ */
+
+typedef struct mmd__one_hot_data {
+    int32_t axis;                    /* of the output */
+    int64_t depth;
+} mmd__one_hot_data;
+
+/* depth (input 1) sets the output shape, so it must be known at prepare. */
+static mmd_status mmd__one_hot_any_prepare(mmd_kernel_ctx *c) {
+    mmd__one_hot_data *p = (mmd__one_hot_data *)c->op_data;
+    const mmd_tensor *idx, *depth, *values;
+    int64_t axis, dims[MMD_MAX_RANK];
+    int32_t d, n = 0;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 3, 3, 1)) != MMD_OK || (st = mmd__index_want_bytes(c, 2)) != MMD_OK ||
+        (st = mmd__want_rank(c, 0, 0, MMD_MAX_RANK - 1)) != MMD_OK ||
+        (st = mmd__want_rank(c, 2, 1, 1)) != MMD_OK ||
+        (st = mmd_attr_get_int(c, "axis", -1, &axis)) != MMD_OK)
+        return st;
+    idx = c->inputs[0];
+    depth = c->inputs[1];
+    values = c->inputs[2];
+    if (!mmd__index_numeric(idx->dtype) || !mmd__index_numeric(depth->dtype))
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "indices (%s) and depth (%s) must be numeric",
+                               mmd_dtype_name(idx->dtype), mmd_dtype_name(depth->dtype));
+    if (values->dims[0] != 2)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "values has %lld elements, expects 2 (off, on)",
+                               (long long)values->dims[0]);
+    if (mmd_tensor_numel(depth) != 1)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "depth has %lld elements, expects 1",
+                               (long long)mmd_tensor_numel(depth));
+    if (!mmd_tensor_is_const(depth))
+        return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "depth '%s' is not known at prepare time",
+                               depth->name ? depth->name : "");
+    p->depth = mmd__index_value(depth->dtype, depth->data, 0);
+    if (p->depth < 0 || p->depth > MMD__ELEMS_MAX)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "depth %lld is out of range",
+                               (long long)p->depth);
+    if ((st = mmd__norm_axis(c, axis, idx->rank + 1, &p->axis)) != MMD_OK) return st;
+    for (d = 0; d <= idx->rank; ++d)
+        dims[d] = d < p->axis ? idx->dims[d] : d == p->axis ? p->depth : idx->dims[d - 1];
+    n = idx->rank + 1;
+    return mmd__set_output(c, 0, values->dtype, n, dims);
+}
+
+/* Everything off, then one `on` per index. Before opset 11 negative indices are off too;
+   from 11 they count from the back. */
+static mmd_status mmd__one_hot_any_eval(mmd_kernel_ctx *c) {
+    const mmd__one_hot_data *p = (const mmd__one_hot_data *)c->op_data;
+    const mmd_tensor *idx = c->inputs[0], *values = c->inputs[2];
+    void *y = c->outputs[0]->data;
+    size_t elem = mmd_dtype_size(values->dtype);
+    int64_t outer = mmd__index_prod(idx->dims, 0, p->axis);
+    int64_t inner = mmd__index_prod(idx->dims, p->axis, idx->rank), o, i;
+    mmd__index_fill(y, 0, mmd_tensor_numel(c->outputs[0]), values->data, elem);
+    for (o = 0; o < outer; ++o)
+        for (i = 0; i < inner; ++i) {
+            int64_t v = mmd__index_value(idx->dtype, idx->data, o * inner + i);
+            v = c->opset < 11 && v < 0 ? -1 : mmd__index_wrap(v, p->depth);
+            if (v >= 0) mmd__index_copy(y, (o * p->depth + v) * inner + i, values->data, 1, elem);
+        }
+    return MMD_OK;
+}
+
+/* ---- Range ------------------------------------------------------------------------------- */
+
+/* The element count, max(ceil((limit - start) / delta), 0), needs all three values now. */
+static mmd_status mmd__range_any_prepare(mmd_kernel_ctx *c) {
+    static const char *const names[] = {"start", "limit", "delta"};
+    int32_t dtype, i, missing = 0;
+    int64_t count;
+    char unknown[64];
+    size_t len = 0;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 3, 3, 1)) != MMD_OK) return st;
+    dtype = c->inputs[0]->dtype;
+    if (dtype != MMD_DTYPE_FLOAT32 && dtype != MMD_DTYPE_FLOAT64 && dtype != MMD_DTYPE_INT16 &&
+        dtype != MMD_DTYPE_INT32 && dtype != MMD_DTYPE_INT64)
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "start is %s, expects float32, float64, int16, "
+                               "int32 or int64", mmd_dtype_name(dtype));
+    unknown[0] = '\0';
+    for (i = 0; i < 3; ++i) {
+        const char *s = names[i];
+        if ((st = mmd__want_dtype(c, i, dtype)) != MMD_OK) return st;
+        if (mmd_tensor_numel(c->inputs[i]) != 1)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "%s has %lld elements, expects a scalar", s,
+                                   (long long)mmd_tensor_numel(c->inputs[i]));
+        if (mmd_tensor_is_const(c->inputs[i])) continue;
+        if (len) {
+            unknown[len++] = ',';
+            unknown[len++] = ' ';
+        }
+        while (*s) unknown[len++] = *s++;
+        unknown[len] = '\0';
+        ++missing;
+    }
+    if (missing)
+        return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "%s %s not known at prepare time, and the "
+                               "output size depends on %s", unknown, missing > 1 ? "are" : "is",
+                               missing > 1 ? "their values" : "its value");
+    if (mmd__cast_kind(dtype) == 1) {
+        double start = mmd__load_float(dtype, c->inputs[0]->data, 0);
+        double limit = mmd__load_float(dtype, c->inputs[1]->data, 0);
+        double delta = mmd__load_float(dtype, c->inputs[2]->data, 0);
+        double n = delta == 0.0 ? 0.0 : ceil((limit - start) / delta);
+        if (delta == 0.0 || n != n || n > (double)MMD__ELEMS_MAX)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "range from %g to %g by %g has no "
+                                   "bounded size", start, limit, delta);
+        count = n > 0.0 ? (int64_t)n : 0;
+    } else {
+        int64_t start = mmd__load_int(dtype, c->inputs[0]->data, 0);
+        int64_t limit = mmd__load_int(dtype, c->inputs[1]->data, 0);
+        int64_t delta = mmd__load_int(dtype, c->inputs[2]->data, 0);
+        uint64_t span, step, n;
+        if (delta == 0)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "delta is 0");
+        /* Unsigned differences cannot overflow once the direction is known to be right. */
+        if ((delta > 0 && limit <= start) || (delta < 0 && limit >= start)) {
+            n = 0;
+        } else {
+            span = delta > 0 ? (uint64_t)limit - (uint64_t)start : (uint64_t)start - (uint64_t)limit;
+            step = delta > 0 ? (uint64_t)delta : (uint64_t)0 - (uint64_t)delta;
+            n = span / step + (span % step != 0);
+        }
+        if (n > (uint64_t)MMD__ELEMS_MAX)
+            return mmd_kernel_fail(c, MMD_ERR_LIMIT, "range from %lld to %lld by %lld has %llu "
+                                   "elements", (long long)start, (long long)limit, (long long)delta,
+                                   (unsigned long long)n);
+        count = (int64_t)n;
+    }
+    return mmd__set_output(c, 0, dtype, 1, &count);
+}
+
+static mmd_status mmd__range_any_eval(mmd_kernel_ctx *c) {
+    int32_t dtype = c->inputs[0]->dtype;
+    int64_t n = c->outputs[0]->dims[0], i;
+    void *y = c->outputs[0]->data;
+    if (mmd__cast_kind(dtype) == 1) {
+        double start = mmd__load_float(dtype, c->inputs[0]->data, 0);
+        double delta = mmd__load_float(dtype, c->inputs[2]->data, 0);
+        for (i = 0; i < n; ++i) mmd__store_float(dtype, y, i, start + (double)i * delta);
+    } else {
+        uint64_t start = (uint64_t)mmd__load_int(dtype, c->inputs[0]->data, 0);
+        uint64_t delta = (uint64_t)mmd__load_int(dtype, c->inputs[2]->data, 0);
+        for (i = 0; i < n; ++i) mmd__store_int(dtype, y, i, (int64_t)(start + (uint64_t)i * delta));
+    }
+    return MMD_OK;
+}
+
+/* ---- Tile ------------------------------------------------------------------------------- */
+
+/* repeats (input 1) sets the output shape, so it must be known at prepare. */
+static mmd_status mmd__tile_any_prepare(mmd_kernel_ctx *c) {
+    const mmd_tensor *x, *r;
+    int64_t dims[MMD_MAX_RANK];
+    int32_t d;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 2, 2, 1)) != MMD_OK || (st = mmd__index_want_bytes(c, 0)) != MMD_OK ||
+        (st = mmd__index_want_indices(c, 1)) != MMD_OK || (st = mmd__want_rank(c, 1, 1, 1)) != MMD_OK)
+        return st;
+    x = c->inputs[0];
+    r = c->inputs[1];
+    if (r->dims[0] != x->rank)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "repeats has %lld values for an input of rank %d",
+                               (long long)r->dims[0], (int)x->rank);
+    if (!mmd_tensor_is_const(r))
+        return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "repeats '%s' is not known at prepare time",
+                               r->name ? r->name : "");
+    for (d = 0; d < x->rank; ++d) {
+        int64_t k = mmd__load_int(r->dtype, r->data, d);
+        if (k < 0 || k > MMD__ELEMS_MAX / (x->dims[d] > 1 ? x->dims[d] : 1))
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "repeats[%d] = %lld is out of range",
+                                   (int)d, (long long)k);
+        dims[d] = x->dims[d] * k;
+    }
+    return mmd__set_output(c, 0, x->dtype, x->rank, dims);
+}
+
+/* One output row (all axes but the last fixed) is the matching input row repeated; the input
+   row is found by taking each output coordinate modulo the input dim. */
+static mmd_status mmd__tile_any_eval(mmd_kernel_ctx *c) {
+    const mmd_tensor *x = c->inputs[0];
+    const mmd_tensor *y = c->outputs[0];
+    size_t elem = mmd_dtype_size(x->dtype);
+    int64_t xs[MMD_MAX_RANK], pos[MMD_MAX_RANK] = {0}, rows, r;
+    int32_t d, last = x->rank - 1;
+    size_t row;
+    uint8_t *dst = (uint8_t *)y->data;
+    if (mmd_tensor_numel(y) == 0) return MMD_OK;
+    if (x->rank == 0) {
+        memcpy(dst, x->data, elem);
+        return MMD_OK;
+    }
+    mmd__index_strides(x->rank, x->dims, xs);
+    rows = mmd__index_prod(y->dims, 0, last);
+    row = (size_t)x->dims[last] * elem;
+    for (r = 0; r < rows; ++r) {
+        int64_t off = 0, k;
+        for (d = 0; d < last; ++d) off += (pos[d] % x->dims[d]) * xs[d];
+        for (k = 0; k < y->dims[last] / x->dims[last]; ++k) {
+            memcpy(dst, (const uint8_t *)x->data + (size_t)off * elem, row);
+            dst += row;
+        }
+        mmd__index_next(last, y->dims, pos, NULL, -1, NULL);
+    }
+    return MMD_OK;
+}
+
+/* ---- Pad -------------------------------------------------------------------------------- */
+
+enum { MMD__PAD_CONSTANT, MMD__PAD_REFLECT, MMD__PAD_EDGE, MMD__PAD_WRAP };
+
+/* Negative pads crop first; the padding then applies to the window that is left, which is
+   [start, start + size) of the input on each axis. */
+typedef struct mmd__pad_data {
+    int32_t mode;
+    int64_t before[MMD_MAX_RANK];    /* added in front (0 when cropped) */
+    int64_t start[MMD_MAX_RANK];     /* first input index of the window */
+    int64_t size[MMD_MAX_RANK];      /* window length */
+    union {                          /* opset 2-10: the `value` attribute in the data's dtype */
+        double f64;
+        uint64_t u64;
+    } value;
+} mmd__pad_data;
+
+/* Input index on axis d for output index o, or -1 where the constant goes. */
+static int64_t mmd__pad_map(const mmd__pad_data *p, int32_t d, int64_t o) {
+    int64_t j = o - p->before[d], m = p->size[d], t;
+    if (j >= 0 && j < m) return p->start[d] + j;
+    switch (p->mode) {
+    case MMD__PAD_EDGE:
+        t = j < 0 ? 0 : m - 1;
+        break;
+    case MMD__PAD_WRAP:
+        t = ((j % m) + m) % m;
+        break;
+    case MMD__PAD_REFLECT:
+        /* Mirror without repeating the edge: a period of 2(m-1) folded in half (numpy's
+           reflect); a one-element axis repeats, as numpy's does. */
+        if (m == 1) {
+            t = 0;
+            break;
+        }
+        t = ((j % (2 * (m - 1))) + 2 * (m - 1)) % (2 * (m - 1));
+        if (t >= m) t = 2 * (m - 1) - t;
+        break;
+    default:
+        return -1;
+    }
+    return p->start[d] + t;
+}
+
+/* Output cells [from, to) of the row at element o, whose input row starts at element off. */
+static void mmd__pad_cells(const mmd__pad_data *p, int32_t d, int64_t from, int64_t to, void *y,
+                           int64_t o, const void *x, int64_t off, const void *value, size_t elem) {
+    int64_t j;
+    for (j = from; j < to; ++j) {
+        int64_t k = mmd__pad_map(p, d, j);
+        if (k < 0) mmd__index_copy(y, o + j, value, 0, elem);
+        else mmd__index_copy(y, o + j, x, off + k, elem);
+    }
+}
+
+/* pads from the attribute (opset 2-10) or input 1 (11+), for the axes of input 3 (18+) or all
+   axes; mode constant, reflect, edge and, from opset 19, wrap. */
+static mmd_status mmd__pad_any_prepare(mmd_kernel_ctx *c) {
+    static const char *const modes[] = {"constant", "reflect", "edge", "wrap"};
+    mmd__pad_data *p = (mmd__pad_data *)c->op_data;
+    const mmd_tensor *x;
+    const int64_t *attr_pads = NULL;
+    const char *mode;
+    int64_t npads = 0, pads[2 * MMD_MAX_RANK], dims[MMD_MAX_RANK], i;
+    int32_t axes[MMD_MAX_RANK], naxes, d, max_in = c->opset >= 18 ? 4 : c->opset >= 11 ? 3 : 1;
+    mmd_status st;
+    if ((st = mmd__check_io(c, c->opset >= 11 ? 2 : 1, max_in, 1)) != MMD_OK ||
+        (st = mmd__index_want_bytes(c, 0)) != MMD_OK ||
+        (st = mmd_attr_get_string(c, "mode", "constant", &mode)) != MMD_OK)
+        return st;
+    x = c->inputs[0];
+    for (p->mode = 0; p->mode < 4; ++p->mode)
+        if (!strcmp(mode, modes[p->mode])) break;
+    if (p->mode == 4 || (p->mode == MMD__PAD_WRAP && c->opset < 19))
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "mode '%s' is not defined at opset %d",
+                               mode, (int)c->opset);
+    naxes = x->rank;
+    for (d = 0; d < x->rank; ++d) axes[d] = d;
+    if (c->opset < 11) {
+        float value;
+        if ((st = mmd_attr_get_ints(c, "pads", &attr_pads, &npads)) != MMD_OK ||
+            (st = mmd_attr_get_float(c, "value", 0.0f, &value)) != MMD_OK)
+            return st;
+        if (mmd__index_numeric(x->dtype)) mmd__store_float(x->dtype, &p->value, 0, value);
+    } else {
+        const mmd_tensor *t = c->inputs[1];
+        if ((st = mmd__index_want_indices(c, 1)) != MMD_OK ||
+            (st = mmd__want_rank(c, 1, 1, 1)) != MMD_OK)
+            return st;
+        if (!mmd_tensor_is_const(t))
+            return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "pads '%s' is not known at prepare time",
+                                   t->name ? t->name : "");
+        if (c->input_count > 2 && c->inputs[2]) {
+            if ((st = mmd__want_dtype(c, 2, x->dtype)) != MMD_OK) return st;
+            if (mmd_tensor_numel(c->inputs[2]) != 1)
+                return mmd_kernel_fail(c, MMD_ERR_SHAPE, "constant_value has %lld elements, "
+                                       "expects 1", (long long)mmd_tensor_numel(c->inputs[2]));
+        }
+        if (c->input_count > 3 && c->inputs[3]) {
+            const mmd_tensor *a = c->inputs[3];
+            if ((st = mmd__index_want_indices(c, 3)) != MMD_OK ||
+                (st = mmd__want_rank(c, 3, 1, 1)) != MMD_OK)
+                return st;
+            if (!mmd_tensor_is_const(a))
+                return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "axes '%s' is not known at prepare "
+                                       "time", a->name ? a->name : "");
+            if (a->dims[0] > x->rank)
+                return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "axes has %lld values for rank %d",
+                                       (long long)a->dims[0], (int)x->rank);
+            naxes = (int32_t)a->dims[0];
+            for (d = 0; d < naxes; ++d) {
+                int64_t axis = mmd__load_int(a->dtype, a->data, d);
+                int32_t k;
+                if ((st = mmd__norm_axis(c, axis, x->rank, &axes[d])) != MMD_OK) return st;
+                for (k = 0; k < d; ++k)
+                    if (axes[k] == axes[d])
+                        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "axis %d is repeated in axes",
+                                               (int)axes[d]);
+            }
+        }
+        npads = t->dims[0];
+        if (npads == 2 * naxes)
+            for (i = 0; i < npads; ++i) pads[i] = mmd__load_int(t->dtype, t->data, i);
+    }
+    if (npads != 2 * naxes)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "pads has %lld values, expects %d",
+                               (long long)npads, (int)(2 * naxes));
+    if (attr_pads)
+        for (i = 0; i < npads; ++i) pads[i] = attr_pads[i];
+    for (d = 0; d < x->rank; ++d) {
+        p->before[d] = 0;
+        p->start[d] = 0;
+        p->size[d] = x->dims[d];
+        dims[d] = x->dims[d];
+    }
+    for (i = 0; i < naxes; ++i) {
+        int64_t b = pads[i], e = pads[i + naxes], n;
+        d = axes[i];
+        n = x->dims[d];
+        if (b < -n || e < -n || b > MMD__ELEMS_MAX || e > MMD__ELEMS_MAX || n + b + e < 0)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "pads %lld and %lld do not fit axis %d "
+                                   "of size %lld", (long long)b, (long long)e, (int)d, (long long)n);
+        p->before[d] = b > 0 ? b : 0;
+        p->start[d] = b < 0 ? -b : 0;
+        p->size[d] = n - (b < 0 ? -b : 0) - (e < 0 ? -e : 0);
+        dims[d] = n + b + e;
+        if (p->mode != MMD__PAD_CONSTANT && p->size[d] <= 0 && dims[d] > 0)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "mode '%s' cannot pad axis %d, which "
+                                   "is empty after cropping", mode, (int)d);
+    }
+    return mmd__set_output(c, 0, x->dtype, x->rank, dims);
+}
+
+/* Row by row: an output row whose outer coordinates fall in the padding is all constant;
+   otherwise the window part of the row is one copy and the padding on either side maps
+   element by element through mmd__pad_map. */
+static mmd_status mmd__pad_any_eval(mmd_kernel_ctx *c) {
+    const mmd__pad_data *p = (const mmd__pad_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0];
+    const mmd_tensor *y = c->outputs[0];
+    const void *value = &p->value;
+    size_t elem = mmd_dtype_size(x->dtype);
+    int64_t xs[MMD_MAX_RANK], pos[MMD_MAX_RANK] = {0}, rows, r, n, o = 0, lo, hi;
+    int32_t d, last = x->rank - 1;
+    static const uint64_t zero = 0;
+    if (c->opset >= 11) value = c->input_count > 2 && c->inputs[2] ? c->inputs[2]->data : &zero;
+    if (mmd_tensor_numel(y) == 0) return MMD_OK;
+    if (x->rank == 0) {
+        mmd__index_copy(y->data, 0, x->data, 0, elem);
+        return MMD_OK;
+    }
+    mmd__index_strides(x->rank, x->dims, xs);
+    rows = mmd__index_prod(y->dims, 0, last);
+    n = y->dims[last];
+    /* Output columns [lo, hi) read the window straight through. */
+    lo = p->before[last] < n ? p->before[last] : n;
+    hi = lo + (p->size[last] > 0 ? p->size[last] : 0);
+    if (hi > n) hi = n;
+    for (r = 0; r < rows; ++r, o += n) {
+        int64_t off = 0;
+        for (d = 0; d < last && off >= 0; ++d) {
+            int64_t k = mmd__pad_map(p, d, pos[d]);
+            off = k < 0 ? -1 : off + k * xs[d];
+        }
+        if (off < 0) {
+            mmd__index_fill(y->data, o, o + n, value, elem);
+        } else {
+            mmd__pad_cells(p, last, 0, lo, y->data, o, x->data, off, value, elem);
+            if (hi > lo)
+                memcpy((uint8_t *)y->data + (size_t)(o + lo) * elem,
+                       (const uint8_t *)x->data + (size_t)(off + p->start[last]) * elem,
+                       (size_t)(hi - lo) * elem);
+            mmd__pad_cells(p, last, hi, n, y->data, o, x->data, off, value, elem);
+        }
+        mmd__index_next(last, y->dims, pos, NULL, -1, NULL);
+    }
+    return MMD_OK;
+}
+
+/* ---- Trilu, EyeLike -------------------------------------------------------------------- */
+
+typedef struct mmd__trilu_data {
+    int32_t upper;
+} mmd__trilu_data;
+
+/* k (input 1) does not change the shape, so eval reads it and any source may feed it. */
+static mmd_status mmd__trilu_any_prepare(mmd_kernel_ctx *c) {
+    mmd__trilu_data *p = (mmd__trilu_data *)c->op_data;
+    int64_t upper;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 1, 2, 1)) != MMD_OK || (st = mmd__index_want_bytes(c, 0)) != MMD_OK ||
+        (st = mmd__want_rank(c, 0, 2, MMD_MAX_RANK)) != MMD_OK ||
+        (st = mmd_attr_get_int(c, "upper", 1, &upper)) != MMD_OK)
+        return st;
+    if (c->input_count > 1 && c->inputs[1]) {
+        if ((st = mmd__want_dtype(c, 1, MMD_DTYPE_INT64)) != MMD_OK) return st;
+        if (mmd_tensor_numel(c->inputs[1]) != 1)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "k has %lld elements, expects 1",
+                                   (long long)mmd_tensor_numel(c->inputs[1]));
+    }
+    p->upper = upper != 0;
+    return mmd__set_output(c, 0, c->inputs[0]->dtype, c->inputs[0]->rank, c->inputs[0]->dims);
+}
+
+/* Row i keeps columns j with j - i >= k (upper) or j - i <= k (lower) and zeroes the rest. */
+static mmd_status mmd__trilu_any_eval(mmd_kernel_ctx *c) {
+    const mmd__trilu_data *p = (const mmd__trilu_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0];
+    size_t elem = mmd_dtype_size(x->dtype);
+    int64_t rows = x->dims[x->rank - 2], cols = x->dims[x->rank - 1];
+    int64_t mats = mmd__index_prod(x->dims, 0, x->rank - 2), k = 0, m, i;
+    const uint8_t *src = (const uint8_t *)x->data;
+    uint8_t *dst = (uint8_t *)c->outputs[0]->data;
+    if (c->input_count > 1 && c->inputs[1]) k = *(const int64_t *)c->inputs[1]->data;
+    /* Past +-(rows + cols) every k means the same, and the clamp keeps i + k from overflowing. */
+    if (k > rows + cols) k = rows + cols;
+    if (k < -(rows + cols)) k = -(rows + cols);
+    for (m = 0; m < mats; ++m)
+        for (i = 0; i < rows; ++i) {
+            int64_t lo = p->upper ? i + k : 0, hi = p->upper ? cols : i + k + 1;
+            size_t base = (size_t)((m * rows + i) * cols) * elem;
+            lo = lo < 0 ? 0 : lo > cols ? cols : lo;
+            hi = hi < lo ? lo : hi > cols ? cols : hi;
+            if (cols) memset(dst + base, 0, (size_t)cols * elem);
+            if (hi > lo)
+                memcpy(dst + base + (size_t)lo * elem, src + base + (size_t)lo * elem,
+                       (size_t)(hi - lo) * elem);
+        }
+    return MMD_OK;
+}
+
+typedef struct mmd__eye_like_data {
+    int64_t k;
+} mmd__eye_like_data;
+
+static mmd_status mmd__eye_like_any_prepare(mmd_kernel_ctx *c) {
+    mmd__eye_like_data *p = (mmd__eye_like_data *)c->op_data;
+    int64_t dtype;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 1, 1, 1)) != MMD_OK || (st = mmd__want_rank(c, 0, 2, 2)) != MMD_OK ||
+        (st = mmd_attr_get_int(c, "dtype", c->inputs[0]->dtype, &dtype)) != MMD_OK ||
+        (st = mmd_attr_get_int(c, "k", 0, &p->k)) != MMD_OK)
+        return st;
+    if (dtype < 0 || dtype > 64 || !mmd__index_numeric((int32_t)dtype))
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "cannot make an identity of dtype %lld (%s)",
+                               (long long)dtype,
+                               mmd_dtype_name((int32_t)(dtype < 0 || dtype > 64 ? 0 : dtype)));
+    return mmd__set_output(c, 0, (int32_t)dtype, 2, c->inputs[0]->dims);
+}
+
+static mmd_status mmd__eye_like_any_eval(mmd_kernel_ctx *c) {
+    const mmd__eye_like_data *p = (const mmd__eye_like_data *)c->op_data;
+    const mmd_tensor *y = c->outputs[0];
+    int64_t rows = y->dims[0], cols = y->dims[1], i;
+    size_t bytes = (size_t)mmd_tensor_numel(y) * mmd_dtype_size(y->dtype);
+    if (bytes) memset(y->data, 0, bytes);
+    for (i = 0; i < rows; ++i)
+        if (p->k >= -i && p->k < cols - i) mmd__store_int(y->dtype, y->data, i * cols + i + p->k, 1);
+    return MMD_OK;
+}
+
+/* ---- DepthToSpace, SpaceToDepth -------------------------------------------------------- */
+
+/* Both are a 6-D transpose: the output walked in order as six axes, each with its step
+   through the input. */
+typedef struct mmd__block_data {
+    int64_t dims[6];
+    int64_t strides[6];
+} mmd__block_data;
+
+static mmd_status mmd__block_prepare(mmd_kernel_ctx *c, int32_t to_space) {
+    mmd__block_data *p = (mmd__block_data *)c->op_data;
+    const mmd_tensor *x;
+    const char *mode = "DCR";
+    int64_t bs, n, ch, h, w, out[4];
+    mmd_status st;
+    if ((st = mmd__check_io(c, 1, 1, 1)) != MMD_OK || (st = mmd__index_want_bytes(c, 0)) != MMD_OK ||
+        (st = mmd__want_rank(c, 0, 4, 4)) != MMD_OK ||
+        (st = mmd_attr_get_int(c, "blocksize", 0, &bs)) != MMD_OK)
+        return st;
+    if (to_space && c->opset >= 11 && (st = mmd_attr_get_string(c, "mode", "DCR", &mode)) != MMD_OK)
+        return st;
+    x = c->inputs[0];
+    n = x->dims[0];
+    ch = x->dims[1];
+    h = x->dims[2];
+    w = x->dims[3];
+    if (bs < 1 || bs > MMD__ATTR_MAX)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "blocksize %lld is out of range",
+                               (long long)bs);
+    if (to_space) {
+        int64_t cb = ch / (bs * bs);
+        if (ch % (bs * bs))
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "%lld channels do not split into blocks of %lld",
+                                   (long long)ch, (long long)(bs * bs));
+        if (strcmp(mode, "DCR") && strcmp(mode, "CRD"))
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "mode '%s' is neither DCR nor CRD", mode);
+        /* Output (n, c, y, i, x, j); the input is [n, i, j, c, y, x] (DCR) or [n, c, i, j, y, x]. */
+        p->dims[0] = n; p->dims[1] = cb; p->dims[2] = h;
+        p->dims[3] = bs; p->dims[4] = w; p->dims[5] = bs;
+        p->strides[0] = ch * h * w;
+        p->strides[2] = w;
+        p->strides[4] = 1;
+        if (!strcmp(mode, "DCR")) {
+            p->strides[1] = h * w;
+            p->strides[3] = bs * cb * h * w;
+            p->strides[5] = cb * h * w;
+        } else {
+            p->strides[1] = bs * bs * h * w;
+            p->strides[3] = bs * h * w;
+            p->strides[5] = h * w;
+        }
+        out[0] = n; out[1] = cb; out[2] = h * bs; out[3] = w * bs;
+    } else {
+        if (h % bs || w % bs)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "height %lld and width %lld must be multiples "
+                                   "of blocksize %lld", (long long)h, (long long)w, (long long)bs);
+        /* Output (n, i, j, c, y, x); the input is [n, c, y, i, x, j]. */
+        p->dims[0] = n; p->dims[1] = bs; p->dims[2] = bs;
+        p->dims[3] = ch; p->dims[4] = h / bs; p->dims[5] = w / bs;
+        p->strides[0] = ch * h * w;
+        p->strides[1] = w;
+        p->strides[2] = 1;
+        p->strides[3] = h * w;
+        p->strides[4] = bs * w;
+        p->strides[5] = bs;
+        out[0] = n; out[1] = ch * bs * bs; out[2] = h / bs; out[3] = w / bs;
+    }
+    return mmd__set_output(c, 0, x->dtype, 4, out);
+}
+
+static mmd_status mmd__depth_to_space_any_prepare(mmd_kernel_ctx *c) {
+    return mmd__block_prepare(c, 1);
+}
+
+static mmd_status mmd__space_to_depth_any_prepare(mmd_kernel_ctx *c) {
+    return mmd__block_prepare(c, 0);
+}
+
+static mmd_status mmd__block_any_eval(mmd_kernel_ctx *c) {
+    const mmd__block_data *p = (const mmd__block_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0];
+    size_t elem = mmd_dtype_size(x->dtype);
+    int64_t n = mmd_tensor_numel(c->outputs[0]), pos[6] = {0, 0, 0, 0, 0, 0}, off = 0, j;
+    for (j = 0; j < n; ++j) {
+        mmd__index_copy(c->outputs[0]->data, j, x->data, off, elem);
+        mmd__index_next(6, p->dims, pos, p->strides, -1, &off);
+    }
+    return MMD_OK;
+}
+
+/* ---- table entries ----------------------------------------------------------------------- */
+/* Opset ranges: every version whose semantics changed is handled inside the kernel (Pad's
+   inputs at 11, axes at 18, wrap at 19; reductions at 16 and 18; OneHot's negative indices
+   at 11; DepthToSpace's mode at 11); the later versions only added element types. Scatter
+   stops at 10: version 11 is deprecated in favour of ScatterElements. */
+
+/* ==== >>ops nn layers ==== */
+/* Neural-network layers beyond Conv and the pools, float32: ConvTranspose, InstanceNormalization,
+   LayerNormalization, LRN, MeanVarianceNormalization, GlobalMaxPool, GlobalLpPool, LpPool and
+   GridSample. The versions of these operators after those named above each kernel only added
+   element types (bfloat16, float16 for some), which the dtype checks refuse, so every kernel
+   runs up to MMD__OPSET_CHECKED. */
+
+/* ---- ConvTranspose ------------------------------------------------------------------------ */
+
+typedef struct mmd__conv_transpose_data {
+    /* in: X's spatial sizes, out: Y's, pad: the resolved start pads. Input element o of an
+       axis lands on output o * s + t * d - pad for kernel tap t. */
+    mmd__window w;
+    int64_t batch, in_ch, out_ch, group;
+} mmd__conv_transpose_data;
+
+/* ConvTranspose reads strides, dilations, pads and auto_pad as Conv does, but its geometry runs
+   the other way: the output size follows from the pads. mmd__window_prepare resolves sizes in
+   Conv's direction, so it is given inputs of MMD__ELEMS_MAX on every axis, where every kernel
+   fits whose dilated reach is below that bound (a longer one is refused with MMD_ERR_SHAPE),
+   and only the kernel, strides, dilations and explicit pads are kept from it. *same is 1 for
+   SAME_UPPER, 2 for SAME_LOWER. */
+static mmd_status mmd__conv_transpose_window(mmd_kernel_ctx *c, int32_t n, const int64_t *kernel,
+                                             mmd__window *w, int32_t *same) {
+    int64_t big[3];
+    const char *auto_pad;
+    int32_t i;
+    mmd_status st;
+    for (i = 0; i < n; ++i) big[i] = MMD__ELEMS_MAX;
+    if ((st = mmd__window_prepare(c, n, big, kernel, 0, w)) != MMD_OK) return st;
+    /* mmd__window_prepare has already refused any other auto_pad value. */
+    if ((st = mmd_attr_get_string(c, "auto_pad", "NOTSET", &auto_pad)) != MMD_OK) return st;
+    *same = !strcmp(auto_pad, "SAME_UPPER") ? 1 : !strcmp(auto_pad, "SAME_LOWER") ? 2 : 0;
+    return MMD_OK;
+}
+
+/* ConvTranspose 1 to 25, 1-D to 3-D, weight [C, M / group, k...]. Without output_shape or
+   auto_pad the output is s * (in - 1) + output_padding + (k - 1) * d + 1 - pads. With
+   output_shape (spatial, or the full [N, C, ...]) or SAME (output in * s) the start pad comes
+   from the total padding: opset 11 on gives the odd pixel to the end for SAME_UPPER and to the
+   start otherwise, opset 1 to 10 the reverse, as each version's text says. A negative total
+   (an output larger than the kernel reaches) pads nothing and leaves the extra outputs at the
+   end with only the bias, which is what output_padding does and what ONNX's own tests expect.
+   output_padding is not held below the stride: larger values only add bias-only outputs. */
+static mmd_status mmd__conv_transpose_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__conv_transpose_data *p = (mmd__conv_transpose_data *)c->op_data;
+    mmd__window *w = &p->w;
+    const mmd_tensor *x, *wt, *bias;
+    const int64_t *kshape, *out_pad, *out_shape;
+    int64_t nk, nop, nos, group, dims[5];
+    int32_t n, i, same = 0;
+    mmd_status st = mmd__check_io(c, 2, 3, 1);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    wt = c->inputs[1];
+    bias = c->input_count > 2 ? c->inputs[2] : NULL;
+    for (i = 0; i < c->input_count; ++i)
+        if (c->inputs[i] && (st = mmd__want_dtype(c, i, MMD_DTYPE_FLOAT32)) != MMD_OK) return st;
+    if ((st = mmd__want_rank(c, 0, 3, 5)) != MMD_OK) return st;
+    if (wt->rank != x->rank)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "weight '%s' has rank %d, input '%s' has rank %d",
+                               wt->name ? wt->name : "", (int)wt->rank, x->name ? x->name : "", (int)x->rank);
+    if ((st = mmd_attr_get_int(c, "group", 1, &group)) != MMD_OK) return st;
+    n = x->rank - 2;
+    p->batch = x->dims[0];
+    p->in_ch = x->dims[1];
+    p->group = group;
+    if (group < 1 || group > MMD__ELEMS_MAX || p->in_ch % group)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "group %lld does not divide the %lld input channels",
+                               (long long)group, (long long)p->in_ch);
+    if (wt->dims[0] != p->in_ch)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "weight '%s' is for %lld input channels but input '%s' has %lld",
+                               wt->name ? wt->name : "", (long long)wt->dims[0], x->name ? x->name : "",
+                               (long long)p->in_ch);
+    if (wt->dims[1] > MMD__ELEMS_MAX / group)
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "%lld output channels per group times group %lld",
+                               (long long)wt->dims[1], (long long)group);
+    p->out_ch = wt->dims[1] * group;
+    if ((st = mmd_attr_get_ints(c, "kernel_shape", &kshape, &nk)) != MMD_OK) return st;
+    if (nk && nk != n)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "kernel_shape has %lld values for %d spatial axes",
+                               (long long)nk, (int)n);
+    for (i = 0; i < nk; ++i)
+        if (kshape[i] != wt->dims[2 + i])
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "kernel_shape[%d] is %lld but weight '%s' has %lld",
+                                   (int)i, (long long)kshape[i], wt->name ? wt->name : "", (long long)wt->dims[2 + i]);
+    if (bias && (bias->rank != 1 || bias->dims[0] != p->out_ch))
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "bias '%s' must have shape [%lld]",
+                               bias->name ? bias->name : "", (long long)p->out_ch);
+    if ((st = mmd__conv_transpose_window(c, n, wt->dims + 2, w, &same)) != MMD_OK) return st;
+    if ((st = mmd_attr_get_ints(c, "output_padding", &out_pad, &nop)) != MMD_OK) return st;
+    if ((st = mmd_attr_get_ints(c, "output_shape", &out_shape, &nos)) != MMD_OK) return st;
+    if ((nop && nop != n) || (nos && nos != n && nos != n + 2))
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "%d spatial axes but %lld output_padding and %lld output_shape values",
+                               (int)n, (long long)nop, (long long)nos);
+    if (nos == n + 2) out_shape += 2;
+    for (i = 0; i < n; ++i) {
+        int32_t a = 3 - n + i;
+        int64_t op = nop ? out_pad[i] : 0, full, total;
+        if (op < 0 || op > MMD__ATTR_MAX)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "output_padding[%d] is %lld", (int)i, (long long)op);
+        w->in[a] = x->dims[2 + i];
+        /* Every term is bounded (sizes by MMD__ELEMS_MAX, attributes by MMD__ATTR_MAX), so
+           this stays far inside int64_t. */
+        full = w->s[a] * (w->in[a] - 1) + op + (w->k[a] - 1) * w->d[a] + 1;
+        if (nos || same) {
+            int32_t extra_at_end = same == 1;
+            if (nos && c->opset < 11) extra_at_end = same != 1;
+            w->out[a] = nos ? out_shape[i] : w->in[a] * w->s[a];
+            if (w->out[a] < 0 || w->out[a] > MMD__ELEMS_MAX)
+                return mmd_kernel_fail(c, MMD_ERR_SHAPE, "spatial axis %d: output size %lld", (int)i, (long long)w->out[a]);
+            total = full - w->out[a];
+            w->pad[a] = total <= 0 ? 0 : extra_at_end ? total / 2 : total - total / 2;
+        } else {
+            w->out[a] = full - w->pad[a] - w->pad_end[a];
+            if (w->out[a] < 0)
+                return mmd_kernel_fail(c, MMD_ERR_SHAPE, "spatial axis %d: pads %lld,%lld exceed the %lld outputs",
+                                       (int)i, (long long)w->pad[a], (long long)w->pad_end[a], (long long)full);
+        }
+        w->pad_end[a] = full - w->out[a] - w->pad[a];
+        dims[2 + i] = w->out[a];
+    }
+    dims[0] = p->batch;
+    dims[1] = p->out_ch;
+    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, dims);
+}
+
+/* Adds input plane x, spread through kernel k, into output plane y. A kernel tap adds a run of
+   input elements, scaled by its weight, into a run of output elements a stride apart;
+   mmd__valid_range keeps the runs inside the output, so the inner loop has no bounds tests. */
+static void mmd__conv_transpose_plane_f32(const mmd__window *w, const float *MMD__RESTRICT x,
+                                          const float *k, float *MMD__RESTRICT y) {
+    int64_t t0, t1, t2, o0, o1, i, lo0, hi0, lo1, hi1, lo2, hi2, tap = 0, s2 = w->s[2];
+    for (t0 = 0; t0 < w->k[0]; ++t0) {
+        int64_t off0 = t0 * w->d[0] - w->pad[0];
+        mmd__valid_range(off0, w->s[0], w->in[0], w->out[0], &lo0, &hi0);
+        for (t1 = 0; t1 < w->k[1]; ++t1) {
+            int64_t off1 = t1 * w->d[1] - w->pad[1];
+            mmd__valid_range(off1, w->s[1], w->in[1], w->out[1], &lo1, &hi1);
+            for (t2 = 0; t2 < w->k[2]; ++t2, ++tap) {
+                int64_t off2 = t2 * w->d[2] - w->pad[2], run;
+                float wv = k[tap];
+                mmd__valid_range(off2, s2, w->in[2], w->out[2], &lo2, &hi2);
+                run = hi2 - lo2;
+                if (run <= 0) continue;
+                for (o0 = lo0; o0 < hi0; ++o0)
+                    for (o1 = lo1; o1 < hi1; ++o1) {
+                        const float *src = x + (o0 * w->in[1] + o1) * w->in[2] + lo2;
+                        float *dst = y + ((o0 * w->s[0] + off0) * w->out[1] + o1 * w->s[1] + off1) * w->out[2] +
+                                     lo2 * s2 + off2;
+                        if (s2 == 1) {
+                            mmd__axpy_f32(run, wv, src, dst);
+                        } else {
+                            for (i = 0; i < run; ++i) dst[i * s2] += wv * src[i];
+                        }
+                    }
+            }
+        }
+    }
+}
+
+static mmd_status mmd__conv_transpose_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__conv_transpose_data *p = (const mmd__conv_transpose_data *)c->op_data;
+    const mmd__window *w = &p->w;
+    const float *x = (const float *)c->inputs[0]->data, *wt = (const float *)c->inputs[1]->data;
+    const float *bias = c->input_count > 2 && c->inputs[2] ? (const float *)c->inputs[2]->data : NULL;
+    float *y = (float *)c->outputs[0]->data;
+    int64_t in_plane = w->in[0] * w->in[1] * w->in[2], out_plane = w->out[0] * w->out[1] * w->out[2];
+    int64_t ksize = w->k[0] * w->k[1] * w->k[2];
+    int64_t cg = p->in_ch / p->group, mg = p->out_ch / p->group, b, m, ci, i;
+    for (b = 0; b < p->batch; ++b)
+        for (m = 0; m < p->out_ch; ++m) {
+            /* Output channel m of group g reads input channels g * cg ... and weight rows
+               [ci][m - g * mg]. */
+            int64_t g = m / mg;
+            float *yp = y + (b * p->out_ch + m) * out_plane;
+            float init = bias ? bias[m] : 0.0f;
+            for (i = 0; i < out_plane; ++i) yp[i] = init;
+            for (ci = g * cg; ci < (g + 1) * cg; ++ci)
+                mmd__conv_transpose_plane_f32(w, x + (b * p->in_ch + ci) * in_plane,
+                                              wt + (ci * mg + m - g * mg) * ksize, yp);
+        }
+    return MMD_OK;
+}
+
+/* ---- normalisations ----------------------------------------------------------------------- */
+
+/* Mean and 1 / sqrt(variance + epsilon) of n floats, where the variance is the mean squared
+   distance from the mean. Two passes in double: the one-pass E[x^2] - E[x]^2 cancels badly
+   when the mean is large against the spread. An empty row gives NaN, as numpy's mean does. */
+static void mmd__moments_f32(const float *x, int64_t n, float epsilon, float *mean, float *inv_std) {
+    double s = 0.0, v = 0.0, m;
+    int64_t i;
+    if (n == 0) {
+        *mean = *inv_std = NAN;
+        return;
+    }
+    for (i = 0; i < n; ++i) s += x[i];
+    m = s / (double)n;
+    for (i = 0; i < n; ++i) {
+        double d = (double)x[i] - m;
+        v += d * d;
+    }
+    *mean = (float)m;
+    *inv_std = (float)(1.0 / sqrt(v / (double)n + (double)epsilon));
+}
+
+/* InstanceNormalization 1 to 25 (6 dropped the legacy consumed_inputs attribute, ignored here):
+   y = scale * (x - mean) / sqrt(variance + epsilon) + B over each (n, c) plane. BatchNorm's op
+   data has exactly the fields this needs. */
+static mmd_status mmd__instance_norm_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__batchnorm_data *p = (mmd__batchnorm_data *)c->op_data;
+    const mmd_tensor *x;
+    int32_t i;
+    mmd_status st = mmd__check_io(c, 3, 3, 1);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 3, MMD_MAX_RANK);
+    if (st == MMD_OK) st = mmd_attr_get_float(c, "epsilon", 1e-5f, &p->epsilon);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    p->batch = x->dims[0];
+    p->channels = x->dims[1];
+    p->plane = 1;
+    for (i = 2; i < x->rank; ++i) p->plane *= x->dims[i];
+    for (i = 0; i < 3; ++i) {
+        const mmd_tensor *t = c->inputs[i];
+        if ((st = mmd__want_dtype(c, i, MMD_DTYPE_FLOAT32)) != MMD_OK) return st;
+        if (i > 0 && (t->rank != 1 || t->dims[0] != p->channels))
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "input %d '%s' must have shape [%lld]", (int)i,
+                                   t->name ? t->name : "", (long long)p->channels);
+    }
+    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, x->dims);
+}
+
+static mmd_status mmd__instance_norm_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__batchnorm_data *p = (const mmd__batchnorm_data *)c->op_data;
+    const float *x = (const float *)c->inputs[0]->data, *scale = (const float *)c->inputs[1]->data;
+    const float *bias = (const float *)c->inputs[2]->data;
+    float *y = (float *)c->outputs[0]->data;
+    int64_t b, ch, i;
+    for (b = 0; b < p->batch; ++b)
+        for (ch = 0; ch < p->channels; ++ch) {
+            const float *xp = x + (b * p->channels + ch) * p->plane;
+            float *yp = y + (b * p->channels + ch) * p->plane, mean, inv, g;
+            mmd__moments_f32(xp, p->plane, p->epsilon, &mean, &inv);
+            g = scale[ch] * inv;
+            for (i = 0; i < p->plane; ++i) yp[i] = (xp[i] - mean) * g + bias[ch];
+        }
+    return MMD_OK;
+}
+
+typedef struct mmd__layer_norm_data {
+    /* Y *= Scale and Y += B over X's shape, for a Scale or B that is not one plain row. */
+    mmd__walk scale_walk, bias_walk;
+    int64_t rows, n;                    /* rows of n normalised elements */
+    float epsilon;
+    int32_t plain;                      /* Scale and B (when present) are rows of n elements */
+} mmd__layer_norm_data;
+
+/* 1 when input i, read over x's shape, steps through a plain row of the trailing axes from
+   `axis` on: stride 0 before axis, the row's own strides from it. */
+static int32_t mmd__layer_norm_is_row(const mmd_tensor *t, const mmd_tensor *x, int32_t axis) {
+    int64_t strides[MMD_MAX_RANK], s = 1;
+    int32_t d;
+    mmd__broadcast_strides(t->rank, t->dims, x->rank, strides);
+    for (d = x->rank - 1; d >= 0; --d) {
+        if (x->dims[d] != 1 && strides[d] != (d >= axis ? s : 0)) return 0;
+        if (d >= axis) s *= x->dims[d];
+    }
+    return 1;
+}
+
+/* LayerNormalization 17 to 25: X standardised over axes [axis, rank) (axis in [-rank, rank];
+   axis = rank normalises every element on its own), then times Scale plus B, both broadcast
+   one way onto X as the spec's Mul and Add do. Mean and InvStdDev keep X's rank with 1 on the
+   normalised axes. stash_type 1 (float32 statistics) is the only type float32 X can stash. */
+static mmd_status mmd__layer_norm_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__layer_norm_data *p = (mmd__layer_norm_data *)c->op_data;
+    const mmd_tensor *x;
+    int64_t axis_attr, stash, dims[MMD_MAX_RANK];
+    int32_t axis = 0, i, rank;
+    mmd_status st = mmd__check_io(c, 2, 3, 3);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "axis", -1, &axis_attr);
+    if (st == MMD_OK) st = mmd_attr_get_float(c, "epsilon", 1e-5f, &p->epsilon);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "stash_type", 1, &stash);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    if (stash != MMD_DTYPE_FLOAT32)
+        return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "stash_type %lld (only 1, float32)", (long long)stash);
+    if (axis_attr == x->rank) axis = x->rank;
+    else if ((st = mmd__norm_axis(c, axis_attr, x->rank, &axis)) != MMD_OK) return st;
+    p->plain = 1;
+    for (i = 0; i < c->input_count; ++i) {
+        const mmd_tensor *t = c->inputs[i];
+        if (!t) continue;
+        if ((st = mmd__want_dtype(c, i, MMD_DTYPE_FLOAT32)) != MMD_OK) return st;
+        if (i == 0) continue;
+        if ((st = mmd__broadcast_shape(c, x->rank, x->dims, t->rank, t->dims, &rank, dims)) != MMD_OK) return st;
+        if (rank != x->rank || memcmp(dims, x->dims, (size_t)rank * sizeof(dims[0]))) {
+            char tx[96], tt[96];
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "input %d '%s' %s does not broadcast onto X %s", (int)i,
+                                   t->name ? t->name : "", mmd__dims_text(tt, sizeof tt, t->rank, t->dims),
+                                   mmd__dims_text(tx, sizeof tx, x->rank, x->dims));
+        }
+        if (!mmd__layer_norm_is_row(t, x, axis)) p->plain = 0;
+        mmd__walk_binary(i == 1 ? &p->scale_walk : &p->bias_walk, x->rank, x->dims, x, t, sizeof(float));
+    }
+    p->rows = p->n = 1;
+    for (i = 0; i < x->rank; ++i) {
+        if (i < axis) p->rows *= x->dims[i];
+        else p->n *= x->dims[i];
+        dims[i] = i < axis ? x->dims[i] : 1;
+    }
+    if ((st = mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, x->dims)) != MMD_OK) return st;
+    for (i = 1; i < c->output_count; ++i)
+        if (c->outputs[i] && (st = mmd__set_output(c, i, MMD_DTYPE_FLOAT32, x->rank, dims)) != MMD_OK) return st;
+    return MMD_OK;
+}
+
+static mmd_status mmd__layer_norm_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__layer_norm_data *p = (const mmd__layer_norm_data *)c->op_data;
+    const float *x = (const float *)c->inputs[0]->data, *scale = (const float *)c->inputs[1]->data;
+    const float *bias = c->input_count > 2 && c->inputs[2] ? (const float *)c->inputs[2]->data : NULL;
+    float *y = (float *)c->outputs[0]->data;
+    float *mean_out = c->output_count > 1 && c->outputs[1] ? (float *)c->outputs[1]->data : NULL;
+    float *inv_out = c->output_count > 2 && c->outputs[2] ? (float *)c->outputs[2]->data : NULL;
+    int64_t r, j, n = p->n;
+    for (r = 0; r < p->rows; ++r) {
+        const float *xr = x + r * n;
+        float *yr = y + r * n, mean, inv;
+        mmd__moments_f32(xr, n, p->epsilon, &mean, &inv);
+        if (mean_out) mean_out[r] = mean;
+        if (inv_out) inv_out[r] = inv;
+        if (!p->plain) {
+            for (j = 0; j < n; ++j) yr[j] = (xr[j] - mean) * inv;
+        } else if (bias) {
+            for (j = 0; j < n; ++j) yr[j] = (xr[j] - mean) * inv * scale[j] + bias[j];
+        } else {
+            for (j = 0; j < n; ++j) yr[j] = (xr[j] - mean) * inv * scale[j];
+        }
+    }
+    if (!p->plain) {
+        mmd__walk_run(&p->scale_walk, y, y, scale, mmd__mul_f32_row);
+        if (bias) mmd__walk_run(&p->bias_walk, y, y, bias, mmd__add_f32_row);
+    }
+    return MMD_OK;
+}
+
+typedef struct mmd__lrn_data {
+    int64_t batch, channels, plane, size;
+    float alpha, beta, bias;
+} mmd__lrn_data;
+
+/* LRN 1 to 25: y = x / (bias + alpha / size * sum of x^2 over channels
+   [c - floor((size - 1) / 2), c + ceil((size - 1) / 2)] clipped to the tensor) ^ beta. */
+static mmd_status mmd__lrn_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__lrn_data *p = (mmd__lrn_data *)c->op_data;
+    const mmd_tensor *x;
+    int32_t i;
+    mmd_status st = mmd__check_io(c, 1, 1, 1);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 2, MMD_MAX_RANK);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "size", 0, &p->size);
+    if (st == MMD_OK) st = mmd_attr_get_float(c, "alpha", 1e-4f, &p->alpha);
+    if (st == MMD_OK) st = mmd_attr_get_float(c, "beta", 0.75f, &p->beta);
+    if (st == MMD_OK) st = mmd_attr_get_float(c, "bias", 1.0f, &p->bias);
+    if (st != MMD_OK) return st;
+    if (p->size < 1 || p->size > MMD__ATTR_MAX)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "size %lld (a required attribute, at least 1)",
+                               (long long)p->size);
+    x = c->inputs[0];
+    p->batch = x->dims[0];
+    p->channels = x->dims[1];
+    p->plane = 1;
+    for (i = 2; i < x->rank; ++i) p->plane *= x->dims[i];
+    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, x->dims);
+}
+
+/* The sums of squares are gathered in the output plane, which is then turned into the result,
+   so no scratch is needed and each plane is read contiguously. */
+static mmd_status mmd__lrn_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__lrn_data *p = (const mmd__lrn_data *)c->op_data;
+    const float *x = (const float *)c->inputs[0]->data;
+    float *y = (float *)c->outputs[0]->data;
+    float k = p->alpha / (float)p->size;
+    int64_t b, ch, cc, i, plane = p->plane;
+    for (b = 0; b < p->batch; ++b)
+        for (ch = 0; ch < p->channels; ++ch) {
+            int64_t lo = ch - (p->size - 1) / 2, hi = ch + p->size / 2;
+            const float *xb = x + b * p->channels * plane;
+            float *yp = y + (b * p->channels + ch) * plane;
+            if (lo < 0) lo = 0;
+            if (hi > p->channels - 1) hi = p->channels - 1;
+            for (i = 0; i < plane; ++i) yp[i] = 0.0f;
+            for (cc = lo; cc <= hi; ++cc)
+                for (i = 0; i < plane; ++i) yp[i] += xb[cc * plane + i] * xb[cc * plane + i];
+            for (i = 0; i < plane; ++i) yp[i] = xb[ch * plane + i] / powf(p->bias + k * yp[i], p->beta);
+        }
+    return MMD_OK;
+}
+
+typedef struct mmd__mvn_data {
+    mmd__walk reduce;                   /* 0: statistics (stride 0 on reduced axes), 1: X or Y
+                                           (mmd__reduce_walk) */
+    mmd__walk full;                     /* 0: Y, 1: X or Y, 2: statistics */
+    int64_t count, stats;               /* elements behind each statistic; statistics */
+} mmd__mvn_data;
+
+/* MeanVarianceNormalization 9 to 25: y = (x - mean) / (sqrt(variance) + 1e-9) over `axes`
+   (default [0, 2, 3]), the epsilon being the constant in the spec's function body. */
+static mmd_status mmd__mvn_f32_prepare(mmd_kernel_ctx *c) {
+    static const int64_t default_axes[] = {0, 2, 3};
+    mmd__mvn_data *p = (mmd__mvn_data *)c->op_data;
+    const mmd_tensor *x;
+    const int64_t *axes;
+    int64_t naxes, kept[MMD_MAX_RANK];
+    int32_t reduce[MMD_MAX_RANK], i;
+    mmd_status st = mmd__check_io(c, 1, 1, 1);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd_attr_get_ints(c, "axes", &axes, &naxes);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    if (!axes) {
+        axes = default_axes;
+        naxes = 3;
+    }
+    st = mmd__reduce_walk(c, x, axes, naxes, 0, &p->reduce, reduce, kept, &p->count);
+    if (st != MMD_OK) return st;
+    p->stats = 1;
+    for (i = 0; i < x->rank; ++i) p->stats *= kept[i];
+    p->full.rank = x->rank;
+    for (i = 0; i < x->rank; ++i) p->full.dims[i] = x->dims[i];
+    mmd__broadcast_strides(x->rank, x->dims, x->rank, p->full.strides[0]);
+    mmd__broadcast_strides(x->rank, x->dims, x->rank, p->full.strides[1]);
+    mmd__broadcast_strides(x->rank, kept, x->rank, p->full.strides[2]);
+    p->full.elem[0] = p->full.elem[1] = p->full.elem[2] = sizeof(float);
+    mmd__walk_merge(&p->full);
+    c->scratch_size = (size_t)p->stats * sizeof(float);
+    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, x->dims);
+}
+
+/* Y = X - mean first, then the variance is the mean of Y^2, then Y is scaled: three walks, one
+   array of statistics in scratch holding the means and then the scales. */
+static mmd_status mmd__mvn_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__mvn_data *p = (const mmd__mvn_data *)c->op_data;
+    const float *x = (const float *)c->inputs[0]->data;
+    float *y = (float *)c->outputs[0]->data, *st = (float *)c->scratch;
+    float inv_count;
+    int64_t i;
+    if (mmd_tensor_numel(c->inputs[0]) == 0) return MMD_OK;
+    inv_count = 1.0f / (float)p->count;
+    for (i = 0; i < p->stats; ++i) st[i] = 0.0f;
+    mmd__walk_run(&p->reduce, st, x, NULL, mmd__reduce_sum_f32_row);
+    for (i = 0; i < p->stats; ++i) st[i] *= inv_count;
+    mmd__walk_run(&p->full, y, x, st, mmd__sub_f32_row);
+    for (i = 0; i < p->stats; ++i) st[i] = 0.0f;
+    mmd__walk_run(&p->reduce, st, y, NULL, mmd__reduce_sum_square_f32_row);
+    for (i = 0; i < p->stats; ++i) st[i] = 1.0f / (sqrtf(st[i] * inv_count) + 1e-9f);
+    mmd__walk_run(&p->full, y, y, st, mmd__mul_f32_row);
+    return MMD_OK;
+}
+
+/* ---- pools -------------------------------------------------------------------------------- */
+
+/* GlobalMaxPool 1 to 25 shares GlobalAveragePool's prepare. NaN wins, as in torch.amax; an
+   empty plane gives -inf, the identity of max. */
+static mmd_status mmd__global_max_pool_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__plane_data *p = (const mmd__plane_data *)c->op_data;
+    const float *x = (const float *)c->inputs[0]->data;
+    float *y = (float *)c->outputs[0]->data;
+    int64_t pl, i;
+    for (pl = 0; pl < p->planes; ++pl) {
+        const float *xp = x + pl * p->plane;
+        float m = -INFINITY;
+        for (i = 0; i < p->plane; ++i)
+            if (xp[i] > m || xp[i] != xp[i]) {
+                m = xp[i];
+                if (m != m) break;
+            }
+        y[pl] = m;
+    }
+    return MMD_OK;
+}
+
+/* |v|^p with the common exponents spelled out, which is both faster and exact. */
+static float mmd__lp_term(float v, float p) {
+    return p == 2.0f ? v * v : p == 1.0f ? fabsf(v) : powf(fabsf(v), p);
+}
+
+static float mmd__lp_root(float s, float p) {
+    return p == 2.0f ? sqrtf(s) : p == 1.0f ? s : powf(s, 1.0f / p);
+}
+
+/* The p attribute of LpPool and GlobalLpPool: a float (default 2.0) in version 1, an int
+   (default 2) from version 2 on; it must be positive. */
+static mmd_status mmd__lp_norm_p(mmd_kernel_ctx *c, float *p) {
+    int64_t pi;
+    mmd_status st;
+    if (c->opset < 2) {
+        st = mmd_attr_get_float(c, "p", 2.0f, p);
+    } else {
+        st = mmd_attr_get_int(c, "p", 2, &pi);
+        *p = (float)pi;
+        if (pi > MMD__ATTR_MAX) *p = 0.0f;
+    }
+    if (st == MMD_OK && !(*p > 0.0f && *p <= (float)MMD__ATTR_MAX))
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "p must be a positive number");
+    return st;
+}
+
+typedef struct mmd__global_lp_pool_data {
+    mmd__plane_data planes;             /* first, so GlobalAveragePool's prepare can fill it */
+    float p;
+} mmd__global_lp_pool_data;
+
+/* GlobalLpPool 1 to 25: (sum |x|^p)^(1/p) over each plane. */
+static mmd_status mmd__global_lp_pool_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__global_lp_pool_data *p = (mmd__global_lp_pool_data *)c->op_data;
+    mmd_status st = mmd__global_average_pool_f32_prepare(c);
+    return st != MMD_OK ? st : mmd__lp_norm_p(c, &p->p);
+}
+
+static mmd_status mmd__global_lp_pool_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__global_lp_pool_data *p = (const mmd__global_lp_pool_data *)c->op_data;
+    const float *x = (const float *)c->inputs[0]->data;
+    float *y = (float *)c->outputs[0]->data;
+    int64_t pl, i, plane = p->planes.plane;
+    for (pl = 0; pl < p->planes.planes; ++pl) {
+        float s = 0.0f;
+        for (i = 0; i < plane; ++i) s += mmd__lp_term(x[pl * plane + i], p->p);
+        y[pl] = mmd__lp_root(s, p->p);
+    }
+    return MMD_OK;
+}
+
+typedef struct mmd__lp_pool_data {
+    mmd__window w;
+    int64_t planes;                     /* N * C */
+    float p;
+} mmd__lp_pool_data;
+
+/* LpPool 1 to 25: (sum |x|^p)^(1/p) over each window, padding counting as zeros. Opset 18
+   added ceil_mode and dilations; the window geometry is the other pools'. */
+static mmd_status mmd__lp_pool_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__lp_pool_data *p = (mmd__lp_pool_data *)c->op_data;
+    const mmd_tensor *x;
+    const int64_t *kshape;
+    int64_t nk, ceil_mode = 0, dims[5];
+    int32_t n, i;
+    mmd_status st = mmd__check_io(c, 1, 1, 1);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 3, 5);
+    if (st == MMD_OK) st = mmd_attr_get_ints(c, "kernel_shape", &kshape, &nk);
+    if (st == MMD_OK && c->opset >= 18) st = mmd_attr_get_int(c, "ceil_mode", 0, &ceil_mode);
+    if (st == MMD_OK) st = mmd__lp_norm_p(c, &p->p);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    n = x->rank - 2;
+    if (nk != n)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "kernel_shape has %lld values for %d spatial axes",
+                               (long long)nk, (int)n);
+    if ((st = mmd__window_prepare(c, n, x->dims + 2, kshape, ceil_mode != 0, &p->w)) != MMD_OK) return st;
+    p->planes = x->dims[0] * x->dims[1];
+    dims[0] = x->dims[0];
+    dims[1] = x->dims[1];
+    for (i = 0; i < n; ++i) dims[2 + i] = p->w.out[3 - n + i];
+    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, dims);
+}
+
+static mmd_status mmd__lp_pool_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__lp_pool_data *p = (const mmd__lp_pool_data *)c->op_data;
+    const mmd__window *w = &p->w;
+    const float *x = (const float *)c->inputs[0]->data;
+    float *y = (float *)c->outputs[0]->data;
+    int64_t in_plane = w->in[0] * w->in[1] * w->in[2], pl, o0, o1, o2, t0, t1, t2;
+    for (pl = 0; pl < p->planes; ++pl) {
+        const float *xp = x + pl * in_plane;
+        for (o0 = 0; o0 < w->out[0]; ++o0) {
+            int64_t s0 = o0 * w->s[0] - w->pad[0], lo0, hi0;
+            mmd__valid_range(s0, w->d[0], w->k[0], w->in[0], &lo0, &hi0);
+            for (o1 = 0; o1 < w->out[1]; ++o1) {
+                int64_t s1 = o1 * w->s[1] - w->pad[1], lo1, hi1;
+                mmd__valid_range(s1, w->d[1], w->k[1], w->in[1], &lo1, &hi1);
+                for (o2 = 0; o2 < w->out[2]; ++o2) {
+                    int64_t s2 = o2 * w->s[2] - w->pad[2], lo2, hi2;
+                    float acc = 0.0f;
+                    mmd__valid_range(s2, w->d[2], w->k[2], w->in[2], &lo2, &hi2);
+                    for (t0 = lo0; t0 < hi0; ++t0)
+                        for (t1 = lo1; t1 < hi1; ++t1) {
+                            const float *row = xp + ((s0 + t0 * w->d[0]) * w->in[1] + s1 + t1 * w->d[1]) * w->in[2] + s2;
+                            for (t2 = lo2; t2 < hi2; ++t2) acc += mmd__lp_term(row[t2 * w->d[2]], p->p);
+                        }
+                    *y++ = mmd__lp_root(acc, p->p);
+                }
+            }
+        }
+    }
+    return MMD_OK;
+}
+
+/* ---- GridSample --------------------------------------------------------------------------- */
+
+/* Interpolation and padding modes, numbered as the interpolation_mode and padding_mode
+   attributes of MMDeploy's grid_sampler op so that its kernel can pass them straight through. */
+enum { MMD__GRID_BILINEAR = 0, MMD__GRID_NEAREST = 1, MMD__GRID_BICUBIC = 2 };
+enum { MMD__GRID_ZEROS = 0, MMD__GRID_BORDER = 1, MMD__GRID_REFLECTION = 2 };
+
+typedef struct mmd__grid_sampler {
+    int32_t mode;                       /* MMD__GRID_BILINEAR, _NEAREST or _BICUBIC */
+    int32_t padding;                    /* MMD__GRID_ZEROS, _BORDER or _REFLECTION */
+    int32_t align_corners;              /* 1: -1 and 1 are the centres of the corner pixels */
+} mmd__grid_sampler;
+
+/* Pixel coordinate of normalised coordinate g on an axis of `size` pixels. */
+static float mmd__grid_unnormalize(float g, int64_t size, int32_t align_corners) {
+    return align_corners ? (g + 1.0f) * 0.5f * (float)(size - 1) : ((g + 1.0f) * (float)size - 1.0f) * 0.5f;
+}
+
+/* Border and reflection padding move a pixel coordinate into [0, size - 1]; zeros padding
+   leaves it, so that taps outside read 0. Reflection mirrors about the centres of the edge
+   pixels with align_corners, about their outer edges otherwise, as often as it takes. */
+static float mmd__grid_pad(float v, int64_t size, const mmd__grid_sampler *s) {
+    float hi = (float)(size - 1);
+    if (s->padding == MMD__GRID_ZEROS) return v;
+    if (s->padding == MMD__GRID_REFLECTION) {
+        float lo = s->align_corners ? 0.0f : -0.5f, span = s->align_corners ? hi : (float)size, extra;
+        if (span <= 0.0f) return 0.0f;
+        v = fabsf(v - lo);
+        extra = fmodf(v, span);
+        v = fmodf(floorf(v / span), 2.0f) == 0.0f ? lo + extra : lo + span - extra;
+    }
+    return v < 0.0f ? 0.0f : v > hi ? hi : v;
+}
+
+/* plane[y][x] for whole-number coordinates, 0 outside the plane. The test is made in double
+   before any conversion, so that no coordinate can overflow an integer. */
+static float mmd__grid_at(const float *plane, int64_t h, int64_t w, float x, float y) {
+    if (!((double)x >= 0.0 && (double)x < (double)w && (double)y >= 0.0 && (double)y < (double)h)) return 0.0f;
+    return plane[(int64_t)y * w + (int64_t)x];
+}
+
+/* Weights of the four taps at -1, 0, 1, 2 around a point at fraction t past tap 0: Keys' cubic
+   convolution with a = -0.75, as PyTorch's bicubic uses. */
+static void mmd__cubic_weights(float t, float *wt) {
+    const float a = -0.75f;
+    float u = t + 1.0f, v = 1.0f - t, z = 2.0f - t;
+    wt[0] = ((a * u - 5.0f * a) * u + 8.0f * a) * u - 4.0f * a;
+    wt[1] = ((a + 2.0f) * t - (a + 3.0f)) * t * t + 1.0f;
+    wt[2] = ((a + 2.0f) * v - (a + 3.0f)) * v * v + 1.0f;
+    wt[3] = ((a * z - 5.0f * a) * z + 8.0f * a) * z - 4.0f * a;
+}
+
+/* The value of an h x w plane at normalised coordinates (gx, gy), -1 and 1 being the plane's
+   edges, with torch.nn.functional.grid_sample's semantics: bilinear and nearest pad the
+   coordinate then interpolate (nearest rounds half to even, as nearbyint does); bicubic pads
+   each of its 16 taps. A NaN or infinite coordinate samples 0. Reads only the plane. */
+static float mmd__grid_sample_f32(const float *plane, int64_t h, int64_t w, float gx, float gy,
+                                  const mmd__grid_sampler *s) {
+    float x = mmd__grid_unnormalize(gx, w, s->align_corners);
+    float y = mmd__grid_unnormalize(gy, h, s->align_corners);
+    float x0, y0, fx, fy;
+    if (h <= 0 || w <= 0 || !(fabsf(x) <= FLT_MAX && fabsf(y) <= FLT_MAX)) return 0.0f;
+    if (s->mode == MMD__GRID_BICUBIC) {
+        float wx[4], wy[4], acc = 0.0f;
+        int32_t i, j;
+        x0 = floorf(x);
+        y0 = floorf(y);
+        mmd__cubic_weights(x - x0, wx);
+        mmd__cubic_weights(y - y0, wy);
+        for (i = 0; i < 4; ++i) {
+            float row = 0.0f, ty = mmd__grid_pad(y0 - 1.0f + (float)i, h, s);
+            for (j = 0; j < 4; ++j)
+                row += wx[j] * mmd__grid_at(plane, h, w, mmd__grid_pad(x0 - 1.0f + (float)j, w, s), ty);
+            acc += wy[i] * row;
+        }
+        return acc;
+    }
+    x = mmd__grid_pad(x, w, s);
+    y = mmd__grid_pad(y, h, s);
+    if (s->mode == MMD__GRID_NEAREST) return mmd__grid_at(plane, h, w, nearbyintf(x), nearbyintf(y));
+    x0 = floorf(x);
+    y0 = floorf(y);
+    fx = x - x0;
+    fy = y - y0;
+    return (1.0f - fy) * ((1.0f - fx) * mmd__grid_at(plane, h, w, x0, y0) + fx * mmd__grid_at(plane, h, w, x0 + 1.0f, y0)) +
+           fy * ((1.0f - fx) * mmd__grid_at(plane, h, w, x0, y0 + 1.0f) + fx * mmd__grid_at(plane, h, w, x0 + 1.0f, y0 + 1.0f));
+}
+
+typedef struct mmd__grid_sample_data {
+    mmd__grid_sampler s;
+    int64_t batch, channels, h, w, points;  /* points: H_out * W_out */
+} mmd__grid_sample_data;
+
+/* GridSample 16 to 25 on 4-D input: X [N, C, H, W], grid [N, H_out, W_out, 2] holding (x, y).
+   Opset 20 renamed the modes linear, nearest and cubic (default linear) and allowed any
+   number of spatial axes; only two are implemented (MMD_ERR_UNSUPPORTED otherwise). */
+static mmd_status mmd__grid_sample_f32_prepare(mmd_kernel_ctx *c) {
+    static const char *const modes16[] = {"bilinear", "nearest", "bicubic"};
+    static const char *const modes20[] = {"linear", "nearest", "cubic"};
+    static const char *const paddings[] = {"zeros", "border", "reflection"};
+    mmd__grid_sample_data *p = (mmd__grid_sample_data *)c->op_data;
+    const char *const *modes = c->opset < 20 ? modes16 : modes20;
+    const mmd_tensor *x, *g;
+    const char *mode, *padding;
+    int64_t align, dims[4];
+    int32_t i;
+    mmd_status st = mmd__check_io(c, 2, 2, 1);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 1, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd_attr_get_string(c, "mode", modes[0], &mode);
+    if (st == MMD_OK) st = mmd_attr_get_string(c, "padding_mode", "zeros", &padding);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "align_corners", 0, &align);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    g = c->inputs[1];
+    if (x->rank != 4 && c->opset >= 20 && x->rank >= 3 && g->rank == x->rank)
+        return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "%d spatial axes (only 2)", (int)(x->rank - 2));
+    if ((st = mmd__want_rank(c, 0, 4, 4)) != MMD_OK || (st = mmd__want_rank(c, 1, 4, 4)) != MMD_OK) return st;
+    if (g->dims[0] != x->dims[0] || g->dims[3] != 2) {
+        char tx[96], tg[96];
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "grid %s does not fit X %s (expects [%lld, H_out, W_out, 2])",
+                               mmd__dims_text(tg, sizeof tg, g->rank, g->dims),
+                               mmd__dims_text(tx, sizeof tx, x->rank, x->dims), (long long)x->dims[0]);
+    }
+    for (i = 0; i < 3 && strcmp(mode, modes[i]); ++i) {}
+    if (i == 3)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "mode '%s' is not %s, %s or %s", mode, modes[0],
+                               modes[1], modes[2]);
+    p->s.mode = i;
+    for (i = 0; i < 3 && strcmp(padding, paddings[i]); ++i) {}
+    if (i == 3)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "padding_mode '%s' is not zeros, border or reflection", padding);
+    p->s.padding = i;
+    p->s.align_corners = align != 0;
+    p->batch = x->dims[0];
+    p->channels = x->dims[1];
+    p->h = x->dims[2];
+    p->w = x->dims[3];
+    p->points = g->dims[1] * g->dims[2];
+    dims[0] = x->dims[0];
+    dims[1] = x->dims[1];
+    dims[2] = g->dims[1];
+    dims[3] = g->dims[2];
+    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, 4, dims);
+}
+
+static mmd_status mmd__grid_sample_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__grid_sample_data *p = (const mmd__grid_sample_data *)c->op_data;
+    const float *x = (const float *)c->inputs[0]->data, *grid = (const float *)c->inputs[1]->data;
+    float *y = (float *)c->outputs[0]->data;
+    int64_t b, ch, k, plane = p->h * p->w;
+    for (b = 0; b < p->batch; ++b)
+        for (ch = 0; ch < p->channels; ++ch) {
+            const float *xp = x + (b * p->channels + ch) * plane, *gp = grid + b * p->points * 2;
+            float *yp = y + (b * p->channels + ch) * p->points;
+            for (k = 0; k < p->points; ++k) yp[k] = mmd__grid_sample_f32(xp, p->h, p->w, gp[2 * k], gp[2 * k + 1], &p->s);
+        }
+    return MMD_OK;
+}
+
+/* ==== >>ops resize and detection ==== */
+/* Detection and resampling kernels: Upsample 7-9 and Resize 10-25, RoiAlign 10-25 and
+   NonMaxSuppression 10-25. The RoI sampling (mmd__roi_align_f32) and the greedy suppression
+   (mmd__nms_candidates, mmd__nms_greedy) are functions of their own because MMDeploy's custom
+   ops (MMCVRoiAlign, MultiLevelRoiAlign, the rotated RoIAlign, TRTBatchedNMS, NMSRotated) are
+   the same computations with other box formats and overlap tests.
+   Opset changelog: Resize 11 added roi, sizes and the coordinate modes, 13 made roi and scales
+   optional, 18 added axes, keep_aspect_ratio_policy and antialias, 19 half_pixel_symmetric;
+   RoiAlign 16 added coordinate_transformation_mode (22 only element types); NonMaxSuppression
+   has not changed since 11. */
+
+/* Looks up a string attribute in a NULL-terminated list of the values it may take; *out is
+   the index. Unknown values fail naming the attribute and the value. */
+static mmd_status mmd__detect_pick(mmd_kernel_ctx *c, const char *name, const char *def,
+                                   const char *const *values, int32_t *out) {
+    const char *s;
+    int32_t i;
+    mmd_status st = mmd_attr_get_string(c, name, def, &s);
+    if (st != MMD_OK) return st;
+    for (i = 0; values[i]; ++i)
+        if (!strcmp(s, values[i])) {
+            *out = i;
+            return MMD_OK;
+        }
+    return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "attribute %s = '%s' is not a known value",
+                           name, s);
+}
+
+/* Input i as a value prepare reads: NULL when absent or empty (an empty tensor stands for an
+   absent input in Resize 11 and NonMaxSuppression), else a rank-0 or rank-1 tensor of the
+   given dtype whose value is known now. */
+static mmd_status mmd__detect_value(mmd_kernel_ctx *c, int32_t i, int32_t dtype, const char *what,
+                                    const mmd_tensor **out) {
+    const mmd_tensor *t = i < c->input_count ? c->inputs[i] : NULL;
+    mmd_status st;
+    *out = NULL;
+    if (!t || mmd_tensor_numel(t) == 0) return MMD_OK;
+    if (dtype != MMD_DTYPE_UNDEFINED && (st = mmd__want_dtype(c, i, dtype)) != MMD_OK) return st;
+    if ((st = mmd__want_rank(c, i, 0, 1)) != MMD_OK) return st;
+    if (!mmd_tensor_is_const(t))
+        return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "%s input '%s' is computed at run time",
+                               what, t->name ? t->name : "");
+    *out = t;
+    return MMD_OK;
+}
+
+/* ==== >>ops resize ==== */
+/* Resize and Upsample are separable: each output coordinate along each axis maps to at most
+   four input positions and weights (nearest one, linear two, cubic four), computed once per
+   eval into scratch; an output element is the sum over every combination of its axes' taps.
+   That serves any rank and any set of resized axes with one loop.
+   The formulas follow the ONNX reference implementation that the backend tests come from,
+   including two places where it is more precise than the spec text: the "length_resized" of
+   the coordinate formulas is input length times scale (not the rounded output length), and a
+   coordinate that falls on an integer takes that input element alone. Where the reference
+   departs from the spec, in the single-output case of pytorch_half_pixel and
+   tf_crop_and_resize, the spec (and PyTorch, TensorFlow) is followed. Opset 10 and Upsample
+   have no coordinate attributes: they map asymmetrically and round nearest down, which is
+   what PyTorch's nearest and linear meant when it exported them. */
+
+enum { MMD__RESIZE_NEAREST, MMD__RESIZE_LINEAR, MMD__RESIZE_CUBIC };
+enum {
+    MMD__COORD_HALF_PIXEL, MMD__COORD_HALF_PIXEL_SYMMETRIC, MMD__COORD_PYTORCH_HALF_PIXEL,
+    MMD__COORD_ALIGN_CORNERS, MMD__COORD_ASYMMETRIC, MMD__COORD_TF_HALF_PIXEL_FOR_NN,
+    MMD__COORD_TF_CROP_AND_RESIZE
+};
+enum { MMD__ROUND_PREFER_FLOOR, MMD__ROUND_PREFER_CEIL, MMD__ROUND_FLOOR, MMD__ROUND_CEIL };
+
+typedef struct mmd__resize_data {
+    int32_t rank, dtype, mode, coord, nearest, exclude_outside;
+    float cubic_a, extrapolation;
+    int64_t in[MMD_MAX_RANK], out[MMD_MAX_RANK];
+    double scale[MMD_MAX_RANK];       /* the scale the coordinate formulas divide by */
+    double roi[2][MMD_MAX_RANK];      /* tf_crop_and_resize: normalised start and end */
+} mmd__resize_data;
+
+/* The input positions (as element offsets) and weights behind one output coordinate along
+   one axis. n = 0 marks a tf_crop_and_resize coordinate outside the input. */
+typedef struct mmd__resize_tap {
+    int64_t off[4];
+    float w[4];
+    int32_t n;
+} mmd__resize_tap;
+
+/* Reads the output size and scale of every axis from sizes or scales (Upsample 7: the scales
+   attribute), each value applying to axes[k]. */
+static mmd_status mmd__resize_sizes(mmd_kernel_ctx *c, mmd__resize_data *p, const int64_t *axes,
+                                    int32_t naxes, const mmd_tensor *scales,
+                                    const float *attr_scales, int64_t attr_count,
+                                    const mmd_tensor *sizes, int32_t policy) {
+    int64_t count = sizes ? mmd_tensor_numel(sizes) : scales ? mmd_tensor_numel(scales) : attr_count;
+    double keep = 0.0;
+    int32_t k;
+    if (count != naxes)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "%s has %lld values, expects %d",
+                               sizes ? "sizes" : "scales", (long long)count, (int)naxes);
+    for (k = 0; k < naxes; ++k) {
+        int32_t d = (int32_t)axes[k];
+        double in = (double)p->in[d];
+        if (sizes) {
+            int64_t v = ((const int64_t *)sizes->data)[k];
+            if (v < 0 || v > MMD__ELEMS_MAX || (p->in[d] == 0 && v != 0))
+                return mmd_kernel_fail(c, MMD_ERR_SHAPE, "sizes[%d] = %lld is invalid for an "
+                                       "axis of length %lld", (int)k, (long long)v,
+                                       (long long)p->in[d]);
+            if (policy != 0) {
+                /* keep_aspect_ratio_policy: one scale for every listed axis, the smallest
+                   (not_larger) or largest (not_smaller) of the per-axis ones. */
+                double s;
+                if (p->in[d] == 0)
+                    return mmd_kernel_fail(c, MMD_ERR_SHAPE, "keep_aspect_ratio_policy needs "
+                                           "non-empty axes, axis %d is empty", (int)d);
+                s = (double)v / in;
+                if (k == 0 || (policy == 1 ? s < keep : s > keep)) keep = s;
+                continue;
+            }
+            p->out[d] = v;
+            p->scale[d] = p->in[d] ? (double)v / in : 1.0;
+        } else {
+            double s = scales ? (double)((const float *)scales->data)[k] : (double)attr_scales[k];
+            if (!(s > 0.0) || s * in > (double)MMD__ELEMS_MAX)
+                return mmd_kernel_fail(c, MMD_ERR_SHAPE, "scales[%d] = %g is not a positive "
+                                       "scale within limits", (int)k, s);
+            p->out[d] = (int64_t)floor(s * in);
+            p->scale[d] = s;
+        }
+    }
+    if (sizes && policy != 0)
+        for (k = 0; k < naxes; ++k) {
+            int32_t d = (int32_t)axes[k];
+            double v = keep * (double)p->in[d] + 0.5;
+            if (v > (double)MMD__ELEMS_MAX)
+                return mmd_kernel_fail(c, MMD_ERR_LIMIT, "axis %d would be too long", (int)d);
+            p->out[d] = (int64_t)v;
+            p->scale[d] = keep;
+        }
+    return MMD_OK;
+}
+
+static mmd_status mmd__resize_prepare(mmd_kernel_ctx *c) {
+    static const char *const modes[] = {"nearest", "linear", "cubic", NULL};
+    static const char *const coords[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
+                                         "align_corners", "asymmetric", "tf_half_pixel_for_nn",
+                                         "tf_crop_and_resize", NULL};
+    static const char *const roundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
+                                            "ceil", NULL};
+    static const char *const policies[] = {"stretch", "not_larger", "not_smaller", NULL};
+    mmd__resize_data *p = (mmd__resize_data *)c->op_data;
+    const mmd_tensor *x, *roi = NULL, *scales = NULL, *sizes = NULL;
+    const float *attr_scales = NULL;
+    const int64_t *attr_axes = NULL;
+    int64_t attr_count = 0, naxes = 0, antialias = 0, axes[MMD_MAX_RANK], sum = 0;
+    int32_t legacy = c->opset < 11, policy = 0, used[MMD_MAX_RANK] = {0}, d, k;
+    mmd_status st = mmd__check_io(c, c->opset < 9 ? 1 : legacy ? 2 : 1,
+                                  c->opset < 9 ? 1 : legacy ? 2 : 4, 1);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    if ((st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK)) != MMD_OK) return st;
+    p->rank = x->rank;
+    p->dtype = x->dtype;
+    p->coord = MMD__COORD_ASYMMETRIC;
+    p->nearest = MMD__ROUND_FLOOR;
+    p->cubic_a = -0.75f;
+    st = mmd__detect_pick(c, "mode", "nearest", modes, &p->mode);
+    if (st == MMD_OK && legacy && p->mode == MMD__RESIZE_CUBIC)
+        st = mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "mode cubic needs opset 11");
+    if (st == MMD_OK && !legacy) {
+        int64_t exclude = 0;
+        st = mmd__detect_pick(c, "coordinate_transformation_mode", "half_pixel", coords, &p->coord);
+        if (st == MMD_OK) st = mmd__detect_pick(c, "nearest_mode", "round_prefer_floor", roundings, &p->nearest);
+        if (st == MMD_OK) st = mmd_attr_get_float(c, "cubic_coeff_a", -0.75f, &p->cubic_a);
+        if (st == MMD_OK) st = mmd_attr_get_int(c, "exclude_outside", 0, &exclude);
+        if (st == MMD_OK) st = mmd_attr_get_float(c, "extrapolation_value", 0.0f, &p->extrapolation);
+        p->exclude_outside = exclude != 0;
+    }
+    if (st == MMD_OK && c->opset >= 18) {
+        st = mmd_attr_get_int(c, "antialias", 0, &antialias);
+        if (st == MMD_OK) st = mmd_attr_get_ints(c, "axes", &attr_axes, &naxes);
+        if (st == MMD_OK) st = mmd__detect_pick(c, "keep_aspect_ratio_policy", "stretch", policies, &policy);
+        if (st == MMD_OK && antialias != 0 && p->mode != MMD__RESIZE_NEAREST)
+            st = mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "antialias is not implemented");
+    }
+    if (st != MMD_OK) return st;
+
+    /* The axes that roi, scales and sizes list: every axis unless opset 18's attribute says. */
+    if (!attr_axes) naxes = x->rank;
+    if (naxes > x->rank)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "%lld axes for rank %d", (long long)naxes,
+                               (int)x->rank);
+    for (k = 0; k < naxes; ++k) {
+        int32_t a = k;
+        if (attr_axes && (st = mmd__norm_axis(c, attr_axes[k], x->rank, &a)) != MMD_OK) return st;
+        if (used[a]++)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "axis %d repeats", (int)a);
+        axes[k] = a;
+    }
+    for (d = 0; d < x->rank; ++d) {
+        p->in[d] = p->out[d] = x->dims[d];
+        p->scale[d] = 1.0;
+        p->roi[0][d] = 0.0;
+        p->roi[1][d] = 1.0;
+    }
+
+    if (c->opset < 9) {
+        st = mmd_attr_get_floats(c, "scales", &attr_scales, &attr_count);
+        if (st == MMD_OK && !attr_scales)
+            st = mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "attribute scales is required");
+    } else if (legacy) {
+        st = mmd__detect_value(c, 1, MMD_DTYPE_FLOAT32, "scales", &scales);
+        if (st == MMD_OK && !scales) st = mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "scales is empty");
+    } else {
+        st = mmd__detect_value(c, 2, MMD_DTYPE_FLOAT32, "scales", &scales);
+        if (st == MMD_OK) st = mmd__detect_value(c, 3, MMD_DTYPE_INT64, "sizes", &sizes);
+        if (st == MMD_OK && (!scales) == (!sizes))
+            st = mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "needs exactly one of scales and sizes");
+        if (st == MMD_OK && p->coord == MMD__COORD_TF_CROP_AND_RESIZE)
+            st = mmd__detect_value(c, 1, MMD_DTYPE_UNDEFINED, "roi", &roi);
+    }
+    if (st == MMD_OK) st = mmd__resize_sizes(c, p, axes, (int32_t)naxes, scales, attr_scales, attr_count, sizes, policy);
+    if (st != MMD_OK) return st;
+    if (roi) {
+        /* roi is optional even here: without it the crop is the whole input. */
+        if (mmd__cast_kind(roi->dtype) != 1 || roi->dtype == MMD_DTYPE_BFLOAT16)
+            return mmd_kernel_fail(c, MMD_ERR_DTYPE, "roi is %s, expects a float type", mmd_dtype_name(roi->dtype));
+        if (mmd_tensor_numel(roi) != 2 * naxes)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "roi has %lld values, expects %d",
+                                   (long long)mmd_tensor_numel(roi), (int)(2 * naxes));
+        for (k = 0; k < naxes; ++k) {
+            p->roi[0][axes[k]] = mmd__load_float(roi->dtype, roi->data, k);
+            p->roi[1][axes[k]] = mmd__load_float(roi->dtype, roi->data, naxes + k);
+        }
+    }
+
+    if (p->mode == MMD__RESIZE_NEAREST ? mmd_dtype_size(x->dtype) == 0 : mmd__cast_kind(x->dtype) == 0)
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "cannot resize %s with mode %s",
+                               mmd_dtype_name(x->dtype), modes[p->mode]);
+    if ((st = mmd__set_output(c, 0, x->dtype, x->rank, p->out)) != MMD_OK) return st;
+    if (mmd_tensor_numel(c->outputs[0]) > 0) {
+        for (d = 0; d < x->rank; ++d) sum += p->out[d];
+        if ((uint64_t)sum > SIZE_MAX / sizeof(mmd__resize_tap))
+            return mmd_kernel_fail(c, MMD_ERR_LIMIT, "output is too large");
+        c->scratch_size = (size_t)sum * sizeof(mmd__resize_tap);
+    }
+    return MMD_OK;
+}
+
+/* Input coordinate of output coordinate o along axis d, before rounding or clamping. */
+static double mmd__resize_coord(const mmd__resize_data *p, int32_t d, int64_t o) {
+    double in = (double)p->in[d], s = p->scale[d], len = s * in, x = (double)o;
+    double start = p->roi[0][d], end = p->roi[1][d];
+    switch (p->coord) {
+    case MMD__COORD_HALF_PIXEL: return (x + 0.5) / s - 0.5;
+    case MMD__COORD_HALF_PIXEL_SYMMETRIC: {
+        /* Centres the output on the input when rounding made the output shorter than len. */
+        double offset = in / 2.0 * (1.0 - (double)p->out[d] / len);
+        return offset + (x + 0.5) / s - 0.5;
+    }
+    case MMD__COORD_PYTORCH_HALF_PIXEL: return p->out[d] > 1 ? (x + 0.5) / s - 0.5 : 0.0;
+    case MMD__COORD_ALIGN_CORNERS: return len == 1.0 ? 0.0 : x * (in - 1.0) / (len - 1.0);
+    case MMD__COORD_TF_HALF_PIXEL_FOR_NN: return (x + 0.5) / s;
+    case MMD__COORD_TF_CROP_AND_RESIZE:
+        /* A single output takes the centre of the crop, as the spec and TensorFlow say. */
+        return (p->out[d] == 1 ? (end - start) * (in - 1.0) / 2.0
+                               : x * (end - start) * (in - 1.0) / (len - 1.0)) + start * (in - 1.0);
+    default: return x / s;
+    }
+}
+
+/* Fills the taps of every output coordinate along axis d, whose input stride is `stride`. */
+static void mmd__resize_axis(const mmd__resize_data *p, int32_t d, int64_t stride, mmd__resize_tap *taps) {
+    int64_t last = p->in[d] - 1, o;
+    for (o = 0; o < p->out[d]; ++o) {
+        mmd__resize_tap *t = &taps[o];
+        double x = mmd__resize_coord(p, d, o), f, r, w[4], a = (double)p->cubic_a, sum = 0.0;
+        int64_t base;
+        int32_t k, up;
+        if (p->coord == MMD__COORD_TF_CROP_AND_RESIZE && !(x >= 0.0 && x <= (double)last)) {
+            t->n = 0;
+            continue;
+        }
+        /* Every mode keeps x within about a pixel of the input; the clamp only guards the
+           conversion to an integer against values no real scale produces. */
+        if (!(x > -4.0)) x = -4.0;
+        if (x > (double)last + 4.0) x = (double)last + 4.0;
+        f = floor(x);
+        r = x - f;
+        base = (int64_t)f;
+        if (r == 0.0 || p->mode == MMD__RESIZE_NEAREST) {
+            switch (p->nearest) {
+            case MMD__ROUND_PREFER_FLOOR: up = r > 0.5; break;
+            case MMD__ROUND_PREFER_CEIL: up = r >= 0.5; break;
+            case MMD__ROUND_FLOOR: up = 0; break;
+            default: up = r > 0.0; break;
+            }
+            base += up;
+            t->n = 1;
+            t->off[0] = (base < 0 ? 0 : base > last ? last : base) * stride;
+            t->w[0] = 1.0f;
+            continue;
+        }
+        if (p->mode == MMD__RESIZE_LINEAR) {
+            t->n = 2;
+            w[0] = 1.0 - r;
+            w[1] = r;
+        } else {
+            /* Keys' cubic convolution kernel at distances 1 + r, r, 1 - r and 2 - r. */
+            double q = 1.0 - r;
+            t->n = 4;
+            base -= 1;
+            w[0] = ((a * (r + 1.0) - 5.0 * a) * (r + 1.0) + 8.0 * a) * (r + 1.0) - 4.0 * a;
+            w[1] = ((a + 2.0) * r - (a + 3.0)) * r * r + 1.0;
+            w[2] = ((a + 2.0) * q - (a + 3.0)) * q * q + 1.0;
+            w[3] = ((a * (q + 1.0) - 5.0 * a) * (q + 1.0) + 8.0 * a) * (q + 1.0) - 4.0 * a;
+        }
+        for (k = 0; k < t->n; ++k) {
+            int64_t i = base + k;
+            if (p->exclude_outside && (i < 0 || i > last)) w[k] = 0.0;
+            sum += w[k];
+            t->off[k] = (i < 0 ? 0 : i > last ? last : i) * stride;
+        }
+        for (k = 0; k < t->n; ++k) t->w[k] = (float)(p->exclude_outside && sum != 0.0 ? w[k] / sum : w[k]);
+    }
+}
+
+/* Walks the combinations of one output element's taps, one per axis. */
+typedef struct mmd__resize_iter {
+    const mmd__resize_tap *t[MMD_MAX_RANK];
+    int32_t k[MMD_MAX_RANK], rank, more;
+} mmd__resize_iter;
+
+/* Starts at output coordinates o; 0 when some axis is outside a tf_crop_and_resize crop. */
+static int32_t mmd__resize_iter_start(mmd__resize_iter *it, mmd__resize_tap *const *taps, int32_t rank,
+                                      const int64_t *o) {
+    int32_t d;
+    it->rank = rank;
+    it->more = 1;
+    for (d = 0; d < rank; ++d) {
+        it->t[d] = &taps[d][o[d]];
+        it->k[d] = 0;
+        if (it->t[d]->n == 0) return 0;
+    }
+    return 1;
+}
+
+/* Weight and input offset of the next combination; 0 once every combination was given. */
+static int32_t mmd__resize_iter_next(mmd__resize_iter *it, float *w, int64_t *off) {
+    int32_t d;
+    if (!it->more) return 0;
+    *w = 1.0f;
+    *off = 0;
+    for (d = 0; d < it->rank; ++d) {
+        *w *= it->t[d]->w[it->k[d]];
+        *off += it->t[d]->off[it->k[d]];
+    }
+    for (d = it->rank - 1; d >= 0; --d) {
+        if (++it->k[d] < it->t[d]->n) break;
+        it->k[d] = 0;
+    }
+    it->more = d >= 0;
+    return 1;
+}
+
+static mmd_status mmd__resize_eval(mmd_kernel_ctx *c) {
+    const mmd__resize_data *p = (const mmd__resize_data *)c->op_data;
+    const void *x = c->inputs[0]->data;
+    void *y = c->outputs[0]->data;
+    mmd__resize_tap *taps[MMD_MAX_RANK], *next = (mmd__resize_tap *)c->scratch;
+    int64_t n = mmd_tensor_numel(c->outputs[0]), stride = 1, o[MMD_MAX_RANK] = {0}, i, off;
+    size_t elem = mmd_dtype_size(p->dtype);
+    int32_t d, kind = mmd__cast_kind(p->dtype);
+    mmd__resize_iter it;
+    float w;
+    if (n == 0) return MMD_OK;
+    for (d = p->rank - 1; d >= 0; --d) {
+        taps[d] = next;
+        next += p->out[d];
+        mmd__resize_axis(p, d, stride, taps[d]);
+        stride *= p->in[d];
+    }
+    for (i = 0; i < n; ++i) {
+        if (!mmd__resize_iter_start(&it, taps, p->rank, o)) {
+            mmd__store_float(p->dtype, y, i, (double)p->extrapolation);
+        } else if (p->mode == MMD__RESIZE_NEAREST) {
+            /* One tap per axis: a plain copy, whatever the dtype. */
+            mmd__resize_iter_next(&it, &w, &off);
+            memcpy((char *)y + (size_t)i * elem, (const char *)x + (size_t)off * elem, elem);
+        } else if (p->dtype == MMD_DTYPE_FLOAT32) {
+            const float *xf = (const float *)x;
+            float acc = 0.0f;
+            while (mmd__resize_iter_next(&it, &w, &off)) acc += w * xf[off];
+            ((float *)y)[i] = acc;
+        } else {
+            /* Other dtypes go through double and are stored as a cast would (ints truncate). */
+            double acc = 0.0;
+            while (mmd__resize_iter_next(&it, &w, &off))
+                acc += (double)w * (kind == 1 ? mmd__load_float(p->dtype, x, off)
+                                              : (double)mmd__load_int(p->dtype, x, off));
+            mmd__store_float(p->dtype, y, i, acc);
+        }
+        for (d = p->rank - 1; d >= 0; --d) {
+            if (++o[d] < p->out[d]) break;
+            o[d] = 0;
+        }
+    }
+    return MMD_OK;
+}
+
+/* ==== >>ops roi align ==== */
+
+/* Sampling geometry of one RoI. Sample (iy, ix) of bin (ph, pw) sits at
+     yy = y0 + ph * bin_h + (iy + 0.5) * bin_h / grid_h   (xx likewise with x0, bin_w, grid_w)
+   in the RoI's own frame, which the rotation (cos_t, sin_t) about (cy, cx) maps onto the
+   feature map: y = yy * cos_t - xx * sin_t + cy, x = yy * sin_t + xx * cos_t + cx.
+   Axis-aligned RoIs (mmd__roi_geom_box) have cos_t = 1, sin_t = 0 and the centre at the
+   origin, so (y0, x0) is the RoI's corner on the map; a rotated RoI (mmcv's RoIAlignRotated)
+   puts (y0, x0) at minus half its size and (cy, cx) at its centre. */
+typedef struct mmd__roi_geom {
+    float y0, x0, bin_h, bin_w, cos_t, sin_t, cy, cx;
+    int64_t grid_h, grid_w;
+} mmd__roi_geom;
+
+/* Pooling over a bin's samples: the mean of the bilinear values (ONNX and mmcv avg), their
+   maximum (mmcv max), or ONNX's max, which the ONNX reference implementation and
+   onnxruntime compute as the largest of the four weighted corner terms of any sample. */
+enum { MMD__ROI_AVG, MMD__ROI_MAX, MMD__ROI_MAX_CORNER };
+
+/* Samples per bin along one axis: sampling_ratio when positive, else ceil(bin size). A bin
+   longer than the feature map plus two pixels is sampled at most that many times, so that
+   hostile RoIs cannot make the loops unbounded; a real RoI never reaches that. */
+static int64_t mmd__roi_grid(float bin, int64_t sampling_ratio, int64_t extent) {
+    double g = ceil((double)bin);
+    if (sampling_ratio > 0) return sampling_ratio;
+    if (!(g > 0.0)) return 0;
+    return g > (double)(extent + 2) ? extent + 2 : (int64_t)g;
+}
+
+/* Geometry of the box (x1, y1, x2, y2) in image coordinates on an h x w feature map that is
+   spatial_scale times the image. half_pixel (ONNX half_pixel, mmcv aligned=1) shifts the box
+   by half a pixel; without it a box is at least one pixel wide and tall, as in Detectron. */
+static void mmd__roi_geom_box(mmd__roi_geom *g, const float *box, float spatial_scale, int32_t half_pixel,
+                              int64_t out_h, int64_t out_w, int64_t sampling_ratio, int64_t h, int64_t w) {
+    float offset = half_pixel ? 0.5f : 0.0f;
+    float x1 = box[0] * spatial_scale - offset, y1 = box[1] * spatial_scale - offset;
+    float rw = box[2] * spatial_scale - offset - x1, rh = box[3] * spatial_scale - offset - y1;
+    if (!half_pixel) {
+        rw = rw > 1.0f ? rw : 1.0f;
+        rh = rh > 1.0f ? rh : 1.0f;
+    }
+    g->y0 = y1;
+    g->x0 = x1;
+    g->bin_h = rh / (float)out_h;
+    g->bin_w = rw / (float)out_w;
+    g->cos_t = 1.0f;
+    g->sin_t = 0.0f;
+    g->cy = g->cx = 0.0f;
+    g->grid_h = mmd__roi_grid(g->bin_h, sampling_ratio, h);
+    g->grid_w = mmd__roi_grid(g->bin_w, sampling_ratio, w);
+}
+
+/* Corner offsets and weights of a bilinear sample at (y, x) on an h x w map; 0 (with zero
+   weights) when the point is more than one pixel outside, where it counts as 0. Points just
+   outside are clamped to the border, as Detectron does. NaN coordinates count as outside. */
+static int32_t mmd__roi_corners(float y, float x, int64_t h, int64_t w, int64_t *off, float *wt) {
+    int64_t y0, x0, y1, x1;
+    float ly, lx;
+    if (h <= 0 || w <= 0 || !(y >= -1.0f && y <= (float)h && x >= -1.0f && x <= (float)w)) {
+        off[0] = off[1] = off[2] = off[3] = 0;
+        wt[0] = wt[1] = wt[2] = wt[3] = 0.0f;
+        return 0;
+    }
+    if (y < 0.0f) y = 0.0f;
+    if (x < 0.0f) x = 0.0f;
+    y0 = (int64_t)y;
+    x0 = (int64_t)x;
+    if (y0 >= h - 1) {
+        y0 = y1 = h - 1;
+        y = (float)y0;
+    } else {
+        y1 = y0 + 1;
+    }
+    if (x0 >= w - 1) {
+        x0 = x1 = w - 1;
+        x = (float)x0;
+    } else {
+        x1 = x0 + 1;
+    }
+    ly = y - (float)y0;
+    lx = x - (float)x0;
+    off[0] = y0 * w + x0;
+    off[1] = y0 * w + x1;
+    off[2] = y1 * w + x0;
+    off[3] = y1 * w + x1;
+    wt[0] = (1.0f - ly) * (1.0f - lx);
+    wt[1] = (1.0f - ly) * lx;
+    wt[2] = ly * (1.0f - lx);
+    wt[3] = ly * lx;
+    return 1;
+}
+
+/* Pools one RoI over `channels` planes of h x w floats into channels x out_h x out_w bins.
+   Each sample's corners and weights are found once and applied to every channel. An empty
+   bin (a RoI of zero size under half_pixel) gives 0 in every mode. */
+static void mmd__roi_align_f32(const float *x, int64_t channels, int64_t h, int64_t w,
+                               const mmd__roi_geom *g, int64_t out_h, int64_t out_w, int32_t mode,
+                               float *y) {
+    int64_t plane = h * w, bins = out_h * out_w, count = g->grid_h * g->grid_w, ph, pw, iy, ix, ch;
+    for (ph = 0; ph < out_h; ++ph)
+        for (pw = 0; pw < out_w; ++pw) {
+            float *yb = y + ph * out_w + pw;
+            for (ch = 0; ch < channels; ++ch) yb[ch * bins] = mode == MMD__ROI_AVG ? 0.0f : -FLT_MAX;
+            for (iy = 0; iy < g->grid_h; ++iy)
+                for (ix = 0; ix < g->grid_w; ++ix) {
+                    float yy = g->y0 + (float)ph * g->bin_h + ((float)iy + 0.5f) * g->bin_h / (float)g->grid_h;
+                    float xx = g->x0 + (float)pw * g->bin_w + ((float)ix + 0.5f) * g->bin_w / (float)g->grid_w;
+                    float wt[4];
+                    int64_t off[4];
+                    int32_t inside = mmd__roi_corners(yy * g->cos_t - xx * g->sin_t + g->cy,
+                                                      yy * g->sin_t + xx * g->cos_t + g->cx, h, w, off, wt);
+                    for (ch = 0; ch < channels; ++ch) {
+                        const float *xp = x + ch * plane;
+                        float v = 0.0f, *o = yb + ch * bins;
+                        if (inside && mode == MMD__ROI_MAX_CORNER) {
+                            float a = wt[0] * xp[off[0]], b = wt[1] * xp[off[1]];
+                            float cc = wt[2] * xp[off[2]], dd = wt[3] * xp[off[3]];
+                            v = a > b ? a : b;
+                            v = v > cc ? v : cc;
+                            v = v > dd ? v : dd;
+                        } else if (inside) {
+                            v = wt[0] * xp[off[0]] + wt[1] * xp[off[1]] + wt[2] * xp[off[2]] + wt[3] * xp[off[3]];
+                        }
+                        if (mode == MMD__ROI_AVG) *o += v;
+                        else if (v > *o) *o = v;
+                    }
+                }
+            for (ch = 0; ch < channels; ++ch) {
+                float *o = yb + ch * bins;
+                if (count == 0) *o = 0.0f;
+                else if (mode == MMD__ROI_AVG) *o /= (float)count;
+            }
+        }
+}
+
+typedef struct mmd__roi_align_data {
+    int64_t out_h, out_w, sampling_ratio;
+    float spatial_scale;
+    int32_t mode, half_pixel;
+} mmd__roi_align_data;
+
+static mmd_status mmd__roi_align_prepare(mmd_kernel_ctx *c) {
+    static const char *const modes[] = {"avg", "max", NULL};
+    static const char *const coords[] = {"output_half_pixel", "half_pixel", NULL};
+    mmd__roi_align_data *p = (mmd__roi_align_data *)c->op_data;
+    const mmd_tensor *x, *rois, *idx;
+    int64_t dims[4];
+    int32_t mode = 0;
+    mmd_status st = mmd__check_io(c, 3, 3, 1);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 1, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 2, MMD_DTYPE_INT64);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 4, 4);
+    if (st == MMD_OK) st = mmd__want_rank(c, 1, 2, 2);
+    if (st == MMD_OK) st = mmd__want_rank(c, 2, 1, 1);
+    if (st == MMD_OK) st = mmd__detect_pick(c, "mode", "avg", modes, &mode);
+    /* Opset 10 had no shift; 16 added the attribute and made the shift the default. */
+    p->half_pixel = 0;
+    if (st == MMD_OK && c->opset >= 16)
+        st = mmd__detect_pick(c, "coordinate_transformation_mode", "half_pixel", coords, &p->half_pixel);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "output_height", 1, &p->out_h);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "output_width", 1, &p->out_w);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "sampling_ratio", 0, &p->sampling_ratio);
+    if (st == MMD_OK) st = mmd_attr_get_float(c, "spatial_scale", 1.0f, &p->spatial_scale);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    rois = c->inputs[1];
+    idx = c->inputs[2];
+    p->mode = mode == 0 ? MMD__ROI_AVG : MMD__ROI_MAX_CORNER;
+    if (p->out_h < 1 || p->out_w < 1 || p->out_h > MMD__ATTR_MAX || p->out_w > MMD__ATTR_MAX ||
+        p->sampling_ratio < 0 || p->sampling_ratio > MMD__ATTR_MAX)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "output_height %lld, output_width %lld or "
+                               "sampling_ratio %lld is out of range", (long long)p->out_h,
+                               (long long)p->out_w, (long long)p->sampling_ratio);
+    if (rois->dims[1] != 4 || idx->dims[0] != rois->dims[0]) {
+        char a[96], b[96];
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "rois %s and batch_indices %s must be (R, 4) and (R)",
+                               mmd__dims_text(a, sizeof a, rois->rank, rois->dims),
+                               mmd__dims_text(b, sizeof b, idx->rank, idx->dims));
+    }
+    dims[0] = rois->dims[0];
+    dims[1] = x->dims[1];
+    dims[2] = p->out_h;
+    dims[3] = p->out_w;
+    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, 4, dims);
+}
+
+static mmd_status mmd__roi_align_eval(mmd_kernel_ctx *c) {
+    const mmd__roi_align_data *p = (const mmd__roi_align_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0];
+    const float *rois = (const float *)c->inputs[1]->data;
+    const int64_t *idx = (const int64_t *)c->inputs[2]->data;
+    float *y = (float *)c->outputs[0]->data;
+    int64_t n = x->dims[0], ch = x->dims[1], h = x->dims[2], w = x->dims[3];
+    int64_t r, count = c->inputs[1]->dims[0], per_roi = ch * p->out_h * p->out_w;
+    for (r = 0; r < count; ++r) {
+        if (idx[r] < 0 || idx[r] >= n)
+            return mmd_kernel_fail(c, MMD_ERR_INDEX, "batch_indices[%lld] = %lld is out of range "
+                                   "for batch %lld", (long long)r, (long long)idx[r], (long long)n);
+    }
+    /* An empty feature map leaves every sample outside it, so every bin is 0. */
+    if (ch == 0 || h == 0 || w == 0) {
+        if (count * per_roi > 0) memset(y, 0, (size_t)(count * per_roi) * sizeof(float));
+        return MMD_OK;
+    }
+    for (r = 0; r < count; ++r) {
+        mmd__roi_geom g;
+        mmd__roi_geom_box(&g, rois + 4 * r, p->spatial_scale, p->half_pixel, p->out_h, p->out_w,
+                          p->sampling_ratio, h, w);
+        mmd__roi_align_f32((const float *)x->data + idx[r] * ch * h * w, ch, h, w, &g, p->out_h,
+                           p->out_w, p->mode, y + r * per_roi);
+    }
+    return MMD_OK;
+}
+
+/* ==== >>ops non max suppression ==== */
+
+/* The suppression test of the greedy loop: 1 when the kept box `kept` suppresses candidate
+   `cand`, both indices into whatever box set ctx describes (ONNX boxes, mmcv boxes with an
+   offset, rotated boxes). */
+typedef int32_t (*mmd__nms_suppress_fn)(const void *ctx, int64_t kept, int64_t cand);
+
+/* 1 when candidate a comes after b: lower score, or equal score and higher index. */
+static int32_t mmd__nms_after(const float *score, int64_t stride, int64_t a, int64_t b) {
+    float sa = score[a * stride], sb = score[b * stride];
+    return sa < sb || (sa == sb && a > b);
+}
+
+static void mmd__nms_sift(const float *score, int64_t stride, int64_t *idx, int64_t root, int64_t n) {
+    for (;;) {
+        int64_t child = 2 * root + 1, t;
+        if (child >= n) return;
+        if (child + 1 < n && mmd__nms_after(score, stride, idx[child + 1], idx[child])) ++child;
+        if (!mmd__nms_after(score, stride, idx[child], idx[root])) return;
+        t = idx[root];
+        idx[root] = idx[child];
+        idx[child] = t;
+        root = child;
+    }
+}
+
+/* Writes the indices i in [0, n) whose score score[i * stride] is above the threshold (every
+   non-NaN score when has_threshold is 0) to idx, best first: descending score, lower index
+   first among equal scores. That is a total order once NaN is gone, so an in-place heap sort
+   gives the stable order without extra memory. Returns the count. */
+static int64_t mmd__nms_candidates(const float *score, int64_t stride, int64_t n, int32_t has_threshold,
+                                   float threshold, int64_t *idx) {
+    int64_t m = 0, i, t;
+    for (i = 0; i < n; ++i) {
+        float s = score[i * stride];
+        if (has_threshold ? s > threshold : s == s) idx[m++] = i;
+    }
+    for (i = m / 2; i-- > 0;) mmd__nms_sift(score, stride, idx, i, m);
+    for (i = m - 1; i > 0; --i) {
+        t = idx[0];
+        idx[0] = idx[i];
+        idx[i] = t;
+        mmd__nms_sift(score, stride, idx, 0, i);
+    }
+    return m;
+}
+
+/* Greedy suppression: walks the n candidates in order and keeps each one that no kept box
+   suppresses, until max_keep are kept. Writes the kept indices to keep (room for
+   min(n, max_keep)) in the order kept and returns their count. */
+static int64_t mmd__nms_greedy(const int64_t *order, int64_t n, int64_t max_keep,
+                               mmd__nms_suppress_fn suppress, const void *ctx, int64_t *keep) {
+    int64_t kept = 0, i, j;
+    for (i = 0; i < n && kept < max_keep; ++i) {
+        for (j = 0; j < kept && !suppress(ctx, keep[j], order[i]); ++j) {}
+        if (j == kept) keep[kept++] = order[i];
+    }
+    return kept;
+}
+
+/* ONNX boxes of one batch: (N, 4) as two diagonal corners (y1, x1, y2, x2) in any order, or
+   as centre and size (xc, yc, w, h) when center_point_box is 1. */
+typedef struct mmd__nms_onnx_ctx {
+    const float *boxes;
+    int32_t center;
+    float iou_threshold;
+} mmd__nms_onnx_ctx;
+
+/* (ymin, xmin, ymax, xmax) of an ONNX box. */
+static void mmd__nms_onnx_corners(const float *b, int32_t center, float *o) {
+    if (center) {
+        o[0] = b[1] - b[3] / 2.0f;
+        o[1] = b[0] - b[2] / 2.0f;
+        o[2] = b[1] + b[3] / 2.0f;
+        o[3] = b[0] + b[2] / 2.0f;
+    } else {
+        o[0] = b[0] < b[2] ? b[0] : b[2];
+        o[1] = b[1] < b[3] ? b[1] : b[3];
+        o[2] = b[0] < b[2] ? b[2] : b[0];
+        o[3] = b[1] < b[3] ? b[3] : b[1];
+    }
+}
+
+/* Suppresses when IoU > iou_threshold; boxes that do not overlap, or have no area, never
+   suppress, whatever the threshold (as in the ONNX reference). NaN coordinates never do. */
+static int32_t mmd__nms_onnx_suppress(const void *ctx_, int64_t kept, int64_t cand) {
+    const mmd__nms_onnx_ctx *ctx = (const mmd__nms_onnx_ctx *)ctx_;
+    float a[4], b[4], ih, iw, inter, area_a, area_b, uni;
+    mmd__nms_onnx_corners(ctx->boxes + 4 * kept, ctx->center, a);
+    mmd__nms_onnx_corners(ctx->boxes + 4 * cand, ctx->center, b);
+    ih = (a[2] < b[2] ? a[2] : b[2]) - (a[0] > b[0] ? a[0] : b[0]);
+    iw = (a[3] < b[3] ? a[3] : b[3]) - (a[1] > b[1] ? a[1] : b[1]);
+    if (!(ih > 0.0f && iw > 0.0f)) return 0;
+    inter = ih * iw;
+    area_a = (a[2] - a[0]) * (a[3] - a[1]);
+    area_b = (b[2] - b[0]) * (b[3] - b[1]);
+    uni = area_a + area_b - inter;
+    if (!(inter > 0.0f && area_a > 0.0f && area_b > 0.0f && uni > 0.0f)) return 0;
+    return inter / uni > ctx->iou_threshold;
+}
+
+typedef struct mmd__nms_data {
+    int64_t batches, classes, boxes, max_per_class;  /* max_per_class: the bound prepare used */
+    int32_t center;
+} mmd__nms_data;
+
+static mmd_status mmd__nms_prepare(mmd_kernel_ctx *c) {
+    mmd__nms_data *p = (mmd__nms_data *)c->op_data;
+    const mmd_tensor *boxes, *scores, *t;
+    int64_t center = 0, dims[2];
+    int32_t i;
+    mmd_status st = mmd__check_io(c, 2, 5, 1);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 1, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 3, 3);
+    if (st == MMD_OK) st = mmd__want_rank(c, 1, 3, 3);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "center_point_box", 0, &center);
+    if (st != MMD_OK) return st;
+    boxes = c->inputs[0];
+    scores = c->inputs[1];
+    if (center != 0 && center != 1)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "center_point_box is %lld, expects 0 or 1",
+                               (long long)center);
+    if (boxes->dims[2] != 4 || scores->dims[0] != boxes->dims[0] || scores->dims[2] != boxes->dims[1]) {
+        char a[96], b[96];
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "boxes %s and scores %s must be (B, N, 4) and (B, C, N)",
+                               mmd__dims_text(a, sizeof a, boxes->rank, boxes->dims),
+                               mmd__dims_text(b, sizeof b, scores->rank, scores->dims));
+    }
+    for (i = 2; i < c->input_count; ++i) {
+        t = c->inputs[i];
+        if (!t || mmd_tensor_numel(t) == 0) continue;
+        if ((st = mmd__want_dtype(c, i, i == 2 ? MMD_DTYPE_INT64 : MMD_DTYPE_FLOAT32)) != MMD_OK ||
+            (st = mmd__want_rank(c, i, 0, 1)) != MMD_OK)
+            return st;
+    }
+    p->batches = boxes->dims[0];
+    p->classes = scores->dims[1];
+    p->boxes = boxes->dims[1];
+    p->center = (int32_t)center;
+    /* The output bound: min(N, max_output_boxes_per_class) per batch and class when that is
+       known now, N when it comes at run time, nothing when the input is absent. */
+    p->max_per_class = 0;
+    t = c->input_count > 2 ? c->inputs[2] : NULL;
+    if (t && mmd_tensor_numel(t) > 0) {
+        int64_t v = mmd_tensor_is_const(t) ? ((const int64_t *)t->data)[0] : p->boxes;
+        p->max_per_class = v < 0 ? 0 : v < p->boxes ? v : p->boxes;
+    }
+    dims[0] = p->batches * p->classes * p->max_per_class;
+    dims[1] = 3;
+    if ((st = mmd__set_output(c, 0, MMD_DTYPE_INT64, 2, dims)) != MMD_OK) return st;
+    if ((uint64_t)p->boxes > SIZE_MAX / (2 * sizeof(int64_t)))
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "%lld boxes need too much scratch", (long long)p->boxes);
+    c->outputs[0]->dynamic = 1;
+    c->scratch_size = 2 * (size_t)p->boxes * sizeof(int64_t);
+    return MMD_OK;
+}
+
+static mmd_status mmd__nms_eval(mmd_kernel_ctx *c) {
+    const mmd__nms_data *p = (const mmd__nms_data *)c->op_data;
+    const float *scores = (const float *)c->inputs[1]->data;
+    const mmd_tensor *t;
+    int64_t *out = (int64_t *)c->outputs[0]->data, *order = (int64_t *)c->scratch;
+    int64_t *keep, max_keep = p->max_per_class, rows = 0, b, k, i, m;
+    int32_t has_threshold = 0;
+    float score_threshold = 0.0f;
+    mmd__nms_onnx_ctx ctx;
+    ctx.center = p->center;
+    ctx.iou_threshold = 0.0f;
+    /* max_output_boxes_per_class may be a run-time value: it is clamped to the bound the
+       output was planned for, so the rows always fit. */
+    t = c->input_count > 2 ? c->inputs[2] : NULL;
+    if (t && mmd_tensor_numel(t) > 0) {
+        int64_t v = ((const int64_t *)t->data)[0];
+        max_keep = v < 0 ? 0 : v < max_keep ? v : max_keep;
+    }
+    t = c->input_count > 3 ? c->inputs[3] : NULL;
+    if (t && mmd_tensor_numel(t) > 0) ctx.iou_threshold = ((const float *)t->data)[0];
+    t = c->input_count > 4 ? c->inputs[4] : NULL;
+    if (t && mmd_tensor_numel(t) > 0) {
+        has_threshold = 1;
+        score_threshold = ((const float *)t->data)[0];
+    }
+    for (b = 0; b < p->batches && max_keep > 0 && p->boxes > 0; ++b) {
+        ctx.boxes = (const float *)c->inputs[0]->data + b * p->boxes * 4;
+        keep = order + p->boxes;
+        for (k = 0; k < p->classes; ++k) {
+            m = mmd__nms_candidates(scores + (b * p->classes + k) * p->boxes, 1, p->boxes,
+                                    has_threshold, score_threshold, order);
+            m = mmd__nms_greedy(order, m, max_keep, mmd__nms_onnx_suppress, &ctx, keep);
+            for (i = 0; i < m; ++i, ++rows) {
+                out[3 * rows + 0] = b;
+                out[3 * rows + 1] = k;
+                out[3 * rows + 2] = keep[i];
+            }
+        }
+    }
+    c->outputs[0]->dims[0] = rows;
+    return MMD_OK;
+}
+
+
+/* ==== >>ops table ==== */
 
 /* Sorted by nothing in particular: lookups are a linear scan done once per node at setup. */
 static const mmd_kernel mmd__kernels[] = {
@@ -2396,34 +6330,130 @@ static const mmd_kernel mmd__kernels[] = {
     {"", "Concat", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__axis_data), mmd__concat_any_prepare, mmd__concat_any_eval},
     {"", "Split", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__axis_data), mmd__split_any_prepare, mmd__split_any_eval},
     {"", "Gather", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__axis_data), mmd__gather_any_prepare, mmd__gather_any_eval},
-    MMD__ELEMENTWISE_KERNELS
-    MMD__REDUCE_KERNELS
-    MMD__INDEX_KERNELS
-    MMD__NN2_KERNELS
-    MMD__DETECT_KERNELS
+    {"", "Abs", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Neg", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Sign", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Acos", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Acosh", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Asin", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Asinh", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Atan", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Atanh", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Ceil", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Cos", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Cosh", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Exp", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Floor", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Log", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Reciprocal", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Round", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Sin", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Sinh", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Tan", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Softplus", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Softsign", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Celu", 12, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Elu", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Selu", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Shrink", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "ThresholdedRelu", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "IsInf", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__is_inf_any_prepare, mmd__map_any_eval},
+    {"", "IsNaN", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Not", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Equal", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
+    {"", "Greater", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
+    {"", "GreaterOrEqual", 12, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
+    {"", "Less", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
+    {"", "LessOrEqual", 12, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
+    {"", "And", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
+    {"", "Or", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
+    {"", "Xor", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
+    {"", "PRelu", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__prelu_any_prepare, mmd__binary_eval},
+    {"", "Mod", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__mod_any_prepare, mmd__binary_eval},
+    {"", "Max", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__variadic_data), mmd__variadic_any_prepare, mmd__variadic_any_eval},
+    {"", "Min", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__variadic_data), mmd__variadic_any_prepare, mmd__variadic_any_eval},
+    {"", "Sum", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__variadic_data), mmd__variadic_any_prepare, mmd__variadic_any_eval},
+    {"", "Mean", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__variadic_data), mmd__variadic_any_prepare, mmd__variadic_any_eval},
+    {"", "Where", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__where_data), mmd__where_any_prepare, mmd__where_any_eval},
+    {"", "CastLike", 15, MMD__OPSET_CHECKED, 0, sizeof(mmd__cast_data), mmd__cast_like_any_prepare, mmd__cast_eval},
+    {"", "ReduceSum", 1, 12, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ReduceSum", 13, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ReduceMean", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ReduceMean", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ReduceProd", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ReduceProd", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ReduceMax", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ReduceMax", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ReduceMin", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ReduceMin", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ReduceL1", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ReduceL1", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ReduceL2", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ReduceL2", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ReduceSumSquare", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ReduceSumSquare", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ReduceLogSum", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ReduceLogSum", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ReduceLogSumExp", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ReduceLogSumExp", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
+    {"", "ArgMax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__arg_data), mmd__arg_prepare, mmd__arg_eval},
+    {"", "ArgMin", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__arg_data), mmd__arg_prepare, mmd__arg_eval},
+    {"", "LogSoftmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval},
+    {"", "Hardmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval},
+    {"", "CumSum", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__cumsum_data), mmd__cumsum_prepare, mmd__cumsum_eval},
+    {"", "TopK", 1, 9, 0, sizeof(mmd__topk_data), mmd__topk_prepare, mmd__topk_eval},
+    {"", "TopK", 10, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__topk_data), mmd__topk_prepare, mmd__topk_eval},
+    {"", "Einsum", 12, MMD__OPSET_CHECKED, 0, sizeof(mmd__einsum_data), mmd__einsum_prepare, mmd__einsum_eval},
+    {"", "GatherElements", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__elements_data), mmd__gather_elements_any_prepare, mmd__gather_elements_any_eval},
+    {"", "ScatterElements", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__elements_data), mmd__scatter_elements_any_prepare, mmd__scatter_elements_any_eval},
+    {"", "Scatter", 9, 10, 0, sizeof(mmd__elements_data), mmd__scatter_elements_any_prepare, mmd__scatter_elements_any_eval},
+    {"", "GatherND", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__nd_data), mmd__gather_nd_any_prepare, mmd__gather_nd_any_eval},
+    {"", "ScatterND", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__nd_data), mmd__scatter_nd_any_prepare, mmd__scatter_nd_any_eval},
+    {"", "NonZero", 9, MMD__OPSET_CHECKED, 0, 0, mmd__non_zero_any_prepare, mmd__non_zero_any_eval},
+    {"", "Compress", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__compress_data), mmd__compress_any_prepare, mmd__compress_any_eval},
+    {"", "OneHot", 9, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__one_hot_data), mmd__one_hot_any_prepare, mmd__one_hot_any_eval},
+    {"", "Range", 11, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(0) | MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(2), 0, mmd__range_any_prepare, mmd__range_any_eval},
+    {"", "Tile", 6, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__tile_any_prepare, mmd__tile_any_eval},
+    {"", "Pad", 2, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(3), sizeof(mmd__pad_data), mmd__pad_any_prepare, mmd__pad_any_eval},
+    {"", "Trilu", 14, MMD__OPSET_CHECKED, 0, sizeof(mmd__trilu_data), mmd__trilu_any_prepare, mmd__trilu_any_eval},
+    {"", "EyeLike", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__eye_like_data), mmd__eye_like_any_prepare, mmd__eye_like_any_eval},
+    {"", "DepthToSpace", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__block_data), mmd__depth_to_space_any_prepare, mmd__block_any_eval},
+    {"", "SpaceToDepth", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__block_data), mmd__space_to_depth_any_prepare, mmd__block_any_eval},
+    {"", "ConvTranspose", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__conv_transpose_data), mmd__conv_transpose_f32_prepare, mmd__conv_transpose_f32_eval},
+    {"", "InstanceNormalization", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__batchnorm_data), mmd__instance_norm_f32_prepare, mmd__instance_norm_f32_eval},
+    {"", "LayerNormalization", 17, MMD__OPSET_CHECKED, 0, sizeof(mmd__layer_norm_data), mmd__layer_norm_f32_prepare, mmd__layer_norm_f32_eval},
+    {"", "LRN", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__lrn_data), mmd__lrn_f32_prepare, mmd__lrn_f32_eval},
+    {"", "MeanVarianceNormalization", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__mvn_data), mmd__mvn_f32_prepare, mmd__mvn_f32_eval},
+    {"", "GlobalMaxPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__plane_data), mmd__global_average_pool_f32_prepare, mmd__global_max_pool_f32_eval},
+    {"", "GlobalLpPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__global_lp_pool_data), mmd__global_lp_pool_f32_prepare, mmd__global_lp_pool_f32_eval},
+    {"", "LpPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__lp_pool_data), mmd__lp_pool_f32_prepare, mmd__lp_pool_f32_eval},
+    {"", "GridSample", 16, MMD__OPSET_CHECKED, 0, sizeof(mmd__grid_sample_data), mmd__grid_sample_f32_prepare, mmd__grid_sample_f32_eval},
+    {"", "Upsample", 7, 9, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__resize_data), mmd__resize_prepare, mmd__resize_eval},
+    {"", "Resize", 10, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(2) | MMD_KERNEL_VALUE_INPUT(3), sizeof(mmd__resize_data), mmd__resize_prepare, mmd__resize_eval},
+    {"", "RoiAlign", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__roi_align_data), mmd__roi_align_prepare, mmd__roi_align_eval},
+    {"", "NonMaxSuppression", 10, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(2), sizeof(mmd__nms_data), mmd__nms_prepare, mmd__nms_eval},
     {"", "Conv", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__conv_data), mmd__conv_f32_prepare, mmd__conv_f32_eval},
     {"", "BatchNormalization", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__batchnorm_data), mmd__batchnorm_f32_prepare, mmd__batchnorm_f32_eval},
-    {"", "Relu", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__unary_data), mmd__relu_f32_prepare, mmd__unary_f32_eval},
-    {"", "LeakyRelu", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__unary_data), mmd__leaky_relu_f32_prepare, mmd__unary_f32_eval},
-    {"", "Clip", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__unary_data), mmd__clip_f32_prepare, mmd__unary_f32_eval},
-    {"", "Sigmoid", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__unary_data), mmd__sigmoid_f32_prepare, mmd__unary_f32_eval},
-    {"", "HardSigmoid", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__unary_data), mmd__hard_sigmoid_f32_prepare, mmd__unary_f32_eval},
-    {"", "HardSwish", 14, MMD__OPSET_CHECKED, 0, sizeof(mmd__unary_data), mmd__hard_swish_f32_prepare, mmd__unary_f32_eval},
-    {"", "Tanh", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__unary_data), mmd__tanh_f32_prepare, mmd__unary_f32_eval},
-    {"", "Erf", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__unary_data), mmd__erf_f32_prepare, mmd__unary_f32_eval},
-    {"", "Sqrt", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__unary_data), mmd__sqrt_f32_prepare, mmd__unary_f32_eval},
-    {"", "Add", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__add_prepare, mmd__binary_eval},
-    {"", "Sub", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__sub_prepare, mmd__binary_eval},
-    {"", "Mul", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__mul_prepare, mmd__binary_eval},
-    {"", "Div", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__div_prepare, mmd__binary_eval},
-    {"", "Pow", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__pow_prepare, mmd__binary_eval},
+    {"", "Relu", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "LeakyRelu", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Clip", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__clip_any_prepare, mmd__map_any_eval},
+    {"", "Sigmoid", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "HardSigmoid", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "HardSwish", 14, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Tanh", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Erf", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Sqrt", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Add", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
+    {"", "Sub", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
+    {"", "Mul", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
+    {"", "Div", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
+    {"", "Pow", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
     {"", "MaxPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__pool_data), mmd__max_pool_f32_prepare, mmd__max_pool_f32_eval},
     {"", "AveragePool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__pool_data), mmd__average_pool_f32_prepare, mmd__average_pool_f32_eval},
     {"", "GlobalAveragePool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__plane_data), mmd__global_average_pool_f32_prepare, mmd__global_average_pool_f32_eval},
     {"", "Gemm", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__gemm_data), mmd__gemm_f32_prepare, mmd__gemm_f32_eval},
     {"", "MatMul", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__matmul_data), mmd__matmul_f32_prepare, mmd__matmul_f32_eval},
     {"", "Softmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval},
-    {"", "ReduceMean", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduce_data), mmd__reduce_mean_f32_prepare, mmd__reduce_mean_f32_eval},
     {"", "Cast", 6, MMD__OPSET_CHECKED, 0, sizeof(mmd__cast_data), mmd__cast_prepare, mmd__cast_eval},
 };
 

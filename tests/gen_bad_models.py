@@ -444,6 +444,15 @@ def cases():
     del ns[3].attribute[:]
     ns[3].attribute.append(helper.make_attribute("transB", "1"))
     add("attr_transB_as_string", "ERR_INVALID_MODEL", ser(conv_model(nodes=ns)))
+    # The type says TENSOR but the tensor itself is missing, as a flipped tag leaves it.
+    empty_value = onnx.AttributeProto(name="value", type=onnx.AttributeProto.TENSOR)
+    const = helper.make_node("Constant", [], ["Y"], name="const")
+    const.attribute.append(empty_value)
+    add("attr_tensor_type_without_tensor", "ERR_INVALID_MODEL", ser(helper.make_model(
+        helper.make_graph([const], "constant", [],
+                          [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2])]),
+        producer_name="gen_bad_models", opset_imports=[helper.make_opsetid("", 13)],
+        ir_version=7)))
     many = conv_nodes()
     many[1].attribute.extend(helper.make_attribute("a%d" % i, i) for i in range(65))
     add("attributes_past_max", "ERR_LIMIT", ser(conv_model(nodes=many)))

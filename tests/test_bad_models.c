@@ -10,7 +10,9 @@
    Two sweeps follow over the models that expect OK: every proper prefix of each must fail with
    MALFORMED or INVALID_MODEL, and every single-byte corruption must give some status without a
    crash. Each model is read into a buffer of exactly its size, so that under
-   -fsanitize=address a read one byte past the end is caught. Closing line: `N passed, M failed`. */
+   -fsanitize=address a read one byte past the end is caught. Closing line: `N passed, M failed`.
+   Cases run in the order of expected.txt and stdout is line-buffered, so a crash belongs to the
+   case after the last line printed. */
 #define MMD_IMPLEMENTATION
 #include "mmdeploy.h"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Whole-model tests: the runtime, through build/mmdeploy, against torch.
 
-    /usr/bin/python3 tests/test_models.py [SUBSTRING...]
+    /usr/bin/python3 tests/test_models.py [--backend NAME[,NAME...]] [SUBSTRING...]
 
 Exports torchvision classifiers with tests/gen_torchvision.py into build/models (once), runs
 each through `build/mmdeploy run` and compares with torch's output, checks with
@@ -9,6 +9,12 @@ each through `build/mmdeploy run` and compares with torch's output, checks with
 model predicts the held-out split exactly as torch did. With SUBSTRINGs, only the tests whose
 name contains one of them run. Prints `ok NAME` or `FAIL NAME: why` per test, then
 `N passed, M failed`; exits 1 on any failure.
+
+With --backend (e.g. openblas, onednn or openblas,onednn) every run goes through
+`build/mmdeploy run --backend ...` and only the tests that run a model are kept (the plan checks
+and the classify example do not involve backends), named BACKEND:TEST. A backend the CLI reports
+unavailable (built without its library) skips them all: `0 passed, 0 failed, N skipped`. The
+vendor libraries run single-threaded unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS say otherwise.
 """
 import os
 import re
@@ -49,10 +55,15 @@ def run(args, timeout=300):
     return p.stdout
 
 
+# --backend's value: every `mmdeploy run` gets it. None runs the reference kernels alone.
+BACKEND = None
+
+
 def run_model(model, input_path, output_name):
     """Our output for one input, read back from the .npy the CLI writes."""
     with tempfile.TemporaryDirectory() as outdir:
-        run([CLI, "run", model, "--input", f"input={input_path}", "--outdir", outdir])
+        run([CLI, "run", model, "--input", f"input={input_path}", "--outdir", outdir] +
+            (["--backend", BACKEND] if BACKEND else []))
         path = os.path.join(outdir, f"{output_name}.npy")
         if not os.path.exists(path):
             raise Failure(f"no {output_name}.npy in the outdir")
@@ -144,8 +155,37 @@ def test_classify_images():
             raise Failure(f"{image} (label {label}): {line!r}")
 
 
+def unavailable_backends(names):
+    """The backends of the list that `mmdeploy info` reports unavailable, with its reason."""
+    out = run([CLI, "info", "--backend", names])
+    missing = []
+    lines = out.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(r"^\s+(\S+)\s+unavailable\s*(.*)$", line)
+        if m:
+            why = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            missing.append(f"{m.group(1)} ({why or m.group(2)})")
+    return missing
+
+
 def main(argv):
-    filters = argv[1:]
+    global BACKEND
+    filters = []
+    args = iter(argv[1:])
+    for arg in args:
+        if arg == "--backend":
+            BACKEND = next(args, None)
+        elif arg.startswith("--backend="):
+            BACKEND = arg.split("=", 1)[1]
+        else:
+            filters.append(arg)
+    if BACKEND == "":
+        print("FAIL setup: --backend needs a name")
+        print("0 passed, 1 failed")
+        return 1
+    if BACKEND:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
     if not os.access(CLI, os.X_OK):
         print(f"FAIL setup: {CLI} missing (make build/mmdeploy)")
         print("0 passed, 1 failed")
@@ -161,6 +201,20 @@ def main(argv):
     tests = model_tests() + [("digits_heldout", test_digits_heldout),
                              ("digits_plan", lambda: check_plan_shares(DIGITS)),
                              ("classify_images", test_classify_images)]
+    if BACKEND:
+        tests = [(f"{BACKEND}:{name}", fn) for name, fn in tests
+                 if not name.endswith("_plan") and name != "classify_images"]
+        try:
+            missing = unavailable_backends(BACKEND)
+        except Failure as e:
+            print(f"FAIL setup: {e}")
+            print("0 passed, 1 failed")
+            return 1
+        if missing:
+            skipped = sum(1 for name, _ in tests if not filters or any(f in name for f in filters))
+            print(f"skip: backend {', '.join(missing)} unavailable")
+            print(f"0 passed, 0 failed, {skipped} skipped")
+            return 0
     passed = failed = 0
     for name, fn in tests:
         if filters and not any(f in name for f in filters):

@@ -18,6 +18,8 @@
 #include "mmdeploy.h"
 #include "mmdeploy_ir.h"  /* mmd_model_parse, mmd_tensor_proto_decode: info and .pb inputs */
 #include "mmdeploy_ops.h" /* mmd_ops_find: info lists every operator without a kernel */
+#include "backends/mmd_onednn.h"   /* the bundled backends, built real or as stubs in */
+#include "backends/mmd_openblas.h" /* build/mmd_backends.o (backends/mmd_backends.c) */
 #define MMD_NPY_IMPLEMENTATION
 #include "mmd_npy.h"
 
@@ -25,17 +27,39 @@ static const char cli_usage[] =
     "usage: mmdeploy <command> MODEL.onnx [options]\n"
     "\n"
     "commands:\n"
-    "  info  MODEL.onnx\n"
-    "        inputs, outputs, ir_version, producer, opsets, operator counts, every operator\n"
-    "        without a kernel, and the memory plan for the declared shapes (symbolic dims = 1)\n"
-    "  run   MODEL.onnx [--input [NAME=]FILE]... [--outdir DIR]\n"
+    "  info  [MODEL.onnx] [--backend NAME[,NAME...]]\n"
+    "        the backends (availability, version, environment); with a model also its inputs,\n"
+    "        outputs, ir_version, producer, opsets, operator counts, every operator without a\n"
+    "        kernel, the nodes each backend claims and the memory plan for the declared shapes\n"
+    "        (symbolic dims = 1). Without --backend every bundled backend is listed and tried.\n"
+    "  run   MODEL.onnx [--input [NAME=]FILE]... [--outdir DIR] [--backend NAME[,NAME...]]\n"
     "        runs the model once and writes each output to DIR/<output name>.npy ('/' and ':'\n"
     "        in the name become '_'); DIR defaults to \".\" and is created if missing\n"
     "  bench MODEL.onnx [--input [NAME=]FILE]... [--iters N] [--warmup N] [--threads N]\n"
+    "        [--backend NAME[,NAME...]] [--profile]\n"
     "        times the load (parse, create, prepare) and --iters runs (default 10) after\n"
     "        --warmup untimed runs (default 1); the last line printed is one JSON object:\n"
     "        {\"median_ms\":..., \"min_ms\":..., \"load_ms\":..., \"arena_bytes\":...}\n"
     "        --threads: the runtime is single-threaded today, so only 1 is accepted\n"
+    "        --profile: before the JSON line, a table of the nodes by time per run (op type,\n"
+    "        backend, ms, %, name) and the same by op type\n"
+    "  convert MODEL.onnx [-o OUT.mmd] [--c-array OUT.c [--name NAME]] [--ops-header OPS.h]\n"
+    "        writes the model for firmware as a .mmd blob: validated, constants folded and\n"
+    "        memory planned for the declared shapes (symbolic dims = 1), weights 16-byte\n"
+    "        aligned so they are read in place from flash. --c-array writes the blob as an\n"
+    "        aligned C array (OUT.c) and OUT.h with its extern declaration and the macros\n"
+    "        NAME_SIZE, NAME_ARENA_BYTES (the exact arena it needs) and NAME_SCRATCH_BYTES;\n"
+    "        NAME defaults to OUT's base name. --ops-header writes the MMD_ONLY_OPS list of\n"
+    "        the kernels the blob runs. MODEL may be a .mmd blob too. Prints the flash bytes,\n"
+    "        the arena bytes and the largest scratch; info prints the same for any model.\n"
+    "\n"
+    "backends:\n"
+    "  --backend openblas,onednn runs each node on the first listed backend that claims it and\n"
+    "  on the reference CPU kernels otherwise (they are always the last fallback; the name\n"
+    "  'reference' alone means no backend). A listed backend that cannot be used is an error.\n"
+    "  Bundled: openblas (Conv, Gemm, MatMul through sgemm), onednn (Conv, pools,\n"
+    "  BatchNormalization, element-wise, Gemm, MatMul primitives). Each is a stub that reports\n"
+    "  itself unavailable when the CLI was built without the library.\n"
     "\n"
     "inputs:\n"
     "  FILE is a .npy file (C order) or an ONNX TensorProto .pb file. Its dtype must be the\n"
@@ -181,13 +205,23 @@ static int cli_make_dir(const char *dir) {
 
 /* ==== >>command line ==== */
 typedef struct cli_args {
-    const char *command;             /* "info", "run" or "bench" */
+    const char *command;             /* "info", "run", "bench" or "convert" */
     const char *model;
     const char **inputs;             /* "[NAME=]FILE" in the order given */
     int32_t input_count;
     const char *outdir;
     long iters, warmup, threads;
+    const char *backends;            /* --backend's list, NULL when not given */
+    int profile;                     /* bench --profile */
+    const char *output, *c_array, *c_name, *ops_header; /* convert: -o, --c-array, --name,
+                                                           --ops-header; NULL when not given */
 } cli_args;
+
+/* The options only convert takes (and the only ones it takes). */
+static int cli_is_convert_option(const char *name) {
+    return !strcmp(name, "-o") || !strcmp(name, "--output") || !strcmp(name, "--c-array") ||
+           !strcmp(name, "--name") || !strcmp(name, "--ops-header");
+}
 
 /* A command line that makes no sense: the one-line error, exit status 2. */
 static int cli_usage_error(const char *fmt, ...) {
@@ -224,7 +258,8 @@ static int cli_parse_args(int argc, char **argv, cli_args *a) {
     a->iters = 10;
     a->warmup = 1;
     a->threads = 1;
-    if (strcmp(a->command, "info") && strcmp(a->command, "run") && strcmp(a->command, "bench"))
+    if (strcmp(a->command, "info") && strcmp(a->command, "run") && strcmp(a->command, "bench") &&
+        strcmp(a->command, "convert"))
         return cli_usage_error("unknown command '%s'", a->command);
     a->inputs = (const char **)malloc(sizeof(char *) * (size_t)argc);
     if (!a->inputs) return cli_fail("out of memory");
@@ -238,8 +273,8 @@ static int cli_parse_args(int argc, char **argv, cli_args *a) {
         }
         if (arg[0] != '-' || arg[1] == '\0') {
             if (!a->model) a->model = arg;
-            else if (strcmp(a->command, "info") == 0)
-                return cli_usage_error("info takes one model, not '%s'", arg);
+            else if (strcmp(a->command, "info") == 0 || strcmp(a->command, "convert") == 0)
+                return cli_usage_error("%s takes one model, not '%s'", a->command, arg);
             else a->inputs[a->input_count++] = arg;
             continue;
         }
@@ -249,16 +284,29 @@ static int cli_parse_args(int argc, char **argv, cli_args *a) {
         memcpy(name, arg, name_len);
         name[name_len] = '\0';
         if (strcmp(name, "--input") && strcmp(name, "--outdir") && strcmp(name, "--iters") &&
-            strcmp(name, "--warmup") && strcmp(name, "--threads"))
+            strcmp(name, "--warmup") && strcmp(name, "--threads") && strcmp(name, "--backend") &&
+            strcmp(name, "--profile") && !cli_is_convert_option(name))
             return cli_usage_error("unknown option '%s'", name);
-        if (strcmp(a->command, "info") == 0 ||
-            (strcmp(a->command, "run") == 0 && strcmp(name, "--input") && strcmp(name, "--outdir")) ||
+        if ((strcmp(a->command, "convert") == 0) != cli_is_convert_option(name) ||
+            (strcmp(a->command, "info") == 0 && strcmp(name, "--backend")) ||
+            (strcmp(a->command, "run") == 0 && strcmp(name, "--input") && strcmp(name, "--outdir") &&
+             strcmp(name, "--backend")) ||
             (strcmp(a->command, "bench") == 0 && strcmp(name, "--outdir") == 0))
             return cli_usage_error("option %s does not apply to '%s'", name, a->command);
+        if (strcmp(name, "--profile") == 0) {
+            if (eq) return cli_usage_error("--profile takes no value");
+            a->profile = 1;
+            continue;
+        }
         if (eq) value = eq + 1;
         else if (i + 1 < argc) value = argv[++i];
         else return cli_usage_error("option %s needs a value", name);
         if (strcmp(name, "--input") == 0) a->inputs[a->input_count++] = value;
+        else if (strcmp(name, "-o") == 0 || strcmp(name, "--output") == 0) a->output = value;
+        else if (strcmp(name, "--c-array") == 0) a->c_array = value;
+        else if (strcmp(name, "--name") == 0) a->c_name = value;
+        else if (strcmp(name, "--ops-header") == 0) a->ops_header = value;
+        else if (strcmp(name, "--backend") == 0) a->backends = value;
         else if (strcmp(name, "--outdir") == 0) a->outdir = value;
         else if (strcmp(name, "--iters") == 0) {
             if ((rc = cli_parse_count(name, value, 1, 100000000L, &a->iters))) return rc;
@@ -268,7 +316,11 @@ static int cli_parse_args(int argc, char **argv, cli_args *a) {
             return rc;
         }
     }
-    if (!a->model) return cli_usage_error("%s needs a model file", a->command);
+    if (!a->model && strcmp(a->command, "info") != 0)
+        return cli_usage_error("%s needs a model file", a->command);
+    if (strcmp(a->command, "convert") == 0 && !a->output && !a->c_array && !a->ops_header)
+        return cli_usage_error("convert needs -o, --c-array or --ops-header");
+    if (a->c_name && !a->c_array) return cli_usage_error("--name names the --c-array");
     if (a->threads != 1) {
         cli_fail("--threads %ld: the runtime is single-threaded today; only --threads 1 is "
                  "supported", a->threads);
@@ -278,6 +330,106 @@ static int cli_parse_args(int argc, char **argv, cli_args *a) {
     /* Output paths are built in fixed buffers (cli_output_file) with room for this and a name. */
     if (strlen(a->outdir) > 1024) return cli_usage_error("--outdir is longer than 1024 bytes");
     return 0;
+}
+
+/* ==== >>backends ==== */
+#define CLI_BUNDLED 2
+
+/* The bundled backends, in their default priority order, and the registry --backend builds. */
+typedef struct cli_backends {
+    mmd_backend bundled[CLI_BUNDLED];
+    mmd_backend_registry reg;
+    int explicit_list;               /* 1: --backend named them, so each must be usable */
+} cli_backends;
+
+/* Registers the backends --backend lists, in its order ("reference" adds none: the reference
+   kernels always come last). Without --backend, info registers every bundled backend and run
+   and bench none. Returns 0 or the exit status after printing the problem. */
+static int cli_backends_init(cli_backends *cb, const char *list, int all_if_none) {
+    int32_t i;
+    memset(cb, 0, sizeof *cb);
+    mmd_openblas_backend(&cb->bundled[0]);
+    mmd_onednn_backend(&cb->bundled[1]);
+    if (!list) {
+        for (i = 0; i < CLI_BUNDLED && all_if_none; ++i) mmd_backend_register(&cb->reg, &cb->bundled[i], NULL);
+        return 0;
+    }
+    cb->explicit_list = 1;
+    while (*list) {
+        const char *end = strchr(list, ',');
+        size_t len = end ? (size_t)(end - list) : strlen(list);
+        mmd_error err;
+        memset(&err, 0, sizeof err);
+        for (i = 0; i < CLI_BUNDLED; ++i)
+            if (strlen(cb->bundled[i].name) == len && strncmp(cb->bundled[i].name, list, len) == 0) break;
+        if (len == 9 && strncmp(list, "reference", 9) == 0) {
+            /* The fallback is implied; naming it documents the order. */
+        } else if (i == CLI_BUNDLED) {
+            return cli_usage_error("--backend: unknown backend '%.*s' (known: openblas, onednn, reference)",
+                                   (int)len, list);
+        } else if (mmd_backend_register(&cb->reg, &cb->bundled[i], &err) != MMD_OK) {
+            return cli_usage_error("--backend: %s", err.msg);
+        }
+        list += len;
+        if (*list == ',') ++list;
+    }
+    return 0;
+}
+
+/* One line per backend: availability, version, and what check_env says. */
+static void cli_print_backends(const mmd_backend_registry *r) {
+    int32_t i;
+    cli_line("backends (priority order; the reference CPU kernels run every node left):");
+    if (r->count == 0) cli_line("  none");
+    for (i = 0; i < r->count; ++i) {
+        const mmd_backend *b = r->items[i];
+        char version[256] = "", env[256] = "";
+        int avail = !b->is_available || b->is_available(b->user);
+        if (b->get_version) b->get_version(b->user, version, sizeof version);
+        if (b->check_env) b->check_env(b->user, env, sizeof env);
+        cli_line("  %-10s %-12s %s", b->name, avail ? "available" : "unavailable", version);
+        if (env[0]) cli_line("  %-10s %-12s %s", "", "", env);
+    }
+}
+
+/* The nodes each backend of s runs, with counts per op type; names come from m, the same
+   model parsed by itself (its nodes are in the same order). */
+static void cli_print_claims(const mmd_model *m, const mmd_session *s, int with_reference) {
+    int32_t b, i, j, nb = mmd_session_backend_count(s);
+    for (b = with_reference ? -1 : 0; b < nb; ++b) {
+        const char *name = b < 0 ? "reference" : mmd_session_backend(s, b)->name;
+        const char *why = "";
+        mmd_status st = MMD_OK;
+        char counts[1024];
+        size_t len = 0;
+        int32_t total = 0;
+        if (b >= 0) mmd_session_backend_status(s, b, &st, &why);
+        if (st != MMD_OK) {
+            cli_line("  %-10s not used: %s", name, why);
+            continue;
+        }
+        counts[0] = '\0';
+        /* Op types in order of first appearance, each counted once. */
+        for (i = 0; i < m->node_count; ++i) {
+            int32_t n = 0;
+            if (mmd_session_node_backend(s, i) != b) continue;
+            ++total;
+            for (j = 0; j < i; ++j)
+                if (mmd_session_node_backend(s, j) == b && strcmp(m->nodes[j].op_type, m->nodes[i].op_type) == 0)
+                    break;
+            if (j < i) continue;
+            for (j = i; j < m->node_count; ++j)
+                n += mmd_session_node_backend(s, j) == b && strcmp(m->nodes[j].op_type, m->nodes[i].op_type) == 0;
+            if (len < sizeof counts)
+                len += (size_t)snprintf(counts + len, sizeof counts - len, "%s%s %d", len ? ", " : "",
+                                        m->nodes[i].op_type, (int)n);
+        }
+        cli_line("  %-10s %d node%s%s%s", name, (int)total, total == 1 ? "" : "s", total ? ": " : "", counts);
+        if (b < 0) continue;
+        for (i = 0; i < m->node_count; ++i)
+            if (mmd_session_node_backend(s, i) == b)
+                cli_line("  %-10s   #%-4d %-20s %s", "", (int)i, m->nodes[i].op_type, m->nodes[i].name);
+    }
 }
 
 /* ==== >>inputs ==== */
@@ -294,6 +446,7 @@ typedef struct cli_input {
 /* What run and bench share: the model bytes (alive as long as the session), the session, the
    arena TensorProto inputs decode into, and the inputs. */
 typedef struct cli_ctx {
+    cli_backends backends;
     const char *model_path;
     unsigned char *model;
     size_t model_size;
@@ -317,11 +470,23 @@ static void cli_ctx_free(cli_ctx *c) {
 
 static int cli_create(cli_ctx *c) {
     mmd_error err;
+    mmd_options opts;
     char what[600];
+    int32_t i;
     memset(&err, 0, sizeof err);
-    if (mmd_session_create(c->model, c->model_size, NULL, &c->s, &err) != MMD_OK) {
+    memset(&opts, 0, sizeof opts);
+    if (c->backends.reg.count) opts.backends = &c->backends.reg;
+    if (mmd_session_create(c->model, c->model_size, &opts, &c->s, &err) != MMD_OK) {
         snprintf(what, sizeof what, "'%s'", c->model_path);
         return cli_fail_err(what, &err);
+    }
+    /* A backend asked for by name and not used would make a silent reference run. */
+    for (i = 0; i < mmd_session_backend_count(c->s); ++i) {
+        mmd_status st;
+        const char *why;
+        mmd_session_backend_status(c->s, i, &st, &why);
+        if (st != MMD_OK)
+            return cli_fail("backend '%s' cannot be used: %s", mmd_session_backend(c->s, i)->name, why);
     }
     c->in_count = mmd_session_input_count(c->s);
     c->in = (cli_input *)calloc((size_t)c->in_count + 1, sizeof(cli_input));
@@ -503,6 +668,263 @@ static int cli_run_once(cli_ctx *c) {
     return 0;
 }
 
+/* ==== >>convert ==== */
+/* A model as firmware gets it: the .mmd blob of its plan for the declared shapes (symbolic dims
+   = 1), with the figures a firmware build needs, each taken from the blob itself. */
+typedef struct cli_blob {
+    void *raw;                       /* owned; data is its first 16-byte aligned byte */
+    unsigned char *data;
+    size_t size, arena_bytes;
+    mmd_plan_stats stats;            /* the blob's own plan */
+    mmd_arena arena;                 /* holds m */
+    mmd_model *m;                    /* the blob parsed back, for its operator list */
+} cli_blob;
+
+static void cli_blob_free(cli_blob *b) {
+    mmd_arena_release(&b->arena);
+    free(b->raw);
+}
+
+/* Converts ONNX or .mmd bytes into b; the blob is loaded back to measure it. */
+static mmd_status cli_blob_make(const unsigned char *bytes, size_t size, cli_blob *b, mmd_error *err) {
+    mmd_session *s = NULL, *again = NULL;
+    mmd_status st;
+    memset(b, 0, sizeof *b);
+    mmd_arena_init(&b->arena, NULL, 0, 1);
+    /* prepare gives the real reason when the declared shapes cannot be planned. */
+    if ((st = mmd_session_create(bytes, size, NULL, &s, err)) != MMD_OK ||
+        (st = mmd_session_prepare(s, err)) != MMD_OK ||
+        (st = mmd_session_write_blob(s, NULL, 0, &b->size, err)) != MMD_OK)
+        goto done;
+    if (!(b->raw = malloc(b->size + 16))) {
+        st = mmd_error_set(err, MMD_ERR_OUT_OF_MEMORY, -1, NULL, "out of memory");
+        goto done;
+    }
+    b->data = (unsigned char *)(((uintptr_t)b->raw + 15) & ~(uintptr_t)15);
+    if ((st = mmd_session_write_blob(s, b->data, b->size, &b->size, err)) != MMD_OK ||
+        (st = mmd_session_arena_size(b->data, b->size, &b->arena_bytes, err)) != MMD_OK ||
+        (st = mmd_session_create(b->data, b->size, NULL, &again, err)) != MMD_OK ||
+        (st = mmd_model_parse(&b->arena, b->data, b->size, 0, &b->m, err)) != MMD_OK)
+        goto done;
+    mmd_session_stats(again, &b->stats);
+done:
+    mmd_session_destroy(again);
+    mmd_session_destroy(s);
+    return st;
+}
+
+/* "Conv" for ai.onnx, "<domain>_<op>" otherwise, as MMD_OP_ macros spell them. */
+static void cli_op_macro(char *buf, size_t cap, const mmd_node *n) {
+    size_t i;
+    if (n->domain[0] && strcmp(n->domain, "ai.onnx")) snprintf(buf, cap, "%s_%s", n->domain, n->op_type);
+    else snprintf(buf, cap, "%s", n->op_type);
+    for (i = 0; buf[i]; ++i)
+        if (!(buf[i] == '_' || (buf[i] >= '0' && buf[i] <= '9') || (buf[i] >= 'a' && buf[i] <= 'z') ||
+              (buf[i] >= 'A' && buf[i] <= 'Z')))
+            buf[i] = '_';
+}
+
+static int cli_string_order(const void *pa, const void *pb) {
+    return strcmp(*(const char *const *)pa, *(const char *const *)pb);
+}
+
+/* The kernels the blob runs, sorted and each once, as MMD_OP_ suffixes joined by sep. Returns a
+   malloc'd string or NULL when out of memory. */
+static char *cli_blob_ops(const cli_blob *b, const char *prefix, const char *sep) {
+    int32_t i, n = b->m->node_count, k = 0;
+    char **names = (char **)calloc((size_t)n + 1, sizeof(char *)), *out = NULL;
+    size_t len = 1;
+    for (i = 0; names && i < n; ++i) {
+        char buf[256];
+        cli_op_macro(buf, sizeof buf, &b->m->nodes[i]);
+        if (!(names[k] = (char *)malloc(strlen(buf) + 1))) goto done;
+        memcpy(names[k++], buf, strlen(buf) + 1);
+    }
+    if (!names) return NULL;
+    qsort(names, (size_t)k, sizeof *names, cli_string_order);
+    for (i = 0; i < k; ++i) len += strlen(prefix) + strlen(names[i]) + strlen(sep);
+    if (!(out = (char *)malloc(len))) goto done;
+    out[0] = '\0';
+    for (i = 0, len = 0; i < k; ++i) {
+        if (i && strcmp(names[i], names[i - 1]) == 0) continue;
+        len += (size_t)sprintf(out + len, "%s%s%s", len ? sep : "", prefix, names[i]);
+    }
+done:
+    for (i = 0; names && i < k; ++i) free(names[i]);
+    free(names);
+    return out;
+}
+
+static void cli_print_firmware(const cli_blob *b) {
+    char *ops = cli_blob_ops(b, "", ", ");
+    cli_line("firmware (.mmd blob of this plan, as 'mmdeploy convert' writes it):");
+    cli_line("  flash bytes       %zu (the blob: weights, folded constants, tables)", b->size);
+    /* Only pointers and size_t shrink on a 32-bit target, so the host's figure bounds its own. */
+    cli_line("  arena bytes       %zu (static uint8_t arena[%zu]: exact at any address with %d-byte "
+             "pointers, enough with smaller ones)", b->arena_bytes, b->arena_bytes, (int)sizeof(void *));
+    cli_line("  scratch bytes     %zu (largest request, inside the arena)", b->stats.scratch_bytes);
+    cli_line("  activation bytes  %zu", b->stats.activation_bytes);
+    cli_line("  nodes             %d run, %d folded at conversion", (int)(b->stats.node_count - b->stats.folded_count),
+             (int)b->stats.folded_count);
+    cli_line("  kernels           %s", ops ? ops : "(out of memory)");
+    free(ops);
+}
+
+static int cli_write_bytes(const char *path, const void *data, size_t size) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return cli_fail("cannot create '%s': %s", path, strerror(errno));
+    if (fwrite(data, 1, size, f) != size) {
+        int e = errno;
+        fclose(f);
+        return cli_fail("cannot write '%s': %s", path, strerror(e));
+    }
+    if (fclose(f) != 0) return cli_fail("cannot write '%s': %s", path, strerror(errno));
+    return 0;
+}
+
+/* The C identifier for --c-array: --name as given (it must be one), else OUT's base name up to
+   its first '.', other characters turned into '_'. */
+static int cli_c_ident(const char *path, const char *name, char *ident, size_t cap) {
+    const char *base = strrchr(path, '/');
+    size_t i;
+    if (name) {
+        for (i = 0; name[i]; ++i)
+            if (!(name[i] == '_' || (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+                  (i && name[i] >= '0' && name[i] <= '9')))
+                break;
+        if (!i || name[i] || i >= cap) {
+            cli_fail("--name '%s' is not a C identifier", name);
+            return 2;
+        }
+        memcpy(ident, name, i + 1);
+        return 0;
+    }
+    base = base ? base + 1 : path;
+    for (i = 0; base[i] && base[i] != '.' && i + 2 < cap; ++i) {
+        char ch = base[i];
+        ident[i] = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ? ch : '_';
+    }
+    ident[i] = '\0';
+    if (!i || (ident[0] >= '0' && ident[0] <= '9')) {
+        memmove(ident + 1, ident, i + 1);
+        ident[0] = '_';
+    }
+    return 0;
+}
+
+/* OUT.c: the blob as an aligned const array; OUT.h: its declaration and sizes. */
+static int cli_write_c_array(const cli_args *a, const cli_blob *b) {
+    char hpath[4096], ident[128], macro[128];
+    const char *hbase;
+    size_t len = strlen(a->c_array), i;
+    FILE *f;
+    int rc;
+    if (len + 3 > sizeof hpath) return cli_fail("--c-array '%s': path too long", a->c_array);
+    if ((rc = cli_c_ident(a->c_array, a->c_name, ident, sizeof ident))) return rc;
+    for (i = 0; ident[i]; ++i) macro[i] = ident[i] >= 'a' && ident[i] <= 'z' ? (char)(ident[i] - 'a' + 'A') : ident[i];
+    macro[i] = '\0';
+    memcpy(hpath, a->c_array, len + 1);
+    if (len > 2 && strcmp(a->c_array + len - 2, ".c") == 0) hpath[len - 1] = 'h';
+    else memcpy(hpath + len, ".h", 3);
+    hbase = strrchr(hpath, '/');
+    hbase = hbase ? hbase + 1 : hpath;
+
+    if (!(f = fopen(hpath, "w"))) return cli_fail("cannot create '%s': %s", hpath, strerror(errno));
+    fprintf(f, "/* %s - written by 'mmdeploy convert' from %s; do not edit.\n", hbase, a->model);
+    fprintf(f, "   The model as a .mmd blob, read in place from flash:\n"
+               "       static uint8_t arena[%s_ARENA_BYTES];\n"
+               "       mmd_options opts = {0};\n"
+               "       opts.arena = arena;\n"
+               "       opts.arena_size = sizeof arena;\n"
+               "       mmd_session_create(%s, %s_SIZE, &opts, &session, &err);  */\n", macro, ident, macro);
+    fprintf(f, "#ifndef %s_H\n#define %s_H\n\n#include <stdint.h>\n\n", macro, macro);
+    fprintf(f, "/* Flash bytes of the blob. */\n#define %s_SIZE %zuu\n", macro, b->size);
+    fprintf(f, "/* The arena mmd_session_create needs at any address: exact where pointers have %d\n"
+               "   bytes, as where this was written; an upper bound where they are smaller. */\n"
+               "#define %s_ARENA_BYTES %zuu\n", (int)sizeof(void *), macro, b->arena_bytes);
+    fprintf(f, "/* Its largest kernel scratch, part of the arena. */\n#define %s_SCRATCH_BYTES %zuu\n\n",
+            macro, b->stats.scratch_bytes);
+    fprintf(f, "/* The weights are read in place, so the array must start 16-byte aligned. */\n"
+               "#ifndef MMD_ALIGNED\n"
+               "#if defined(_MSC_VER)\n"
+               "#define MMD_ALIGNED(n) __declspec(align(n))\n"
+               "#elif defined(__GNUC__) || defined(__clang__)\n"
+               "#define MMD_ALIGNED(n) __attribute__((aligned(n)))\n"
+               "#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L\n"
+               "#define MMD_ALIGNED(n) _Alignas(n)\n"
+               "#else\n"
+               "#error \"define MMD_ALIGNED(n) to align a variable to n bytes with this compiler\"\n"
+               "#endif\n"
+               "#endif\n\n");
+    fprintf(f, "#ifdef __cplusplus\nextern \"C\" {\n#endif\nextern const uint8_t %s[%s_SIZE];\n"
+               "#ifdef __cplusplus\n}\n#endif\n\n#endif\n", ident, macro);
+    if (ferror(f) | fclose(f)) return cli_fail("cannot write '%s'", hpath);
+
+    if (!(f = fopen(a->c_array, "w"))) return cli_fail("cannot create '%s': %s", a->c_array, strerror(errno));
+    fprintf(f, "/* %s - written by 'mmdeploy convert' from %s; do not edit. */\n#include \"%s\"\n\n",
+            strrchr(a->c_array, '/') ? strrchr(a->c_array, '/') + 1 : a->c_array, a->model, hbase);
+    fprintf(f, "MMD_ALIGNED(16) const uint8_t %s[%s_SIZE] = {", ident, macro);
+    for (i = 0; i < b->size; ++i) fprintf(f, "%s0x%02x,", i % 16 ? " " : "\n    ", b->data[i]);
+    fprintf(f, "\n};\n");
+    if (ferror(f) | fclose(f)) return cli_fail("cannot write '%s'", a->c_array);
+    cli_line("wrote %s and %s (%s, %zu bytes)", a->c_array, hpath, ident, b->size);
+    return 0;
+}
+
+/* OPS.h: MMD_ONLY_OPS and one MMD_OP_<op> per kernel the blob runs. */
+static int cli_write_ops_header(const cli_args *a, const cli_blob *b) {
+    char *ops = cli_blob_ops(b, "#define MMD_OP_", "\n");
+    const char *base = strrchr(a->ops_header, '/');
+    FILE *f;
+    if (!ops) return cli_fail("out of memory");
+    if (!(f = fopen(a->ops_header, "w"))) {
+        free(ops);
+        return cli_fail("cannot create '%s': %s", a->ops_header, strerror(errno));
+    }
+    fprintf(f, "/* %s - written by 'mmdeploy convert' from %s; do not edit.\n"
+               "   The kernels the model runs. Include it before the implementation, so that the\n"
+               "   runtime carries no other kernel:\n"
+               "       #include \"%s\"\n"
+               "       #define MMD_IMPLEMENTATION\n"
+               "       #include \"mmdeploy.h\"  */\n"
+               "#define MMD_ONLY_OPS\n%s\n",
+            base ? base + 1 : a->ops_header, a->model, base ? base + 1 : a->ops_header, ops);
+    free(ops);
+    if (ferror(f) | fclose(f)) return cli_fail("cannot write '%s'", a->ops_header);
+    cli_line("wrote %s", a->ops_header);
+    return 0;
+}
+
+static int cli_convert(const cli_args *a) {
+    unsigned char *bytes = NULL;
+    size_t size = 0;
+    cli_blob b;
+    mmd_error err;
+    char what[600];
+    int rc = 1;
+    memset(&err, 0, sizeof err);
+    memset(&b, 0, sizeof b);
+    if (cli_read_file(a->model, &bytes, &size)) goto done;
+    if (cli_blob_make(bytes, size, &b, &err) != MMD_OK) {
+        snprintf(what, sizeof what, "convert '%s'", a->model);
+        rc = cli_fail_err(what, &err);
+        goto done;
+    }
+    cli_line("model       %s (%zu bytes)", a->model, size);
+    cli_print_firmware(&b);
+    if (a->output) {
+        if ((rc = cli_write_bytes(a->output, b.data, b.size))) goto done;
+        cli_line("wrote %s", a->output);
+    }
+    if (a->c_array && (rc = cli_write_c_array(a, &b))) goto done;
+    if (a->ops_header && (rc = cli_write_ops_header(a, &b))) goto done;
+    rc = 0;
+done:
+    cli_blob_free(&b);
+    free(bytes);
+    return rc;
+}
+
 /* ==== >>info ==== */
 /* One row of the operator table: every node of this domain::op_type. */
 typedef struct cli_op_count {
@@ -576,6 +998,35 @@ static cli_op_count *cli_count_ops(const mmd_model *m, int32_t *rows, int32_t *m
     return ops;
 }
 
+/* The nodes the backends claim: with --backend, in one session with that priority order;
+   without, each available backend alone. */
+static void cli_info_claims(const cli_backends *cb, const mmd_model *m, const mmd_session *s,
+                            const unsigned char *bytes, size_t size) {
+    int32_t i;
+    if (cb->explicit_list) {
+        cli_line("nodes by backend:");
+        if (s) cli_print_claims(m, s, 1);
+        return;
+    }
+    cli_line("nodes each backend claims (each alone; the reference kernels run the rest):");
+    for (i = 0; i < cb->reg.count; ++i) {
+        mmd_backend_registry one;
+        mmd_options opts;
+        mmd_session *alone = NULL;
+        mmd_error err;
+        memset(&one, 0, sizeof one);
+        memset(&opts, 0, sizeof opts);
+        memset(&err, 0, sizeof err);
+        mmd_backend_register(&one, cb->reg.items[i], NULL);
+        opts.backends = &one;
+        if (mmd_session_create(bytes, size, &opts, &alone, &err) == MMD_OK)
+            cli_print_claims(m, alone, 0);
+        else
+            cli_line("  %-10s session failed: %s", cb->reg.items[i]->name, err.msg);
+        mmd_session_destroy(alone);
+    }
+}
+
 static int cli_info(const cli_args *a) {
     unsigned char *bytes = NULL;
     size_t size = 0;
@@ -584,11 +1035,22 @@ static int cli_info(const cli_args *a) {
     mmd_session *s = NULL;
     mmd_error err, plan_err;
     mmd_plan_stats stats;
+    mmd_options opts;
+    cli_backends cb;
     cli_op_count *ops = NULL;
     int32_t i, j, op_rows = 0, missing = 0;
     int rc = 1, planned = 0;
     char line[1024];
 
+    if ((rc = cli_backends_init(&cb, a->backends, 1)) != 0) return rc;
+    if (!a->model) {
+        cli_print_backends(&cb.reg);
+        return 0;
+    }
+    rc = 1;
+    memset(&opts, 0, sizeof opts);
+    /* The plan shown is the reference kernels' unless --backend chose backends. */
+    if (cb.explicit_list && cb.reg.count) opts.backends = &cb.reg;
     memset(&err, 0, sizeof err);
     memset(&plan_err, 0, sizeof plan_err);
     mmd_arena_init(&arena, NULL, 0, 1);
@@ -604,7 +1066,7 @@ static int cli_info(const cli_args *a) {
     }
     /* With every kernel present, a session gives the plan figures and the output types. create
        leaves the plan for later when placeholder dims cannot be planned; prepare says why. */
-    if (!missing && mmd_session_create(bytes, size, NULL, &s, &plan_err) == MMD_OK &&
+    if (!missing && mmd_session_create(bytes, size, &opts, &s, &plan_err) == MMD_OK &&
         mmd_session_prepare(s, &plan_err) == MMD_OK) {
         mmd_session_stats(s, &stats);
         planned = 1;
@@ -621,7 +1083,8 @@ static int cli_info(const cli_args *a) {
         for (i = 0; i < m->opset_count && len < sizeof line; ++i)
             len += (size_t)snprintf(line + len, sizeof line - len, "%s%s %lld", i ? ", " : "",
                                     cli_domain(m->opsets[i].domain), (long long)m->opsets[i].version);
-        cli_line("opsets      %s", line);
+        /* A .mmd blob keeps each node's resolved opset, not the import list. */
+        cli_line("opsets      %s", m->blob ? "(resolved per node: a .mmd blob)" : line);
     }
     cli_line("inputs (%d):", (int)m->input_count);
     for (i = 0; i < m->input_count; ++i) cli_print_tensor(&m->tensors[m->inputs[i]], "");
@@ -657,12 +1120,22 @@ static int cli_info(const cli_args *a) {
         goto done;
     }
     cli_line("operators without a kernel: none");
+    cli_print_backends(&cb.reg);
+    cli_info_claims(&cb, m, s, bytes, size);
     if (!planned) {
         snprintf(line, sizeof line, "no plan for '%s' with symbolic dims = 1", a->model);
         rc = cli_fail_err(line, &plan_err);
         goto done;
     }
     cli_print_plan(&stats);
+    {
+        cli_blob fw;
+        mmd_error fw_err;
+        memset(&fw_err, 0, sizeof fw_err);
+        if (cli_blob_make(bytes, size, &fw, &fw_err) == MMD_OK) cli_print_firmware(&fw);
+        else cli_line("firmware: no .mmd blob of this plan: %s", fw_err.msg);
+        cli_blob_free(&fw);
+    }
     rc = 0;
 done:
     free(ops);
@@ -735,6 +1208,8 @@ static int cli_run(const cli_args *a) {
     int32_t i, j, n_missing = 0, n_out;
     int rc = 1;
     memset(&c, 0, sizeof c);
+    if ((rc = cli_backends_init(&c.backends, a->backends, 0)) != 0) return rc;
+    rc = 1;
     if (cli_open(&c, a)) goto done;
     missing[0] = '\0';
     for (i = 0; i < c.in_count; ++i)
@@ -776,6 +1251,79 @@ static int cli_double_order(const void *pa, const void *pb) {
     return a < b ? -1 : a > b;
 }
 
+/* bench --profile: time per node summed over the timed runs, read through the profiler hook
+   (the runtime keeps no clock). Slot node_count is a whole-graph backend's execute. */
+typedef struct cli_profile {
+    double *ms;
+    const char **op, **name;
+    int32_t node_count;
+    int recording;                   /* 0 during warmup */
+    double start;
+} cli_profile;
+
+static void cli_profile_hook(void *user, const mmd_profile_event *ev) {
+    cli_profile *p = (cli_profile *)user;
+    double now;
+    int32_t slot;
+    if (!p->recording) return;
+    now = cli_now_ms();
+    if (!ev->end) {
+        p->start = now;
+        return;
+    }
+    slot = ev->node >= 0 && ev->node < p->node_count ? ev->node : p->node_count;
+    p->ms[slot] += now - p->start;
+    p->op[slot] = ev->op_type;
+    p->name[slot] = ev->name;
+}
+
+static const cli_profile *cli_sort_profile;
+static int cli_profile_order(const void *pa, const void *pb) {
+    double a = cli_sort_profile->ms[*(const int32_t *)pa], b = cli_sort_profile->ms[*(const int32_t *)pb];
+    return a > b ? -1 : a < b;
+}
+
+/* The node table, slowest first, then the same time by op type. */
+static int cli_print_profile(const cli_profile *p, const mmd_session *s, long runs) {
+    int32_t *order = (int32_t *)malloc(sizeof(int32_t) * (size_t)(p->node_count + 1));
+    int32_t i, j, k, n = 0;
+    double total = 0;
+    if (!order) return cli_fail("out of memory");
+    for (i = 0; i <= p->node_count; ++i)
+        if (p->op[i]) {
+            order[n++] = i;
+            total += p->ms[i];
+        }
+    cli_sort_profile = p;
+    qsort(order, (size_t)n, sizeof *order, cli_profile_order);
+    cli_line("profile (mean per run over %ld runs, %d nodes run):", runs, (int)n);
+    cli_line("  %-20s %-10s %9s %6s  %s", "op type", "backend", "ms", "%", "name");
+    for (k = 0; k < n; ++k) {
+        int32_t b = order[k] < p->node_count ? mmd_session_node_backend(s, order[k]) : -1;
+        const char *bname = order[k] == p->node_count ? p->op[order[k]] : b >= 0 ? mmd_session_backend(s, b)->name : "reference";
+        cli_line("  %-20s %-10s %9.4f %6.2f  %s", p->op[order[k]], bname, p->ms[order[k]] / (double)runs,
+                 total > 0 ? 100.0 * p->ms[order[k]] / total : 0.0, p->name[order[k]]);
+    }
+    cli_line("  %-20s %-10s %9.4f %6.2f", "total", "", total / (double)runs, 100.0);
+    cli_line("by op type:");
+    for (k = 0; k < n; ++k) {
+        double sum = 0;
+        int32_t count = 0;
+        for (j = 0; j < k; ++j)
+            if (strcmp(p->op[order[j]], p->op[order[k]]) == 0) break;
+        if (j < k) continue;
+        for (i = k; i < n; ++i)
+            if (strcmp(p->op[order[i]], p->op[order[k]]) == 0) {
+                sum += p->ms[order[i]];
+                ++count;
+            }
+        cli_line("  %-20s %4d node%s %9.4f ms %6.2f %%", p->op[order[k]], (int)count, count == 1 ? " " : "s",
+                 sum / (double)runs, total > 0 ? 100.0 * sum / total : 0.0);
+    }
+    free(order);
+    return 0;
+}
+
 static int cli_bench(const cli_args *a) {
     cli_ctx c;
     mmd_plan_stats st;
@@ -784,7 +1332,11 @@ static int cli_bench(const cli_args *a) {
     long k, n = a->iters;
     int32_t i;
     int rc = 1;
+    cli_profile prof;
     memset(&c, 0, sizeof c);
+    memset(&prof, 0, sizeof prof);
+    if ((rc = cli_backends_init(&c.backends, a->backends, 0)) != 0) return rc;
+    rc = 1;
     /* The load is timed from the bytes in memory: parse + create, then bind + prepare; reading
        the files and making random inputs are not part of it. */
     c.model_path = a->model;
@@ -804,8 +1356,28 @@ static int cli_bench(const cli_args *a) {
         rc = cli_fail("out of memory");
         goto done;
     }
+    if (a->profile) {
+        /* The node count comes from the model parsed once more, into the inputs' arena. */
+        mmd_model *m;
+        mmd_error err;
+        memset(&err, 0, sizeof err);
+        if (mmd_model_parse(&c.arena, c.model, c.model_size, 0, &m, &err) != MMD_OK) {
+            rc = cli_fail_err("profile", &err);
+            goto done;
+        }
+        prof.node_count = m->node_count;
+        prof.ms = (double *)calloc((size_t)m->node_count + 1, sizeof(double));
+        prof.op = (const char **)calloc((size_t)m->node_count + 1, sizeof(char *));
+        prof.name = (const char **)calloc((size_t)m->node_count + 1, sizeof(char *));
+        if (!prof.ms || !prof.op || !prof.name) {
+            rc = cli_fail("out of memory");
+            goto done;
+        }
+        mmd_session_set_profiler(c.s, cli_profile_hook, &prof);
+    }
     for (k = 0; k < a->warmup; ++k)
         if (cli_run_once(&c)) goto done;
+    prof.recording = 1;
     for (k = 0; k < n; ++k) {
         t0 = cli_now_ms();
         if (cli_run_once(&c)) goto done;
@@ -823,11 +1395,17 @@ static int cli_bench(const cli_args *a) {
     cli_line("per run  mean %.4f ms, median %.4f ms, min %.4f ms, max %.4f ms, p90 %.4f ms",
              sum / (double)n, median, ms[0], ms[n - 1], p90);
     cli_line("arena    %zu bytes", st.arena_bytes);
+    for (i = 0; i < mmd_session_backend_count(c.s); ++i)
+        cli_line("backend  %s (before the reference kernels)", mmd_session_backend(c.s, i)->name);
+    if (a->profile && cli_print_profile(&prof, c.s, n)) goto done;
     printf("{\"median_ms\":%.6f, \"min_ms\":%.6f, \"load_ms\":%.6f, \"arena_bytes\":%zu}\n", median,
            ms[0], load_ms, st.arena_bytes);
     rc = 0;
 done:
     free(ms);
+    free(prof.ms);
+    free((void *)prof.op);
+    free((void *)prof.name);
     cli_ctx_free(&c);
     return rc;
 }
@@ -852,6 +1430,7 @@ int main(int argc, char **argv) {
     rc = cli_parse_args(argc, argv, &a);
     if (rc == 0) {
         if (strcmp(a.command, "info") == 0) rc = cli_info(&a);
+        else if (strcmp(a.command, "convert") == 0) rc = cli_convert(&a);
         else if (strcmp(a.command, "run") == 0) rc = cli_run(&a);
         else rc = cli_bench(&a);
     } else if (rc < 0) {

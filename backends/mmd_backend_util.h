@@ -1,0 +1,85 @@
+/* backends/mmd_backend_util.h - v0.1.0 - MIT licence (see mmdeploy.h)
+   Helpers shared by the bundled backends (mmd_openblas.h, mmd_onednn.h); not needed by backends
+   written elsewhere, which see only mmdeploy.h's public API.
+
+   Every helper is a static inline function, so any number of backend implementations may
+   include this file in one translation unit.
+
+   WRAPPING A REFERENCE KERNEL
+     A bundled backend kernel keeps the reference kernel's op data at the start of its own and
+     runs the reference prepare first: the same checks, the same output shapes and the same
+     error messages whoever runs the node. The backend's own op data follows, 64-byte aligned
+     (mmd__bk_own).
+*/
+#ifndef MMD_BACKEND_UTIL_H
+#define MMD_BACKEND_UTIL_H
+
+#include <string.h>
+
+#include "../mmdeploy.h"
+#include "../mmdeploy_ir.h"
+#include "../mmdeploy_ops.h"
+
+/* Bytes of a bundled backend kernel's op data: the reference kernel's, then `own` bytes. */
+static inline size_t mmd__bk_op_data_size(const mmd_kernel *ref, size_t own) {
+    return ((ref->op_data_size + 63u) & ~(size_t)63u) + own;
+}
+
+/* The backend's own op data, after the reference kernel's. */
+static inline void *mmd__bk_own(const mmd_kernel_ctx *c, const mmd_kernel *ref) {
+    return (unsigned char *)c->op_data + ((ref->op_data_size + 63u) & ~(size_t)63u);
+}
+
+/* A bundled kernel for op_type built around ref: same opsets and flags, more op data. */
+static inline void mmd__bk_kernel(mmd_kernel *k, const mmd_kernel *ref, size_t own, mmd_kernel_fn prepare,
+                                  mmd_kernel_fn eval) {
+    *k = *ref;
+    k->op_data_size = mmd__bk_op_data_size(ref, own);
+    k->prepare = prepare;
+    k->eval = eval;
+}
+
+/* Sliding-window geometry of Conv, ConvTranspose and the pools as ONNX defines it, spatial
+   axes first to last. The reference prepare has validated the attributes already. */
+typedef struct mmd__bk_window {
+    int32_t n;                       /* spatial axes, 1 to 3 */
+    int64_t k[3], s[3], d[3];        /* kernel, stride, dilation */
+    int64_t pad[3], pad_end[3];      /* resolved, auto_pad included */
+} mmd__bk_window;
+
+/* Reads strides, dilations, pads and auto_pad. in[] and out[] are the spatial sizes of the
+   input and of the output the reference prepare computed; SAME padding is resolved from them
+   the way the reference kernels do (the odd pixel at the end for SAME_UPPER). */
+static inline mmd_status mmd__bk_window_read(mmd_kernel_ctx *c, int32_t n, const int64_t *in,
+                                             const int64_t *kernel, const int64_t *out,
+                                             mmd__bk_window *w) {
+    const int64_t *strides, *dilations, *pads;
+    int64_t ns, nd, np;
+    const char *auto_pad;
+    int32_t j;
+    mmd_status st = mmd_attr_get_ints(c, "strides", &strides, &ns);
+    if (st == MMD_OK) st = mmd_attr_get_ints(c, "dilations", &dilations, &nd);
+    if (st == MMD_OK) st = mmd_attr_get_ints(c, "pads", &pads, &np);
+    if (st == MMD_OK) st = mmd_attr_get_string(c, "auto_pad", "NOTSET", &auto_pad);
+    if (st != MMD_OK) return st;
+    if (n < 1 || n > 3) return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "%d spatial axes", (int)n);
+    w->n = n;
+    for (j = 0; j < n; ++j) {
+        w->k[j] = kernel[j];
+        w->s[j] = ns == n ? strides[j] : 1;
+        w->d[j] = nd == n ? dilations[j] : 1;
+        w->pad[j] = np == 2 * n ? pads[j] : 0;
+        w->pad_end[j] = np == 2 * n ? pads[j + n] : 0;
+        if (!strcmp(auto_pad, "VALID")) {
+            w->pad[j] = w->pad_end[j] = 0;
+        } else if (!strncmp(auto_pad, "SAME", 4)) {
+            int64_t total = (out[j] - 1) * w->s[j] + (w->k[j] - 1) * w->d[j] + 1 - in[j];
+            if (total < 0) total = 0;
+            w->pad[j] = !strcmp(auto_pad, "SAME_LOWER") ? (total + 1) / 2 : total / 2;
+            w->pad_end[j] = total - w->pad[j];
+        }
+    }
+    return MMD_OK;
+}
+
+#endif /* MMD_BACKEND_UTIL_H */

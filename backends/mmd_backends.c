@@ -1,0 +1,8 @@
+/* backends/mmd_backends.c - the bundled backends' code in one translation unit, for builds that
+   prefer adding a .c file to defining the implementation macros (the CLI is built this way).
+   MMD_HAVE_OPENBLAS=0 or MMD_HAVE_ONEDNN=0 turns a backend into a stub that reports itself
+   unavailable, so the file builds without either library. */
+#define MMD_OPENBLAS_IMPLEMENTATION
+#include "mmd_openblas.h"
+#define MMD_ONEDNN_IMPLEMENTATION
+#include "mmd_onednn.h"
