@@ -397,6 +397,7 @@ static int mmd__varint(const uint8_t **pp, const uint8_t *end, uint64_t *out) {
     int shift;
     for (shift = 0; shift < 70; shift += 7) {
         if (p >= end) return 0;
+        if (shift == 63 && (*p & 0x7e)) return 0; /* the tenth byte may only hold bit 63 */
         v |= (uint64_t)(*p & 0x7f) << (shift < 64 ? shift : 0);
         if (!(*p++ & 0x80)) {
             *pp = p;
@@ -607,7 +608,7 @@ static mmd_status mmd__decode_tensor(mmd_arena *a, mmd__pb *parent, const uint8_
             break;
         case 2:
             if (!mmd__pb_expect(&r, &f, MMD__WIRE_VARINT, "data_type")) return MMD__FAIL(&r);
-            t->dtype = f.v > 64 ? -1 : (int32_t)f.v;
+            t->dtype = f.v > 0x7fffffff ? -1 : (int32_t)f.v;
             break;
         case 8:
             if (!mmd__pb_expect(&r, &f, MMD__WIRE_LEN, "name")) return MMD__FAIL(&r);
@@ -745,7 +746,7 @@ static mmd_status mmd__decode_value_info(mmd_arena *a, mmd__pb *parent, const mm
                 while ((rc = mmd__pb_next(&rs, &h)) > 0) {
                     if (h.num == 1) {
                         if (!mmd__pb_expect(&rs, &h, MMD__WIRE_VARINT, "elem_type")) return MMD__FAIL(&rs);
-                        t->dtype = h.v > 64 ? -1 : (int32_t)h.v;
+                        t->dtype = h.v > 0x7fffffff ? -1 : (int32_t)h.v;
                     } else if (h.num == 2) {
                         if (!mmd__pb_expect(&rs, &h, MMD__WIRE_LEN, "shape")) return MMD__FAIL(&rs);
                         t->rank = 0;
@@ -867,6 +868,10 @@ static mmd_status mmd__decode_attr(mmd_arena *a, mmd__pb *parent, const mmd__fie
     if (at->type < 0 || at->type > MMD_ATTR_GRAPHS)
         return mmd_error_set(r.err, MMD_ERR_UNSUPPORTED, -1, NULL,
                              "attribute '%s': type %d is not supported", at->name, (int)at->type);
+    if ((at->type == MMD_ATTR_TENSOR && !at->t) || (at->type == MMD_ATTR_GRAPH && !at->g))
+        return mmd_error_set(r.err, MMD_ERR_INVALID_MODEL, -1, NULL,
+                             "attribute '%s': type says %s but no value is present", at->name,
+                             at->type == MMD_ATTR_TENSOR ? "tensor" : "graph");
     at->count = at->type == MMD_ATTR_FLOATS ? nfloats : at->type == MMD_ATTR_INTS ? nints
               : at->type == MMD_ATTR_STRINGS ? nstrings : at->type == MMD_ATTR_TENSORS ? ntensors : 0;
     /* The second bound keeps count x element size inside size_t on 32-bit hosts. */
@@ -1238,6 +1243,11 @@ static mmd_status mmd__decode_graph(mmd_arena *a, mmd__pb *parent, const mmd__fi
             return mmd_error_set(err, MMD_ERR_INVALID_MODEL, i, n->op_type,
                                  "node '%s' (%s): domain '%s' is not in opset_import", n->name,
                                  n->op_type, n->domain);
+        /* Models before IR version 3 carried no opset_import and mean opset 1. */
+        if (n->opset <= 0 && m->ir_version >= 3)
+            return mmd_error_set(err, MMD_ERR_INVALID_MODEL, i, n->op_type,
+                                 "node '%s' (%s): the model has no opset_import (IR version %lld)",
+                                 n->name, n->op_type, (long long)m->ir_version);
         if (n->opset <= 0) n->opset = 1;
     }
     return MMD_OK;

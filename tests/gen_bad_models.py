@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""Writes the malformed-model corpus: tests/bad_models/<case>.onnx and tests/bad_models/expected.txt.
+"""Writes the malformed-model corpus: tests/bad_models/<case>.onnx and expected.txt beside them.
 
-Usage: /usr/bin/python3 tests/gen_bad_models.py [OUT_DIR]   (default: tests/bad_models next to this file)
+Usage: /usr/bin/python3 tests/gen_bad_models.py [OUT_DIR]   (default: tests/bad_models)
 
 Every case starts from one of three small valid models made with onnx.helper and breaks one thing.
 Breakage that onnx.helper cannot express (truncation, bad varints, wrong wire types, lengths past
@@ -179,7 +179,8 @@ def floats(shape, scale=0.01):
 def conv_model(x_type=TensorProto.FLOAT, x_dims=(1, 2, 4, 4), w=None, b=None, wg=None,
                conv_attrs=None, nodes=None, extra_inits=(), inputs=None, outputs=None,
                relu=("c", "r"), opsets=(("", 13),)):
-    """X[1,2,4,4] -> Conv(W[3,2,3,3], B[3], stride 2, pad 1) -> Relu -> Flatten -> Gemm -> Y[1,4]."""
+    """X[1,2,4,4] -> Conv(W[3,2,3,3], B[3], stride 2, pad 1) -> Relu -> Flatten -> Gemm -> Y[1,4].
+    Each keyword replaces one part; False for an initializer leaves it out."""
     if conv_attrs is None:
         conv_attrs = [helper.make_attribute("kernel_shape", [3, 3]),
                       helper.make_attribute("strides", [2, 2]),
@@ -198,7 +199,8 @@ def conv_model(x_type=TensorProto.FLOAT, x_dims=(1, 2, 4, 4), w=None, b=None, wg
     inits = [t for t in inits if t is not False] + list(extra_inits)
     graph = helper.make_graph(
         nodes, "conv_relu_gemm",
-        inputs if inputs is not None else [helper.make_tensor_value_info("X", x_type, list(x_dims))],
+        inputs if inputs is not None else [
+            helper.make_tensor_value_info("X", x_type, list(x_dims))],
         outputs if outputs is not None else [
             helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4])],
         inits)

@@ -110,6 +110,9 @@ def gen_grid_sampler(w, rng):
     ref = F.grid_sample(t(xb), t(gb), mode="bilinear", padding_mode="zeros", align_corners=False)
     w.case("grid_sampler_defaults_many_points", "grid_sampler", [("input", xb), ("grid", gb)],
            [("output", ref.numpy())])
+    ref = F.grid_sample(t(x), t(grid), mode="bicubic", padding_mode="border", align_corners=True)
+    w.case("grid_sampler_mmcv_domain", "grid_sampler", [("input", x), ("grid", grid)], [("output", ref.numpy())],
+           {"interpolation_mode": 2, "padding_mode": 1, "align_corners": 1}, domain="mmcv")
     x0 = f32(np.zeros((0, 3, 5, 7)))
     g0 = f32(np.zeros((0, 4, 6, 2)))
     w.case("grid_sampler_empty_batch", "grid_sampler", [("input", x0), ("grid", g0)],

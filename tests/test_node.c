@@ -281,22 +281,26 @@ static double test__float_at(const mmd_tensor *t, int64_t i) {
 /* The element as text, for mismatch messages. */
 static void test__format_at(const mmd_tensor *t, int64_t i, char *buf, size_t size) {
     const uint8_t *p = (const uint8_t *)t->data + (size_t)i * mmd_dtype_size(t->dtype);
+    int64_t sv = 0;
+    uint64_t uv = 0;
+    int is_signed = 1;
     if (test__is_float(t->dtype)) {
         snprintf(buf, size, "%.9g", test__float_at(t, i));
         return;
     }
     switch (t->dtype) {
-    case MMD_DTYPE_UINT8: snprintf(buf, size, "%u", (unsigned)*p); break;
-    case MMD_DTYPE_BOOL: snprintf(buf, size, "%u", (unsigned)*p); break;
-    case MMD_DTYPE_INT8: snprintf(buf, size, "%d", (int)*(const int8_t *)p); break;
-    case MMD_DTYPE_UINT16: { uint16_t v; memcpy(&v, p, 2); snprintf(buf, size, "%u", (unsigned)v); break; }
-    case MMD_DTYPE_INT16: { int16_t v; memcpy(&v, p, 2); snprintf(buf, size, "%d", (int)v); break; }
-    case MMD_DTYPE_INT32: { int32_t v; memcpy(&v, p, 4); snprintf(buf, size, "%ld", (long)v); break; }
-    case MMD_DTYPE_UINT32: { uint32_t v; memcpy(&v, p, 4); snprintf(buf, size, "%lu", (unsigned long)v); break; }
-    case MMD_DTYPE_INT64: { int64_t v; memcpy(&v, p, 8); snprintf(buf, size, "%lld", (long long)v); break; }
-    case MMD_DTYPE_UINT64: { uint64_t v; memcpy(&v, p, 8); snprintf(buf, size, "%llu", (unsigned long long)v); break; }
-    default: snprintf(buf, size, "?"); break;
+    case MMD_DTYPE_INT8: { int8_t v; memcpy(&v, p, 1); sv = v; break; }
+    case MMD_DTYPE_INT16: { int16_t v; memcpy(&v, p, 2); sv = v; break; }
+    case MMD_DTYPE_INT32: { int32_t v; memcpy(&v, p, 4); sv = v; break; }
+    case MMD_DTYPE_INT64: memcpy(&sv, p, 8); break;
+    case MMD_DTYPE_BOOL: case MMD_DTYPE_UINT8: uv = *p; is_signed = 0; break;
+    case MMD_DTYPE_UINT16: { uint16_t v; memcpy(&v, p, 2); uv = v; is_signed = 0; break; }
+    case MMD_DTYPE_UINT32: { uint32_t v; memcpy(&v, p, 4); uv = v; is_signed = 0; break; }
+    case MMD_DTYPE_UINT64: memcpy(&uv, p, 8); is_signed = 0; break;
+    default: snprintf(buf, size, "?"); return;
     }
+    if (is_signed) snprintf(buf, size, "%lld", (long long)sv);
+    else snprintf(buf, size, "%llu", (unsigned long long)uv);
 }
 
 static void test__format_shape(const mmd_tensor *t, char *buf, size_t size) {
