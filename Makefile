@@ -13,7 +13,7 @@ HEADERS := mmdeploy.h mmdeploy_ir.h mmdeploy_ops.h $(wildcard wip/*.inc)
 # C test programs: each is one translation unit that includes the implementation.
 C_TESTS := test_core test_npy test_bad_models test_kernels_nn test_kernels_shape \
            test_kernels_elementwise test_kernels_reduce test_kernels_index test_kernels_nn2 \
-           test_kernels_detect
+           test_kernels_detect test_backends
 NODE_DIR := $(BUILD)/onnx_node_tests
 
 .PHONY: all deps demo test clean
@@ -54,7 +54,11 @@ test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node
 	tests/run_all.sh $(addprefix $(BUILD)/,$(C_TESTS)) \
 	    "$(BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
 	    "$(PY) tests/test_models.py" \
-	    "$(PY) tests/test_detection_tail.py"
+	    "$(PY) tests/test_detection_tail.py" \
+	    "$(PY) tests/test_models.py --backend openblas" \
+	    "$(PY) tests/test_models.py --backend onednn" \
+	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend openblas" \
+	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend onednn"
 
 clean:
 	rm -rf $(BUILD)
@@ -245,4 +249,8 @@ asan-test: $(ASAN_BUILD)/mmdeploy $(ASAN_BUILD)/classify $(addprefix $(ASAN_BUIL
 	$(ASAN_ENV) tests/run_all.sh $(addprefix $(ASAN_BUILD)/,$(ASAN_TESTS)) \
 	    "$(ASAN_BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
 	    "$(PY) tests/test_models.py" \
-	    "$(PY) tests/test_detection_tail.py"
+	    "$(PY) tests/test_detection_tail.py" \
+	    "$(PY) tests/test_models.py --backend openblas" \
+	    "$(PY) tests/test_models.py --backend onednn" \
+	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend openblas" \
+	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend onednn"

@@ -537,6 +537,7 @@ MMD_API const char *mmd_status_string(mmd_status status) {
 }
 
 /* ==== >>format ==== */
+#ifndef MMD_NO_ERROR_STRINGS
 /* A tiny formatter so error messages need no stdio (firmware builds have none). */
 typedef struct mmd__buf { char *p; size_t cap, len; } mmd__buf;
 
@@ -617,6 +618,8 @@ static void mmd__vformat(char *out, size_t cap, const char *fmt, va_list ap) {
     }
     out[b.len < cap ? b.len : cap - 1] = '\0';
 }
+
+#endif /* MMD_NO_ERROR_STRINGS */
 
 /* Shared by mmd_error_set and mmd_kernel_fail: prefix (may be NULL) then the formatted text. */
 MMD_API mmd_status mmd__error_vset(mmd_error *err, mmd_status status, int32_t node, const char *op,

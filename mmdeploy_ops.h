@@ -240,6 +240,33 @@ static mmd_status mmd__norm_axis(mmd_kernel_ctx *c, int64_t axis, int32_t rank, 
     return MMD_OK;
 }
 
+/* The index in `values` (NULL-terminated) of string attribute `name`, def when absent; any
+   other value fails with MMD_ERR_INVALID_MODEL naming the attribute, the value and the
+   choices. */
+static mmd_status mmd__detect_pick(mmd_kernel_ctx *c, const char *name, const char *def,
+                                   const char *const *values, int32_t *out) {
+    char list[160];
+    size_t len = 0;
+    const char *s;
+    int32_t i;
+    mmd_status st = mmd_attr_get_string(c, name, def, &s);
+    if (st != MMD_OK) return st;
+    for (i = 0; values[i]; ++i) {
+        const char *v = values[i];
+        if (!strcmp(s, v)) {
+            *out = i;
+            return MMD_OK;
+        }
+        if (i && len + 2 < sizeof list) {
+            list[len++] = ',';
+            list[len++] = ' ';
+        }
+        while (*v && len + 1 < sizeof list) list[len++] = *v++;
+    }
+    list[len] = '\0';
+    return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "attribute %s = '%s' is not one of %s", name, s, list);
+}
+
 /* y += a * x over n floats. Unrolled by hand because GCC at -O2 vectorises only loops whose
    trip count it knows; the unrolled body it still turns into vector instructions. */
 static void mmd__axpy_f32(int64_t n, float a, const float *MMD__RESTRICT x, float *MMD__RESTRICT y) {
@@ -1409,32 +1436,31 @@ static void mmd__valid_range(int64_t start, int64_t step, int64_t count, int64_t
     *hi = b;
 }
 
-/* Reads strides, dilations, pads and auto_pad for n spatial axes of sizes in[] and a kernel of
-   sizes kernel[], and resolves pads and output sizes into w. ceil_mode follows the pools: a
-   window that would start in the end padding is dropped. */
-static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_t *in,
-                                      const int64_t *kernel, int32_t ceil_mode, mmd__window *w) {
+/* auto_pad values, as mmd__window_attrs returns them. */
+enum { MMD__AUTO_PAD_NOTSET, MMD__AUTO_PAD_VALID, MMD__AUTO_PAD_SAME_UPPER, MMD__AUTO_PAD_SAME_LOWER };
+
+/* Reads strides, dilations, pads and auto_pad for n spatial axes and a kernel of sizes
+   kernel[] into w's k, s, d and pads (VALID pads nothing; SAME's pads wait for the input
+   sizes), checking their ranges. ConvTranspose stops here: its output size follows from the
+   pads the other way round. */
+static mmd_status mmd__window_attrs(mmd_kernel_ctx *c, int32_t n, const int64_t *kernel, mmd__window *w,
+                                   int32_t *auto_pad) {
+    static const char *const modes[] = {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER", NULL};
     const int64_t *strides, *dilations, *pads;
     int64_t ns, nd, np;
-    const char *auto_pad;
-    int32_t a, mode;
+    int32_t a;
     mmd_status st = mmd_attr_get_ints(c, "strides", &strides, &ns);
     if (st == MMD_OK) st = mmd_attr_get_ints(c, "dilations", &dilations, &nd);
     if (st == MMD_OK) st = mmd_attr_get_ints(c, "pads", &pads, &np);
-    if (st == MMD_OK) st = mmd_attr_get_string(c, "auto_pad", "NOTSET", &auto_pad);
+    if (st == MMD_OK) st = mmd__detect_pick(c, "auto_pad", "NOTSET", modes, auto_pad);
     if (st != MMD_OK) return st;
-    if (!strcmp(auto_pad, "NOTSET")) mode = 0;
-    else if (!strcmp(auto_pad, "VALID")) mode = 1;
-    else if (!strcmp(auto_pad, "SAME_UPPER")) mode = 2;
-    else if (!strcmp(auto_pad, "SAME_LOWER")) mode = 3;
-    else return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "auto_pad '%s' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER", auto_pad);
     if ((ns && ns != n) || (nd && nd != n) || (np && np != 2 * n))
         return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL,
                                "%d spatial axes but %lld strides, %lld dilations, %lld pads",
                                (int)n, (long long)ns, (long long)nd, (long long)np);
     for (a = 0; a < 3; ++a) {
         int32_t j = a - (3 - n);
-        int64_t s, d, lo, hi, k, dk, span;
+        int64_t s, d, lo, hi, k;
         if (j < 0) {
             w->in[a] = w->out[a] = w->k[a] = w->s[a] = w->d[a] = 1;
             w->pad[a] = w->pad_end[a] = 0;
@@ -1452,34 +1478,50 @@ static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_
                                    (int)j, (long long)s, (long long)d, (long long)lo, (long long)hi);
         if (k < 1 || k > MMD__ELEMS_MAX)
             return mmd_kernel_fail(c, MMD_ERR_SHAPE, "spatial axis %d: kernel size %lld", (int)j, (long long)k);
-        dk = (k - 1) * d + 1;
-        w->in[a] = in[j];
         w->k[a] = k;
         w->s[a] = s;
         w->d[a] = d;
-        if (mode >= 2) {
+        w->pad[a] = *auto_pad == MMD__AUTO_PAD_VALID ? 0 : lo;
+        w->pad_end[a] = *auto_pad == MMD__AUTO_PAD_VALID ? 0 : hi;
+    }
+    return MMD_OK;
+}
+
+/* Reads the window attributes (mmd__window_attrs) and resolves the output sizes over spatial
+   input sizes in[], SAME's pads included. ceil_mode follows the pools: a window that would
+   start in the end padding is dropped. */
+static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_t *in,
+                                      const int64_t *kernel, int32_t ceil_mode, mmd__window *w) {
+    int32_t a, auto_pad;
+    mmd_status st = mmd__window_attrs(c, n, kernel, w, &auto_pad);
+    if (st != MMD_OK) return st;
+    for (a = 0; a < 3; ++a) {
+        int32_t j = a - (3 - n);
+        int64_t s = w->s[a], dk = (w->k[a] - 1) * w->d[a] + 1, span;
+        if (j < 0) continue;
+        w->in[a] = in[j];
+        if (auto_pad == MMD__AUTO_PAD_SAME_UPPER || auto_pad == MMD__AUTO_PAD_SAME_LOWER) {
             /* SAME: ceil(in / stride) outputs, the padding split evenly, the odd one at the end
                (SAME_UPPER) or at the start (SAME_LOWER). */
-            int64_t out = (in[j] + s - 1) / s, total = (out - 1) * s + dk - in[j];
+            int64_t total;
+            w->out[a] = (in[j] + s - 1) / s;
+            total = (w->out[a] - 1) * s + dk - in[j];
             if (total < 0) total = 0;
-            lo = mode == 3 ? (total + 1) / 2 : total / 2;
-            hi = total - lo;
-            w->out[a] = out;
-        } else {
-            if (mode == 1) lo = hi = 0;
-            span = in[j] + lo + hi - dk;
-            if (span < 0)
-                return mmd_kernel_fail(c, MMD_ERR_SHAPE,
-                                       "spatial axis %d: window of %lld does not fit input %lld padded by %lld,%lld",
-                                       (int)j, (long long)dk, (long long)in[j], (long long)lo, (long long)hi);
-            w->out[a] = span / s + 1;
-            if (ceil_mode && span % s) {
-                w->out[a] += 1;
-                if ((w->out[a] - 1) * s >= in[j] + lo) w->out[a] -= 1;
-            }
+            w->pad[a] = auto_pad == MMD__AUTO_PAD_SAME_LOWER ? (total + 1) / 2 : total / 2;
+            w->pad_end[a] = total - w->pad[a];
+            continue;
         }
-        w->pad[a] = lo;
-        w->pad_end[a] = hi;
+        span = in[j] + w->pad[a] + w->pad_end[a] - dk;
+        if (span < 0)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE,
+                                   "spatial axis %d: window of %lld does not fit input %lld padded by %lld,%lld",
+                                   (int)j, (long long)dk, (long long)in[j], (long long)w->pad[a],
+                                   (long long)w->pad_end[a]);
+        w->out[a] = span / s + 1;
+        if (ceil_mode && span % s) {
+            w->out[a] += 1;
+            if ((w->out[a] - 1) * s >= in[j] + w->pad[a]) w->out[a] -= 1;
+        }
     }
     return MMD_OK;
 }
@@ -1489,41 +1531,52 @@ typedef struct mmd__conv_data {
     int64_t batch, in_ch, out_ch, group;
 } mmd__conv_data;
 
-static mmd_status mmd__conv_f32_prepare(mmd_kernel_ctx *c) {
-    mmd__conv_data *p = (mmd__conv_data *)c->op_data;
+/* The checks Conv and ConvTranspose share, which fill p's batch, channels and group: float32
+   X of rank 3 to 5; W of X's rank, [M, C / group, k...] for Conv and [C, M / group, k...]
+   for ConvTranspose (transposed), whose spatial dims kernel_shape repeats when given; a group
+   that divides the channels; a bias of shape [M]. */
+static mmd_status mmd__conv_check(mmd_kernel_ctx *c, int32_t transposed, mmd__conv_data *p) {
     const mmd_tensor *x, *wt, *bias;
     const int64_t *kshape;
-    int64_t nk, group, dims[5];
-    int32_t n, a, i;
+    int64_t nk, g, i;
     mmd_status st = mmd__check_io(c, 2, 3, 1);
+    if (st == MMD_OK) st = mmd__want_dtype_all(c, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 3, 5);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "group", 1, &p->group);
+    if (st == MMD_OK) st = mmd_attr_get_ints(c, "kernel_shape", &kshape, &nk);
     if (st != MMD_OK) return st;
     x = c->inputs[0];
     wt = c->inputs[1];
     bias = c->input_count > 2 ? c->inputs[2] : NULL;
-    if ((st = mmd__want_dtype_all(c, MMD_DTYPE_FLOAT32)) != MMD_OK) return st;
-    if ((st = mmd__want_rank(c, 0, 3, 5)) != MMD_OK) return st;
+    g = p->group;
     if (wt->rank != x->rank)
         return mmd_kernel_fail(c, MMD_ERR_SHAPE, "weight '%s' has rank %d, input '%s' has rank %d",
                                wt->name ? wt->name : "", (int)wt->rank, x->name ? x->name : "", (int)x->rank);
-    if ((st = mmd_attr_get_int(c, "group", 1, &group)) != MMD_OK) return st;
-    n = x->rank - 2;
     p->batch = x->dims[0];
     p->in_ch = x->dims[1];
-    p->out_ch = wt->dims[0];
-    p->group = group;
-    if (group < 1 || group > MMD__ELEMS_MAX || p->in_ch % group || p->out_ch % group)
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE,
-                               "group %lld does not divide the %lld input and %lld output channels",
-                               (long long)group, (long long)p->in_ch, (long long)p->out_ch);
-    if (wt->dims[1] != p->in_ch / group)
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE,
-                               "weight '%s' takes %lld input channels per group but input '%s' has %lld channels with group %lld",
-                               wt->name ? wt->name : "", (long long)wt->dims[1], x->name ? x->name : "",
-                               (long long)p->in_ch, (long long)group);
-    if ((st = mmd_attr_get_ints(c, "kernel_shape", &kshape, &nk)) != MMD_OK) return st;
-    if (nk && nk != n)
+    if (g < 1 || g > MMD__ELEMS_MAX || p->in_ch % g || (!transposed && wt->dims[0] % g))
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "group %lld does not divide the %lld input channels%s",
+                               (long long)g, (long long)p->in_ch, transposed ? "" : " or the weight's output channels");
+    if (transposed) {
+        if (wt->dims[0] != p->in_ch)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "weight '%s' is for %lld input channels but input '%s' has %lld",
+                                   wt->name ? wt->name : "", (long long)wt->dims[0], x->name ? x->name : "",
+                                   (long long)p->in_ch);
+        if (wt->dims[1] > MMD__ELEMS_MAX / g)
+            return mmd_kernel_fail(c, MMD_ERR_LIMIT, "%lld output channels per group times group %lld",
+                                   (long long)wt->dims[1], (long long)g);
+        p->out_ch = wt->dims[1] * g;
+    } else {
+        p->out_ch = wt->dims[0];
+        if (wt->dims[1] != p->in_ch / g)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE,
+                                   "weight '%s' takes %lld input channels per group but input '%s' has %lld channels with group %lld",
+                                   wt->name ? wt->name : "", (long long)wt->dims[1], x->name ? x->name : "",
+                                   (long long)p->in_ch, (long long)g);
+    }
+    if (nk && nk != x->rank - 2)
         return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "kernel_shape has %lld values for %d spatial axes",
-                               (long long)nk, (int)n);
+                               (long long)nk, (int)(x->rank - 2));
     for (i = 0; i < nk; ++i)
         if (kshape[i] != wt->dims[2 + i])
             return mmd_kernel_fail(c, MMD_ERR_SHAPE, "kernel_shape[%d] is %lld but weight '%s' has %lld",
@@ -1531,6 +1584,19 @@ static mmd_status mmd__conv_f32_prepare(mmd_kernel_ctx *c) {
     if (bias && (bias->rank != 1 || bias->dims[0] != p->out_ch))
         return mmd_kernel_fail(c, MMD_ERR_SHAPE, "bias '%s' must have shape [%lld]",
                                bias->name ? bias->name : "", (long long)p->out_ch);
+    return MMD_OK;
+}
+
+static mmd_status mmd__conv_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__conv_data *p = (mmd__conv_data *)c->op_data;
+    const mmd_tensor *x, *wt;
+    int64_t dims[5];
+    int32_t n, a, i;
+    mmd_status st = mmd__conv_check(c, 0, p);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    wt = c->inputs[1];
+    n = x->rank - 2;
     if ((st = mmd__window_prepare(c, n, x->dims + 2, wt->dims + 2, 0, &p->w)) != MMD_OK) return st;
     /* eval's table of output ranges per kernel tap (see mmd__conv_plane_f32). */
     c->scratch_size = (size_t)(p->w.k[0] + p->w.k[1] + p->w.k[2]) * 2 * sizeof(int64_t);
@@ -1646,22 +1712,57 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
     return MMD_OK;
 }
 
+/* |v|^p with the common exponents spelled out, which is both faster and exact. */
+static float mmd__lp_term(float v, float p) {
+    return p == 2.0f ? v * v : p == 1.0f ? fabsf(v) : powf(fabsf(v), p);
+}
+
+static float mmd__lp_root(float s, float p) {
+    return p == 2.0f ? sqrtf(s) : p == 1.0f ? s : powf(s, 1.0f / p);
+}
+
+/* The p attribute of LpPool and GlobalLpPool: a float (default 2.0) in version 1, an int
+   (default 2) from version 2 on; it must be positive. */
+static mmd_status mmd__lp_norm_p(mmd_kernel_ctx *c, float *p) {
+    int64_t pi;
+    mmd_status st;
+    if (c->opset < 2) {
+        st = mmd_attr_get_float(c, "p", 2.0f, p);
+    } else {
+        st = mmd_attr_get_int(c, "p", 2, &pi);
+        *p = (float)pi;
+        if (pi > MMD__ATTR_MAX) *p = 0.0f;
+    }
+    if (st == MMD_OK && !(*p > 0.0f && *p <= (float)MMD__ATTR_MAX))
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "p must be a positive number");
+    return st;
+}
+
+/* The window pools, told apart by op_type. */
+enum { MMD__POOL_MAX, MMD__POOL_AVERAGE, MMD__POOL_LP };
+
 typedef struct mmd__pool_data {
     mmd__window w;
     int64_t planes;                     /* N * C */
+    int32_t mode;                       /* MMD__POOL_MAX, _AVERAGE or _LP */
     int32_t count_include_pad;
     int32_t column_major;               /* MaxPool storage_order 1: Indices count axis 0 fastest */
+    float p;                            /* LpPool's exponent */
 } mmd__pool_data;
 
-/* MaxPool and AveragePool: kernel_shape is required; explicit pads must be smaller than the
-   kernel so that every window holds at least one input element. */
-static mmd_status mmd__pool_prepare(mmd_kernel_ctx *c, int32_t is_max) {
+/* MaxPool, AveragePool and LpPool: kernel_shape is required. The first two need explicit
+   pads smaller than the kernel, so that every window holds at least one input element; LpPool
+   counts padding as zeros and has its p. LpPool took ceil_mode and dilations at opset 18. */
+static mmd_status mmd__pool_f32_prepare(mmd_kernel_ctx *c) {
     mmd__pool_data *p = (mmd__pool_data *)c->op_data;
     const mmd_tensor *x;
     const int64_t *kshape, *pads;
     int64_t nk, np, ceil_mode, include_pad, storage_order, dims[5];
     int32_t n, i;
-    mmd_status st = mmd__check_io(c, 1, 1, is_max ? 2 : 1);
+    mmd_status st;
+    p->mode = !strcmp(c->node->op_type, "MaxPool") ? MMD__POOL_MAX
+              : !strcmp(c->node->op_type, "LpPool") ? MMD__POOL_LP : MMD__POOL_AVERAGE;
+    st = mmd__check_io(c, 1, 1, p->mode == MMD__POOL_MAX ? 2 : 1);
     if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
     if (st == MMD_OK) st = mmd__want_rank(c, 0, 3, 5);
     if (st == MMD_OK) st = mmd_attr_get_ints(c, "kernel_shape", &kshape, &nk);
@@ -1669,6 +1770,7 @@ static mmd_status mmd__pool_prepare(mmd_kernel_ctx *c, int32_t is_max) {
     if (st == MMD_OK) st = mmd_attr_get_int(c, "ceil_mode", 0, &ceil_mode);
     if (st == MMD_OK) st = mmd_attr_get_int(c, "count_include_pad", 0, &include_pad);
     if (st == MMD_OK) st = mmd_attr_get_int(c, "storage_order", 0, &storage_order);
+    if (st == MMD_OK && p->mode == MMD__POOL_LP) st = mmd__lp_norm_p(c, &p->p);
     if (st != MMD_OK) return st;
     x = c->inputs[0];
     n = x->rank - 2;
@@ -1678,7 +1780,7 @@ static mmd_status mmd__pool_prepare(mmd_kernel_ctx *c, int32_t is_max) {
     for (i = 0; i < n; ++i) {
         if (kshape[i] < 1 || kshape[i] > MMD__ATTR_MAX)
             return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "kernel_shape[%d] is %lld", (int)i, (long long)kshape[i]);
-        if (np == 2 * n && (pads[i] >= kshape[i] || pads[i + n] >= kshape[i]))
+        if (p->mode != MMD__POOL_LP && np == 2 * n && (pads[i] >= kshape[i] || pads[i + n] >= kshape[i]))
             return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "pads %lld,%lld are not smaller than kernel %lld",
                                    (long long)pads[i], (long long)pads[i + n], (long long)kshape[i]);
     }
@@ -1694,19 +1796,17 @@ static mmd_status mmd__pool_prepare(mmd_kernel_ctx *c, int32_t is_max) {
     return mmd__set_output(c, 1, MMD_DTYPE_INT64, x->rank, dims);
 }
 
-static mmd_status mmd__max_pool_f32_prepare(mmd_kernel_ctx *c) { return mmd__pool_prepare(c, 1); }
-static mmd_status mmd__average_pool_f32_prepare(mmd_kernel_ctx *c) { return mmd__pool_prepare(c, 0); }
-
-/* Both pools walk every window; MaxPool also records the flat input index of the maximum
+/* Every pool walks every window. MaxPool also records the flat input index of the maximum
    (over N, C and the spatial axes, the spatial part row-major or with storage_order 1
-   column-major, as ONNX defines Indices). AveragePool divides by
-   the taps inside the input, or with count_include_pad by the taps inside the padded input
-   (not those past it that ceil_mode adds), as PyTorch does. */
-static mmd_status mmd__pool_f32_eval(mmd_kernel_ctx *c, int32_t is_max) {
+   column-major, as ONNX defines Indices). AveragePool divides by the taps inside the input,
+   or with count_include_pad by the taps inside the padded input (not those past it that
+   ceil_mode adds), as PyTorch does. LpPool takes (sum |x|^p)^(1/p) of the taps inside. */
+static mmd_status mmd__pool_f32_eval(mmd_kernel_ctx *c) {
     const mmd__pool_data *p = (const mmd__pool_data *)c->op_data;
     const mmd__window *w = &p->w;
     const float *x = (const float *)c->inputs[0]->data;
     float *y = (float *)c->outputs[0]->data;
+    int32_t is_max = p->mode == MMD__POOL_MAX, is_lp = p->mode == MMD__POOL_LP;
     int64_t *idx = is_max && c->output_count > 1 && c->outputs[1] ? (int64_t *)c->outputs[1]->data : NULL;
     int64_t in_plane = w->in[0] * w->in[1] * w->in[2], pl, o0, o1, o2, t0, t1, t2;
     for (pl = 0; pl < p->planes; ++pl) {
@@ -1731,7 +1831,7 @@ static mmd_status mmd__pool_f32_eval(mmd_kernel_ctx *c, int32_t is_max) {
                             for (t2 = lo2; t2 < hi2; ++t2) {
                                 float v = xp[row + t2 * w->d[2]];
                                 if (!is_max) {
-                                    acc += v;
+                                    acc += is_lp ? mmd__lp_term(v, p->p) : v;
                                 } else if (v > acc || best_at == 0) {
                                     /* best_at is position + 1 so that 0 means none yet. */
                                     acc = v;
@@ -1748,6 +1848,10 @@ static mmd_status mmd__pool_f32_eval(mmd_kernel_ctx *c, int32_t is_max) {
                         if (idx) *idx++ = pl * in_plane + at;
                         continue;
                     }
+                    if (is_lp) {
+                        *y++ = mmd__lp_root(acc, p->p);
+                        continue;
+                    }
                     if (p->count_include_pad) {
                         mmd__valid_range(s2 + w->pad[2], w->d[2], w->k[2], w->in[2] + w->pad[2] + w->pad_end[2], &n2, &pn2);
                         n2 = pn0 * pn1 * (pn2 - n2);
@@ -1761,9 +1865,6 @@ static mmd_status mmd__pool_f32_eval(mmd_kernel_ctx *c, int32_t is_max) {
     }
     return MMD_OK;
 }
-
-static mmd_status mmd__max_pool_f32_eval(mmd_kernel_ctx *c) { return mmd__pool_f32_eval(c, 1); }
-static mmd_status mmd__average_pool_f32_eval(mmd_kernel_ctx *c) { return mmd__pool_f32_eval(c, 0); }
 
 typedef struct mmd__plane_data {
     int64_t planes, plane;              /* N * C planes of `plane` elements each */
@@ -2016,17 +2117,39 @@ typedef struct mmd__batchnorm_data {
     float epsilon;
 } mmd__batchnorm_data;
 
+/* What BatchNormalization and InstanceNormalization share: float32 X of rank min_rank or more
+   followed by parameter inputs of shape [C] (`inputs` in all), the epsilon attribute, and an
+   output 0 of X's shape. */
+static mmd_status mmd__channel_norm_prepare(mmd_kernel_ctx *c, int32_t inputs, int32_t max_out,
+                                            int32_t min_rank) {
+    mmd__batchnorm_data *p = (mmd__batchnorm_data *)c->op_data;
+    const mmd_tensor *x;
+    int32_t i;
+    mmd_status st = mmd__check_io(c, inputs, inputs, max_out);
+    if (st == MMD_OK) st = mmd__want_dtype_all(c, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, min_rank, MMD_MAX_RANK);
+    if (st == MMD_OK) st = mmd_attr_get_float(c, "epsilon", 1e-5f, &p->epsilon);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    p->batch = x->dims[0];
+    p->channels = x->dims[1];
+    p->plane = mmd__dims_product(x, 2, x->rank);
+    for (i = 1; i < inputs; ++i) {
+        const mmd_tensor *t = c->inputs[i];
+        if (t->rank != 1 || t->dims[0] != p->channels)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "input %d '%s' must have shape [%lld]", (int)i,
+                                   t->name ? t->name : "", (long long)p->channels);
+    }
+    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, x->dims);
+}
+
 /* BatchNormalization 7 to 15 in inference mode: y = (x - mean) / sqrt(var + eps) * scale + B.
    The training outputs (running mean and variance) are declined, as are spatial = 0 (opset 7
    and 8) and training_mode = 1 (opset 14 on). */
 static mmd_status mmd__batchnorm_f32_prepare(mmd_kernel_ctx *c) {
-    mmd__batchnorm_data *p = (mmd__batchnorm_data *)c->op_data;
-    const mmd_tensor *x;
     int64_t spatial, training;
     int32_t i;
-    mmd_status st = mmd__check_io(c, 5, 5, 5);
-    if (st == MMD_OK) st = mmd__want_rank(c, 0, 2, MMD_MAX_RANK);
-    if (st == MMD_OK) st = mmd_attr_get_float(c, "epsilon", 1e-5f, &p->epsilon);
+    mmd_status st = mmd__channel_norm_prepare(c, 5, 5, 2);
     if (st == MMD_OK) st = mmd_attr_get_int(c, "spatial", 1, &spatial);
     if (st == MMD_OK) st = mmd_attr_get_int(c, "training_mode", 0, &training);
     if (st != MMD_OK) return st;
@@ -2035,18 +2158,7 @@ static mmd_status mmd__batchnorm_f32_prepare(mmd_kernel_ctx *c) {
     if (spatial != 1 || training != 0)
         return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "spatial %lld, training_mode %lld (only 1, 0)",
                                (long long)spatial, (long long)training);
-    x = c->inputs[0];
-    p->batch = x->dims[0];
-    p->channels = x->dims[1];
-    p->plane = mmd__dims_product(x, 2, x->rank);
-    if ((st = mmd__want_dtype_all(c, MMD_DTYPE_FLOAT32)) != MMD_OK) return st;
-    for (i = 1; i < 5; ++i) {
-        const mmd_tensor *t = c->inputs[i];
-        if (t->rank != 1 || t->dims[0] != p->channels)
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "input %d '%s' must have shape [%lld]", (int)i,
-                                   t->name ? t->name : "", (long long)p->channels);
-    }
-    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, x->dims);
+    return MMD_OK;
 }
 
 static mmd_status mmd__batchnorm_f32_eval(mmd_kernel_ctx *c) {
@@ -4736,33 +4848,6 @@ static mmd_status mmd__block_any_eval(mmd_kernel_ctx *c) {
 
 /* ---- ConvTranspose ------------------------------------------------------------------------ */
 
-typedef struct mmd__conv_transpose_data {
-    /* in: X's spatial sizes, out: Y's, pad: the resolved start pads. Input element o of an
-       axis lands on output o * s + t * d - pad for kernel tap t. */
-    mmd__window w;
-    int64_t batch, in_ch, out_ch, group;
-} mmd__conv_transpose_data;
-
-/* ConvTranspose reads strides, dilations, pads and auto_pad as Conv does, but its geometry runs
-   the other way: the output size follows from the pads. mmd__window_prepare resolves sizes in
-   Conv's direction, so it is given inputs of MMD__ELEMS_MAX on every axis, where every kernel
-   fits whose dilated reach is below that bound (a longer one is refused with MMD_ERR_SHAPE),
-   and only the kernel, strides, dilations and explicit pads are kept from it. *same is 1 for
-   SAME_UPPER, 2 for SAME_LOWER. */
-static mmd_status mmd__conv_transpose_window(mmd_kernel_ctx *c, int32_t n, const int64_t *kernel,
-                                             mmd__window *w, int32_t *same) {
-    int64_t big[3];
-    const char *auto_pad;
-    int32_t i;
-    mmd_status st;
-    for (i = 0; i < n; ++i) big[i] = MMD__ELEMS_MAX;
-    if ((st = mmd__window_prepare(c, n, big, kernel, 0, w)) != MMD_OK) return st;
-    /* mmd__window_prepare has already refused any other auto_pad value. */
-    if ((st = mmd_attr_get_string(c, "auto_pad", "NOTSET", &auto_pad)) != MMD_OK) return st;
-    *same = !strcmp(auto_pad, "SAME_UPPER") ? 1 : !strcmp(auto_pad, "SAME_LOWER") ? 2 : 0;
-    return MMD_OK;
-}
-
 /* ConvTranspose 1 to 25, 1-D to 3-D, weight [C, M / group, k...]. Without output_shape or
    auto_pad the output is s * (in - 1) + output_padding + (k - 1) * d + 1 - pads. With
    output_shape (spatial, or the full [N, C, ...]) or SAME (output in * s) the start pad comes
@@ -4770,53 +4855,21 @@ static mmd_status mmd__conv_transpose_window(mmd_kernel_ctx *c, int32_t n, const
    start otherwise, opset 1 to 10 the reverse, as each version's text says. A negative total
    (an output larger than the kernel reaches) pads nothing and leaves the extra outputs at the
    end with only the bias, which is what output_padding does and what ONNX's own tests expect.
-   output_padding is not held below the stride: larger values only add bias-only outputs. */
+   output_padding is not held below the stride: larger values only add bias-only outputs.
+   In the window (X's sizes in `in`, Y's in `out`), input element o of an axis lands on output
+   o * s + t * d - pad for kernel tap t. */
 static mmd_status mmd__conv_transpose_f32_prepare(mmd_kernel_ctx *c) {
-    mmd__conv_transpose_data *p = (mmd__conv_transpose_data *)c->op_data;
+    mmd__conv_data *p = (mmd__conv_data *)c->op_data;
     mmd__window *w = &p->w;
-    const mmd_tensor *x, *wt, *bias;
-    const int64_t *kshape, *out_pad, *out_shape;
-    int64_t nk, nop, nos, group, dims[5];
-    int32_t n, i, same = 0;
-    mmd_status st = mmd__check_io(c, 2, 3, 1);
+    const mmd_tensor *x;
+    const int64_t *out_pad, *out_shape;
+    int64_t nop, nos, dims[5];
+    int32_t n, i, auto_pad;
+    mmd_status st = mmd__conv_check(c, 1, p);
     if (st != MMD_OK) return st;
     x = c->inputs[0];
-    wt = c->inputs[1];
-    bias = c->input_count > 2 ? c->inputs[2] : NULL;
-    for (i = 0; i < c->input_count; ++i)
-        if (c->inputs[i] && (st = mmd__want_dtype(c, i, MMD_DTYPE_FLOAT32)) != MMD_OK) return st;
-    if ((st = mmd__want_rank(c, 0, 3, 5)) != MMD_OK) return st;
-    if (wt->rank != x->rank)
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "weight '%s' has rank %d, input '%s' has rank %d",
-                               wt->name ? wt->name : "", (int)wt->rank, x->name ? x->name : "", (int)x->rank);
-    if ((st = mmd_attr_get_int(c, "group", 1, &group)) != MMD_OK) return st;
     n = x->rank - 2;
-    p->batch = x->dims[0];
-    p->in_ch = x->dims[1];
-    p->group = group;
-    if (group < 1 || group > MMD__ELEMS_MAX || p->in_ch % group)
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "group %lld does not divide the %lld input channels",
-                               (long long)group, (long long)p->in_ch);
-    if (wt->dims[0] != p->in_ch)
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "weight '%s' is for %lld input channels but input '%s' has %lld",
-                               wt->name ? wt->name : "", (long long)wt->dims[0], x->name ? x->name : "",
-                               (long long)p->in_ch);
-    if (wt->dims[1] > MMD__ELEMS_MAX / group)
-        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "%lld output channels per group times group %lld",
-                               (long long)wt->dims[1], (long long)group);
-    p->out_ch = wt->dims[1] * group;
-    if ((st = mmd_attr_get_ints(c, "kernel_shape", &kshape, &nk)) != MMD_OK) return st;
-    if (nk && nk != n)
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "kernel_shape has %lld values for %d spatial axes",
-                               (long long)nk, (int)n);
-    for (i = 0; i < nk; ++i)
-        if (kshape[i] != wt->dims[2 + i])
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "kernel_shape[%d] is %lld but weight '%s' has %lld",
-                                   (int)i, (long long)kshape[i], wt->name ? wt->name : "", (long long)wt->dims[2 + i]);
-    if (bias && (bias->rank != 1 || bias->dims[0] != p->out_ch))
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "bias '%s' must have shape [%lld]",
-                               bias->name ? bias->name : "", (long long)p->out_ch);
-    if ((st = mmd__conv_transpose_window(c, n, wt->dims + 2, w, &same)) != MMD_OK) return st;
+    if ((st = mmd__window_attrs(c, n, c->inputs[1]->dims + 2, w, &auto_pad)) != MMD_OK) return st;
     if ((st = mmd_attr_get_ints(c, "output_padding", &out_pad, &nop)) != MMD_OK) return st;
     if ((st = mmd_attr_get_ints(c, "output_shape", &out_shape, &nos)) != MMD_OK) return st;
     if ((nop && nop != n) || (nos && nos != n && nos != n + 2))
@@ -4832,9 +4885,9 @@ static mmd_status mmd__conv_transpose_f32_prepare(mmd_kernel_ctx *c) {
         /* Every term is bounded (sizes by MMD__ELEMS_MAX, attributes by MMD__ATTR_MAX), so
            this stays far inside int64_t. */
         full = w->s[a] * (w->in[a] - 1) + op + (w->k[a] - 1) * w->d[a] + 1;
-        if (nos || same) {
-            int32_t extra_at_end = same == 1;
-            if (nos && c->opset < 11) extra_at_end = same != 1;
+        if (nos || auto_pad == MMD__AUTO_PAD_SAME_UPPER || auto_pad == MMD__AUTO_PAD_SAME_LOWER) {
+            int32_t extra_at_end = auto_pad == MMD__AUTO_PAD_SAME_UPPER;
+            if (nos && c->opset < 11) extra_at_end = !extra_at_end;
             w->out[a] = nos ? out_shape[i] : w->in[a] * w->s[a];
             if (w->out[a] < 0 || w->out[a] > MMD__ELEMS_MAX)
                 return mmd_kernel_fail(c, MMD_ERR_SHAPE, "spatial axis %d: output size %lld", (int)i, (long long)w->out[a]);
@@ -4889,7 +4942,7 @@ static void mmd__conv_transpose_plane_f32(const mmd__window *w, const float *MMD
 }
 
 static mmd_status mmd__conv_transpose_f32_eval(mmd_kernel_ctx *c) {
-    const mmd__conv_transpose_data *p = (const mmd__conv_transpose_data *)c->op_data;
+    const mmd__conv_data *p = (const mmd__conv_data *)c->op_data;
     const mmd__window *w = &p->w;
     const float *x = (const float *)c->inputs[0]->data, *wt = (const float *)c->inputs[1]->data;
     const float *bias = c->input_count > 2 && c->inputs[2] ? (const float *)c->inputs[2]->data : NULL;
@@ -4938,26 +4991,7 @@ static void mmd__moments_f32(const float *x, int64_t n, float epsilon, float *me
    y = scale * (x - mean) / sqrt(variance + epsilon) + B over each (n, c) plane. BatchNorm's op
    data has exactly the fields this needs. */
 static mmd_status mmd__instance_norm_f32_prepare(mmd_kernel_ctx *c) {
-    mmd__batchnorm_data *p = (mmd__batchnorm_data *)c->op_data;
-    const mmd_tensor *x;
-    int32_t i;
-    mmd_status st = mmd__check_io(c, 3, 3, 1);
-    if (st == MMD_OK) st = mmd__want_rank(c, 0, 3, MMD_MAX_RANK);
-    if (st == MMD_OK) st = mmd_attr_get_float(c, "epsilon", 1e-5f, &p->epsilon);
-    if (st != MMD_OK) return st;
-    x = c->inputs[0];
-    p->batch = x->dims[0];
-    p->channels = x->dims[1];
-    p->plane = 1;
-    for (i = 2; i < x->rank; ++i) p->plane *= x->dims[i];
-    for (i = 0; i < 3; ++i) {
-        const mmd_tensor *t = c->inputs[i];
-        if ((st = mmd__want_dtype(c, i, MMD_DTYPE_FLOAT32)) != MMD_OK) return st;
-        if (i > 0 && (t->rank != 1 || t->dims[0] != p->channels))
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "input %d '%s' must have shape [%lld]", (int)i,
-                                   t->name ? t->name : "", (long long)p->channels);
-    }
-    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, x->dims);
+    return mmd__channel_norm_prepare(c, 3, 1, 3);
 }
 
 static mmd_status mmd__instance_norm_f32_eval(mmd_kernel_ctx *c) {
@@ -5210,32 +5244,6 @@ static mmd_status mmd__global_max_pool_f32_eval(mmd_kernel_ctx *c) {
     return MMD_OK;
 }
 
-/* |v|^p with the common exponents spelled out, which is both faster and exact. */
-static float mmd__lp_term(float v, float p) {
-    return p == 2.0f ? v * v : p == 1.0f ? fabsf(v) : powf(fabsf(v), p);
-}
-
-static float mmd__lp_root(float s, float p) {
-    return p == 2.0f ? sqrtf(s) : p == 1.0f ? s : powf(s, 1.0f / p);
-}
-
-/* The p attribute of LpPool and GlobalLpPool: a float (default 2.0) in version 1, an int
-   (default 2) from version 2 on; it must be positive. */
-static mmd_status mmd__lp_norm_p(mmd_kernel_ctx *c, float *p) {
-    int64_t pi;
-    mmd_status st;
-    if (c->opset < 2) {
-        st = mmd_attr_get_float(c, "p", 2.0f, p);
-    } else {
-        st = mmd_attr_get_int(c, "p", 2, &pi);
-        *p = (float)pi;
-        if (pi > MMD__ATTR_MAX) *p = 0.0f;
-    }
-    if (st == MMD_OK && !(*p > 0.0f && *p <= (float)MMD__ATTR_MAX))
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "p must be a positive number");
-    return st;
-}
-
 typedef struct mmd__global_lp_pool_data {
     mmd__plane_data planes;             /* first, so GlobalAveragePool's prepare can fill it */
     float p;
@@ -5257,71 +5265,6 @@ static mmd_status mmd__global_lp_pool_f32_eval(mmd_kernel_ctx *c) {
         float s = 0.0f;
         for (i = 0; i < plane; ++i) s += mmd__lp_term(x[pl * plane + i], p->p);
         y[pl] = mmd__lp_root(s, p->p);
-    }
-    return MMD_OK;
-}
-
-typedef struct mmd__lp_pool_data {
-    mmd__window w;
-    int64_t planes;                     /* N * C */
-    float p;
-} mmd__lp_pool_data;
-
-/* LpPool 1 to 25: (sum |x|^p)^(1/p) over each window, padding counting as zeros. Opset 18
-   added ceil_mode and dilations; the window geometry is the other pools'. */
-static mmd_status mmd__lp_pool_f32_prepare(mmd_kernel_ctx *c) {
-    mmd__lp_pool_data *p = (mmd__lp_pool_data *)c->op_data;
-    const mmd_tensor *x;
-    const int64_t *kshape;
-    int64_t nk, ceil_mode = 0, dims[5];
-    int32_t n, i;
-    mmd_status st = mmd__check_io(c, 1, 1, 1);
-    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
-    if (st == MMD_OK) st = mmd__want_rank(c, 0, 3, 5);
-    if (st == MMD_OK) st = mmd_attr_get_ints(c, "kernel_shape", &kshape, &nk);
-    if (st == MMD_OK && c->opset >= 18) st = mmd_attr_get_int(c, "ceil_mode", 0, &ceil_mode);
-    if (st == MMD_OK) st = mmd__lp_norm_p(c, &p->p);
-    if (st != MMD_OK) return st;
-    x = c->inputs[0];
-    n = x->rank - 2;
-    if (nk != n)
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "kernel_shape has %lld values for %d spatial axes",
-                               (long long)nk, (int)n);
-    if ((st = mmd__window_prepare(c, n, x->dims + 2, kshape, ceil_mode != 0, &p->w)) != MMD_OK) return st;
-    p->planes = x->dims[0] * x->dims[1];
-    dims[0] = x->dims[0];
-    dims[1] = x->dims[1];
-    for (i = 0; i < n; ++i) dims[2 + i] = p->w.out[3 - n + i];
-    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, dims);
-}
-
-static mmd_status mmd__lp_pool_f32_eval(mmd_kernel_ctx *c) {
-    const mmd__lp_pool_data *p = (const mmd__lp_pool_data *)c->op_data;
-    const mmd__window *w = &p->w;
-    const float *x = (const float *)c->inputs[0]->data;
-    float *y = (float *)c->outputs[0]->data;
-    int64_t in_plane = w->in[0] * w->in[1] * w->in[2], pl, o0, o1, o2, t0, t1, t2;
-    for (pl = 0; pl < p->planes; ++pl) {
-        const float *xp = x + pl * in_plane;
-        for (o0 = 0; o0 < w->out[0]; ++o0) {
-            int64_t s0 = o0 * w->s[0] - w->pad[0], lo0, hi0;
-            mmd__valid_range(s0, w->d[0], w->k[0], w->in[0], &lo0, &hi0);
-            for (o1 = 0; o1 < w->out[1]; ++o1) {
-                int64_t s1 = o1 * w->s[1] - w->pad[1], lo1, hi1;
-                mmd__valid_range(s1, w->d[1], w->k[1], w->in[1], &lo1, &hi1);
-                for (o2 = 0; o2 < w->out[2]; ++o2) {
-                    int64_t s2 = o2 * w->s[2] - w->pad[2], lo2, hi2;
-                    float acc = 0.0f;
-                    mmd__valid_range(s2, w->d[2], w->k[2], w->in[2], &lo2, &hi2);
-                    for (t0 = lo0; t0 < hi0; ++t0)
-                        for (t1 = lo1; t1 < hi1; ++t1) {
-                            const float *row = xp + ((s0 + t0 * w->d[0]) * w->in[1] + s1 + t1 * w->d[1]) * w->in[2] + s2;
-                            for (t2 = lo2; t2 < hi2; ++t2) acc += mmd__lp_term(row[t2 * w->d[2]], p->p);
-                        }
-                    *y++ = mmd__lp_root(acc, p->p);
-                }
-            }
-        }
     }
     return MMD_OK;
 }
@@ -5496,23 +5439,6 @@ static mmd_status mmd__grid_sample_f32_eval(mmd_kernel_ctx *c) {
    optional, 18 added axes, keep_aspect_ratio_policy and antialias, 19 half_pixel_symmetric;
    RoiAlign 16 added coordinate_transformation_mode (22 only element types); NonMaxSuppression
    has not changed since 11. */
-
-/* Looks up a string attribute in a NULL-terminated list of the values it may take; *out is
-   the index. Unknown values fail naming the attribute and the value. */
-static mmd_status mmd__detect_pick(mmd_kernel_ctx *c, const char *name, const char *def,
-                                   const char *const *values, int32_t *out) {
-    const char *s;
-    int32_t i;
-    mmd_status st = mmd_attr_get_string(c, name, def, &s);
-    if (st != MMD_OK) return st;
-    for (i = 0; values[i]; ++i)
-        if (!strcmp(s, values[i])) {
-            *out = i;
-            return MMD_OK;
-        }
-    return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "attribute %s = '%s' is not a known value",
-                           name, s);
-}
 
 /* Input i as a value prepare reads: NULL when absent or empty (an empty tensor stands for an
    absent input in Resize 11 and NonMaxSuppression), else a rank-0 or rank-1 tensor of the
@@ -6419,14 +6345,14 @@ static const mmd_kernel mmd__kernels[] = {
     {"", "EyeLike", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__eye_like_data), mmd__eye_like_any_prepare, mmd__eye_like_any_eval},
     {"", "DepthToSpace", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__block_data), mmd__depth_to_space_any_prepare, mmd__block_any_eval},
     {"", "SpaceToDepth", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__block_data), mmd__space_to_depth_any_prepare, mmd__block_any_eval},
-    {"", "ConvTranspose", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__conv_transpose_data), mmd__conv_transpose_f32_prepare, mmd__conv_transpose_f32_eval},
+    {"", "ConvTranspose", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__conv_data), mmd__conv_transpose_f32_prepare, mmd__conv_transpose_f32_eval},
     {"", "InstanceNormalization", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__batchnorm_data), mmd__instance_norm_f32_prepare, mmd__instance_norm_f32_eval},
     {"", "LayerNormalization", 17, MMD__OPSET_CHECKED, 0, sizeof(mmd__layer_norm_data), mmd__layer_norm_f32_prepare, mmd__layer_norm_f32_eval},
     {"", "LRN", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__lrn_data), mmd__lrn_f32_prepare, mmd__lrn_f32_eval},
     {"", "MeanVarianceNormalization", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__mvn_data), mmd__mvn_f32_prepare, mmd__mvn_f32_eval},
     {"", "GlobalMaxPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__plane_data), mmd__global_average_pool_f32_prepare, mmd__global_max_pool_f32_eval},
     {"", "GlobalLpPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__global_lp_pool_data), mmd__global_lp_pool_f32_prepare, mmd__global_lp_pool_f32_eval},
-    {"", "LpPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__lp_pool_data), mmd__lp_pool_f32_prepare, mmd__lp_pool_f32_eval},
+    {"", "LpPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__pool_data), mmd__pool_f32_prepare, mmd__pool_f32_eval},
     {"", "GridSample", 16, MMD__OPSET_CHECKED, 0, sizeof(mmd__grid_sample_data), mmd__grid_sample_f32_prepare, mmd__grid_sample_f32_eval},
     {"", "Upsample", 7, 9, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__resize_data), mmd__resize_prepare, mmd__resize_eval},
     {"", "Resize", 10, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(2) | MMD_KERNEL_VALUE_INPUT(3), sizeof(mmd__resize_data), mmd__resize_prepare, mmd__resize_eval},
@@ -6448,8 +6374,8 @@ static const mmd_kernel mmd__kernels[] = {
     {"", "Mul", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
     {"", "Div", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
     {"", "Pow", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "MaxPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__pool_data), mmd__max_pool_f32_prepare, mmd__max_pool_f32_eval},
-    {"", "AveragePool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__pool_data), mmd__average_pool_f32_prepare, mmd__average_pool_f32_eval},
+    {"", "MaxPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__pool_data), mmd__pool_f32_prepare, mmd__pool_f32_eval},
+    {"", "AveragePool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__pool_data), mmd__pool_f32_prepare, mmd__pool_f32_eval},
     {"", "GlobalAveragePool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__plane_data), mmd__global_average_pool_f32_prepare, mmd__global_average_pool_f32_eval},
     {"", "Gemm", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__gemm_data), mmd__gemm_f32_prepare, mmd__gemm_f32_eval},
     {"", "MatMul", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__matmul_data), mmd__matmul_f32_prepare, mmd__matmul_f32_eval},

@@ -20,7 +20,8 @@ CASES = ["random", "below_threshold", "identical_boxes", "batch2", "many_boxes"]
 
 def check(name):
     with tempfile.TemporaryDirectory() as out:
-        cmd = [os.path.join(ROOT, "build", "mmdeploy"), "run", os.path.join(DATA, "tail_op11.onnx"),
+        cmd = [os.environ.get("MMDEPLOY_BIN") or os.path.join(ROOT, "build", "mmdeploy"), "run",
+               os.path.join(DATA, "tail_op11.onnx"),
                "--input", "boxes=" + os.path.join(DATA, name + "_boxes.npy"),
                "--input", "scores=" + os.path.join(DATA, name + "_scores.npy"), "--outdir", out]
         run = subprocess.run(cmd, capture_output=True, text=True)

@@ -25,8 +25,8 @@ import tempfile
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLI = os.path.join(ROOT, "build", "mmdeploy")
-CLASSIFY = os.path.join(ROOT, "build", "classify")
+CLI = os.environ.get("MMDEPLOY_BIN") or os.path.join(ROOT, "build", "mmdeploy")  # make asan-test sets it
+CLASSIFY = os.path.join(os.path.dirname(CLI), "classify")
 MODELS_DIR = os.path.join(ROOT, "build", "models")
 DATA_DIR = os.path.join(ROOT, "tests", "data")
 DIGITS = os.path.join(ROOT, "examples", "models", "digits.onnx")

@@ -6,7 +6,9 @@
        sample 3: label 7 (true 7) scores -5.120458 ... (the model's 10 raw scores)
 
    `make mcu-test` runs it under QEMU for a Cortex-M4F and a soft-float Cortex-M3 and compares
-   the lines with the host's, from the ONNX model (examples/mcu/mcu_host.c). */
+   the lines with the host's, from the ONNX model (examples/mcu/mcu_host.c). On a real board,
+   the vendor's start code and linker script replace startup.c and link.ld, and mcu_write a
+   UART write; nothing here depends on the board. */
 #include "digits_model.h"
 #include "mcu.h"
 #include "mmdeploy.h"
