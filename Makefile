@@ -55,6 +55,8 @@ test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node
 	    "$(BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
 	    "$(PY) tests/test_models.py" \
 	    "$(PY) tests/test_detection_tail.py" \
+	    "$(PY) tests/test_custom_ops_sampling.py" \
+	    "$(PY) tests/test_custom_ops_det.py" \
 	    "$(PY) tests/test_models.py --backend openblas" \
 	    "$(PY) tests/test_models.py --backend onednn" \
 	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend openblas" \
@@ -204,9 +206,15 @@ fuzz-corpus: $(BUILD)/mmdeploy
 	done
 	cat tests/fuzz/onnx.dict tests/fuzz/npy.dict > $(FUZZ_BUILD)/inputs.dict
 
+# Each harness first replays the crashes it found once (tests/fuzz/regress/<harness>_*; crashes
+# in ONNX models are cases in tests/bad_models instead), then fuzzes.
 fuzz: $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_TARGETS)) fuzz-corpus
 	status=0; for t in $(FUZZ_TARGETS); do \
 	    case $$t in parse|run) dict=-dict=tests/fuzz/onnx.dict;; inputs) dict=-dict=$(FUZZ_BUILD)/inputs.dict;; *) dict=;; esac; \
+	    regress=$$(ls tests/fuzz/regress/$${t}_* 2>/dev/null); \
+	    if [ -n "$$regress" ] && ! $(FUZZ_BUILD)/fuzz_$$t $$regress > $(FUZZ_BUILD)/$$t-regress.log 2>&1; then \
+	        status=1; tail -n 40 $(FUZZ_BUILD)/$$t-regress.log; echo "fuzz_$$t: a regression input crashes again"; \
+	    fi; \
 	    echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
 	    if $(FUZZ_BUILD)/fuzz_$$t $$dict $(FUZZ_OPTIONS) -artifact_prefix=$(FUZZ_BUILD)/$$t- \
 	            $(FUZZ_BUILD)/corpus_$$t > $(FUZZ_BUILD)/$$t.log 2>&1; then \

@@ -1780,11 +1780,12 @@ static mmd_status mmd__blob_tensor(const mmd__blob *b, uint32_t k, mmd_tensor *t
         return mmd__blob_fail(b->err, MMD_ERR_MALFORMED, "tensor '%s': producer %d is not valid for its kind",
                               t->name, (int)t->producer);
     if (kind == MMD_TENSOR_ACTIVATION) {
-        /* Planned place: inside the activation buffer and large enough for the stored shape. */
-        if (!bytes || bytes < nbytes || !mmd__blob_span(off, bytes, b->activation_bytes))
+        /* Planned place: aligned (kernels cast the pointer to the element type), inside the
+           activation buffer and large enough for the stored shape. */
+        if (!bytes || bytes < nbytes || off % MMD__BLOB_ALIGN || !mmd__blob_span(off, bytes, b->activation_bytes))
             return mmd__blob_fail(b->err, MMD_ERR_MALFORMED,
-                                  "tensor '%s': planned at %u (%u bytes), which does not hold %zu bytes "
-                                  "inside the %u-byte activation buffer",
+                                  "tensor '%s': planned at %u (%u bytes), which is misaligned or does not "
+                                  "hold %zu bytes inside the %u-byte activation buffer",
                                   t->name, (unsigned)off, (unsigned)bytes, nbytes, (unsigned)b->activation_bytes);
         t->offset = off;
         t->capacity = bytes;

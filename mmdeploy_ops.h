@@ -175,6 +175,14 @@ static mmd_status mmd__want_dtype_all(mmd_kernel_ctx *c, int32_t dtype) {
     return MMD_OK;
 }
 
+/* Byte-moving kernels need an element size; strings and unknown dtypes have none. */
+static mmd_status mmd__want_sized(mmd_kernel_ctx *c, const mmd_tensor *t, const char *what) {
+    if (mmd_dtype_size(t->dtype) == 0)
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "%s has dtype %s (%d), which is not supported",
+                               what, mmd_dtype_name(t->dtype), (int)t->dtype);
+    return MMD_OK;
+}
+
 /* Fails with MMD_ERR_SHAPE unless input i has a rank in [lo, hi]. */
 static mmd_status mmd__want_rank(mmd_kernel_ctx *c, int32_t i, int32_t lo, int32_t hi) {
     const mmd_tensor *t = c->inputs[i];
@@ -205,6 +213,14 @@ static mmd_status mmd__set_output(mmd_kernel_ctx *c, int32_t i, int32_t dtype, i
     if (mmd_tensor_nbytes(t, &bytes, &why) != MMD_OK)
         return mmd_kernel_fail(c, why.status, "output %d: %s", (int)i, why.msg);
     return MMD_OK;
+}
+
+/* Ops that add axes (Unsqueeze, Gather, GatherND, OneHot) check the output rank before
+   assembling its dims: past MMD_MAX_RANK is MMD_ERR_LIMIT, as mmd__set_output would say. */
+static mmd_status mmd__want_out_rank(mmd_kernel_ctx *c, int64_t rank) {
+    if (rank <= MMD_MAX_RANK) return MMD_OK;
+    return mmd_kernel_fail(c, MMD_ERR_LIMIT, "output would have rank %lld, more than MMD_MAX_RANK (%d)",
+                           (long long)rank, (int)MMD_MAX_RANK);
 }
 
 /* Product of dims [from, to) of t. */
@@ -425,8 +441,13 @@ static void mmd__store_int(int32_t dtype, void *p, int64_t i, int64_t v) {
     }
 }
 
-/* Floats go to integers by truncation through int64, saturated there (NaN gives 0) because an
-   out-of-range float-to-integer conversion is undefined in C. */
+/* v truncated toward zero into int64, saturated (NaN gives 0) because an out-of-range
+   float-to-integer conversion is undefined in C. */
+static int64_t mmd__f64_to_i64(double v) {
+    return v != v ? 0 : v >= 9223372036854775808.0 ? INT64_MAX : v < -9223372036854775808.0 ? INT64_MIN : (int64_t)v;
+}
+
+/* Floats go to integers by truncation through int64 (mmd__f64_to_i64). */
 static void mmd__store_float(int32_t dtype, void *p, int64_t i, double v) {
     switch (dtype) {
     case MMD_DTYPE_FLOAT32: ((float *)p)[i] = (float)v; break;
@@ -434,13 +455,7 @@ static void mmd__store_float(int32_t dtype, void *p, int64_t i, double v) {
     case MMD_DTYPE_FLOAT16: ((uint16_t *)p)[i] = mmd__f32_to_f16((float)v); break;
     case MMD_DTYPE_BFLOAT16: ((uint16_t *)p)[i] = mmd__f32_to_bf16((float)v); break;
     case MMD_DTYPE_BOOL: ((uint8_t *)p)[i] = v != 0.0; break;
-    default:
-        mmd__store_int(dtype, p, i,
-                       v != v ? 0
-                       : v >= 9223372036854775808.0 ? INT64_MAX
-                       : v < -9223372036854775808.0 ? INT64_MIN
-                       : (int64_t)v);
-        break;
+    default: mmd__store_int(dtype, p, i, mmd__f64_to_i64(v)); break;
     }
 }
 
@@ -473,9 +488,47 @@ static mmd_status mmd__want_int_list(mmd_kernel_ctx *c, int32_t i, const char *w
     return MMD_OK;
 }
 
+/* Fails with MMD_ERR_DTYPE unless input i holds int32 or int64 indices. */
+static mmd_status mmd__want_indices(mmd_kernel_ctx *c, int32_t i) {
+    const mmd_tensor *t = c->inputs[i];
+    if (t->dtype == MMD_DTYPE_INT32 || t->dtype == MMD_DTYPE_INT64) return MMD_OK;
+    return mmd_kernel_fail(c, MMD_ERR_DTYPE, "input %d '%s' is %s, expects int32 or int64", (int)i,
+                           t->name ? t->name : "", mmd_dtype_name(t->dtype));
+}
+
+/* Index v on an axis of size n made non-negative; -1 when outside [-n, n-1]. */
+static int64_t mmd__index_wrap(int64_t v, int64_t n) {
+    if (v < -n || v >= n) return -1;
+    return v < 0 ? v + n : v;
+}
+
+/* The error for index v, element `element` of the indices, on an axis of `size`. */
+static mmd_status mmd__index_fail(mmd_kernel_ctx *c, int64_t v, int64_t element, int64_t size) {
+    return mmd_kernel_fail(c, MMD_ERR_INDEX, "index %lld (element %lld of the indices) is out of "
+                           "range for an axis of size %lld", (long long)v, (long long)element,
+                           (long long)size);
+}
+
+/* Input i as a value prepare reads: NULL when absent or empty (an empty tensor stands for an
+   absent input in Resize 11 and NonMaxSuppression), else a rank-0 or rank-1 tensor of the
+   given dtype whose value is known now. */
+static mmd_status mmd__want_value(mmd_kernel_ctx *c, int32_t i, int32_t dtype, const char *what,
+                                  const mmd_tensor **out) {
+    const mmd_tensor *t = i < c->input_count ? c->inputs[i] : NULL;
+    mmd_status st;
+    *out = NULL;
+    if (!t || mmd_tensor_numel(t) == 0) return MMD_OK;
+    if (dtype != MMD_DTYPE_UNDEFINED && (st = mmd__want_dtype(c, i, dtype)) != MMD_OK) return st;
+    if ((st = mmd__want_rank(c, i, 0, 1)) != MMD_OK) return st;
+    if ((st = mmd__want_known(c, i, what)) != MMD_OK) return st;
+    *out = t;
+    return MMD_OK;
+}
+
 /* Copies into out (at most max values) an int list that is the attribute `name` before some
    opset and optional input `input` from it on; from_input picks which. *n is -1 when the list
-   is absent. */
+   is absent. A longer list is MMD_ERR_SHAPE, or MMD_ERR_LIMIT past MMD_MAX_RANK values (a
+   shape or axes list of more than MMD_MAX_RANK is past this build's limit). */
 static mmd_status mmd__get_ints(mmd_kernel_ctx *c, int32_t from_input, int32_t input,
                                 const char *name, int64_t *out, int32_t max, int32_t *n) {
     const mmd_tensor *t = NULL;
@@ -492,7 +545,8 @@ static mmd_status mmd__get_ints(mmd_kernel_ctx *c, int32_t from_input, int32_t i
         if ((st = mmd_attr_get_ints(c, name, &vals, &count)) != MMD_OK) return st;
     }
     if (count > max)
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "'%s' has %lld values, more than the %d allowed here",
+        return mmd_kernel_fail(c, count > MMD_MAX_RANK ? MMD_ERR_LIMIT : MMD_ERR_SHAPE,
+                               "'%s' has %lld values, more than the %d allowed here",
                                name, (long long)count, (int)max);
     for (i = 0; i < count; ++i) out[i] = t ? mmd__load_int(t->dtype, t->data, i) : vals[i];
     *n = (int32_t)count;
@@ -630,6 +684,36 @@ static mmd_status mmd__walk_run(const mmd__walk *w, void *o, const void *a, cons
         if (st != MMD_OK) return st;
         if (!mmd__walk_next(w, last, idx, off)) return MMD_OK;
     }
+}
+
+/* Walk rows that copy operand 1 into operand 0 (operand 2 unused), one per element size: every
+   dtype is 1, 2, 4 or 8 bytes (mmd_dtype_size). An input stride of 0 repeats one element. */
+#define MMD__COPY_ROW(name, T)                                                                 \
+    static mmd_status name(void *o_, int64_t os, const void *a_, int64_t as, const void *b_,   \
+                           int64_t bs, int64_t n) {                                            \
+        T *o = (T *)o_;                                                                        \
+        const T *a = (const T *)a_;                                                            \
+        int64_t i;                                                                             \
+        (void)b_;                                                                              \
+        (void)bs;                                                                              \
+        if (os == 1 && as == 1) memcpy(o, a, (size_t)n * sizeof(T));                           \
+        else for (i = 0; i < n; ++i) o[i * os] = a[i * as];                                    \
+        return MMD_OK;                                                                         \
+    }
+MMD__COPY_ROW(mmd__copy_u8_row, uint8_t)
+MMD__COPY_ROW(mmd__copy_u16_row, uint16_t)
+MMD__COPY_ROW(mmd__copy_u32_row, uint32_t)
+MMD__COPY_ROW(mmd__copy_u64_row, uint64_t)
+#undef MMD__COPY_ROW
+
+static mmd__row_fn mmd__copy_row(size_t elem) {
+    return elem == 1 ? mmd__copy_u8_row : elem == 2 ? mmd__copy_u16_row
+                                        : elem == 4 ? mmd__copy_u32_row : mmd__copy_u64_row;
+}
+
+/* Writes n copies of the one element at value (elem bytes, aligned for its type). */
+static void mmd__fill(void *dst, int64_t n, const void *value, size_t elem) {
+    mmd__copy_row(elem)(dst, 1, value, 0, NULL, 0, n);
 }
 
 /* ==== >>ops elementwise ==== */
@@ -840,34 +924,27 @@ MMD__EW_BIN_ROW(logic_xor, bool, uint8_t, uint8_t, uint8_t, uint8_t, MMD__EW_SAM
 MMD__EW_BIN_ROW(equal, bool, uint8_t, uint8_t, uint8_t, uint8_t, MMD__EW_SAME, MMD__EW_SAME, 0, !x == !y)
 
 /* Where moves elements without looking at them, so one pair of rows per element size serves
-   every dtype: `then` copies y where the condition is true, `else` where it is false. */
-#define MMD__EW_WHERE_ROWS(sfx, T)                                                              \
-    static mmd_status mmd__where_then_##sfx##_row(void *o_, int64_t os, const void *c_,         \
-                                                  int64_t cs, const void *y_, int64_t ys,       \
-                                                  int64_t n) {                                  \
+   every dtype: `then` copies y where the condition is true, `else` (keep = 0) where it is
+   false. */
+#define MMD__EW_WHERE_ROW(name, T, keep)                                                        \
+    static mmd_status name(void *o_, int64_t os, const void *c_, int64_t cs, const void *y_,    \
+                           int64_t ys, int64_t n) {                                             \
         T *o = (T *)o_;                                                                         \
         const uint8_t *c = (const uint8_t *)c_;                                                 \
         const T *y = (const T *)y_;                                                             \
         int64_t i;                                                                              \
         for (i = 0; i < n; ++i)                                                                 \
-            if (c[i * cs]) o[i * os] = y[i * ys];                                               \
-        return MMD_OK;                                                                          \
-    }                                                                                           \
-    static mmd_status mmd__where_else_##sfx##_row(void *o_, int64_t os, const void *c_,         \
-                                                  int64_t cs, const void *y_, int64_t ys,       \
-                                                  int64_t n) {                                  \
-        T *o = (T *)o_;                                                                         \
-        const uint8_t *c = (const uint8_t *)c_;                                                 \
-        const T *y = (const T *)y_;                                                             \
-        int64_t i;                                                                              \
-        for (i = 0; i < n; ++i)                                                                 \
-            if (!c[i * cs]) o[i * os] = y[i * ys];                                              \
+            if (!c[i * cs] == !(keep)) o[i * os] = y[i * ys];                                   \
         return MMD_OK;                                                                          \
     }
-MMD__EW_WHERE_ROWS(8, uint8_t)
-MMD__EW_WHERE_ROWS(16, uint16_t)
-MMD__EW_WHERE_ROWS(32, uint32_t)
-MMD__EW_WHERE_ROWS(64, uint64_t)
+MMD__EW_WHERE_ROW(mmd__where_then_8_row, uint8_t, 1)
+MMD__EW_WHERE_ROW(mmd__where_else_8_row, uint8_t, 0)
+MMD__EW_WHERE_ROW(mmd__where_then_16_row, uint16_t, 1)
+MMD__EW_WHERE_ROW(mmd__where_else_16_row, uint16_t, 0)
+MMD__EW_WHERE_ROW(mmd__where_then_32_row, uint32_t, 1)
+MMD__EW_WHERE_ROW(mmd__where_else_32_row, uint32_t, 0)
+MMD__EW_WHERE_ROW(mmd__where_then_64_row, uint64_t, 1)
+MMD__EW_WHERE_ROW(mmd__where_else_64_row, uint64_t, 0)
 
 #undef MMD__EW_MAP_ROW
 #undef MMD__EW_BIN_ROW
@@ -877,7 +954,7 @@ MMD__EW_WHERE_ROWS(64, uint64_t)
 #undef MMD__EW_FLOAT_ROWS
 #undef MMD__EW_SINT_ROWS
 #undef MMD__EW_UINT_ROWS
-#undef MMD__EW_WHERE_ROWS
+#undef MMD__EW_WHERE_ROW
 
 /* ---- row tables --------------------------------------------------------------------------- */
 
@@ -1415,768 +1492,6 @@ static mmd_status mmd__cast_eval(mmd_kernel_ctx *c) {
     return MMD_OK;
 }
 
-/* ==== >>ops convolution and pooling ==== */
-
-/* Sliding-window geometry of Conv and the pools over up to three spatial axes, right aligned:
-   a 2-D op keeps axis 0 at size 1 with kernel 1, so one loop nest serves 1-D, 2-D and 3-D. */
-typedef struct mmd__window {
-    int64_t in[3], out[3], k[3], s[3], d[3];
-    int64_t pad[3], pad_end[3];         /* resolved, auto_pad included */
-} mmd__window;
-
-/* Positions t in [*lo, *hi), 0 <= t < count, for which start + t * step lies in [0, in).
-   Conv uses it for the outputs a kernel tap reaches, the pools for the taps of a window. */
-static void mmd__valid_range(int64_t start, int64_t step, int64_t count, int64_t in, int64_t *lo,
-                             int64_t *hi) {
-    int64_t a = start < 0 ? (-start + step - 1) / step : 0;
-    int64_t b = start >= in ? 0 : (in - 1 - start) / step + 1;
-    if (b > count) b = count;
-    if (a > b) a = b;
-    *lo = a;
-    *hi = b;
-}
-
-/* auto_pad values, as mmd__window_attrs returns them. */
-enum { MMD__AUTO_PAD_NOTSET, MMD__AUTO_PAD_VALID, MMD__AUTO_PAD_SAME_UPPER, MMD__AUTO_PAD_SAME_LOWER };
-
-/* Reads strides, dilations, pads and auto_pad for n spatial axes and a kernel of sizes
-   kernel[] into w's k, s, d and pads (VALID pads nothing; SAME's pads wait for the input
-   sizes), checking their ranges. ConvTranspose stops here: its output size follows from the
-   pads the other way round. */
-static mmd_status mmd__window_attrs(mmd_kernel_ctx *c, int32_t n, const int64_t *kernel, mmd__window *w,
-                                   int32_t *auto_pad) {
-    static const char *const modes[] = {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER", NULL};
-    const int64_t *strides, *dilations, *pads;
-    int64_t ns, nd, np;
-    int32_t a;
-    mmd_status st = mmd_attr_get_ints(c, "strides", &strides, &ns);
-    if (st == MMD_OK) st = mmd_attr_get_ints(c, "dilations", &dilations, &nd);
-    if (st == MMD_OK) st = mmd_attr_get_ints(c, "pads", &pads, &np);
-    if (st == MMD_OK) st = mmd__detect_pick(c, "auto_pad", "NOTSET", modes, auto_pad);
-    if (st != MMD_OK) return st;
-    if ((ns && ns != n) || (nd && nd != n) || (np && np != 2 * n))
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL,
-                               "%d spatial axes but %lld strides, %lld dilations, %lld pads",
-                               (int)n, (long long)ns, (long long)nd, (long long)np);
-    for (a = 0; a < 3; ++a) {
-        int32_t j = a - (3 - n);
-        int64_t s, d, lo, hi, k;
-        if (j < 0) {
-            w->in[a] = w->out[a] = w->k[a] = w->s[a] = w->d[a] = 1;
-            w->pad[a] = w->pad_end[a] = 0;
-            continue;
-        }
-        s = ns ? strides[j] : 1;
-        d = nd ? dilations[j] : 1;
-        lo = np ? pads[j] : 0;
-        hi = np ? pads[j + n] : 0;
-        k = kernel[j];
-        if (s < 1 || s > MMD__ATTR_MAX || d < 1 || d > MMD__ATTR_MAX || lo < 0 || lo > MMD__ATTR_MAX ||
-            hi < 0 || hi > MMD__ATTR_MAX)
-            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL,
-                                   "spatial axis %d: stride %lld, dilation %lld or pads %lld,%lld out of range",
-                                   (int)j, (long long)s, (long long)d, (long long)lo, (long long)hi);
-        if (k < 1 || k > MMD__ELEMS_MAX)
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "spatial axis %d: kernel size %lld", (int)j, (long long)k);
-        w->k[a] = k;
-        w->s[a] = s;
-        w->d[a] = d;
-        w->pad[a] = *auto_pad == MMD__AUTO_PAD_VALID ? 0 : lo;
-        w->pad_end[a] = *auto_pad == MMD__AUTO_PAD_VALID ? 0 : hi;
-    }
-    return MMD_OK;
-}
-
-/* Reads the window attributes (mmd__window_attrs) and resolves the output sizes over spatial
-   input sizes in[], SAME's pads included. ceil_mode follows the pools: a window that would
-   start in the end padding is dropped. */
-static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_t *in,
-                                      const int64_t *kernel, int32_t ceil_mode, mmd__window *w) {
-    int32_t a, auto_pad;
-    mmd_status st = mmd__window_attrs(c, n, kernel, w, &auto_pad);
-    if (st != MMD_OK) return st;
-    for (a = 0; a < 3; ++a) {
-        int32_t j = a - (3 - n);
-        int64_t s = w->s[a], dk = (w->k[a] - 1) * w->d[a] + 1, span;
-        if (j < 0) continue;
-        w->in[a] = in[j];
-        if (auto_pad == MMD__AUTO_PAD_SAME_UPPER || auto_pad == MMD__AUTO_PAD_SAME_LOWER) {
-            /* SAME: ceil(in / stride) outputs, the padding split evenly, the odd one at the end
-               (SAME_UPPER) or at the start (SAME_LOWER). */
-            int64_t total;
-            w->out[a] = (in[j] + s - 1) / s;
-            total = (w->out[a] - 1) * s + dk - in[j];
-            if (total < 0) total = 0;
-            w->pad[a] = auto_pad == MMD__AUTO_PAD_SAME_LOWER ? (total + 1) / 2 : total / 2;
-            w->pad_end[a] = total - w->pad[a];
-            continue;
-        }
-        span = in[j] + w->pad[a] + w->pad_end[a] - dk;
-        if (span < 0)
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE,
-                                   "spatial axis %d: window of %lld does not fit input %lld padded by %lld,%lld",
-                                   (int)j, (long long)dk, (long long)in[j], (long long)w->pad[a],
-                                   (long long)w->pad_end[a]);
-        w->out[a] = span / s + 1;
-        if (ceil_mode && span % s) {
-            w->out[a] += 1;
-            if ((w->out[a] - 1) * s >= in[j] + w->pad[a]) w->out[a] -= 1;
-        }
-    }
-    return MMD_OK;
-}
-
-typedef struct mmd__conv_data {
-    mmd__window w;
-    int64_t batch, in_ch, out_ch, group;
-} mmd__conv_data;
-
-/* The checks Conv and ConvTranspose share, which fill p's batch, channels and group: float32
-   X of rank 3 to 5; W of X's rank, [M, C / group, k...] for Conv and [C, M / group, k...]
-   for ConvTranspose (transposed), whose spatial dims kernel_shape repeats when given; a group
-   that divides the channels; a bias of shape [M]. */
-static mmd_status mmd__conv_check(mmd_kernel_ctx *c, int32_t transposed, mmd__conv_data *p) {
-    const mmd_tensor *x, *wt, *bias;
-    const int64_t *kshape;
-    int64_t nk, g, i;
-    mmd_status st = mmd__check_io(c, 2, 3, 1);
-    if (st == MMD_OK) st = mmd__want_dtype_all(c, MMD_DTYPE_FLOAT32);
-    if (st == MMD_OK) st = mmd__want_rank(c, 0, 3, 5);
-    if (st == MMD_OK) st = mmd_attr_get_int(c, "group", 1, &p->group);
-    if (st == MMD_OK) st = mmd_attr_get_ints(c, "kernel_shape", &kshape, &nk);
-    if (st != MMD_OK) return st;
-    x = c->inputs[0];
-    wt = c->inputs[1];
-    bias = c->input_count > 2 ? c->inputs[2] : NULL;
-    g = p->group;
-    if (wt->rank != x->rank)
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "weight '%s' has rank %d, input '%s' has rank %d",
-                               wt->name ? wt->name : "", (int)wt->rank, x->name ? x->name : "", (int)x->rank);
-    p->batch = x->dims[0];
-    p->in_ch = x->dims[1];
-    if (g < 1 || g > MMD__ELEMS_MAX || p->in_ch % g || (!transposed && wt->dims[0] % g))
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "group %lld does not divide the %lld input channels%s",
-                               (long long)g, (long long)p->in_ch, transposed ? "" : " or the weight's output channels");
-    if (transposed) {
-        if (wt->dims[0] != p->in_ch)
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "weight '%s' is for %lld input channels but input '%s' has %lld",
-                                   wt->name ? wt->name : "", (long long)wt->dims[0], x->name ? x->name : "",
-                                   (long long)p->in_ch);
-        if (wt->dims[1] > MMD__ELEMS_MAX / g)
-            return mmd_kernel_fail(c, MMD_ERR_LIMIT, "%lld output channels per group times group %lld",
-                                   (long long)wt->dims[1], (long long)g);
-        p->out_ch = wt->dims[1] * g;
-    } else {
-        p->out_ch = wt->dims[0];
-        if (wt->dims[1] != p->in_ch / g)
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE,
-                                   "weight '%s' takes %lld input channels per group but input '%s' has %lld channels with group %lld",
-                                   wt->name ? wt->name : "", (long long)wt->dims[1], x->name ? x->name : "",
-                                   (long long)p->in_ch, (long long)g);
-    }
-    if (nk && nk != x->rank - 2)
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "kernel_shape has %lld values for %d spatial axes",
-                               (long long)nk, (int)(x->rank - 2));
-    for (i = 0; i < nk; ++i)
-        if (kshape[i] != wt->dims[2 + i])
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "kernel_shape[%d] is %lld but weight '%s' has %lld",
-                                   (int)i, (long long)kshape[i], wt->name ? wt->name : "", (long long)wt->dims[2 + i]);
-    if (bias && (bias->rank != 1 || bias->dims[0] != p->out_ch))
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "bias '%s' must have shape [%lld]",
-                               bias->name ? bias->name : "", (long long)p->out_ch);
-    return MMD_OK;
-}
-
-static mmd_status mmd__conv_f32_prepare(mmd_kernel_ctx *c) {
-    mmd__conv_data *p = (mmd__conv_data *)c->op_data;
-    const mmd_tensor *x, *wt;
-    int64_t dims[5];
-    int32_t n, a, i;
-    mmd_status st = mmd__conv_check(c, 0, p);
-    if (st != MMD_OK) return st;
-    x = c->inputs[0];
-    wt = c->inputs[1];
-    n = x->rank - 2;
-    if ((st = mmd__window_prepare(c, n, x->dims + 2, wt->dims + 2, 0, &p->w)) != MMD_OK) return st;
-    /* eval's table of output ranges per kernel tap (see mmd__conv_plane_f32). */
-    c->scratch_size = (size_t)(p->w.k[0] + p->w.k[1] + p->w.k[2]) * 2 * sizeof(int64_t);
-    dims[0] = p->batch;
-    dims[1] = p->out_ch;
-    for (i = 0; i < n; ++i) dims[2 + i] = p->w.out[3 - n + i];
-    if ((st = mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, dims)) != MMD_OK) return st;
-    /* A pointwise conv (kernel 1, stride 1, no padding) reads each plane as one long row. */
-    for (a = 0; a < 3; ++a)
-        if (p->w.k[a] != 1 || p->w.s[a] != 1 || p->w.pad[a] || p->w.pad_end[a]) return MMD_OK;
-    p->w.in[2] = p->w.out[2] = p->w.in[0] * p->w.in[1] * p->w.in[2];
-    p->w.in[0] = p->w.in[1] = p->w.out[0] = p->w.out[1] = 1;
-    return MMD_OK;
-}
-
-/* y[j] += a[j] * x for four output rows y[0..3] sharing one input row: each input element
-   is loaded once for four multiply-adds. Unrolled by four for the -O2 vectoriser. */
-static void mmd__axpy4_f32(int64_t n, const float *a, const float *MMD__RESTRICT x,
-                           float *MMD__RESTRICT y0, float *MMD__RESTRICT y1,
-                           float *MMD__RESTRICT y2, float *MMD__RESTRICT y3) {
-    float a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-    int64_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        float x0 = x[i], x1 = x[i + 1], x2 = x[i + 2], x3 = x[i + 3];
-        y0[i] += a0 * x0; y0[i + 1] += a0 * x1; y0[i + 2] += a0 * x2; y0[i + 3] += a0 * x3;
-        y1[i] += a1 * x0; y1[i + 1] += a1 * x1; y1[i + 2] += a1 * x2; y1[i + 3] += a1 * x3;
-        y2[i] += a2 * x0; y2[i + 1] += a2 * x1; y2[i + 2] += a2 * x2; y2[i + 3] += a2 * x3;
-        y3[i] += a3 * x0; y3[i + 1] += a3 * x1; y3[i + 2] += a3 * x2; y3[i + 3] += a3 * x3;
-    }
-    for (; i < n; ++i) {
-        float v = x[i];
-        y0[i] += a0 * v;
-        y1[i] += a1 * v;
-        y2[i] += a2 * v;
-        y3[i] += a3 * v;
-    }
-}
-
-/* Adds one input plane x, convolved with the kernels of nm (1 to 4) output channels, into
-   their output planes y, y + out_plane, ...; kernel j starts at k + j * kstride. Each kernel
-   tap is a weight times a run of input elements added into a run of output elements, so the
-   inner loop has no bounds tests. Sharing each input run among up to four output channels
-   halves the memory traffic of the small late layers. range[] holds, per axis and tap, the
-   outputs the tap reaches inside the input (lo, hi pairs; axis 0's taps first). */
-static void mmd__conv_plane_f32(const mmd__window *w, const int64_t *range, const float *x,
-                                const float *k, int64_t kstride, int32_t nm, float *y,
-                                int64_t out_plane) {
-    const int64_t *r0 = range, *r1 = r0 + 2 * w->k[0], *r2 = r1 + 2 * w->k[1];
-    int64_t t0, t1, t2, o0, o1, s2 = w->s[2], tap = 0;
-    for (t0 = 0; t0 < w->k[0]; ++t0) {
-        int64_t off0 = t0 * w->d[0] - w->pad[0];
-        for (t1 = 0; t1 < w->k[1]; ++t1) {
-            int64_t off1 = t1 * w->d[1] - w->pad[1];
-            for (t2 = 0; t2 < w->k[2]; ++t2, ++tap) {
-                int64_t lo2 = r2[2 * t2], run = r2[2 * t2 + 1] - lo2;
-                int64_t first = lo2 * s2 + t2 * w->d[2] - w->pad[2];
-                float wv[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-                int32_t j;
-                if (run <= 0) continue;
-                for (j = 0; j < nm; ++j) wv[j] = k[j * kstride + tap];
-                for (o0 = r0[2 * t0]; o0 < r0[2 * t0 + 1]; ++o0) {
-                    const float *xs = x + (o0 * w->s[0] + off0) * w->in[1] * w->in[2] + first;
-                    float *ys = y + o0 * w->out[1] * w->out[2] + lo2;
-                    for (o1 = r1[2 * t1]; o1 < r1[2 * t1 + 1]; ++o1) {
-                        const float *src = xs + (o1 * w->s[1] + off1) * w->in[2];
-                        float *dst = ys + o1 * w->out[2];
-                        if (s2 == 1 && nm == 4) {
-                            mmd__axpy4_f32(run, wv, src, dst, dst + out_plane, dst + 2 * out_plane,
-                                           dst + 3 * out_plane);
-                        } else if (s2 == 1) {
-                            for (j = 0; j < nm; ++j) mmd__axpy_f32(run, wv[j], src, dst + j * out_plane);
-                        } else {
-                            int64_t i;
-                            for (j = 0; j < nm; ++j)
-                                for (i = 0; i < run; ++i) dst[j * out_plane + i] += wv[j] * src[i * s2];
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
-/* Output channels are taken four at a time within a group (see mmd__conv_plane_f32). */
-static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
-    const mmd__conv_data *p = (const mmd__conv_data *)c->op_data;
-    const mmd__window *w = &p->w;
-    const float *x = (const float *)c->inputs[0]->data, *wt = (const float *)c->inputs[1]->data;
-    const float *bias = c->input_count > 2 && c->inputs[2] ? (const float *)c->inputs[2]->data : NULL;
-    float *y = (float *)c->outputs[0]->data;
-    int64_t *r = (int64_t *)c->scratch;
-    int64_t in_plane = w->in[0] * w->in[1] * w->in[2], out_plane = w->out[0] * w->out[1] * w->out[2];
-    int64_t ksize = w->k[0] * w->k[1] * w->k[2];
-    int64_t cg = p->in_ch / p->group, mg = p->out_ch / p->group, b, g, m, ci, i, a, t;
-    int32_t j;
-    for (a = 0; a < 3; ++a)
-        for (t = 0; t < w->k[a]; ++t, r += 2)
-            mmd__valid_range(t * w->d[a] - w->pad[a], w->s[a], w->out[a], w->in[a], &r[0], &r[1]);
-    for (b = 0; b < p->batch; ++b)
-        for (g = 0; g < p->group; ++g)
-            for (m = g * mg; m < (g + 1) * mg; m += 4) {
-                int32_t nm = (int32_t)((g + 1) * mg - m < 4 ? (g + 1) * mg - m : 4);
-                float *yp = y + (b * p->out_ch + m) * out_plane;
-                const float *xg = x + (b * p->in_ch + g * cg) * in_plane;
-                for (j = 0; j < nm; ++j) {
-                    float init = bias ? bias[m + j] : 0.0f;
-                    for (i = 0; i < out_plane; ++i) yp[j * out_plane + i] = init;
-                }
-                for (ci = 0; ci < cg; ++ci)
-                    mmd__conv_plane_f32(w, (const int64_t *)c->scratch, xg + ci * in_plane,
-                                        wt + (m * cg + ci) * ksize, cg * ksize, nm, yp, out_plane);
-            }
-    return MMD_OK;
-}
-
-/* |v|^p with the common exponents spelled out, which is both faster and exact. */
-static float mmd__lp_term(float v, float p) {
-    return p == 2.0f ? v * v : p == 1.0f ? fabsf(v) : powf(fabsf(v), p);
-}
-
-static float mmd__lp_root(float s, float p) {
-    return p == 2.0f ? sqrtf(s) : p == 1.0f ? s : powf(s, 1.0f / p);
-}
-
-/* The p attribute of LpPool and GlobalLpPool: a float (default 2.0) in version 1, an int
-   (default 2) from version 2 on; it must be positive. */
-static mmd_status mmd__lp_norm_p(mmd_kernel_ctx *c, float *p) {
-    int64_t pi;
-    mmd_status st;
-    if (c->opset < 2) {
-        st = mmd_attr_get_float(c, "p", 2.0f, p);
-    } else {
-        st = mmd_attr_get_int(c, "p", 2, &pi);
-        *p = (float)pi;
-        if (pi > MMD__ATTR_MAX) *p = 0.0f;
-    }
-    if (st == MMD_OK && !(*p > 0.0f && *p <= (float)MMD__ATTR_MAX))
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "p must be a positive number");
-    return st;
-}
-
-/* The window pools, told apart by op_type. */
-enum { MMD__POOL_MAX, MMD__POOL_AVERAGE, MMD__POOL_LP };
-
-typedef struct mmd__pool_data {
-    mmd__window w;
-    int64_t planes;                     /* N * C */
-    int32_t mode;                       /* MMD__POOL_MAX, _AVERAGE or _LP */
-    int32_t count_include_pad;
-    int32_t column_major;               /* MaxPool storage_order 1: Indices count axis 0 fastest */
-    float p;                            /* LpPool's exponent */
-} mmd__pool_data;
-
-/* MaxPool, AveragePool and LpPool: kernel_shape is required. The first two need explicit
-   pads smaller than the kernel, so that every window holds at least one input element; LpPool
-   counts padding as zeros and has its p. LpPool took ceil_mode and dilations at opset 18. */
-static mmd_status mmd__pool_f32_prepare(mmd_kernel_ctx *c) {
-    mmd__pool_data *p = (mmd__pool_data *)c->op_data;
-    const mmd_tensor *x;
-    const int64_t *kshape, *pads;
-    int64_t nk, np, ceil_mode, include_pad, storage_order, dims[5];
-    int32_t n, i;
-    mmd_status st;
-    p->mode = !strcmp(c->node->op_type, "MaxPool") ? MMD__POOL_MAX
-              : !strcmp(c->node->op_type, "LpPool") ? MMD__POOL_LP : MMD__POOL_AVERAGE;
-    st = mmd__check_io(c, 1, 1, p->mode == MMD__POOL_MAX ? 2 : 1);
-    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
-    if (st == MMD_OK) st = mmd__want_rank(c, 0, 3, 5);
-    if (st == MMD_OK) st = mmd_attr_get_ints(c, "kernel_shape", &kshape, &nk);
-    if (st == MMD_OK) st = mmd_attr_get_ints(c, "pads", &pads, &np);
-    if (st == MMD_OK) st = mmd_attr_get_int(c, "ceil_mode", 0, &ceil_mode);
-    if (st == MMD_OK) st = mmd_attr_get_int(c, "count_include_pad", 0, &include_pad);
-    if (st == MMD_OK) st = mmd_attr_get_int(c, "storage_order", 0, &storage_order);
-    if (st == MMD_OK && p->mode == MMD__POOL_LP) st = mmd__lp_norm_p(c, &p->p);
-    if (st != MMD_OK) return st;
-    x = c->inputs[0];
-    n = x->rank - 2;
-    if (nk != n)
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "kernel_shape has %lld values for %d spatial axes",
-                               (long long)nk, (int)n);
-    for (i = 0; i < n; ++i) {
-        if (kshape[i] < 1 || kshape[i] > MMD__ATTR_MAX)
-            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "kernel_shape[%d] is %lld", (int)i, (long long)kshape[i]);
-        if (p->mode != MMD__POOL_LP && np == 2 * n && (pads[i] >= kshape[i] || pads[i + n] >= kshape[i]))
-            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "pads %lld,%lld are not smaller than kernel %lld",
-                                   (long long)pads[i], (long long)pads[i + n], (long long)kshape[i]);
-    }
-    if ((st = mmd__window_prepare(c, n, x->dims + 2, kshape, ceil_mode != 0, &p->w)) != MMD_OK) return st;
-    p->planes = x->dims[0] * x->dims[1];
-    p->count_include_pad = include_pad != 0;
-    p->column_major = storage_order != 0;
-    dims[0] = x->dims[0];
-    dims[1] = x->dims[1];
-    for (i = 0; i < n; ++i) dims[2 + i] = p->w.out[3 - n + i];
-    if ((st = mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, dims)) != MMD_OK) return st;
-    if (c->output_count < 2 || !c->outputs[1]) return MMD_OK;
-    return mmd__set_output(c, 1, MMD_DTYPE_INT64, x->rank, dims);
-}
-
-/* Every pool walks every window. MaxPool also records the flat input index of the maximum
-   (over N, C and the spatial axes, the spatial part row-major or with storage_order 1
-   column-major, as ONNX defines Indices). AveragePool divides by the taps inside the input,
-   or with count_include_pad by the taps inside the padded input (not those past it that
-   ceil_mode adds), as PyTorch does. LpPool takes (sum |x|^p)^(1/p) of the taps inside. */
-static mmd_status mmd__pool_f32_eval(mmd_kernel_ctx *c) {
-    const mmd__pool_data *p = (const mmd__pool_data *)c->op_data;
-    const mmd__window *w = &p->w;
-    const float *x = (const float *)c->inputs[0]->data;
-    float *y = (float *)c->outputs[0]->data;
-    int32_t is_max = p->mode == MMD__POOL_MAX, is_lp = p->mode == MMD__POOL_LP;
-    int64_t *idx = is_max && c->output_count > 1 && c->outputs[1] ? (int64_t *)c->outputs[1]->data : NULL;
-    int64_t in_plane = w->in[0] * w->in[1] * w->in[2], pl, o0, o1, o2, t0, t1, t2;
-    for (pl = 0; pl < p->planes; ++pl) {
-        const float *xp = x + pl * in_plane;
-        for (o0 = 0; o0 < w->out[0]; ++o0) {
-            int64_t s0 = o0 * w->s[0] - w->pad[0], lo0, hi0, n0, pn0;
-            mmd__valid_range(s0, w->d[0], w->k[0], w->in[0], &lo0, &hi0);
-            mmd__valid_range(s0 + w->pad[0], w->d[0], w->k[0], w->in[0] + w->pad[0] + w->pad_end[0], &n0, &pn0);
-            pn0 -= n0;
-            for (o1 = 0; o1 < w->out[1]; ++o1) {
-                int64_t s1 = o1 * w->s[1] - w->pad[1], lo1, hi1, n1, pn1;
-                mmd__valid_range(s1, w->d[1], w->k[1], w->in[1], &lo1, &hi1);
-                mmd__valid_range(s1 + w->pad[1], w->d[1], w->k[1], w->in[1] + w->pad[1] + w->pad_end[1], &n1, &pn1);
-                pn1 -= n1;
-                for (o2 = 0; o2 < w->out[2]; ++o2) {
-                    int64_t s2 = o2 * w->s[2] - w->pad[2], lo2, hi2, n2, pn2, best_at = 0;
-                    float acc = is_max ? -FLT_MAX : 0.0f;
-                    mmd__valid_range(s2, w->d[2], w->k[2], w->in[2], &lo2, &hi2);
-                    for (t0 = lo0; t0 < hi0; ++t0)
-                        for (t1 = lo1; t1 < hi1; ++t1) {
-                            int64_t row = ((s0 + t0 * w->d[0]) * w->in[1] + s1 + t1 * w->d[1]) * w->in[2] + s2;
-                            for (t2 = lo2; t2 < hi2; ++t2) {
-                                float v = xp[row + t2 * w->d[2]];
-                                if (!is_max) {
-                                    acc += is_lp ? mmd__lp_term(v, p->p) : v;
-                                } else if (v > acc || best_at == 0) {
-                                    /* best_at is position + 1 so that 0 means none yet. */
-                                    acc = v;
-                                    best_at = row + t2 * w->d[2] + 1;
-                                }
-                            }
-                        }
-                    if (is_max) {
-                        int64_t at = best_at ? best_at - 1 : 0;
-                        if (p->column_major && best_at)
-                            at = at / (w->in[1] * w->in[2]) + (at / w->in[2] % w->in[1]) * w->in[0] +
-                                 at % w->in[2] * w->in[0] * w->in[1];
-                        *y++ = acc;
-                        if (idx) *idx++ = pl * in_plane + at;
-                        continue;
-                    }
-                    if (is_lp) {
-                        *y++ = mmd__lp_root(acc, p->p);
-                        continue;
-                    }
-                    if (p->count_include_pad) {
-                        mmd__valid_range(s2 + w->pad[2], w->d[2], w->k[2], w->in[2] + w->pad[2] + w->pad_end[2], &n2, &pn2);
-                        n2 = pn0 * pn1 * (pn2 - n2);
-                    } else {
-                        n2 = (hi0 - lo0) * (hi1 - lo1) * (hi2 - lo2);
-                    }
-                    *y++ = n2 ? acc / (float)n2 : 0.0f;
-                }
-            }
-        }
-    }
-    return MMD_OK;
-}
-
-typedef struct mmd__plane_data {
-    int64_t planes, plane;              /* N * C planes of `plane` elements each */
-} mmd__plane_data;
-
-static mmd_status mmd__global_average_pool_f32_prepare(mmd_kernel_ctx *c) {
-    mmd__plane_data *p = (mmd__plane_data *)c->op_data;
-    const mmd_tensor *x;
-    int64_t dims[MMD_MAX_RANK];
-    int32_t i;
-    mmd_status st = mmd__check_io(c, 1, 1, 1);
-    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
-    if (st == MMD_OK) st = mmd__want_rank(c, 0, 3, MMD_MAX_RANK);
-    if (st != MMD_OK) return st;
-    x = c->inputs[0];
-    p->planes = x->dims[0] * x->dims[1];
-    p->plane = 1;
-    dims[0] = x->dims[0];
-    dims[1] = x->dims[1];
-    for (i = 2; i < x->rank; ++i) {
-        p->plane *= x->dims[i];
-        dims[i] = 1;
-    }
-    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, dims);
-}
-
-/* The mean of an empty plane is NaN, as numpy gives. */
-static mmd_status mmd__global_average_pool_f32_eval(mmd_kernel_ctx *c) {
-    const mmd__plane_data *p = (const mmd__plane_data *)c->op_data;
-    const float *x = (const float *)c->inputs[0]->data;
-    float *y = (float *)c->outputs[0]->data;
-    int64_t pl, i;
-    for (pl = 0; pl < p->planes; ++pl) {
-        double s = 0.0;
-        for (i = 0; i < p->plane; ++i) s += x[pl * p->plane + i];
-        y[pl] = p->plane ? (float)(s / (double)p->plane) : NAN;
-    }
-    return MMD_OK;
-}
-
-/* ==== >>ops matrix products ==== */
-
-typedef struct mmd__gemm_data {
-    int64_t m, n, k;
-    int64_t as0, as1, bs0, bs1;         /* element strides of op(A) and op(B) */
-    int64_t cs0, cs1;                   /* strides of C read as (M, N), 0 where broadcast */
-    float alpha, beta;
-    int32_t has_c;
-} mmd__gemm_data;
-
-/* Gemm 7 to 13: Y = alpha * op(A) * op(B) + beta * C, with C (optional from opset 11)
-   broadcast one way to (M, N). */
-static mmd_status mmd__gemm_f32_prepare(mmd_kernel_ctx *c) {
-    mmd__gemm_data *p = (mmd__gemm_data *)c->op_data;
-    const mmd_tensor *a, *b, *cm;
-    int64_t trans_a, trans_b, dims[2], strides[2];
-    mmd_status st = mmd__check_io(c, c->opset < 11 ? 3 : 2, 3, 1);
-    if (st != MMD_OK) return st;
-    a = c->inputs[0];
-    b = c->inputs[1];
-    cm = c->input_count > 2 ? c->inputs[2] : NULL;
-    if ((st = mmd__want_dtype_all(c, MMD_DTYPE_FLOAT32)) != MMD_OK) return st;
-    if ((st = mmd__want_rank(c, 0, 2, 2)) != MMD_OK || (st = mmd__want_rank(c, 1, 2, 2)) != MMD_OK) return st;
-    if (cm && (st = mmd__want_rank(c, 2, 0, 2)) != MMD_OK) return st;
-    if ((st = mmd_attr_get_int(c, "transA", 0, &trans_a)) != MMD_OK) return st;
-    if ((st = mmd_attr_get_int(c, "transB", 0, &trans_b)) != MMD_OK) return st;
-    if ((st = mmd_attr_get_float(c, "alpha", 1.0f, &p->alpha)) != MMD_OK) return st;
-    if ((st = mmd_attr_get_float(c, "beta", 1.0f, &p->beta)) != MMD_OK) return st;
-    p->m = a->dims[trans_a ? 1 : 0];
-    p->k = a->dims[trans_a ? 0 : 1];
-    p->n = b->dims[trans_b ? 0 : 1];
-    if (b->dims[trans_b ? 1 : 0] != p->k) {
-        char ta[96], tb[96];
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "A %s (transA %lld) and B %s (transB %lld) do not chain",
-                               mmd__dims_text(ta, sizeof ta, a->rank, a->dims), (long long)trans_a,
-                               mmd__dims_text(tb, sizeof tb, b->rank, b->dims), (long long)trans_b);
-    }
-    p->as0 = trans_a ? 1 : p->k;
-    p->as1 = trans_a ? p->m : 1;
-    p->bs0 = trans_b ? 1 : p->n;
-    p->bs1 = trans_b ? p->k : 1;
-    dims[0] = p->m;
-    dims[1] = p->n;
-    p->has_c = cm != NULL;
-    if (cm) {
-        int32_t r = cm->rank;
-        if ((r > 0 && cm->dims[r - 1] != 1 && cm->dims[r - 1] != p->n) ||
-            (r > 1 && cm->dims[0] != 1 && cm->dims[0] != p->m)) {
-            char tc[96], ty[96];
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "C %s does not broadcast to %s",
-                                   mmd__dims_text(tc, sizeof tc, r, cm->dims), mmd__dims_text(ty, sizeof ty, 2, dims));
-        }
-        mmd__broadcast_strides(r, cm->dims, 2, strides);
-        p->cs0 = strides[0];
-        p->cs1 = strides[1];
-    }
-    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, 2, dims);
-}
-
-static mmd_status mmd__gemm_f32_eval(mmd_kernel_ctx *c) {
-    const mmd__gemm_data *p = (const mmd__gemm_data *)c->op_data;
-    const float *cm = p->has_c ? (const float *)c->inputs[2]->data : NULL;
-    float *y = (float *)c->outputs[0]->data;
-    int64_t i, j;
-    for (i = 0; i < p->m; ++i)
-        for (j = 0; j < p->n; ++j) y[i * p->n + j] = cm ? p->beta * cm[i * p->cs0 + j * p->cs1] : 0.0f;
-    mmd__gemm_f32(p->m, p->n, p->k, p->alpha, (const float *)c->inputs[0]->data, p->as0, p->as1,
-                  (const float *)c->inputs[1]->data, p->bs0, p->bs1, y);
-    return MMD_OK;
-}
-
-typedef struct mmd__matmul_data {
-    mmd__walk batch;                    /* over the broadcast batch axes, in whole matrices */
-    int64_t m, n, k;
-} mmd__matmul_data;
-
-/* MatMul with numpy semantics: a 1-D A is a row (its axis dropped from the result), a 1-D B a
-   column, and the leading (batch) axes broadcast. */
-static mmd_status mmd__matmul_f32_prepare(mmd_kernel_ctx *c) {
-    mmd__matmul_data *p = (mmd__matmul_data *)c->op_data;
-    const mmd_tensor *a, *b;
-    int64_t dims[MMD_MAX_RANK];
-    int32_t ra, rb, rank, i;
-    mmd_status st = mmd__check_io(c, 2, 2, 1);
-    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
-    if (st == MMD_OK) st = mmd__want_dtype(c, 1, MMD_DTYPE_FLOAT32);
-    if (st == MMD_OK) st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK);
-    if (st == MMD_OK) st = mmd__want_rank(c, 1, 1, MMD_MAX_RANK);
-    if (st != MMD_OK) return st;
-    a = c->inputs[0];
-    b = c->inputs[1];
-    ra = a->rank;
-    rb = b->rank;
-    p->m = ra > 1 ? a->dims[ra - 2] : 1;
-    p->k = a->dims[ra - 1];
-    p->n = rb > 1 ? b->dims[rb - 1] : 1;
-    if (b->dims[rb > 1 ? rb - 2 : 0] != p->k) {
-        char ta[96], tb[96];
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "cannot multiply %s by %s",
-                               mmd__dims_text(ta, sizeof ta, ra, a->dims), mmd__dims_text(tb, sizeof tb, rb, b->dims));
-    }
-    ra = ra > 2 ? ra - 2 : 0;
-    rb = rb > 2 ? rb - 2 : 0;
-    if ((st = mmd__broadcast_shape(c, ra, a->dims, rb, b->dims, &rank, dims)) != MMD_OK) return st;
-    p->batch.rank = rank;
-    for (i = 0; i < rank; ++i) p->batch.dims[i] = dims[i];
-    mmd__broadcast_strides(rank, dims, rank, p->batch.strides[0]);
-    mmd__broadcast_strides(ra, a->dims, rank, p->batch.strides[1]);
-    mmd__broadcast_strides(rb, b->dims, rank, p->batch.strides[2]);
-    for (i = 0; i < rank; ++i) {
-        p->batch.strides[0][i] *= p->m * p->n;
-        p->batch.strides[1][i] *= p->m * p->k;
-        p->batch.strides[2][i] *= p->k * p->n;
-    }
-    p->batch.elem[0] = p->batch.elem[1] = p->batch.elem[2] = sizeof(float);
-    mmd__walk_merge(&p->batch);
-    if (a->rank > 1) dims[rank++] = p->m;
-    if (b->rank > 1) dims[rank++] = p->n;
-    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, rank, dims);
-}
-
-static mmd_status mmd__matmul_f32_eval(mmd_kernel_ctx *c) {
-    const mmd__matmul_data *p = (const mmd__matmul_data *)c->op_data;
-    const float *a = (const float *)c->inputs[0]->data, *b = (const float *)c->inputs[1]->data;
-    float *y = (float *)c->outputs[0]->data;
-    int64_t idx[MMD_MAX_RANK] = {0}, off[3] = {0, 0, 0}, i, mn = p->m * p->n;
-    if (mmd__walk_empty(&p->batch)) return MMD_OK;
-    do {
-        float *yb = y + off[0];
-        for (i = 0; i < mn; ++i) yb[i] = 0.0f;
-        mmd__gemm_f32(p->m, p->n, p->k, 1.0f, a + off[1], p->k, 1, b + off[2], p->n, 1, yb);
-    } while (mmd__walk_next(&p->batch, p->batch.rank, idx, off));
-    return MMD_OK;
-}
-
-/* ==== >>ops normalisation and reductions ==== */
-
-/* Softmax and the two ops that share its geometry, told apart by op_type. */
-enum { MMD__SOFTMAX, MMD__LOG_SOFTMAX, MMD__HARDMAX };
-
-typedef struct mmd__softmax_data {
-    int64_t outer, n, inner;            /* softmax over n elements spaced `inner` apart */
-    int32_t mode;                       /* MMD__SOFTMAX, _LOG_SOFTMAX or _HARDMAX */
-} mmd__softmax_data;
-
-/* Softmax, LogSoftmax and Hardmax before opset 13 flatten the input to 2-D at axis (default
-   1) and normalise each row; from 13 on they normalise along axis alone (default -1). */
-static mmd_status mmd__softmax_f32_prepare(mmd_kernel_ctx *c) {
-    mmd__softmax_data *p = (mmd__softmax_data *)c->op_data;
-    const mmd_tensor *x;
-    int64_t axis_attr;
-    int32_t axis = 0;
-    mmd_status st = mmd__check_io(c, 1, 1, 1);
-    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
-    if (st == MMD_OK) st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK);
-    if (st == MMD_OK) st = mmd_attr_get_int(c, "axis", c->opset < 13 ? 1 : -1, &axis_attr);
-    if (st != MMD_OK) return st;
-    x = c->inputs[0];
-    if ((st = mmd__norm_axis(c, axis_attr, x->rank, &axis)) != MMD_OK) return st;
-    mmd__axis_extents(x, axis, &p->outer, &p->n, &p->inner);
-    if (c->opset < 13) {
-        p->n *= p->inner;
-        p->inner = 1;
-    }
-    p->mode = !strcmp(c->node->op_type, "LogSoftmax") ? MMD__LOG_SOFTMAX
-              : !strcmp(c->node->op_type, "Hardmax") ? MMD__HARDMAX : MMD__SOFTMAX;
-    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, x->dims);
-}
-
-/* Each slice starts from its first maximum. Softmax subtracts it first, which keeps expf
-   from overflowing; LogSoftmax is x - max - log(sum(exp(x - max))), which stays finite for
-   large x; Hardmax puts 1 at the first maximum and 0 elsewhere. */
-static mmd_status mmd__softmax_f32_eval(mmd_kernel_ctx *c) {
-    const mmd__softmax_data *p = (const mmd__softmax_data *)c->op_data;
-    const float *x = (const float *)c->inputs[0]->data;
-    float *y = (float *)c->outputs[0]->data;
-    int64_t o, in, i, best, st = p->inner;
-    if (p->n == 0) return MMD_OK;
-    for (o = 0; o < p->outer; ++o)
-        for (in = 0; in < p->inner; ++in) {
-            const float *xr = x + o * p->n * st + in;
-            float *yr = y + o * p->n * st + in;
-            float mx, sum = 0.0f, scale;
-            for (best = 0, i = 1; i < p->n; ++i)
-                if (xr[i * st] > xr[best * st]) best = i;
-            mx = xr[best * st];
-            if (p->mode == MMD__HARDMAX) {
-                for (i = 0; i < p->n; ++i) yr[i * st] = 0.0f;
-                yr[best * st] = 1.0f;
-                continue;
-            }
-            for (i = 0; i < p->n; ++i) {
-                float e = expf(xr[i * st] - mx);
-                sum += e;
-                if (p->mode == MMD__SOFTMAX) yr[i * st] = e;
-            }
-            if (p->mode == MMD__LOG_SOFTMAX) {
-                scale = logf(sum);
-                for (i = 0; i < p->n; ++i) yr[i * st] = (xr[i * st] - mx) - scale;
-            } else {
-                scale = 1.0f / sum;
-                for (i = 0; i < p->n; ++i) yr[i * st] *= scale;
-            }
-        }
-    return MMD_OK;
-}
-
-typedef struct mmd__batchnorm_data {
-    int64_t batch, channels, plane;
-    float epsilon;
-} mmd__batchnorm_data;
-
-/* What BatchNormalization and InstanceNormalization share: float32 X of rank min_rank or more
-   followed by parameter inputs of shape [C] (`inputs` in all), the epsilon attribute, and an
-   output 0 of X's shape. */
-static mmd_status mmd__channel_norm_prepare(mmd_kernel_ctx *c, int32_t inputs, int32_t max_out,
-                                            int32_t min_rank) {
-    mmd__batchnorm_data *p = (mmd__batchnorm_data *)c->op_data;
-    const mmd_tensor *x;
-    int32_t i;
-    mmd_status st = mmd__check_io(c, inputs, inputs, max_out);
-    if (st == MMD_OK) st = mmd__want_dtype_all(c, MMD_DTYPE_FLOAT32);
-    if (st == MMD_OK) st = mmd__want_rank(c, 0, min_rank, MMD_MAX_RANK);
-    if (st == MMD_OK) st = mmd_attr_get_float(c, "epsilon", 1e-5f, &p->epsilon);
-    if (st != MMD_OK) return st;
-    x = c->inputs[0];
-    p->batch = x->dims[0];
-    p->channels = x->dims[1];
-    p->plane = mmd__dims_product(x, 2, x->rank);
-    for (i = 1; i < inputs; ++i) {
-        const mmd_tensor *t = c->inputs[i];
-        if (t->rank != 1 || t->dims[0] != p->channels)
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "input %d '%s' must have shape [%lld]", (int)i,
-                                   t->name ? t->name : "", (long long)p->channels);
-    }
-    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, x->dims);
-}
-
-/* BatchNormalization 7 to 15 in inference mode: y = (x - mean) / sqrt(var + eps) * scale + B.
-   The training outputs (running mean and variance) are declined, as are spatial = 0 (opset 7
-   and 8) and training_mode = 1 (opset 14 on). */
-static mmd_status mmd__batchnorm_f32_prepare(mmd_kernel_ctx *c) {
-    int64_t spatial, training;
-    int32_t i;
-    mmd_status st = mmd__channel_norm_prepare(c, 5, 5, 2);
-    if (st == MMD_OK) st = mmd_attr_get_int(c, "spatial", 1, &spatial);
-    if (st == MMD_OK) st = mmd_attr_get_int(c, "training_mode", 0, &training);
-    if (st != MMD_OK) return st;
-    for (i = 1; i < c->output_count; ++i)
-        if (c->outputs[i]) return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "training outputs (output %d)", (int)i);
-    if (spatial != 1 || training != 0)
-        return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "spatial %lld, training_mode %lld (only 1, 0)",
-                               (long long)spatial, (long long)training);
-    return MMD_OK;
-}
-
-static mmd_status mmd__batchnorm_f32_eval(mmd_kernel_ctx *c) {
-    const mmd__batchnorm_data *p = (const mmd__batchnorm_data *)c->op_data;
-    const float *x = (const float *)c->inputs[0]->data, *scale = (const float *)c->inputs[1]->data;
-    const float *bias = (const float *)c->inputs[2]->data, *mean = (const float *)c->inputs[3]->data;
-    const float *var = (const float *)c->inputs[4]->data;
-    float *y = (float *)c->outputs[0]->data;
-    int64_t b, ch, i;
-    for (b = 0; b < p->batch; ++b)
-        for (ch = 0; ch < p->channels; ++ch) {
-            float g = scale[ch] / sqrtf(var[ch] + p->epsilon), h = bias[ch] - mean[ch] * g;
-            int64_t base = (b * p->channels + ch) * p->plane;
-            for (i = 0; i < p->plane; ++i) y[base + i] = x[base + i] * g + h;
-        }
-    return MMD_OK;
-}
-
 /* ==== >>ops shape and layout ==== */
 /* Shape and layout kernels: Flatten, Reshape, Squeeze, Unsqueeze, Identity, Dropout, Transpose,
    Slice, Expand, Concat, Split, Gather, Shape, Size, Constant, ConstantOfShape.
@@ -2188,53 +1503,8 @@ static mmd_status mmd__batchnorm_f32_eval(mmd_kernel_ctx *c) {
    - contiguous blocks between an outer and an inner extent around one axis (Concat, Split,
      Gather), recomputed in eval from the dims prepare set. */
 
-/* Byte-moving kernels need an element size; strings and unknown dtypes have none. */
-static mmd_status mmd__want_sized(mmd_kernel_ctx *c, const mmd_tensor *t, const char *what) {
-    if (mmd_dtype_size(t->dtype) == 0)
-        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "%s has dtype %s (%d), which is not supported",
-                               what, mmd_dtype_name(t->dtype), (int)t->dtype);
-    return MMD_OK;
-}
-
-/* Ops that add axes (Unsqueeze, Gather) check the output rank before assembling its dims. */
-static mmd_status mmd__want_out_rank(mmd_kernel_ctx *c, int64_t rank) {
-    if (rank <= MMD_MAX_RANK) return MMD_OK;
-    return mmd_kernel_fail(c, MMD_ERR_SHAPE, "output would have rank %lld, more than MMD_MAX_RANK (%d)",
-                           (long long)rank, (int)MMD_MAX_RANK);
-}
-
 static int64_t mmd__clamp_i64(int64_t v, int64_t lo, int64_t hi) {
     return v < lo ? lo : v > hi ? hi : v;
-}
-
-/* Walk rows that copy operand 1 into operand 0 (operand 2 unused), one per element size: every
-   dtype is 1, 2, 4 or 8 bytes (mmd_dtype_size). An input stride of 0 repeats one element. */
-#define MMD__COPY_ROW(name, T)                                                                 \
-    static mmd_status name(void *o_, int64_t os, const void *a_, int64_t as, const void *b_,   \
-                           int64_t bs, int64_t n) {                                            \
-        T *o = (T *)o_;                                                                        \
-        const T *a = (const T *)a_;                                                            \
-        int64_t i;                                                                             \
-        (void)b_;                                                                              \
-        (void)bs;                                                                              \
-        if (os == 1 && as == 1) memcpy(o, a, (size_t)n * sizeof(T));                           \
-        else for (i = 0; i < n; ++i) o[i * os] = a[i * as];                                    \
-        return MMD_OK;                                                                         \
-    }
-MMD__COPY_ROW(mmd__copy_u8_row, uint8_t)
-MMD__COPY_ROW(mmd__copy_u16_row, uint16_t)
-MMD__COPY_ROW(mmd__copy_u32_row, uint32_t)
-MMD__COPY_ROW(mmd__copy_u64_row, uint64_t)
-#undef MMD__COPY_ROW
-
-static mmd__row_fn mmd__copy_row(size_t elem) {
-    return elem == 1 ? mmd__copy_u8_row : elem == 2 ? mmd__copy_u16_row
-                                        : elem == 4 ? mmd__copy_u32_row : mmd__copy_u64_row;
-}
-
-/* Writes n copies of the one element at value (elem bytes, aligned for its type). */
-static void mmd__fill(void *dst, int64_t n, const void *value, size_t elem) {
-    mmd__copy_row(elem)(dst, 1, value, 0, NULL, 0, n);
 }
 
 /* ---- strided views: Transpose, Slice, Expand ---------------------------------------------- */
@@ -2740,13 +2010,9 @@ static mmd_status mmd__split_any_eval(mmd_kernel_ctx *c) {
 /* Every index must lie in [-size, size-1]; the message names the first one that does not. */
 static mmd_status mmd__gather_check(mmd_kernel_ctx *c, const mmd_tensor *idx, int64_t size) {
     int64_t j, n = mmd_tensor_numel(idx), v;
-    for (j = 0; j < n; ++j) {
-        v = mmd__load_int(idx->dtype, idx->data, j);
-        if (v < -size || v >= size)
-            return mmd_kernel_fail(c, MMD_ERR_INDEX, "index %lld (element %lld of indices) is out "
-                                   "of range for an axis of size %lld", (long long)v, (long long)j,
-                                   (long long)size);
-    }
+    for (j = 0; j < n; ++j)
+        if (mmd__index_wrap(v = mmd__load_int(idx->dtype, idx->data, j), size) < 0)
+            return mmd__index_fail(c, v, j, size);
     return MMD_OK;
 }
 
@@ -2761,12 +2027,10 @@ static mmd_status mmd__gather_any_prepare(mmd_kernel_ctx *c) {
     int32_t d, n = 0;
     mmd_status st = mmd__check_io(c, 2, 2, 1);
     if (st == MMD_OK) st = mmd__want_sized(c, c->inputs[0], "data");
+    if (st == MMD_OK) st = mmd__want_indices(c, 1);
     if (st != MMD_OK) return st;
     x = c->inputs[0];
     idx = c->inputs[1];
-    if (idx->dtype != MMD_DTYPE_INT64 && idx->dtype != MMD_DTYPE_INT32)
-        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "indices have dtype %s, expected int32 or int64",
-                               mmd_dtype_name(idx->dtype));
     if ((st = mmd_attr_get_int(c, "axis", 0, &axis)) != MMD_OK) return st;
     if ((st = mmd__norm_axis(c, axis, x->rank, &p->axis)) != MMD_OK) return st;
     if ((st = mmd__want_out_rank(c, (int64_t)x->rank - 1 + idx->rank)) != MMD_OK) return st;
@@ -2791,8 +2055,7 @@ static mmd_status mmd__gather_any_eval(mmd_kernel_ctx *c) {
     if (block == 0) return MMD_OK;
     for (o = 0; o < outer; ++o)
         for (j = 0; j < n; ++j) {
-            v = mmd__load_int(idx->dtype, idx->data, j);
-            if (v < 0) v += size;
+            v = mmd__index_wrap(mmd__load_int(idx->dtype, idx->data, j), size);
             memcpy(dst, src + (size_t)(o * size + v) * block, block);
             dst += block;
         }
@@ -2946,6 +2209,980 @@ static mmd_status mmd__constant_of_shape_any_eval(mmd_kernel_ctx *c) {
     return MMD_OK;
 }
 
+/* ==== >>ops indexing ==== */
+/* Indexing and data movement: GatherElements, GatherND, ScatterElements (and opset 9's
+   Scatter), ScatterND, NonZero, Compress, OneHot, Range, Tile, Pad, Trilu, EyeLike,
+   DepthToSpace, SpaceToDepth.
+   Data tensors of any dtype with an element size are moved as bytes; only the scatter
+   reductions, OneHot's indices and depth, NonZero's test and Range look at values, through the
+   cast helpers. Indices are int32 or int64 and wrap from the back as the specs say; an index
+   out of range makes eval fail with MMD_ERR_INDEX naming the value and its element.
+   NonZero and Compress have data-dependent output shapes: prepare sets an upper bound and
+   marks the output dynamic, eval writes the real dims. */
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+/* 1 for dtypes whose values the cast helpers read: Cast's set plus uint64, which they read
+   as the same 64 bits. */
+static int32_t mmd__index_numeric(int32_t dtype) {
+    return mmd__cast_kind(dtype) != 0 || dtype == MMD_DTYPE_UINT64;
+}
+
+/* Element i of a numeric tensor as an integer; floats truncate toward zero and saturate (NaN
+   gives 0), as the specs that accept float indices ask ("casted to int64"). */
+static int64_t mmd__index_value(int32_t dtype, const void *p, int64_t i) {
+    if (mmd__cast_kind(dtype) != 1) return mmd__load_int(dtype, p, i);
+    return mmd__f64_to_i64(mmd__load_float(dtype, p, i));
+}
+
+/* Copies element si of src to element di of dst; typed moves for the common sizes because a
+   memcpy of a run-time size is a library call per element. */
+static void mmd__index_copy(void *dst, int64_t di, const void *src, int64_t si, size_t elem) {
+    switch (elem) {
+    case 1: ((uint8_t *)dst)[di] = ((const uint8_t *)src)[si]; break;
+    case 2: ((uint16_t *)dst)[di] = ((const uint16_t *)src)[si]; break;
+    case 4: ((uint32_t *)dst)[di] = ((const uint32_t *)src)[si]; break;
+    case 8: ((uint64_t *)dst)[di] = ((const uint64_t *)src)[si]; break;
+    default: memcpy((uint8_t *)dst + (size_t)di * elem, (const uint8_t *)src + (size_t)si * elem, elem);
+    }
+}
+
+/* Advances the row-major position pos over dims (the last axis fastest) and, when strides is
+   not NULL, *off with it; axis `skip` (or -1 for none) moves pos but adds nothing to *off. */
+static void mmd__index_next(int32_t rank, const int64_t *dims, int64_t *pos, const int64_t *strides,
+                            int32_t skip, int64_t *off) {
+    int32_t d;
+    for (d = rank - 1; d >= 0; --d) {
+        int64_t s = !strides || d == skip ? 0 : strides[d];
+        if (s) *off += s;
+        if (++pos[d] < dims[d]) return;
+        if (s) *off -= s * dims[d];
+        pos[d] = 0;
+    }
+}
+
+/* ---- scatter reductions ---------------------------------------------------------------- */
+
+enum { MMD__SCATTER_NONE, MMD__SCATTER_ADD, MMD__SCATTER_MUL, MMD__SCATTER_MAX, MMD__SCATTER_MIN };
+
+/* The `reduction` attribute: add and mul exist from opset 16, max and min from 18. */
+static mmd_status mmd__scatter_reduction(mmd_kernel_ctx *c, int32_t dtype, int32_t *out) {
+    static const char *const names[] = {"none", "add", "mul", "max", "min", NULL};
+    static const int32_t since[] = {1, 16, 16, 18, 18};
+    mmd_status st = mmd__detect_pick(c, "reduction", "none", names, out);
+    if (st != MMD_OK) return st;
+    if (c->opset < since[*out])
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "reduction '%s' is not defined at opset %d",
+                               names[*out], (int)c->opset);
+    if (*out != MMD__SCATTER_NONE && !mmd__cast_kind(dtype))
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "reduction '%s' on %s data is not supported", names[*out],
+                               mmd_dtype_name(dtype));
+    return MMD_OK;
+}
+
+/* dst[di] = src[si], or dst[di] combined with src[si] by the reduction. Floats combine in
+   double, integers in int64 with add and mul wrapping (computed unsigned); bool goes through
+   the integer path, so add is `or` and mul is `and`. */
+static void mmd__scatter_apply(int32_t op, int32_t dtype, void *dst, int64_t di, const void *src,
+                               int64_t si, size_t elem) {
+    if (op == MMD__SCATTER_NONE) {
+        mmd__index_copy(dst, di, src, si, elem);
+    } else if (mmd__cast_kind(dtype) == 1) {
+        double a = mmd__load_float(dtype, dst, di), b = mmd__load_float(dtype, src, si);
+        double r = op == MMD__SCATTER_ADD ? a + b : op == MMD__SCATTER_MUL ? a * b
+                 : op == MMD__SCATTER_MAX ? (a > b ? a : b) : (a < b ? a : b);
+        mmd__store_float(dtype, dst, di, r);
+    } else {
+        int64_t a = mmd__load_int(dtype, dst, di), b = mmd__load_int(dtype, src, si);
+        int64_t r = op == MMD__SCATTER_ADD ? (int64_t)((uint64_t)a + (uint64_t)b)
+                  : op == MMD__SCATTER_MUL ? (int64_t)((uint64_t)a * (uint64_t)b)
+                  : op == MMD__SCATTER_MAX ? (a > b ? a : b) : (a < b ? a : b);
+        mmd__store_int(dtype, dst, di, r);
+    }
+}
+
+/* ---- GatherElements, ScatterElements, Scatter ----------------------------------------- */
+
+typedef struct mmd__elements_data {
+    int32_t axis;
+    int32_t reduction;
+} mmd__elements_data;
+
+/* Shared checks: data (input 0) and indices (input 1) of one rank >= 1, the indices no larger
+   than data on every axis but `axis` (their values pick along that one). */
+static mmd_status mmd__elements_check(mmd_kernel_ctx *c, mmd__elements_data *p) {
+    const mmd_tensor *x = c->inputs[0], *idx = c->inputs[1];
+    int64_t axis;
+    int32_t d;
+    mmd_status st;
+    if ((st = mmd__want_sized(c, c->inputs[0], "data")) != MMD_OK ||
+        (st = mmd__want_indices(c, 1)) != MMD_OK ||
+        (st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK)) != MMD_OK ||
+        (st = mmd_attr_get_int(c, "axis", 0, &axis)) != MMD_OK ||
+        (st = mmd__norm_axis(c, axis, x->rank, &p->axis)) != MMD_OK)
+        return st;
+    if (idx->rank != x->rank)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "indices have rank %d, data has rank %d",
+                               (int)idx->rank, (int)x->rank);
+    for (d = 0; d < x->rank; ++d)
+        if (d != p->axis && idx->dims[d] > x->dims[d]) {
+            char ti[96], tx[96];
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "indices %s exceed data %s on axis %d",
+                                   mmd__dims_text(ti, sizeof ti, idx->rank, idx->dims),
+                                   mmd__dims_text(tx, sizeof tx, x->rank, x->dims), (int)d);
+        }
+    return MMD_OK;
+}
+
+static mmd_status mmd__gather_elements_any_prepare(mmd_kernel_ctx *c) {
+    mmd__elements_data *p = (mmd__elements_data *)c->op_data;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 2, 2, 1)) != MMD_OK || (st = mmd__elements_check(c, p)) != MMD_OK)
+        return st;
+    return mmd__set_output(c, 0, c->inputs[0]->dtype, c->inputs[1]->rank, c->inputs[1]->dims);
+}
+
+/* The indices are walked in order; off is the data offset of the current position without the
+   axis term, which the index value supplies. */
+static mmd_status mmd__gather_elements_any_eval(mmd_kernel_ctx *c) {
+    const mmd__elements_data *p = (const mmd__elements_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0], *idx = c->inputs[1];
+    size_t elem = mmd_dtype_size(x->dtype);
+    int64_t xs[MMD_MAX_RANK], pos[MMD_MAX_RANK] = {0}, off = 0, n = mmd_tensor_numel(idx), j;
+    int64_t size = x->dims[p->axis];
+    mmd__broadcast_strides(x->rank, x->dims, x->rank, xs);
+    for (j = 0; j < n; ++j) {
+        int64_t v = mmd__load_int(idx->dtype, idx->data, j), w = mmd__index_wrap(v, size);
+        if (w < 0) return mmd__index_fail(c, v, j, size);
+        mmd__index_copy(c->outputs[0]->data, j, x->data, off + w * xs[p->axis], elem);
+        mmd__index_next(idx->rank, idx->dims, pos, xs, p->axis, &off);
+    }
+    return MMD_OK;
+}
+
+/* ScatterElements, and Scatter (opset 9 and 10, its earlier name without reductions). */
+static mmd_status mmd__scatter_elements_any_prepare(mmd_kernel_ctx *c) {
+    mmd__elements_data *p = (mmd__elements_data *)c->op_data;
+    const mmd_tensor *x, *idx, *u;
+    int32_t d, same;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 3, 3, 1)) != MMD_OK || (st = mmd__elements_check(c, p)) != MMD_OK)
+        return st;
+    x = c->inputs[0];
+    idx = c->inputs[1];
+    u = c->inputs[2];
+    if ((st = mmd__want_dtype(c, 2, x->dtype)) != MMD_OK ||
+        (st = mmd__scatter_reduction(c, x->dtype, &p->reduction)) != MMD_OK)
+        return st;
+    same = u->rank == idx->rank;
+    for (d = 0; same && d < u->rank; ++d) same = u->dims[d] == idx->dims[d];
+    if (!same) {
+        char tu[96], ti[96];
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "updates %s differ from indices %s",
+                               mmd__dims_text(tu, sizeof tu, u->rank, u->dims),
+                               mmd__dims_text(ti, sizeof ti, idx->rank, idx->dims));
+    }
+    return mmd__set_output(c, 0, x->dtype, x->rank, x->dims);
+}
+
+static mmd_status mmd__scatter_elements_any_eval(mmd_kernel_ctx *c) {
+    const mmd__elements_data *p = (const mmd__elements_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0], *idx = c->inputs[1], *u = c->inputs[2];
+    size_t elem = mmd_dtype_size(x->dtype);
+    int64_t xs[MMD_MAX_RANK], pos[MMD_MAX_RANK] = {0}, off = 0, n = mmd_tensor_numel(idx), j;
+    int64_t size = x->dims[p->axis];
+    mmd__copy_tensor(c->inputs[0], c->outputs[0]);
+    mmd__broadcast_strides(x->rank, x->dims, x->rank, xs);
+    for (j = 0; j < n; ++j) {
+        int64_t v = mmd__load_int(idx->dtype, idx->data, j), w = mmd__index_wrap(v, size);
+        if (w < 0) return mmd__index_fail(c, v, j, size);
+        mmd__scatter_apply(p->reduction, x->dtype, c->outputs[0]->data, off + w * xs[p->axis],
+                           u->data, j, elem);
+        mmd__index_next(idx->rank, idx->dims, pos, xs, p->axis, &off);
+    }
+    return MMD_OK;
+}
+
+/* ---- GatherND, ScatterND --------------------------------------------------------------- */
+
+typedef struct mmd__nd_data {
+    int32_t batch_dims;              /* GatherND */
+    int32_t reduction;               /* ScatterND */
+} mmd__nd_data;
+
+/* Data offset (in elements) of index tuple t, whose k values pick along data axes [first,
+   first + k). */
+static mmd_status mmd__nd_offset(mmd_kernel_ctx *c, const mmd_tensor *idx, int64_t t, int32_t k,
+                                 const mmd_tensor *x, const int64_t *xs, int32_t first, int64_t *off) {
+    int32_t j;
+    for (j = 0; j < k; ++j) {
+        int64_t v = mmd__load_int(idx->dtype, idx->data, t * k + j);
+        int64_t w = mmd__index_wrap(v, x->dims[first + j]);
+        if (w < 0) return mmd__index_fail(c, v, t * k + j, x->dims[first + j]);
+        *off += w * xs[first + j];
+    }
+    return MMD_OK;
+}
+
+/* Output: the indices' dims without the last, then data's dims past the batch and the k
+   indexed axes. The batch dims of data and indices must agree. */
+static mmd_status mmd__gather_nd_any_prepare(mmd_kernel_ctx *c) {
+    mmd__nd_data *p = (mmd__nd_data *)c->op_data;
+    const mmd_tensor *x, *idx;
+    int64_t b, k, dims[2 * MMD_MAX_RANK];
+    int32_t d, n = 0;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 2, 2, 1)) != MMD_OK || (st = mmd__want_sized(c, c->inputs[0], "data")) != MMD_OK ||
+        (st = mmd__want_indices(c, 1)) != MMD_OK ||
+        (st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK)) != MMD_OK ||
+        (st = mmd__want_rank(c, 1, 1, MMD_MAX_RANK)) != MMD_OK ||
+        (st = mmd_attr_get_int(c, "batch_dims", 0, &b)) != MMD_OK)
+        return st;
+    x = c->inputs[0];
+    idx = c->inputs[1];
+    if (b < 0 || b >= x->rank || b >= idx->rank)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "batch_dims %lld must be in [0, %d)",
+                               (long long)b, (int)(x->rank < idx->rank ? x->rank : idx->rank));
+    k = idx->dims[idx->rank - 1];
+    if (k < 1 || k > x->rank - b)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "the indices' last dim is %lld, expects 1 to %lld",
+                               (long long)k, (long long)(x->rank - b));
+    for (d = 0; d < b; ++d)
+        if (idx->dims[d] != x->dims[d])
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "batch dim %d is %lld in indices but %lld in data",
+                                   (int)d, (long long)idx->dims[d], (long long)x->dims[d]);
+    p->batch_dims = (int32_t)b;
+    for (d = 0; d < idx->rank - 1; ++d) dims[n++] = idx->dims[d];
+    for (d = (int32_t)(b + k); d < x->rank; ++d) dims[n++] = x->dims[d];
+    return mmd__set_output(c, 0, x->dtype, n, dims);
+}
+
+static mmd_status mmd__gather_nd_any_eval(mmd_kernel_ctx *c) {
+    const mmd__nd_data *p = (const mmd__nd_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0], *idx = c->inputs[1];
+    int32_t b = p->batch_dims, k = (int32_t)idx->dims[idx->rank - 1];
+    size_t elem = mmd_dtype_size(x->dtype);
+    int64_t xs[MMD_MAX_RANK], batches = mmd__dims_product(x, 0, b);
+    int64_t tuples = mmd__dims_product(idx, b, idx->rank - 1);
+    int64_t slice = mmd__dims_product(x, b + k, x->rank), per_batch = mmd__dims_product(x, b, x->rank), bi, t;
+    size_t bytes = (size_t)slice * elem;
+    uint8_t *y = (uint8_t *)c->outputs[0]->data;
+    mmd_status st;
+    mmd__broadcast_strides(x->rank, x->dims, x->rank, xs);
+    for (bi = 0; bi < batches; ++bi)
+        for (t = 0; t < tuples; ++t) {
+            int64_t off = bi * per_batch;
+            if ((st = mmd__nd_offset(c, idx, bi * tuples + t, k, x, xs, b, &off)) != MMD_OK) return st;
+            if (bytes) memcpy(y, (const uint8_t *)x->data + (size_t)off * elem, bytes);
+            y += bytes;
+        }
+    return MMD_OK;
+}
+
+/* updates must have the shape indices.shape[:-1] ++ data.shape[k:]. */
+static mmd_status mmd__scatter_nd_any_prepare(mmd_kernel_ctx *c) {
+    mmd__nd_data *p = (mmd__nd_data *)c->op_data;
+    const mmd_tensor *x, *idx, *u;
+    int64_t k, want[2 * MMD_MAX_RANK];
+    int32_t d, n = 0, same;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 3, 3, 1)) != MMD_OK || (st = mmd__want_sized(c, c->inputs[0], "data")) != MMD_OK ||
+        (st = mmd__want_indices(c, 1)) != MMD_OK ||
+        (st = mmd__want_dtype(c, 2, c->inputs[0]->dtype)) != MMD_OK ||
+        (st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK)) != MMD_OK ||
+        (st = mmd__want_rank(c, 1, 1, MMD_MAX_RANK)) != MMD_OK ||
+        (st = mmd__scatter_reduction(c, c->inputs[0]->dtype, &p->reduction)) != MMD_OK)
+        return st;
+    x = c->inputs[0];
+    idx = c->inputs[1];
+    u = c->inputs[2];
+    k = idx->dims[idx->rank - 1];
+    if (k < 1 || k > x->rank)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "the indices' last dim is %lld, expects 1 to %d",
+                               (long long)k, (int)x->rank);
+    for (d = 0; d < idx->rank - 1; ++d) want[n++] = idx->dims[d];
+    for (d = (int32_t)k; d < x->rank; ++d) want[n++] = x->dims[d];
+    same = u->rank == n;
+    for (d = 0; same && d < n; ++d) same = u->dims[d] == want[d];
+    if (!same) {
+        char tu[96], tw[96];
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "updates are %s, expects %s",
+                               mmd__dims_text(tu, sizeof tu, u->rank, u->dims),
+                               mmd__dims_text(tw, sizeof tw, n, want));
+    }
+    return mmd__set_output(c, 0, x->dtype, x->rank, x->dims);
+}
+
+static mmd_status mmd__scatter_nd_any_eval(mmd_kernel_ctx *c) {
+    const mmd__nd_data *p = (const mmd__nd_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0], *idx = c->inputs[1], *u = c->inputs[2];
+    int32_t k = (int32_t)idx->dims[idx->rank - 1];
+    size_t elem = mmd_dtype_size(x->dtype);
+    int64_t xs[MMD_MAX_RANK], tuples = mmd__dims_product(idx, 0, idx->rank - 1);
+    int64_t slice = mmd__dims_product(x, k, x->rank), t, e;
+    mmd_status st;
+    mmd__copy_tensor(c->inputs[0], c->outputs[0]);
+    mmd__broadcast_strides(x->rank, x->dims, x->rank, xs);
+    for (t = 0; t < tuples; ++t) {
+        int64_t off = 0;
+        if ((st = mmd__nd_offset(c, idx, t, k, x, xs, 0, &off)) != MMD_OK) return st;
+        if (p->reduction == MMD__SCATTER_NONE) {
+            if (slice)
+                memcpy((uint8_t *)c->outputs[0]->data + (size_t)off * elem,
+                       (const uint8_t *)u->data + (size_t)(t * slice) * elem, (size_t)slice * elem);
+            continue;
+        }
+        for (e = 0; e < slice; ++e)
+            mmd__scatter_apply(p->reduction, x->dtype, c->outputs[0]->data, off + e, u->data,
+                               t * slice + e, elem);
+    }
+    return MMD_OK;
+}
+
+/* ---- NonZero, Compress: data-dependent shapes ----------------------------------------- */
+
+/* 1 when element i is not zero; -0.0 is zero, NaN is not. */
+static int32_t mmd__index_nonzero(int32_t dtype, const void *p, int64_t i) {
+    if (mmd__cast_kind(dtype) == 1) return mmd__load_float(dtype, p, i) != 0.0;
+    return mmd__load_int(dtype, p, i) != 0;
+}
+
+/* Output (rank, nnz) int64, planned as (rank, numel). A scalar gives (0, nnz), as the spec
+   says (numpy would give (1, nnz)). */
+static mmd_status mmd__non_zero_any_prepare(mmd_kernel_ctx *c) {
+    int64_t dims[2];
+    mmd_status st;
+    if ((st = mmd__check_io(c, 1, 1, 1)) != MMD_OK) return st;
+    if (!mmd__index_numeric(c->inputs[0]->dtype))
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "input 0 is %s, expects a numeric or bool tensor",
+                               mmd_dtype_name(c->inputs[0]->dtype));
+    dims[0] = c->inputs[0]->rank;
+    dims[1] = mmd_tensor_numel(c->inputs[0]);
+    if ((st = mmd__set_output(c, 0, MMD_DTYPE_INT64, 2, dims)) != MMD_OK) return st;
+    c->outputs[0]->dynamic = 1;
+    return MMD_OK;
+}
+
+/* Two passes: the count fixes the row length, then the coordinates go in row by row. */
+static mmd_status mmd__non_zero_any_eval(mmd_kernel_ctx *c) {
+    const mmd_tensor *x = c->inputs[0];
+    int64_t *y = (int64_t *)c->outputs[0]->data;
+    int64_t n = mmd_tensor_numel(x), nnz = 0, i, j = 0, pos[MMD_MAX_RANK] = {0};
+    int32_t d;
+    for (i = 0; i < n; ++i) nnz += mmd__index_nonzero(x->dtype, x->data, i);
+    for (i = 0; i < n; ++i) {
+        if (mmd__index_nonzero(x->dtype, x->data, i)) {
+            for (d = 0; d < x->rank; ++d) y[d * nnz + j] = pos[d];
+            ++j;
+        }
+        mmd__index_next(x->rank, x->dims, pos, NULL, -1, NULL);
+    }
+    c->outputs[0]->dims[1] = nnz;
+    return MMD_OK;
+}
+
+typedef struct mmd__compress_data {
+    int32_t axis;                    /* -1: no axis, the input is flattened */
+} mmd__compress_data;
+
+/* The output keeps the input's shape with the axis planned at its full size (or the element
+   count without an axis); eval sets the real count of true conditions. */
+static mmd_status mmd__compress_any_prepare(mmd_kernel_ctx *c) {
+    mmd__compress_data *p = (mmd__compress_data *)c->op_data;
+    const mmd_tensor *x;
+    int64_t axis, numel;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 2, 2, 1)) != MMD_OK || (st = mmd__want_sized(c, c->inputs[0], "data")) != MMD_OK ||
+        (st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK)) != MMD_OK ||
+        (st = mmd__want_dtype(c, 1, MMD_DTYPE_BOOL)) != MMD_OK ||
+        (st = mmd__want_rank(c, 1, 1, 1)) != MMD_OK)
+        return st;
+    x = c->inputs[0];
+    p->axis = -1;
+    if (mmd_node_attr(c->node, "axis")) {
+        if ((st = mmd_attr_get_int(c, "axis", 0, &axis)) != MMD_OK ||
+            (st = mmd__norm_axis(c, axis, x->rank, &p->axis)) != MMD_OK)
+            return st;
+        st = mmd__set_output(c, 0, x->dtype, x->rank, x->dims);
+    } else {
+        numel = mmd_tensor_numel(x);
+        st = mmd__set_output(c, 0, x->dtype, 1, &numel);
+    }
+    if (st == MMD_OK) c->outputs[0]->dynamic = 1;
+    return st;
+}
+
+/* Condition entries past the axis (or the element count) must be false: numpy fails on a
+   true one there, and so does this, with MMD_ERR_INDEX. */
+static mmd_status mmd__compress_any_eval(mmd_kernel_ctx *c) {
+    const mmd__compress_data *p = (const mmd__compress_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0];
+    const uint8_t *cond = (const uint8_t *)c->inputs[1]->data;
+    mmd_tensor *y = c->outputs[0];
+    size_t elem = mmd_dtype_size(x->dtype);
+    int64_t size = p->axis < 0 ? mmd_tensor_numel(x) : x->dims[p->axis];
+    int64_t len = c->inputs[1]->dims[0], count = 0, i, o;
+    int64_t outer = p->axis < 0 ? 1 : mmd__dims_product(x, 0, p->axis);
+    size_t block = p->axis < 0 ? elem : (size_t)mmd__dims_product(x, p->axis + 1, x->rank) * elem;
+    uint8_t *dst = (uint8_t *)y->data;
+    for (i = 0; i < len; ++i) {
+        if (!cond[i]) continue;
+        if (i >= size)
+            return mmd_kernel_fail(c, MMD_ERR_INDEX, "condition element %lld is true but the axis "
+                                   "has only %lld entries", (long long)i, (long long)size);
+        ++count;
+    }
+    if (len > size) len = size;
+    for (o = 0; o < outer; ++o)
+        for (i = 0; i < len; ++i)
+            if (cond[i] && block) {
+                memcpy(dst, (const uint8_t *)x->data + (size_t)(o * size + i) * block, block);
+                dst += block;
+            }
+    y->dims[p->axis < 0 ? 0 : p->axis] = count;
+    return MMD_OK;
+}
+
+/* ---- OneHot ------------------------------------------------------------------------------ */
+
+typedef struct mmd__one_hot_data {
+    int32_t axis;                    /* of the output */
+    int64_t depth;
+} mmd__one_hot_data;
+
+/* depth (input 1) sets the output shape, so it must be known at prepare. */
+static mmd_status mmd__one_hot_any_prepare(mmd_kernel_ctx *c) {
+    mmd__one_hot_data *p = (mmd__one_hot_data *)c->op_data;
+    const mmd_tensor *idx, *depth, *values;
+    int64_t axis, dims[MMD_MAX_RANK];
+    int32_t d, n = 0;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 3, 3, 1)) != MMD_OK || (st = mmd__want_sized(c, c->inputs[2], "values")) != MMD_OK ||
+        (st = mmd__want_out_rank(c, (int64_t)c->inputs[0]->rank + 1)) != MMD_OK ||
+        (st = mmd__want_rank(c, 2, 1, 1)) != MMD_OK ||
+        (st = mmd_attr_get_int(c, "axis", -1, &axis)) != MMD_OK)
+        return st;
+    idx = c->inputs[0];
+    depth = c->inputs[1];
+    values = c->inputs[2];
+    if (!mmd__index_numeric(idx->dtype) || !mmd__index_numeric(depth->dtype))
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "indices (%s) and depth (%s) must be numeric",
+                               mmd_dtype_name(idx->dtype), mmd_dtype_name(depth->dtype));
+    if (values->dims[0] != 2)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "values has %lld elements, expects 2 (off, on)",
+                               (long long)values->dims[0]);
+    if (mmd_tensor_numel(depth) != 1)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "depth has %lld elements, expects 1",
+                               (long long)mmd_tensor_numel(depth));
+    if ((st = mmd__want_known(c, 1, "depth")) != MMD_OK) return st;
+    p->depth = mmd__index_value(depth->dtype, depth->data, 0);
+    if (p->depth < 0 || p->depth > MMD__ELEMS_MAX)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "depth %lld is out of range",
+                               (long long)p->depth);
+    if ((st = mmd__norm_axis(c, axis, idx->rank + 1, &p->axis)) != MMD_OK) return st;
+    for (d = 0; d <= idx->rank; ++d)
+        dims[d] = d < p->axis ? idx->dims[d] : d == p->axis ? p->depth : idx->dims[d - 1];
+    n = idx->rank + 1;
+    return mmd__set_output(c, 0, values->dtype, n, dims);
+}
+
+/* Everything off, then one `on` per index. Before opset 11 negative indices are off too;
+   from 11 they count from the back. */
+static mmd_status mmd__one_hot_any_eval(mmd_kernel_ctx *c) {
+    const mmd__one_hot_data *p = (const mmd__one_hot_data *)c->op_data;
+    const mmd_tensor *idx = c->inputs[0], *values = c->inputs[2];
+    void *y = c->outputs[0]->data;
+    size_t elem = mmd_dtype_size(values->dtype);
+    int64_t outer = mmd__dims_product(idx, 0, p->axis);
+    int64_t inner = mmd__dims_product(idx, p->axis, idx->rank), o, i;
+    mmd__fill(y, mmd_tensor_numel(c->outputs[0]), values->data, elem);
+    for (o = 0; o < outer; ++o)
+        for (i = 0; i < inner; ++i) {
+            int64_t v = mmd__index_value(idx->dtype, idx->data, o * inner + i);
+            v = c->opset < 11 && v < 0 ? -1 : mmd__index_wrap(v, p->depth);
+            if (v >= 0) mmd__index_copy(y, (o * p->depth + v) * inner + i, values->data, 1, elem);
+        }
+    return MMD_OK;
+}
+
+/* ---- Range ------------------------------------------------------------------------------- */
+
+/* The element count, max(ceil((limit - start) / delta), 0), needs all three values now. */
+static mmd_status mmd__range_any_prepare(mmd_kernel_ctx *c) {
+    static const char *const names[] = {"start", "limit", "delta"};
+    int32_t dtype, i, missing = 0;
+    int64_t count;
+    char unknown[64];
+    size_t len = 0;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 3, 3, 1)) != MMD_OK) return st;
+    dtype = c->inputs[0]->dtype;
+    if (dtype != MMD_DTYPE_FLOAT32 && dtype != MMD_DTYPE_FLOAT64 && dtype != MMD_DTYPE_INT16 &&
+        dtype != MMD_DTYPE_INT32 && dtype != MMD_DTYPE_INT64)
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "start is %s, expects float32, float64, int16, "
+                               "int32 or int64", mmd_dtype_name(dtype));
+    unknown[0] = '\0';
+    for (i = 0; i < 3; ++i) {
+        const char *s = names[i];
+        if ((st = mmd__want_dtype(c, i, dtype)) != MMD_OK) return st;
+        if (mmd_tensor_numel(c->inputs[i]) != 1)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "%s has %lld elements, expects a scalar", s,
+                                   (long long)mmd_tensor_numel(c->inputs[i]));
+        if (mmd_tensor_is_const(c->inputs[i])) continue;
+        if (len) {
+            unknown[len++] = ',';
+            unknown[len++] = ' ';
+        }
+        while (*s) unknown[len++] = *s++;
+        unknown[len] = '\0';
+        ++missing;
+    }
+    if (missing)
+        return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "%s %s not known at prepare time, and the "
+                               "output size depends on %s", unknown, missing > 1 ? "are" : "is",
+                               missing > 1 ? "their values" : "its value");
+    if (mmd__cast_kind(dtype) == 1) {
+        double start = mmd__load_float(dtype, c->inputs[0]->data, 0);
+        double limit = mmd__load_float(dtype, c->inputs[1]->data, 0);
+        double delta = mmd__load_float(dtype, c->inputs[2]->data, 0);
+        double n = delta == 0.0 ? 0.0 : ceil((limit - start) / delta);
+        if (delta == 0.0 || n != n || n > (double)MMD__ELEMS_MAX)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "range from %g to %g by %g has no "
+                                   "bounded size", start, limit, delta);
+        count = n > 0.0 ? (int64_t)n : 0;
+    } else {
+        int64_t start = mmd__load_int(dtype, c->inputs[0]->data, 0);
+        int64_t limit = mmd__load_int(dtype, c->inputs[1]->data, 0);
+        int64_t delta = mmd__load_int(dtype, c->inputs[2]->data, 0);
+        uint64_t span, step, n;
+        if (delta == 0)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "delta is 0");
+        /* Unsigned differences cannot overflow once the direction is known to be right. */
+        if ((delta > 0 && limit <= start) || (delta < 0 && limit >= start)) {
+            n = 0;
+        } else {
+            span = delta > 0 ? (uint64_t)limit - (uint64_t)start : (uint64_t)start - (uint64_t)limit;
+            step = delta > 0 ? (uint64_t)delta : (uint64_t)0 - (uint64_t)delta;
+            n = span / step + (span % step != 0);
+        }
+        if (n > (uint64_t)MMD__ELEMS_MAX)
+            return mmd_kernel_fail(c, MMD_ERR_LIMIT, "range from %lld to %lld by %lld has %llu "
+                                   "elements", (long long)start, (long long)limit, (long long)delta,
+                                   (unsigned long long)n);
+        count = (int64_t)n;
+    }
+    return mmd__set_output(c, 0, dtype, 1, &count);
+}
+
+static mmd_status mmd__range_any_eval(mmd_kernel_ctx *c) {
+    int32_t dtype = c->inputs[0]->dtype;
+    int64_t n = c->outputs[0]->dims[0], i;
+    void *y = c->outputs[0]->data;
+    if (mmd__cast_kind(dtype) == 1) {
+        double start = mmd__load_float(dtype, c->inputs[0]->data, 0);
+        double delta = mmd__load_float(dtype, c->inputs[2]->data, 0);
+        for (i = 0; i < n; ++i) mmd__store_float(dtype, y, i, start + (double)i * delta);
+    } else {
+        uint64_t start = (uint64_t)mmd__load_int(dtype, c->inputs[0]->data, 0);
+        uint64_t delta = (uint64_t)mmd__load_int(dtype, c->inputs[2]->data, 0);
+        for (i = 0; i < n; ++i) mmd__store_int(dtype, y, i, (int64_t)(start + (uint64_t)i * delta));
+    }
+    return MMD_OK;
+}
+
+/* ---- Tile ------------------------------------------------------------------------------- */
+
+/* repeats (input 1) sets the output shape, so it must be known at prepare. */
+static mmd_status mmd__tile_any_prepare(mmd_kernel_ctx *c) {
+    const mmd_tensor *x, *r;
+    int64_t dims[MMD_MAX_RANK];
+    int32_t d;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 2, 2, 1)) != MMD_OK || (st = mmd__want_sized(c, c->inputs[0], "data")) != MMD_OK ||
+        (st = mmd__want_indices(c, 1)) != MMD_OK || (st = mmd__want_rank(c, 1, 1, 1)) != MMD_OK)
+        return st;
+    x = c->inputs[0];
+    r = c->inputs[1];
+    if (r->dims[0] != x->rank)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "repeats has %lld values for an input of rank %d",
+                               (long long)r->dims[0], (int)x->rank);
+    if ((st = mmd__want_known(c, 1, "repeats")) != MMD_OK) return st;
+    for (d = 0; d < x->rank; ++d) {
+        int64_t k = mmd__load_int(r->dtype, r->data, d);
+        if (k < 0 || k > MMD__ELEMS_MAX / (x->dims[d] > 1 ? x->dims[d] : 1))
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "repeats[%d] = %lld is out of range",
+                                   (int)d, (long long)k);
+        dims[d] = x->dims[d] * k;
+    }
+    return mmd__set_output(c, 0, x->dtype, x->rank, dims);
+}
+
+/* One output row (all axes but the last fixed) is the matching input row repeated; the input
+   row is found by taking each output coordinate modulo the input dim. */
+static mmd_status mmd__tile_any_eval(mmd_kernel_ctx *c) {
+    const mmd_tensor *x = c->inputs[0];
+    const mmd_tensor *y = c->outputs[0];
+    size_t elem = mmd_dtype_size(x->dtype);
+    int64_t xs[MMD_MAX_RANK], pos[MMD_MAX_RANK] = {0}, rows, r;
+    int32_t d, last = x->rank - 1;
+    size_t row;
+    uint8_t *dst = (uint8_t *)y->data;
+    if (mmd_tensor_numel(y) == 0) return MMD_OK;
+    if (x->rank == 0) {
+        memcpy(dst, x->data, elem);
+        return MMD_OK;
+    }
+    mmd__broadcast_strides(x->rank, x->dims, x->rank, xs);
+    rows = mmd__dims_product(y, 0, last);
+    row = (size_t)x->dims[last] * elem;
+    for (r = 0; r < rows; ++r) {
+        int64_t off = 0, k;
+        for (d = 0; d < last; ++d) off += (pos[d] % x->dims[d]) * xs[d];
+        for (k = 0; k < y->dims[last] / x->dims[last]; ++k) {
+            memcpy(dst, (const uint8_t *)x->data + (size_t)off * elem, row);
+            dst += row;
+        }
+        mmd__index_next(last, y->dims, pos, NULL, -1, NULL);
+    }
+    return MMD_OK;
+}
+
+/* ---- Pad -------------------------------------------------------------------------------- */
+
+enum { MMD__PAD_CONSTANT, MMD__PAD_REFLECT, MMD__PAD_EDGE, MMD__PAD_WRAP };
+
+/* Negative pads crop first; the padding then applies to the window that is left, which is
+   [start, start + size) of the input on each axis. */
+typedef struct mmd__pad_data {
+    int32_t mode;
+    int64_t before[MMD_MAX_RANK];    /* added in front (0 when cropped) */
+    int64_t start[MMD_MAX_RANK];     /* first input index of the window */
+    int64_t size[MMD_MAX_RANK];      /* window length */
+    union {                          /* opset 2-10: the `value` attribute in the data's dtype */
+        double f64;
+        uint64_t u64;
+    } value;
+} mmd__pad_data;
+
+/* Input index on axis d for output index o, or -1 where the constant goes. */
+static int64_t mmd__pad_map(const mmd__pad_data *p, int32_t d, int64_t o) {
+    int64_t j = o - p->before[d], m = p->size[d], t;
+    if (j >= 0 && j < m) return p->start[d] + j;
+    switch (p->mode) {
+    case MMD__PAD_EDGE:
+        t = j < 0 ? 0 : m - 1;
+        break;
+    case MMD__PAD_WRAP:
+        t = ((j % m) + m) % m;
+        break;
+    case MMD__PAD_REFLECT:
+        /* Mirror without repeating the edge: a period of 2(m-1) folded in half (numpy's
+           reflect); a one-element axis repeats, as numpy's does. */
+        if (m == 1) {
+            t = 0;
+            break;
+        }
+        t = ((j % (2 * (m - 1))) + 2 * (m - 1)) % (2 * (m - 1));
+        if (t >= m) t = 2 * (m - 1) - t;
+        break;
+    default:
+        return -1;
+    }
+    return p->start[d] + t;
+}
+
+/* Output cells [from, to) of the row at element o, whose input row starts at element off. */
+static void mmd__pad_cells(const mmd__pad_data *p, int32_t d, int64_t from, int64_t to, void *y,
+                           int64_t o, const void *x, int64_t off, const void *value, size_t elem) {
+    int64_t j;
+    for (j = from; j < to; ++j) {
+        int64_t k = mmd__pad_map(p, d, j);
+        if (k < 0) mmd__index_copy(y, o + j, value, 0, elem);
+        else mmd__index_copy(y, o + j, x, off + k, elem);
+    }
+}
+
+/* pads from the attribute (opset 2-10) or input 1 (11+), for the axes of input 3 (18+) or all
+   axes; mode constant, reflect, edge and, from opset 19, wrap. */
+static mmd_status mmd__pad_any_prepare(mmd_kernel_ctx *c) {
+    static const char *const modes[] = {"constant", "reflect", "edge", "wrap", NULL};
+    mmd__pad_data *p = (mmd__pad_data *)c->op_data;
+    const mmd_tensor *x;
+    int64_t pads[2 * MMD_MAX_RANK], list[MMD_MAX_RANK], dims[MMD_MAX_RANK], i;
+    int32_t axes[MMD_MAX_RANK], naxes, npads, d, k, from_input = c->opset >= 11;
+    float value;
+    mmd_status st = mmd__check_io(c, from_input ? 2 : 1, c->opset >= 18 ? 4 : from_input ? 3 : 1, 1);
+    if (st == MMD_OK) st = mmd__want_sized(c, c->inputs[0], "data");
+    if (st == MMD_OK) st = mmd__detect_pick(c, "mode", "constant", modes, &p->mode);
+    if (st == MMD_OK && p->mode == MMD__PAD_WRAP && c->opset < 19)
+        st = mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "mode 'wrap' is not defined at opset %d", (int)c->opset);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    if ((st = mmd__get_ints(c, from_input, 1, "pads", pads, 2 * MMD_MAX_RANK, &npads)) != MMD_OK ||
+        (st = mmd__get_ints(c, 1, 3, "axes", list, x->rank, &naxes)) != MMD_OK)
+        return st;
+    if (naxes < 0)
+        for (naxes = 0; naxes < x->rank; ++naxes) list[naxes] = naxes;
+    for (d = 0; d < naxes; ++d) {
+        if ((st = mmd__norm_axis(c, list[d], x->rank, &axes[d])) != MMD_OK) return st;
+        for (k = 0; k < d; ++k)
+            if (axes[k] == axes[d])
+                return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "axis %d is repeated in axes", (int)axes[d]);
+    }
+    if (npads != 2 * naxes)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "pads has %d values, expects %d", (int)npads,
+                               (int)(2 * naxes));
+    if (!from_input) {
+        /* Opset 2 to 10: the padding value is an attribute, stored in the data's dtype. */
+        if ((st = mmd_attr_get_float(c, "value", 0.0f, &value)) != MMD_OK) return st;
+        if (mmd__index_numeric(x->dtype)) mmd__store_float(x->dtype, &p->value, 0, value);
+    } else if (c->input_count > 2 && c->inputs[2]) {
+        if ((st = mmd__want_dtype(c, 2, x->dtype)) != MMD_OK) return st;
+        if (mmd_tensor_numel(c->inputs[2]) != 1)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "constant_value has %lld elements, expects 1",
+                                   (long long)mmd_tensor_numel(c->inputs[2]));
+    }
+    for (d = 0; d < x->rank; ++d) {
+        p->before[d] = 0;
+        p->start[d] = 0;
+        p->size[d] = x->dims[d];
+        dims[d] = x->dims[d];
+    }
+    for (i = 0; i < naxes; ++i) {
+        int64_t b = pads[i], e = pads[i + naxes], n;
+        d = axes[i];
+        n = x->dims[d];
+        if (b < -n || e < -n || b > MMD__ELEMS_MAX || e > MMD__ELEMS_MAX || n + b + e < 0)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "pads %lld and %lld do not fit axis %d "
+                                   "of size %lld", (long long)b, (long long)e, (int)d, (long long)n);
+        p->before[d] = b > 0 ? b : 0;
+        p->start[d] = b < 0 ? -b : 0;
+        p->size[d] = n - (b < 0 ? -b : 0) - (e < 0 ? -e : 0);
+        dims[d] = n + b + e;
+        if (p->mode != MMD__PAD_CONSTANT && p->size[d] <= 0 && dims[d] > 0)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "mode '%s' cannot pad axis %d, which "
+                                   "is empty after cropping", modes[p->mode], (int)d);
+    }
+    return mmd__set_output(c, 0, x->dtype, x->rank, dims);
+}
+
+/* Row by row: an output row whose outer coordinates fall in the padding is all constant;
+   otherwise the window part of the row is one copy and the padding on either side maps
+   element by element through mmd__pad_map. */
+static mmd_status mmd__pad_any_eval(mmd_kernel_ctx *c) {
+    const mmd__pad_data *p = (const mmd__pad_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0];
+    const mmd_tensor *y = c->outputs[0];
+    const void *value = &p->value;
+    size_t elem = mmd_dtype_size(x->dtype);
+    int64_t xs[MMD_MAX_RANK], pos[MMD_MAX_RANK] = {0}, rows, r, n, o = 0, lo, hi;
+    int32_t d, last = x->rank - 1;
+    static const uint64_t zero = 0;
+    if (c->opset >= 11) value = c->input_count > 2 && c->inputs[2] ? c->inputs[2]->data : &zero;
+    if (mmd_tensor_numel(y) == 0) return MMD_OK;
+    if (x->rank == 0) {
+        mmd__index_copy(y->data, 0, x->data, 0, elem);
+        return MMD_OK;
+    }
+    mmd__broadcast_strides(x->rank, x->dims, x->rank, xs);
+    rows = mmd__dims_product(y, 0, last);
+    n = y->dims[last];
+    /* Output columns [lo, hi) read the window straight through. */
+    lo = p->before[last] < n ? p->before[last] : n;
+    hi = lo + (p->size[last] > 0 ? p->size[last] : 0);
+    if (hi > n) hi = n;
+    for (r = 0; r < rows; ++r, o += n) {
+        int64_t off = 0;
+        for (d = 0; d < last && off >= 0; ++d) {
+            int64_t k = mmd__pad_map(p, d, pos[d]);
+            off = k < 0 ? -1 : off + k * xs[d];
+        }
+        if (off < 0) {
+            mmd__fill((uint8_t *)y->data + (size_t)o * elem, n, value, elem);
+        } else {
+            mmd__pad_cells(p, last, 0, lo, y->data, o, x->data, off, value, elem);
+            if (hi > lo)
+                memcpy((uint8_t *)y->data + (size_t)(o + lo) * elem,
+                       (const uint8_t *)x->data + (size_t)(off + p->start[last]) * elem,
+                       (size_t)(hi - lo) * elem);
+            mmd__pad_cells(p, last, hi, n, y->data, o, x->data, off, value, elem);
+        }
+        mmd__index_next(last, y->dims, pos, NULL, -1, NULL);
+    }
+    return MMD_OK;
+}
+
+/* ---- Trilu, EyeLike -------------------------------------------------------------------- */
+
+typedef struct mmd__trilu_data {
+    int32_t upper;
+} mmd__trilu_data;
+
+/* k (input 1) does not change the shape, so eval reads it and any source may feed it. */
+static mmd_status mmd__trilu_any_prepare(mmd_kernel_ctx *c) {
+    mmd__trilu_data *p = (mmd__trilu_data *)c->op_data;
+    int64_t upper;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 1, 2, 1)) != MMD_OK || (st = mmd__want_sized(c, c->inputs[0], "data")) != MMD_OK ||
+        (st = mmd__want_rank(c, 0, 2, MMD_MAX_RANK)) != MMD_OK ||
+        (st = mmd_attr_get_int(c, "upper", 1, &upper)) != MMD_OK)
+        return st;
+    if (c->input_count > 1 && c->inputs[1]) {
+        if ((st = mmd__want_dtype(c, 1, MMD_DTYPE_INT64)) != MMD_OK) return st;
+        if (mmd_tensor_numel(c->inputs[1]) != 1)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "k has %lld elements, expects 1",
+                                   (long long)mmd_tensor_numel(c->inputs[1]));
+    }
+    p->upper = upper != 0;
+    return mmd__set_output(c, 0, c->inputs[0]->dtype, c->inputs[0]->rank, c->inputs[0]->dims);
+}
+
+/* Row i keeps columns j with j - i >= k (upper) or j - i <= k (lower) and zeroes the rest. */
+static mmd_status mmd__trilu_any_eval(mmd_kernel_ctx *c) {
+    const mmd__trilu_data *p = (const mmd__trilu_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0];
+    size_t elem = mmd_dtype_size(x->dtype);
+    int64_t rows = x->dims[x->rank - 2], cols = x->dims[x->rank - 1];
+    int64_t mats = mmd__dims_product(x, 0, x->rank - 2), k = 0, m, i;
+    const uint8_t *src = (const uint8_t *)x->data;
+    uint8_t *dst = (uint8_t *)c->outputs[0]->data;
+    if (c->input_count > 1 && c->inputs[1]) k = *(const int64_t *)c->inputs[1]->data;
+    /* Past +-(rows + cols) every k means the same, and the clamp keeps i + k from overflowing. */
+    if (k > rows + cols) k = rows + cols;
+    if (k < -(rows + cols)) k = -(rows + cols);
+    for (m = 0; m < mats; ++m)
+        for (i = 0; i < rows; ++i) {
+            int64_t lo = p->upper ? i + k : 0, hi = p->upper ? cols : i + k + 1;
+            size_t base = (size_t)((m * rows + i) * cols) * elem;
+            lo = lo < 0 ? 0 : lo > cols ? cols : lo;
+            hi = hi < lo ? lo : hi > cols ? cols : hi;
+            if (cols) memset(dst + base, 0, (size_t)cols * elem);
+            if (hi > lo)
+                memcpy(dst + base + (size_t)lo * elem, src + base + (size_t)lo * elem,
+                       (size_t)(hi - lo) * elem);
+        }
+    return MMD_OK;
+}
+
+typedef struct mmd__eye_like_data {
+    int64_t k;
+} mmd__eye_like_data;
+
+static mmd_status mmd__eye_like_any_prepare(mmd_kernel_ctx *c) {
+    mmd__eye_like_data *p = (mmd__eye_like_data *)c->op_data;
+    int64_t dtype;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 1, 1, 1)) != MMD_OK || (st = mmd__want_rank(c, 0, 2, 2)) != MMD_OK ||
+        (st = mmd_attr_get_int(c, "dtype", c->inputs[0]->dtype, &dtype)) != MMD_OK ||
+        (st = mmd_attr_get_int(c, "k", 0, &p->k)) != MMD_OK)
+        return st;
+    if (dtype < 0 || dtype > 64 || !mmd__index_numeric((int32_t)dtype))
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "cannot make an identity of dtype %lld (%s)",
+                               (long long)dtype,
+                               mmd_dtype_name((int32_t)(dtype < 0 || dtype > 64 ? 0 : dtype)));
+    return mmd__set_output(c, 0, (int32_t)dtype, 2, c->inputs[0]->dims);
+}
+
+static mmd_status mmd__eye_like_any_eval(mmd_kernel_ctx *c) {
+    const mmd__eye_like_data *p = (const mmd__eye_like_data *)c->op_data;
+    const mmd_tensor *y = c->outputs[0];
+    int64_t rows = y->dims[0], cols = y->dims[1], i;
+    size_t bytes = (size_t)mmd_tensor_numel(y) * mmd_dtype_size(y->dtype);
+    if (bytes) memset(y->data, 0, bytes);
+    for (i = 0; i < rows; ++i)
+        if (p->k >= -i && p->k < cols - i) mmd__store_int(y->dtype, y->data, i * cols + i + p->k, 1);
+    return MMD_OK;
+}
+
+/* ---- DepthToSpace, SpaceToDepth -------------------------------------------------------- */
+
+/* Both are a 6-D transpose: the output walked in order as six axes, each with its step
+   through the input. */
+typedef struct mmd__block_data {
+    int64_t dims[6];
+    int64_t strides[6];
+} mmd__block_data;
+
+static mmd_status mmd__block_prepare(mmd_kernel_ctx *c, int32_t to_space) {
+    static const char *const modes[] = {"DCR", "CRD", NULL};
+    mmd__block_data *p = (mmd__block_data *)c->op_data;
+    const mmd_tensor *x;
+    int64_t bs, n, ch, h, w, out[4];
+    int32_t crd = 0;
+    mmd_status st;
+    if ((st = mmd__check_io(c, 1, 1, 1)) != MMD_OK || (st = mmd__want_sized(c, c->inputs[0], "data")) != MMD_OK ||
+        (st = mmd__want_rank(c, 0, 4, 4)) != MMD_OK ||
+        (st = mmd_attr_get_int(c, "blocksize", 0, &bs)) != MMD_OK)
+        return st;
+    if (to_space && c->opset >= 11 && (st = mmd__detect_pick(c, "mode", "DCR", modes, &crd)) != MMD_OK)
+        return st;
+    x = c->inputs[0];
+    n = x->dims[0];
+    ch = x->dims[1];
+    h = x->dims[2];
+    w = x->dims[3];
+    if (bs < 1 || bs > MMD__ATTR_MAX)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "blocksize %lld is out of range",
+                               (long long)bs);
+    if (to_space) {
+        int64_t cb = ch / (bs * bs);
+        if (ch % (bs * bs))
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "%lld channels do not split into blocks of %lld",
+                                   (long long)ch, (long long)(bs * bs));
+        /* Output (n, c, y, i, x, j); the input is [n, i, j, c, y, x] (DCR) or [n, c, i, j, y, x]. */
+        p->dims[0] = n; p->dims[1] = cb; p->dims[2] = h;
+        p->dims[3] = bs; p->dims[4] = w; p->dims[5] = bs;
+        p->strides[0] = ch * h * w;
+        p->strides[2] = w;
+        p->strides[4] = 1;
+        if (!crd) {
+            p->strides[1] = h * w;
+            p->strides[3] = bs * cb * h * w;
+            p->strides[5] = cb * h * w;
+        } else {
+            p->strides[1] = bs * bs * h * w;
+            p->strides[3] = bs * h * w;
+            p->strides[5] = h * w;
+        }
+        out[0] = n; out[1] = cb; out[2] = h * bs; out[3] = w * bs;
+    } else {
+        if (h % bs || w % bs)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "height %lld and width %lld must be multiples "
+                                   "of blocksize %lld", (long long)h, (long long)w, (long long)bs);
+        /* Output (n, i, j, c, y, x); the input is [n, c, y, i, x, j]. */
+        p->dims[0] = n; p->dims[1] = bs; p->dims[2] = bs;
+        p->dims[3] = ch; p->dims[4] = h / bs; p->dims[5] = w / bs;
+        p->strides[0] = ch * h * w;
+        p->strides[1] = w;
+        p->strides[2] = 1;
+        p->strides[3] = h * w;
+        p->strides[4] = bs * w;
+        p->strides[5] = bs;
+        out[0] = n; out[1] = ch * bs * bs; out[2] = h / bs; out[3] = w / bs;
+    }
+    return mmd__set_output(c, 0, x->dtype, 4, out);
+}
+
+static mmd_status mmd__depth_to_space_any_prepare(mmd_kernel_ctx *c) {
+    return mmd__block_prepare(c, 1);
+}
+
+static mmd_status mmd__space_to_depth_any_prepare(mmd_kernel_ctx *c) {
+    return mmd__block_prepare(c, 0);
+}
+
+static mmd_status mmd__block_any_eval(mmd_kernel_ctx *c) {
+    const mmd__block_data *p = (const mmd__block_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0];
+    size_t elem = mmd_dtype_size(x->dtype);
+    int64_t n = mmd_tensor_numel(c->outputs[0]), pos[6] = {0, 0, 0, 0, 0, 0}, off = 0, j;
+    for (j = 0; j < n; ++j) {
+        mmd__index_copy(c->outputs[0]->data, j, x->data, off, elem);
+        mmd__index_next(6, p->dims, pos, p->strides, -1, &off);
+    }
+    return MMD_OK;
+}
+
 /* ==== >>ops reductions and sorting ==== */
 /* ---- Reduce* ---------------------------------------------------------------------------- */
 
@@ -3075,31 +3312,28 @@ static mmd_status mmd__reduce_axes_prepare(mmd_kernel_ctx *c, int32_t axes_input
    Min (ISNAN is 0 for integers). The identity is what an empty reduction gives: 0 for the
    sums, 1 for Prod, the lowest value for Max, the highest for Min, -inf for the logs; the mean
    of nothing is EMPTY_MEAN (NaN for floats, 0 for integers). */
-#define MMD__REDUCE_TYPE(sfx, T, U, LOWEST, HIGHEST, ISNAN, EMPTY_MEAN, SQRT, LOG)              \
+#define MMD__REDUCE_TYPE(arg, sfx, T, U, ACC, ISNAN, LOWEST, HIGHEST, EMPTY_MEAN, SQRT, LOG)    \
     MMD__REDUCE_ROW(mmd__reduce_sum_##sfx##_row, T, (T)((U)acc + (U)x))                        \
     MMD__REDUCE_ROW(mmd__reduce_prod_##sfx##_row, T, (T)((U)acc * (U)x))                       \
     MMD__REDUCE_ROW(mmd__reduce_max_##sfx##_row, T, (x > acc || ISNAN(x)) ? x : acc)           \
     MMD__REDUCE_ROW(mmd__reduce_min_##sfx##_row, T, (x < acc || ISNAN(x)) ? x : acc)           \
     MMD__REDUCE_ROW(mmd__reduce_l1_##sfx##_row, T, (T)((U)acc + (x < 0 ? (U)0 - (U)x : (U)x)))  \
     MMD__REDUCE_ROW(mmd__reduce_sum_square_##sfx##_row, T, (T)((U)acc + (U)x * (U)x))          \
-    static void mmd__reduce_fill_##sfx(T *y, int64_t n, T v) {                                 \
-        int64_t i;                                                                             \
-        for (i = 0; i < n; ++i) y[i] = v;                                                      \
-    }                                                                                          \
     static void mmd__reduce_run_##sfx(const mmd__reduction_data *p, const void *x, void *y_,   \
                                       void *shift_, int64_t n) {                               \
         T *y = (T *)y_, *shift = (T *)shift_;                                                  \
+        T lowest = LOWEST, init = p->op == MMD__REDUCE_PROD ? (T)1 : p->op == MMD__REDUCE_MAX ? LOWEST \
+                               : p->op == MMD__REDUCE_MIN ? HIGHEST : (T)0;                    \
         int64_t i;                                                                             \
         int32_t op = p->op;                                                                    \
         if (op == MMD__REDUCE_LOG_SUM_EXP) {                                                   \
             /* An infinite maximum would make x - shift NaN; such slots shift by 0. */         \
-            mmd__reduce_fill_##sfx(shift, n, LOWEST);                                          \
+            mmd__fill(shift, n, &lowest, sizeof(T));                                           \
             mmd__walk_run(&p->walk, shift, x, NULL, mmd__reduce_max_##sfx##_row);              \
             for (i = 0; i < n; ++i)                                                            \
                 if (shift[i] == LOWEST || shift[i] == HIGHEST) shift[i] = 0;                   \
         }                                                                                      \
-        mmd__reduce_fill_##sfx(y, n, op == MMD__REDUCE_PROD ? (T)1 : op == MMD__REDUCE_MAX ? LOWEST \
-                                     : op == MMD__REDUCE_MIN ? HIGHEST : (T)0);                \
+        mmd__fill(y, n, &init, sizeof(T));                                                     \
         mmd__walk_run(&p->walk, y, x, shift, p->row);                                          \
         for (i = 0; i < n; ++i) {                                                              \
             if (op == MMD__REDUCE_MEAN) y[i] = p->count ? (T)(y[i] / (T)p->count) : EMPTY_MEAN; \
@@ -3109,12 +3343,19 @@ static mmd_status mmd__reduce_axes_prepare(mmd_kernel_ctx *c, int32_t axes_input
         }                                                                                      \
     }
 
+/* The dtypes the typed kernels of this section take, in mmd__want_typed's order: X(arg,
+   suffix, type, the unsigned type integer sums wrap through, the accumulator of products, the
+   NaN test, lowest and highest value, the mean of nothing, square root, logarithm).
+   MMD__TYPED_FN lists a function per dtype for the arrays eval picks from. */
 #define MMD__ISNAN_FLOAT(v) ((v) != (v))
 #define MMD__ISNAN_INT(v) 0
-MMD__REDUCE_TYPE(f32, float, float, -INFINITY, INFINITY, MMD__ISNAN_FLOAT, NAN, sqrtf, logf)
-MMD__REDUCE_TYPE(f64, double, double, -(double)INFINITY, (double)INFINITY, MMD__ISNAN_FLOAT, NAN, sqrt, log)
-MMD__REDUCE_TYPE(i32, int32_t, uint32_t, INT32_MIN, INT32_MAX, MMD__ISNAN_INT, 0, sqrt, log)
-MMD__REDUCE_TYPE(i64, int64_t, uint64_t, INT64_MIN, INT64_MAX, MMD__ISNAN_INT, 0, sqrt, log)
+#define MMD__TYPED(X, arg)                                                                     \
+    X(arg, f32, float, float, double, MMD__ISNAN_FLOAT, -INFINITY, INFINITY, NAN, sqrtf, logf) \
+    X(arg, f64, double, double, double, MMD__ISNAN_FLOAT, -(double)INFINITY, (double)INFINITY, NAN, sqrt, log) \
+    X(arg, i32, int32_t, uint32_t, uint64_t, MMD__ISNAN_INT, INT32_MIN, INT32_MAX, 0, sqrt, log) \
+    X(arg, i64, int64_t, uint64_t, uint64_t, MMD__ISNAN_INT, INT64_MIN, INT64_MAX, 0, sqrt, log)
+#define MMD__TYPED_FN(prefix, sfx, ...) prefix##sfx,
+MMD__TYPED(MMD__REDUCE_TYPE, 0)
 MMD__REDUCE_EXP_ROW(mmd__reduce_log_sum_exp_f32_row, float, expf)
 MMD__REDUCE_EXP_ROW(mmd__reduce_log_sum_exp_f64_row, double, exp)
 #undef MMD__REDUCE_TYPE
@@ -3212,7 +3453,7 @@ typedef struct mmd__arg_data {
 /* Each output slot holds the index of the best element so far; scanning the axis in the outer
    loop keeps the inner loop on contiguous memory. NaN wins, as numpy's argmax and argmin say;
    ties keep the first index unless select_last_index. */
-#define MMD__ARG_TYPE(sfx, T, ISNAN)                                                           \
+#define MMD__ARG_TYPE(arg, sfx, T, U, ACC, ISNAN, ...)                                         \
     static void mmd__arg_##sfx(const mmd__arg_data *p, const void *x_, int64_t *y) {           \
         const T *x = (const T *)x_;                                                            \
         int64_t o, i, j, inner = p->inner;                                                     \
@@ -3230,13 +3471,10 @@ typedef struct mmd__arg_data {
                 }                                                                              \
         }                                                                                      \
     }
-MMD__ARG_TYPE(f32, float, MMD__ISNAN_FLOAT)
-MMD__ARG_TYPE(f64, double, MMD__ISNAN_FLOAT)
-MMD__ARG_TYPE(i32, int32_t, MMD__ISNAN_INT)
-MMD__ARG_TYPE(i64, int64_t, MMD__ISNAN_INT)
+MMD__TYPED(MMD__ARG_TYPE, 0)
 #undef MMD__ARG_TYPE
 static void (*const mmd__arg_fns[])(const mmd__arg_data *p, const void *x, int64_t *y) = {
-    mmd__arg_f32, mmd__arg_f64, mmd__arg_i32, mmd__arg_i64};
+    MMD__TYPED(MMD__TYPED_FN, mmd__arg_)};
 
 /* ArgMax, CumSum, TopK and Einsum are written once per dtype they take (float32, float64,
    int32, int64, in that order in their function arrays): *type is input i's index there.
@@ -3290,7 +3528,7 @@ typedef struct mmd__cumsum_data {
 
 /* Each element is the previous sum plus the previous (exclusive) or current input; integer
    sums wrap through U. */
-#define MMD__CUMSUM_TYPE(sfx, T, U)                                                            \
+#define MMD__CUMSUM_TYPE(arg, sfx, T, U, ...)                                                  \
     static void mmd__cumsum_##sfx(const void *x_, void *y_, int64_t outer, int64_t n,          \
                                   int64_t inner, int32_t exclusive, int32_t reverse) {         \
         const T *x = (const T *)x_;                                                            \
@@ -3310,14 +3548,11 @@ typedef struct mmd__cumsum_data {
                 }                                                                              \
             }                                                                                  \
     }
-MMD__CUMSUM_TYPE(f32, float, float)
-MMD__CUMSUM_TYPE(f64, double, double)
-MMD__CUMSUM_TYPE(i32, int32_t, uint32_t)
-MMD__CUMSUM_TYPE(i64, int64_t, uint64_t)
+MMD__TYPED(MMD__CUMSUM_TYPE, 0)
 #undef MMD__CUMSUM_TYPE
 static void (*const mmd__cumsum_fns[])(const void *x, void *y, int64_t outer, int64_t n, int64_t inner,
                                        int32_t exclusive, int32_t reverse) = {
-    mmd__cumsum_f32, mmd__cumsum_f64, mmd__cumsum_i32, mmd__cumsum_i64};
+    MMD__TYPED(MMD__TYPED_FN, mmd__cumsum_)};
 
 /* Checks CumSum's axis input: an int32 or int64 holding one value. */
 static mmd_status mmd__cumsum_axis_input(mmd_kernel_ctx *c) {
@@ -3378,7 +3613,7 @@ typedef struct mmd__topk_data {
    instead of sorting all n. Popping the worst to the back then leaves the heap best-first.
    Order: larger first (smaller when !largest), NaN above every number as numpy sorts it, equal
    values by lower index, which is also how the ONNX reference breaks ties. */
-#define MMD__TOPK_TYPE(sfx, T, ISNAN)                                                          \
+#define MMD__TOPK_TYPE(arg, sfx, T, U, ACC, ISNAN, ...)                                        \
     static int32_t mmd__topk_before_##sfx(const T *x, int64_t s, int64_t i, int64_t j,         \
                                           int32_t largest) {                                   \
         T a = x[i * s], b = x[j * s];                                                          \
@@ -3436,14 +3671,11 @@ typedef struct mmd__topk_data {
                 }                                                                              \
             }                                                                                  \
     }
-MMD__TOPK_TYPE(f32, float, MMD__ISNAN_FLOAT)
-MMD__TOPK_TYPE(f64, double, MMD__ISNAN_FLOAT)
-MMD__TOPK_TYPE(i32, int32_t, MMD__ISNAN_INT)
-MMD__TOPK_TYPE(i64, int64_t, MMD__ISNAN_INT)
+MMD__TYPED(MMD__TOPK_TYPE, 0)
 #undef MMD__TOPK_TYPE
 static void (*const mmd__topk_fns[])(const mmd__topk_data *p, int64_t k, const void *x, void *v,
                                      int64_t *idx, int64_t *h) = {
-    mmd__topk_f32, mmd__topk_f64, mmd__topk_i32, mmd__topk_i64};
+    MMD__TYPED(MMD__TYPED_FN, mmd__topk_)};
 
 /* TopK 1 to 9 takes k as an attribute, 10 on as input 1 (int64, one value); 11 adds largest
    and sorted (the result is always sorted, which sorted = 0 allows). A k not known now plans
@@ -3701,7 +3933,7 @@ static int32_t mmd__einsum_next(const mmd__einsum_data *p, int32_t lo, int32_t h
 /* Every output element is a sum over the summed labels of the product of one element of each
    input; the last summed label is the innermost loop. Floats accumulate in double, integers
    in uint64_t (wrapping, as the integer kernels do). */
-#define MMD__EINSUM_TYPE(sfx, T, ACC)                                                          \
+#define MMD__EINSUM_TYPE(arg, sfx, T, U, ACC, ...)                                             \
     static void mmd__einsum_##sfx(const mmd__einsum_data *p, mmd_tensor *const *in, void *y_) { \
         const T *x[MMD__EINSUM_MAX_INPUTS];                                                    \
         T *y = (T *)y_;                                                                        \
@@ -3727,13 +3959,10 @@ static int32_t mmd__einsum_next(const mmd__einsum_data *p, int32_t lo, int32_t h
             if (!mmd__einsum_next(p, 0, p->out, idx, off)) break;                              \
         }                                                                                      \
     }
-MMD__EINSUM_TYPE(f32, float, double)
-MMD__EINSUM_TYPE(f64, double, double)
-MMD__EINSUM_TYPE(i32, int32_t, uint64_t)
-MMD__EINSUM_TYPE(i64, int64_t, uint64_t)
+MMD__TYPED(MMD__EINSUM_TYPE, 0)
 #undef MMD__EINSUM_TYPE
 static void (*const mmd__einsum_fns[])(const mmd__einsum_data *p, mmd_tensor *const *in, void *y) = {
-    mmd__einsum_f32, mmd__einsum_f64, mmd__einsum_i32, mmd__einsum_i64};
+    MMD__TYPED(MMD__TYPED_FN, mmd__einsum_)};
 
 static mmd_status mmd__einsum_eval(mmd_kernel_ctx *c) {
     const mmd__einsum_data *p = (const mmd__einsum_data *)c->op_data;
@@ -3742,1109 +3971,515 @@ static mmd_status mmd__einsum_eval(mmd_kernel_ctx *c) {
     return MMD_OK;
 }
 
+#undef MMD__TYPED_FN
+#undef MMD__TYPED
 #undef MMD__ISNAN_FLOAT
 #undef MMD__ISNAN_INT
 
-/* Reduce* before the opset that moved axes to an input, then from it on (flagged so that a
-   graph input feeding the axes re-plans when rebound). ReduceMean here supersedes the float-
-   only entry further down the table. */
+/* ==== >>ops convolution and pooling ==== */
 
-/* ==== >>ops indexing ==== */
-/* Indexing and data movement: GatherElements, GatherND, ScatterElements (and opset 9's
-   Scatter), ScatterND, NonZero, Compress, OneHot, Range, Tile, Pad, Trilu, EyeLike,
-   DepthToSpace, SpaceToDepth.
-   Data tensors of any dtype with an element size are moved as bytes; only the scatter
-   reductions, OneHot's indices and depth, NonZero's test and Range look at values, through the
-   cast helpers. Indices are int32 or int64 and wrap from the back as the specs say; an index
-   out of range makes eval fail with MMD_ERR_INDEX naming the value and its element.
-   NonZero and Compress have data-dependent output shapes: prepare sets an upper bound and
-   marks the output dynamic, eval writes the real dims. */
+/* Sliding-window geometry of Conv and the pools over up to three spatial axes, right aligned:
+   a 2-D op keeps axis 0 at size 1 with kernel 1, so one loop nest serves 1-D, 2-D and 3-D. */
+typedef struct mmd__window {
+    int64_t in[3], out[3], k[3], s[3], d[3];
+    int64_t pad[3], pad_end[3];         /* resolved, auto_pad included */
+} mmd__window;
 
-/* ---- helpers ------------------------------------------------------------------------------- */
-
-/* Fails with MMD_ERR_DTYPE unless input i has an element size (strings and unknown dtypes have
-   none). */
-static mmd_status mmd__index_want_bytes(mmd_kernel_ctx *c, int32_t i) {
-    const mmd_tensor *t = c->inputs[i];
-    if (mmd_dtype_size(t->dtype)) return MMD_OK;
-    return mmd_kernel_fail(c, MMD_ERR_DTYPE, "input %d '%s' has dtype %s (%d), which has no "
-                           "element size", (int)i, t->name ? t->name : "", mmd_dtype_name(t->dtype),
-                           (int)t->dtype);
+/* Positions t in [*lo, *hi), 0 <= t < count, for which start + t * step lies in [0, in).
+   Conv uses it for the outputs a kernel tap reaches, the pools for the taps of a window. */
+static void mmd__valid_range(int64_t start, int64_t step, int64_t count, int64_t in, int64_t *lo,
+                             int64_t *hi) {
+    int64_t a = start < 0 ? (-start + step - 1) / step : 0;
+    int64_t b = start >= in ? 0 : (in - 1 - start) / step + 1;
+    if (b > count) b = count;
+    if (a > b) a = b;
+    *lo = a;
+    *hi = b;
 }
 
-/* Fails with MMD_ERR_DTYPE unless input i holds int32 or int64 indices. */
-static mmd_status mmd__index_want_indices(mmd_kernel_ctx *c, int32_t i) {
-    const mmd_tensor *t = c->inputs[i];
-    if (t->dtype == MMD_DTYPE_INT32 || t->dtype == MMD_DTYPE_INT64) return MMD_OK;
-    return mmd_kernel_fail(c, MMD_ERR_DTYPE, "input %d '%s' is %s, expects int32 or int64", (int)i,
-                           t->name ? t->name : "", mmd_dtype_name(t->dtype));
-}
+/* auto_pad values, as mmd__window_attrs returns them. */
+enum { MMD__AUTO_PAD_NOTSET, MMD__AUTO_PAD_VALID, MMD__AUTO_PAD_SAME_UPPER, MMD__AUTO_PAD_SAME_LOWER };
 
-/* 1 for dtypes whose values the cast helpers read: Cast's set plus uint64, which they read
-   as the same 64 bits. */
-static int32_t mmd__index_numeric(int32_t dtype) {
-    return mmd__cast_kind(dtype) != 0 || dtype == MMD_DTYPE_UINT64;
-}
-
-/* Element i of a numeric tensor as an integer; floats truncate toward zero and saturate (NaN
-   gives 0), as the specs that accept float indices ask ("casted to int64"). */
-static int64_t mmd__index_value(int32_t dtype, const void *p, int64_t i) {
-    double v;
-    if (mmd__cast_kind(dtype) != 1) return mmd__load_int(dtype, p, i);
-    v = mmd__load_float(dtype, p, i);
-    return v != v ? 0 : v >= 9223372036854775808.0 ? INT64_MAX
-         : v < -9223372036854775808.0 ? INT64_MIN : (int64_t)v;
-}
-
-/* Index v on an axis of size n made non-negative; -1 when outside [-n, n-1]. */
-static int64_t mmd__index_wrap(int64_t v, int64_t n) {
-    if (v < -n || v >= n) return -1;
-    return v < 0 ? v + n : v;
-}
-
-static mmd_status mmd__index_fail(mmd_kernel_ctx *c, int64_t v, int64_t element, int64_t size) {
-    return mmd_kernel_fail(c, MMD_ERR_INDEX, "index %lld (element %lld of the indices) is out of "
-                           "range for an axis of size %lld", (long long)v, (long long)element,
-                           (long long)size);
-}
-
-/* Copies element si of src to element di of dst; typed moves for the common sizes because a
-   memcpy of a run-time size is a library call per element. */
-static void mmd__index_copy(void *dst, int64_t di, const void *src, int64_t si, size_t elem) {
-    switch (elem) {
-    case 1: ((uint8_t *)dst)[di] = ((const uint8_t *)src)[si]; break;
-    case 2: ((uint16_t *)dst)[di] = ((const uint16_t *)src)[si]; break;
-    case 4: ((uint32_t *)dst)[di] = ((const uint32_t *)src)[si]; break;
-    case 8: ((uint64_t *)dst)[di] = ((const uint64_t *)src)[si]; break;
-    default: memcpy((uint8_t *)dst + (size_t)di * elem, (const uint8_t *)src + (size_t)si * elem, elem);
-    }
-}
-
-/* Writes element 0 of value into elements [from, to) of dst. */
-static void mmd__index_fill(void *dst, int64_t from, int64_t to, const void *value, size_t elem) {
-    int64_t i;
-    for (i = from; i < to; ++i) mmd__index_copy(dst, i, value, 0, elem);
-}
-
-/* Row-major element strides of a shape. */
-static void mmd__index_strides(int32_t rank, const int64_t *dims, int64_t *strides) {
-    int64_t s = 1;
-    int32_t d;
-    for (d = rank - 1; d >= 0; --d) {
-        strides[d] = s;
-        s *= dims[d];
-    }
-}
-
-static int64_t mmd__index_prod(const int64_t *dims, int32_t from, int32_t to) {
-    int64_t p = 1;
-    int32_t d;
-    for (d = from; d < to; ++d) p *= dims[d];
-    return p;
-}
-
-/* Advances the row-major position pos over dims (the last axis fastest) and, when strides is
-   not NULL, *off with it; axis `skip` (or -1 for none) moves pos but adds nothing to *off. */
-static void mmd__index_next(int32_t rank, const int64_t *dims, int64_t *pos, const int64_t *strides,
-                            int32_t skip, int64_t *off) {
-    int32_t d;
-    for (d = rank - 1; d >= 0; --d) {
-        int64_t s = !strides || d == skip ? 0 : strides[d];
-        if (s) *off += s;
-        if (++pos[d] < dims[d]) return;
-        if (s) *off -= s * dims[d];
-        pos[d] = 0;
-    }
-}
-
-/* Copies the whole of input 0 to output 0 (the scatter ops start from a copy of data). */
-static void mmd__index_copy_input(mmd_kernel_ctx *c) {
-    const mmd_tensor *x = c->inputs[0];
-    size_t bytes = (size_t)mmd_tensor_numel(x) * mmd_dtype_size(x->dtype);
-    if (bytes && c->outputs[0]->data != x->data) memcpy(c->outputs[0]->data, x->data, bytes);
-}
-
-/* ---- scatter reductions ---------------------------------------------------------------- */
-
-enum { MMD__SCATTER_NONE, MMD__SCATTER_ADD, MMD__SCATTER_MUL, MMD__SCATTER_MAX, MMD__SCATTER_MIN };
-
-/* The `reduction` attribute: add and mul exist from opset 16, max and min from 18. */
-static mmd_status mmd__scatter_reduction(mmd_kernel_ctx *c, int32_t dtype, int32_t *out) {
-    static const char *const names[] = {"none", "add", "mul", "max", "min"};
-    static const int32_t since[] = {1, 16, 16, 18, 18};
-    const char *s;
-    int32_t i;
-    mmd_status st = mmd_attr_get_string(c, "reduction", "none", &s);
+/* Reads strides, dilations, pads and auto_pad for n spatial axes and a kernel of sizes
+   kernel[] into w's k, s, d and pads (VALID pads nothing; SAME's pads wait for the input
+   sizes), checking their ranges. ConvTranspose stops here: its output size follows from the
+   pads the other way round. */
+static mmd_status mmd__window_attrs(mmd_kernel_ctx *c, int32_t n, const int64_t *kernel, mmd__window *w,
+                                   int32_t *auto_pad) {
+    static const char *const modes[] = {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER", NULL};
+    const int64_t *strides, *dilations, *pads;
+    int64_t ns, nd, np;
+    int32_t a;
+    mmd_status st = mmd_attr_get_ints(c, "strides", &strides, &ns);
+    if (st == MMD_OK) st = mmd_attr_get_ints(c, "dilations", &dilations, &nd);
+    if (st == MMD_OK) st = mmd_attr_get_ints(c, "pads", &pads, &np);
+    if (st == MMD_OK) st = mmd__detect_pick(c, "auto_pad", "NOTSET", modes, auto_pad);
     if (st != MMD_OK) return st;
-    for (i = 0; i < 5; ++i)
-        if (!strcmp(s, names[i])) break;
-    if (i == 5 || c->opset < since[i])
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "reduction '%s' is not defined at opset %d",
-                               s, (int)c->opset);
-    if (i != MMD__SCATTER_NONE && !mmd__cast_kind(dtype))
-        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "reduction '%s' on %s data is not supported", s,
-                               mmd_dtype_name(dtype));
-    *out = i;
-    return MMD_OK;
-}
-
-/* dst[di] = src[si], or dst[di] combined with src[si] by the reduction. Floats combine in
-   double, integers in int64 with add and mul wrapping (computed unsigned); bool goes through
-   the integer path, so add is `or` and mul is `and`. */
-static void mmd__scatter_apply(int32_t op, int32_t dtype, void *dst, int64_t di, const void *src,
-                               int64_t si, size_t elem) {
-    if (op == MMD__SCATTER_NONE) {
-        mmd__index_copy(dst, di, src, si, elem);
-    } else if (mmd__cast_kind(dtype) == 1) {
-        double a = mmd__load_float(dtype, dst, di), b = mmd__load_float(dtype, src, si);
-        double r = op == MMD__SCATTER_ADD ? a + b : op == MMD__SCATTER_MUL ? a * b
-                 : op == MMD__SCATTER_MAX ? (a > b ? a : b) : (a < b ? a : b);
-        mmd__store_float(dtype, dst, di, r);
-    } else {
-        int64_t a = mmd__load_int(dtype, dst, di), b = mmd__load_int(dtype, src, si);
-        int64_t r = op == MMD__SCATTER_ADD ? (int64_t)((uint64_t)a + (uint64_t)b)
-                  : op == MMD__SCATTER_MUL ? (int64_t)((uint64_t)a * (uint64_t)b)
-                  : op == MMD__SCATTER_MAX ? (a > b ? a : b) : (a < b ? a : b);
-        mmd__store_int(dtype, dst, di, r);
-    }
-}
-
-/* ---- GatherElements, ScatterElements, Scatter ----------------------------------------- */
-
-typedef struct mmd__elements_data {
-    int32_t axis;
-    int32_t reduction;
-} mmd__elements_data;
-
-/* Shared checks: data (input 0) and indices (input 1) of one rank >= 1, the indices no larger
-   than data on every axis but `axis` (their values pick along that one). */
-static mmd_status mmd__elements_check(mmd_kernel_ctx *c, mmd__elements_data *p) {
-    const mmd_tensor *x = c->inputs[0], *idx = c->inputs[1];
-    int64_t axis;
-    int32_t d;
-    mmd_status st;
-    if ((st = mmd__index_want_bytes(c, 0)) != MMD_OK ||
-        (st = mmd__index_want_indices(c, 1)) != MMD_OK ||
-        (st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK)) != MMD_OK ||
-        (st = mmd_attr_get_int(c, "axis", 0, &axis)) != MMD_OK ||
-        (st = mmd__norm_axis(c, axis, x->rank, &p->axis)) != MMD_OK)
-        return st;
-    if (idx->rank != x->rank)
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "indices have rank %d, data has rank %d",
-                               (int)idx->rank, (int)x->rank);
-    for (d = 0; d < x->rank; ++d)
-        if (d != p->axis && idx->dims[d] > x->dims[d]) {
-            char ti[96], tx[96];
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "indices %s exceed data %s on axis %d",
-                                   mmd__dims_text(ti, sizeof ti, idx->rank, idx->dims),
-                                   mmd__dims_text(tx, sizeof tx, x->rank, x->dims), (int)d);
-        }
-    return MMD_OK;
-}
-
-static mmd_status mmd__gather_elements_any_prepare(mmd_kernel_ctx *c) {
-    mmd__elements_data *p = (mmd__elements_data *)c->op_data;
-    mmd_status st;
-    if ((st = mmd__check_io(c, 2, 2, 1)) != MMD_OK || (st = mmd__elements_check(c, p)) != MMD_OK)
-        return st;
-    return mmd__set_output(c, 0, c->inputs[0]->dtype, c->inputs[1]->rank, c->inputs[1]->dims);
-}
-
-/* The indices are walked in order; off is the data offset of the current position without the
-   axis term, which the index value supplies. */
-static mmd_status mmd__gather_elements_any_eval(mmd_kernel_ctx *c) {
-    const mmd__elements_data *p = (const mmd__elements_data *)c->op_data;
-    const mmd_tensor *x = c->inputs[0], *idx = c->inputs[1];
-    size_t elem = mmd_dtype_size(x->dtype);
-    int64_t xs[MMD_MAX_RANK], pos[MMD_MAX_RANK] = {0}, off = 0, n = mmd_tensor_numel(idx), j;
-    int64_t size = x->dims[p->axis];
-    mmd__index_strides(x->rank, x->dims, xs);
-    for (j = 0; j < n; ++j) {
-        int64_t v = mmd__load_int(idx->dtype, idx->data, j), w = mmd__index_wrap(v, size);
-        if (w < 0) return mmd__index_fail(c, v, j, size);
-        mmd__index_copy(c->outputs[0]->data, j, x->data, off + w * xs[p->axis], elem);
-        mmd__index_next(idx->rank, idx->dims, pos, xs, p->axis, &off);
-    }
-    return MMD_OK;
-}
-
-/* ScatterElements, and Scatter (opset 9 and 10, its earlier name without reductions). */
-static mmd_status mmd__scatter_elements_any_prepare(mmd_kernel_ctx *c) {
-    mmd__elements_data *p = (mmd__elements_data *)c->op_data;
-    const mmd_tensor *x, *idx, *u;
-    int32_t d, same;
-    mmd_status st;
-    if ((st = mmd__check_io(c, 3, 3, 1)) != MMD_OK || (st = mmd__elements_check(c, p)) != MMD_OK)
-        return st;
-    x = c->inputs[0];
-    idx = c->inputs[1];
-    u = c->inputs[2];
-    if ((st = mmd__want_dtype(c, 2, x->dtype)) != MMD_OK ||
-        (st = mmd__scatter_reduction(c, x->dtype, &p->reduction)) != MMD_OK)
-        return st;
-    same = u->rank == idx->rank;
-    for (d = 0; same && d < u->rank; ++d) same = u->dims[d] == idx->dims[d];
-    if (!same) {
-        char tu[96], ti[96];
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "updates %s differ from indices %s",
-                               mmd__dims_text(tu, sizeof tu, u->rank, u->dims),
-                               mmd__dims_text(ti, sizeof ti, idx->rank, idx->dims));
-    }
-    return mmd__set_output(c, 0, x->dtype, x->rank, x->dims);
-}
-
-static mmd_status mmd__scatter_elements_any_eval(mmd_kernel_ctx *c) {
-    const mmd__elements_data *p = (const mmd__elements_data *)c->op_data;
-    const mmd_tensor *x = c->inputs[0], *idx = c->inputs[1], *u = c->inputs[2];
-    size_t elem = mmd_dtype_size(x->dtype);
-    int64_t xs[MMD_MAX_RANK], pos[MMD_MAX_RANK] = {0}, off = 0, n = mmd_tensor_numel(idx), j;
-    int64_t size = x->dims[p->axis];
-    mmd__index_copy_input(c);
-    mmd__index_strides(x->rank, x->dims, xs);
-    for (j = 0; j < n; ++j) {
-        int64_t v = mmd__load_int(idx->dtype, idx->data, j), w = mmd__index_wrap(v, size);
-        if (w < 0) return mmd__index_fail(c, v, j, size);
-        mmd__scatter_apply(p->reduction, x->dtype, c->outputs[0]->data, off + w * xs[p->axis],
-                           u->data, j, elem);
-        mmd__index_next(idx->rank, idx->dims, pos, xs, p->axis, &off);
-    }
-    return MMD_OK;
-}
-
-/* ---- GatherND, ScatterND --------------------------------------------------------------- */
-
-typedef struct mmd__nd_data {
-    int32_t batch_dims;              /* GatherND */
-    int32_t reduction;               /* ScatterND */
-} mmd__nd_data;
-
-/* Data offset (in elements) of index tuple t, whose k values pick along data axes [first,
-   first + k). */
-static mmd_status mmd__nd_offset(mmd_kernel_ctx *c, const mmd_tensor *idx, int64_t t, int32_t k,
-                                 const mmd_tensor *x, const int64_t *xs, int32_t first, int64_t *off) {
-    int32_t j;
-    for (j = 0; j < k; ++j) {
-        int64_t v = mmd__load_int(idx->dtype, idx->data, t * k + j);
-        int64_t w = mmd__index_wrap(v, x->dims[first + j]);
-        if (w < 0) return mmd__index_fail(c, v, t * k + j, x->dims[first + j]);
-        *off += w * xs[first + j];
-    }
-    return MMD_OK;
-}
-
-/* Output: the indices' dims without the last, then data's dims past the batch and the k
-   indexed axes. The batch dims of data and indices must agree. */
-static mmd_status mmd__gather_nd_any_prepare(mmd_kernel_ctx *c) {
-    mmd__nd_data *p = (mmd__nd_data *)c->op_data;
-    const mmd_tensor *x, *idx;
-    int64_t b, k, dims[2 * MMD_MAX_RANK];
-    int32_t d, n = 0;
-    mmd_status st;
-    if ((st = mmd__check_io(c, 2, 2, 1)) != MMD_OK || (st = mmd__index_want_bytes(c, 0)) != MMD_OK ||
-        (st = mmd__index_want_indices(c, 1)) != MMD_OK ||
-        (st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK)) != MMD_OK ||
-        (st = mmd__want_rank(c, 1, 1, MMD_MAX_RANK)) != MMD_OK ||
-        (st = mmd_attr_get_int(c, "batch_dims", 0, &b)) != MMD_OK)
-        return st;
-    x = c->inputs[0];
-    idx = c->inputs[1];
-    if (b < 0 || b >= x->rank || b >= idx->rank)
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "batch_dims %lld must be in [0, %d)",
-                               (long long)b, (int)(x->rank < idx->rank ? x->rank : idx->rank));
-    k = idx->dims[idx->rank - 1];
-    if (k < 1 || k > x->rank - b)
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "the indices' last dim is %lld, expects 1 to %lld",
-                               (long long)k, (long long)(x->rank - b));
-    for (d = 0; d < b; ++d)
-        if (idx->dims[d] != x->dims[d])
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "batch dim %d is %lld in indices but %lld in data",
-                                   (int)d, (long long)idx->dims[d], (long long)x->dims[d]);
-    p->batch_dims = (int32_t)b;
-    for (d = 0; d < idx->rank - 1; ++d) dims[n++] = idx->dims[d];
-    for (d = (int32_t)(b + k); d < x->rank; ++d) dims[n++] = x->dims[d];
-    if (n > MMD_MAX_RANK)
-        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "output would have rank %d, more than MMD_MAX_RANK",
-                               (int)n);
-    return mmd__set_output(c, 0, x->dtype, n, dims);
-}
-
-static mmd_status mmd__gather_nd_any_eval(mmd_kernel_ctx *c) {
-    const mmd__nd_data *p = (const mmd__nd_data *)c->op_data;
-    const mmd_tensor *x = c->inputs[0], *idx = c->inputs[1];
-    int32_t b = p->batch_dims, k = (int32_t)idx->dims[idx->rank - 1];
-    size_t elem = mmd_dtype_size(x->dtype);
-    int64_t xs[MMD_MAX_RANK], batches = mmd__index_prod(x->dims, 0, b);
-    int64_t tuples = mmd__index_prod(idx->dims, b, idx->rank - 1);
-    int64_t slice = mmd__index_prod(x->dims, b + k, x->rank), bi, t;
-    size_t bytes = (size_t)slice * elem;
-    uint8_t *y = (uint8_t *)c->outputs[0]->data;
-    mmd_status st;
-    mmd__index_strides(x->rank, x->dims, xs);
-    for (bi = 0; bi < batches; ++bi)
-        for (t = 0; t < tuples; ++t) {
-            int64_t off = b ? bi * xs[b - 1] : 0;
-            if ((st = mmd__nd_offset(c, idx, bi * tuples + t, k, x, xs, b, &off)) != MMD_OK) return st;
-            if (bytes) memcpy(y, (const uint8_t *)x->data + (size_t)off * elem, bytes);
-            y += bytes;
-        }
-    return MMD_OK;
-}
-
-/* updates must have the shape indices.shape[:-1] ++ data.shape[k:]. */
-static mmd_status mmd__scatter_nd_any_prepare(mmd_kernel_ctx *c) {
-    mmd__nd_data *p = (mmd__nd_data *)c->op_data;
-    const mmd_tensor *x, *idx, *u;
-    int64_t k, want[2 * MMD_MAX_RANK];
-    int32_t d, n = 0, same;
-    mmd_status st;
-    if ((st = mmd__check_io(c, 3, 3, 1)) != MMD_OK || (st = mmd__index_want_bytes(c, 0)) != MMD_OK ||
-        (st = mmd__index_want_indices(c, 1)) != MMD_OK ||
-        (st = mmd__want_dtype(c, 2, c->inputs[0]->dtype)) != MMD_OK ||
-        (st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK)) != MMD_OK ||
-        (st = mmd__want_rank(c, 1, 1, MMD_MAX_RANK)) != MMD_OK ||
-        (st = mmd__scatter_reduction(c, c->inputs[0]->dtype, &p->reduction)) != MMD_OK)
-        return st;
-    x = c->inputs[0];
-    idx = c->inputs[1];
-    u = c->inputs[2];
-    k = idx->dims[idx->rank - 1];
-    if (k < 1 || k > x->rank)
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "the indices' last dim is %lld, expects 1 to %d",
-                               (long long)k, (int)x->rank);
-    for (d = 0; d < idx->rank - 1; ++d) want[n++] = idx->dims[d];
-    for (d = (int32_t)k; d < x->rank; ++d) want[n++] = x->dims[d];
-    same = u->rank == n;
-    for (d = 0; same && d < n; ++d) same = u->dims[d] == want[d];
-    if (!same) {
-        char tu[96], tw[96];
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "updates are %s, expects %s",
-                               mmd__dims_text(tu, sizeof tu, u->rank, u->dims),
-                               mmd__dims_text(tw, sizeof tw, n, want));
-    }
-    return mmd__set_output(c, 0, x->dtype, x->rank, x->dims);
-}
-
-static mmd_status mmd__scatter_nd_any_eval(mmd_kernel_ctx *c) {
-    const mmd__nd_data *p = (const mmd__nd_data *)c->op_data;
-    const mmd_tensor *x = c->inputs[0], *idx = c->inputs[1], *u = c->inputs[2];
-    int32_t k = (int32_t)idx->dims[idx->rank - 1];
-    size_t elem = mmd_dtype_size(x->dtype);
-    int64_t xs[MMD_MAX_RANK], tuples = mmd__index_prod(idx->dims, 0, idx->rank - 1);
-    int64_t slice = mmd__index_prod(x->dims, k, x->rank), t, e;
-    mmd_status st;
-    mmd__index_copy_input(c);
-    mmd__index_strides(x->rank, x->dims, xs);
-    for (t = 0; t < tuples; ++t) {
-        int64_t off = 0;
-        if ((st = mmd__nd_offset(c, idx, t, k, x, xs, 0, &off)) != MMD_OK) return st;
-        if (p->reduction == MMD__SCATTER_NONE) {
-            if (slice)
-                memcpy((uint8_t *)c->outputs[0]->data + (size_t)off * elem,
-                       (const uint8_t *)u->data + (size_t)(t * slice) * elem, (size_t)slice * elem);
+    if ((ns && ns != n) || (nd && nd != n) || (np && np != 2 * n))
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL,
+                               "%d spatial axes but %lld strides, %lld dilations, %lld pads",
+                               (int)n, (long long)ns, (long long)nd, (long long)np);
+    for (a = 0; a < 3; ++a) {
+        int32_t j = a - (3 - n);
+        int64_t s, d, lo, hi, k;
+        if (j < 0) {
+            w->in[a] = w->out[a] = w->k[a] = w->s[a] = w->d[a] = 1;
+            w->pad[a] = w->pad_end[a] = 0;
             continue;
         }
-        for (e = 0; e < slice; ++e)
-            mmd__scatter_apply(p->reduction, x->dtype, c->outputs[0]->data, off + e, u->data,
-                               t * slice + e, elem);
+        s = ns ? strides[j] : 1;
+        d = nd ? dilations[j] : 1;
+        lo = np ? pads[j] : 0;
+        hi = np ? pads[j + n] : 0;
+        k = kernel[j];
+        if (s < 1 || s > MMD__ATTR_MAX || d < 1 || d > MMD__ATTR_MAX || lo < 0 || lo > MMD__ATTR_MAX ||
+            hi < 0 || hi > MMD__ATTR_MAX)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL,
+                                   "spatial axis %d: stride %lld, dilation %lld or pads %lld,%lld out of range",
+                                   (int)j, (long long)s, (long long)d, (long long)lo, (long long)hi);
+        if (k < 1 || k > MMD__ELEMS_MAX)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "spatial axis %d: kernel size %lld", (int)j, (long long)k);
+        w->k[a] = k;
+        w->s[a] = s;
+        w->d[a] = d;
+        w->pad[a] = *auto_pad == MMD__AUTO_PAD_VALID ? 0 : lo;
+        w->pad_end[a] = *auto_pad == MMD__AUTO_PAD_VALID ? 0 : hi;
     }
     return MMD_OK;
 }
 
-/* ---- NonZero, Compress: data-dependent shapes ----------------------------------------- */
-
-/* 1 when element i is not zero; -0.0 is zero, NaN is not. */
-static int32_t mmd__index_nonzero(int32_t dtype, const void *p, int64_t i) {
-    if (mmd__cast_kind(dtype) == 1) return mmd__load_float(dtype, p, i) != 0.0;
-    return mmd__load_int(dtype, p, i) != 0;
-}
-
-/* Output (rank, nnz) int64, planned as (rank, numel). A scalar gives (0, nnz), as the spec
-   says (numpy would give (1, nnz)). */
-static mmd_status mmd__non_zero_any_prepare(mmd_kernel_ctx *c) {
-    int64_t dims[2];
-    mmd_status st;
-    if ((st = mmd__check_io(c, 1, 1, 1)) != MMD_OK) return st;
-    if (!mmd__index_numeric(c->inputs[0]->dtype))
-        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "input 0 is %s, expects a numeric or bool tensor",
-                               mmd_dtype_name(c->inputs[0]->dtype));
-    dims[0] = c->inputs[0]->rank;
-    dims[1] = mmd_tensor_numel(c->inputs[0]);
-    if ((st = mmd__set_output(c, 0, MMD_DTYPE_INT64, 2, dims)) != MMD_OK) return st;
-    c->outputs[0]->dynamic = 1;
-    return MMD_OK;
-}
-
-/* Two passes: the count fixes the row length, then the coordinates go in row by row. */
-static mmd_status mmd__non_zero_any_eval(mmd_kernel_ctx *c) {
-    const mmd_tensor *x = c->inputs[0];
-    int64_t *y = (int64_t *)c->outputs[0]->data;
-    int64_t n = mmd_tensor_numel(x), nnz = 0, i, j = 0, pos[MMD_MAX_RANK] = {0};
-    int32_t d;
-    for (i = 0; i < n; ++i) nnz += mmd__index_nonzero(x->dtype, x->data, i);
-    for (i = 0; i < n; ++i) {
-        if (mmd__index_nonzero(x->dtype, x->data, i)) {
-            for (d = 0; d < x->rank; ++d) y[d * nnz + j] = pos[d];
-            ++j;
+/* Reads the window attributes (mmd__window_attrs) and resolves the output sizes over spatial
+   input sizes in[], SAME's pads included. ceil_mode follows the pools: a window that would
+   start in the end padding is dropped. */
+static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_t *in,
+                                      const int64_t *kernel, int32_t ceil_mode, mmd__window *w) {
+    int32_t a, auto_pad;
+    mmd_status st = mmd__window_attrs(c, n, kernel, w, &auto_pad);
+    if (st != MMD_OK) return st;
+    for (a = 0; a < 3; ++a) {
+        int32_t j = a - (3 - n);
+        int64_t s = w->s[a], dk = (w->k[a] - 1) * w->d[a] + 1, span;
+        if (j < 0) continue;
+        w->in[a] = in[j];
+        if (auto_pad == MMD__AUTO_PAD_SAME_UPPER || auto_pad == MMD__AUTO_PAD_SAME_LOWER) {
+            /* SAME: ceil(in / stride) outputs, the padding split evenly, the odd one at the end
+               (SAME_UPPER) or at the start (SAME_LOWER). */
+            int64_t total;
+            w->out[a] = (in[j] + s - 1) / s;
+            total = (w->out[a] - 1) * s + dk - in[j];
+            if (total < 0) total = 0;
+            w->pad[a] = auto_pad == MMD__AUTO_PAD_SAME_LOWER ? (total + 1) / 2 : total / 2;
+            w->pad_end[a] = total - w->pad[a];
+            continue;
         }
-        mmd__index_next(x->rank, x->dims, pos, NULL, -1, NULL);
+        span = in[j] + w->pad[a] + w->pad_end[a] - dk;
+        if (span < 0)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE,
+                                   "spatial axis %d: window of %lld does not fit input %lld padded by %lld,%lld",
+                                   (int)j, (long long)dk, (long long)in[j], (long long)w->pad[a],
+                                   (long long)w->pad_end[a]);
+        w->out[a] = span / s + 1;
+        if (ceil_mode && span % s) {
+            w->out[a] += 1;
+            if ((w->out[a] - 1) * s >= in[j] + w->pad[a]) w->out[a] -= 1;
+        }
     }
-    c->outputs[0]->dims[1] = nnz;
     return MMD_OK;
 }
 
-typedef struct mmd__compress_data {
-    int32_t axis;                    /* -1: no axis, the input is flattened */
-} mmd__compress_data;
+typedef struct mmd__conv_data {
+    mmd__window w;
+    int64_t batch, in_ch, out_ch, group;
+} mmd__conv_data;
 
-/* The output keeps the input's shape with the axis planned at its full size (or the element
-   count without an axis); eval sets the real count of true conditions. */
-static mmd_status mmd__compress_any_prepare(mmd_kernel_ctx *c) {
-    mmd__compress_data *p = (mmd__compress_data *)c->op_data;
-    const mmd_tensor *x;
-    int64_t axis, numel;
-    mmd_status st;
-    if ((st = mmd__check_io(c, 2, 2, 1)) != MMD_OK || (st = mmd__index_want_bytes(c, 0)) != MMD_OK ||
-        (st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK)) != MMD_OK ||
-        (st = mmd__want_dtype(c, 1, MMD_DTYPE_BOOL)) != MMD_OK ||
-        (st = mmd__want_rank(c, 1, 1, 1)) != MMD_OK)
-        return st;
+/* The checks Conv and ConvTranspose share, which fill p's batch, channels and group: float32
+   X of rank 3 to 5; W of X's rank, [M, C / group, k...] for Conv and [C, M / group, k...]
+   for ConvTranspose (transposed), whose spatial dims kernel_shape repeats when given; a group
+   that divides the channels; a bias of shape [M]. */
+static mmd_status mmd__conv_check(mmd_kernel_ctx *c, int32_t transposed, mmd__conv_data *p) {
+    const mmd_tensor *x, *wt, *bias;
+    const int64_t *kshape;
+    int64_t nk, g, i;
+    mmd_status st = mmd__check_io(c, 2, 3, 1);
+    if (st == MMD_OK) st = mmd__want_dtype_all(c, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 3, 5);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "group", 1, &p->group);
+    if (st == MMD_OK) st = mmd_attr_get_ints(c, "kernel_shape", &kshape, &nk);
+    if (st != MMD_OK) return st;
     x = c->inputs[0];
-    p->axis = -1;
-    if (mmd_node_attr(c->node, "axis")) {
-        if ((st = mmd_attr_get_int(c, "axis", 0, &axis)) != MMD_OK ||
-            (st = mmd__norm_axis(c, axis, x->rank, &p->axis)) != MMD_OK)
-            return st;
-        st = mmd__set_output(c, 0, x->dtype, x->rank, x->dims);
+    wt = c->inputs[1];
+    bias = c->input_count > 2 ? c->inputs[2] : NULL;
+    g = p->group;
+    if (wt->rank != x->rank)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "weight '%s' has rank %d, input '%s' has rank %d",
+                               wt->name ? wt->name : "", (int)wt->rank, x->name ? x->name : "", (int)x->rank);
+    p->batch = x->dims[0];
+    p->in_ch = x->dims[1];
+    if (g < 1 || g > MMD__ELEMS_MAX || p->in_ch % g || (!transposed && wt->dims[0] % g))
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "group %lld does not divide the %lld input channels%s",
+                               (long long)g, (long long)p->in_ch, transposed ? "" : " or the weight's output channels");
+    if (transposed) {
+        if (wt->dims[0] != p->in_ch)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "weight '%s' is for %lld input channels but input '%s' has %lld",
+                                   wt->name ? wt->name : "", (long long)wt->dims[0], x->name ? x->name : "",
+                                   (long long)p->in_ch);
+        if (wt->dims[1] > MMD__ELEMS_MAX / g)
+            return mmd_kernel_fail(c, MMD_ERR_LIMIT, "%lld output channels per group times group %lld",
+                                   (long long)wt->dims[1], (long long)g);
+        p->out_ch = wt->dims[1] * g;
     } else {
-        numel = mmd_tensor_numel(x);
-        st = mmd__set_output(c, 0, x->dtype, 1, &numel);
+        p->out_ch = wt->dims[0];
+        if (wt->dims[1] != p->in_ch / g)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE,
+                                   "weight '%s' takes %lld input channels per group but input '%s' has %lld channels with group %lld",
+                                   wt->name ? wt->name : "", (long long)wt->dims[1], x->name ? x->name : "",
+                                   (long long)p->in_ch, (long long)g);
     }
-    if (st == MMD_OK) c->outputs[0]->dynamic = 1;
+    if (nk && nk != x->rank - 2)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "kernel_shape has %lld values for %d spatial axes",
+                               (long long)nk, (int)(x->rank - 2));
+    for (i = 0; i < nk; ++i)
+        if (kshape[i] != wt->dims[2 + i])
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "kernel_shape[%d] is %lld but weight '%s' has %lld",
+                                   (int)i, (long long)kshape[i], wt->name ? wt->name : "", (long long)wt->dims[2 + i]);
+    if (bias && (bias->rank != 1 || bias->dims[0] != p->out_ch))
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "bias '%s' must have shape [%lld]",
+                               bias->name ? bias->name : "", (long long)p->out_ch);
+    return MMD_OK;
+}
+
+static mmd_status mmd__conv_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__conv_data *p = (mmd__conv_data *)c->op_data;
+    const mmd_tensor *x, *wt;
+    int64_t dims[5];
+    int32_t n, a, i;
+    mmd_status st = mmd__conv_check(c, 0, p);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    wt = c->inputs[1];
+    n = x->rank - 2;
+    if ((st = mmd__window_prepare(c, n, x->dims + 2, wt->dims + 2, 0, &p->w)) != MMD_OK) return st;
+    /* eval's table of output ranges per kernel tap (see mmd__conv_plane_f32). */
+    c->scratch_size = (size_t)(p->w.k[0] + p->w.k[1] + p->w.k[2]) * 2 * sizeof(int64_t);
+    dims[0] = p->batch;
+    dims[1] = p->out_ch;
+    for (i = 0; i < n; ++i) dims[2 + i] = p->w.out[3 - n + i];
+    if ((st = mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, dims)) != MMD_OK) return st;
+    /* A pointwise conv (kernel 1, stride 1, no padding) reads each plane as one long row. */
+    for (a = 0; a < 3; ++a)
+        if (p->w.k[a] != 1 || p->w.s[a] != 1 || p->w.pad[a] || p->w.pad_end[a]) return MMD_OK;
+    p->w.in[2] = p->w.out[2] = p->w.in[0] * p->w.in[1] * p->w.in[2];
+    p->w.in[0] = p->w.in[1] = p->w.out[0] = p->w.out[1] = 1;
+    return MMD_OK;
+}
+
+/* y[j] += a[j] * x for four output rows y[0..3] sharing one input row: each input element
+   is loaded once for four multiply-adds. Unrolled by four for the -O2 vectoriser. */
+static void mmd__axpy4_f32(int64_t n, const float *a, const float *MMD__RESTRICT x,
+                           float *MMD__RESTRICT y0, float *MMD__RESTRICT y1,
+                           float *MMD__RESTRICT y2, float *MMD__RESTRICT y3) {
+    float a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        float x0 = x[i], x1 = x[i + 1], x2 = x[i + 2], x3 = x[i + 3];
+        y0[i] += a0 * x0; y0[i + 1] += a0 * x1; y0[i + 2] += a0 * x2; y0[i + 3] += a0 * x3;
+        y1[i] += a1 * x0; y1[i + 1] += a1 * x1; y1[i + 2] += a1 * x2; y1[i + 3] += a1 * x3;
+        y2[i] += a2 * x0; y2[i + 1] += a2 * x1; y2[i + 2] += a2 * x2; y2[i + 3] += a2 * x3;
+        y3[i] += a3 * x0; y3[i + 1] += a3 * x1; y3[i + 2] += a3 * x2; y3[i + 3] += a3 * x3;
+    }
+    for (; i < n; ++i) {
+        float v = x[i];
+        y0[i] += a0 * v;
+        y1[i] += a1 * v;
+        y2[i] += a2 * v;
+        y3[i] += a3 * v;
+    }
+}
+
+/* Adds one input plane x, convolved with the kernels of nm (1 to 4) output channels, into
+   their output planes y, y + out_plane, ...; kernel j starts at k + j * kstride. Each kernel
+   tap is a weight times a run of input elements added into a run of output elements, so the
+   inner loop has no bounds tests. Sharing each input run among up to four output channels
+   halves the memory traffic of the small late layers. range[] holds, per axis and tap, the
+   outputs the tap reaches inside the input (lo, hi pairs; axis 0's taps first). */
+static void mmd__conv_plane_f32(const mmd__window *w, const int64_t *range, const float *x,
+                                const float *k, int64_t kstride, int32_t nm, float *y,
+                                int64_t out_plane) {
+    const int64_t *r0 = range, *r1 = r0 + 2 * w->k[0], *r2 = r1 + 2 * w->k[1];
+    int64_t t0, t1, t2, o0, o1, s2 = w->s[2], tap = 0;
+    for (t0 = 0; t0 < w->k[0]; ++t0) {
+        int64_t off0 = t0 * w->d[0] - w->pad[0];
+        for (t1 = 0; t1 < w->k[1]; ++t1) {
+            int64_t off1 = t1 * w->d[1] - w->pad[1];
+            for (t2 = 0; t2 < w->k[2]; ++t2, ++tap) {
+                int64_t lo2 = r2[2 * t2], run = r2[2 * t2 + 1] - lo2;
+                int64_t first = lo2 * s2 + t2 * w->d[2] - w->pad[2];
+                float wv[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+                int32_t j;
+                if (run <= 0) continue;
+                for (j = 0; j < nm; ++j) wv[j] = k[j * kstride + tap];
+                for (o0 = r0[2 * t0]; o0 < r0[2 * t0 + 1]; ++o0) {
+                    const float *xs = x + (o0 * w->s[0] + off0) * w->in[1] * w->in[2] + first;
+                    float *ys = y + o0 * w->out[1] * w->out[2] + lo2;
+                    for (o1 = r1[2 * t1]; o1 < r1[2 * t1 + 1]; ++o1) {
+                        const float *src = xs + (o1 * w->s[1] + off1) * w->in[2];
+                        float *dst = ys + o1 * w->out[2];
+                        if (s2 == 1 && nm == 4) {
+                            mmd__axpy4_f32(run, wv, src, dst, dst + out_plane, dst + 2 * out_plane,
+                                           dst + 3 * out_plane);
+                        } else if (s2 == 1) {
+                            for (j = 0; j < nm; ++j) mmd__axpy_f32(run, wv[j], src, dst + j * out_plane);
+                        } else {
+                            int64_t i;
+                            for (j = 0; j < nm; ++j)
+                                for (i = 0; i < run; ++i) dst[j * out_plane + i] += wv[j] * src[i * s2];
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* Output channels are taken four at a time within a group (see mmd__conv_plane_f32). */
+static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__conv_data *p = (const mmd__conv_data *)c->op_data;
+    const mmd__window *w = &p->w;
+    const float *x = (const float *)c->inputs[0]->data, *wt = (const float *)c->inputs[1]->data;
+    const float *bias = c->input_count > 2 && c->inputs[2] ? (const float *)c->inputs[2]->data : NULL;
+    float *y = (float *)c->outputs[0]->data;
+    int64_t *r = (int64_t *)c->scratch;
+    int64_t in_plane = w->in[0] * w->in[1] * w->in[2], out_plane = w->out[0] * w->out[1] * w->out[2];
+    int64_t ksize = w->k[0] * w->k[1] * w->k[2];
+    int64_t cg = p->in_ch / p->group, mg = p->out_ch / p->group, b, g, m, ci, i, a, t;
+    int32_t j;
+    for (a = 0; a < 3; ++a)
+        for (t = 0; t < w->k[a]; ++t, r += 2)
+            mmd__valid_range(t * w->d[a] - w->pad[a], w->s[a], w->out[a], w->in[a], &r[0], &r[1]);
+    for (b = 0; b < p->batch; ++b)
+        for (g = 0; g < p->group; ++g)
+            for (m = g * mg; m < (g + 1) * mg; m += 4) {
+                int32_t nm = (int32_t)((g + 1) * mg - m < 4 ? (g + 1) * mg - m : 4);
+                float *yp = y + (b * p->out_ch + m) * out_plane;
+                const float *xg = x + (b * p->in_ch + g * cg) * in_plane;
+                for (j = 0; j < nm; ++j) {
+                    float init = bias ? bias[m + j] : 0.0f;
+                    for (i = 0; i < out_plane; ++i) yp[j * out_plane + i] = init;
+                }
+                for (ci = 0; ci < cg; ++ci)
+                    mmd__conv_plane_f32(w, (const int64_t *)c->scratch, xg + ci * in_plane,
+                                        wt + (m * cg + ci) * ksize, cg * ksize, nm, yp, out_plane);
+            }
+    return MMD_OK;
+}
+
+/* |v|^p with the common exponents spelled out, which is both faster and exact. */
+static float mmd__lp_term(float v, float p) {
+    return p == 2.0f ? v * v : p == 1.0f ? fabsf(v) : powf(fabsf(v), p);
+}
+
+static float mmd__lp_root(float s, float p) {
+    return p == 2.0f ? sqrtf(s) : p == 1.0f ? s : powf(s, 1.0f / p);
+}
+
+/* The p attribute of LpPool and GlobalLpPool: a float (default 2.0) in version 1, an int
+   (default 2) from version 2 on; it must be positive. */
+static mmd_status mmd__lp_norm_p(mmd_kernel_ctx *c, float *p) {
+    int64_t pi;
+    mmd_status st;
+    if (c->opset < 2) {
+        st = mmd_attr_get_float(c, "p", 2.0f, p);
+    } else {
+        st = mmd_attr_get_int(c, "p", 2, &pi);
+        *p = (float)pi;
+        if (pi > MMD__ATTR_MAX) *p = 0.0f;
+    }
+    if (st == MMD_OK && !(*p > 0.0f && *p <= (float)MMD__ATTR_MAX))
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "p must be a positive number");
     return st;
 }
 
-/* Condition entries past the axis (or the element count) must be false: numpy fails on a
-   true one there, and so does this, with MMD_ERR_INDEX. */
-static mmd_status mmd__compress_any_eval(mmd_kernel_ctx *c) {
-    const mmd__compress_data *p = (const mmd__compress_data *)c->op_data;
-    const mmd_tensor *x = c->inputs[0];
-    const uint8_t *cond = (const uint8_t *)c->inputs[1]->data;
-    mmd_tensor *y = c->outputs[0];
-    size_t elem = mmd_dtype_size(x->dtype);
-    int64_t size = p->axis < 0 ? mmd_tensor_numel(x) : x->dims[p->axis];
-    int64_t len = c->inputs[1]->dims[0], count = 0, i, o;
-    int64_t outer = p->axis < 0 ? 1 : mmd__index_prod(x->dims, 0, p->axis);
-    size_t block = p->axis < 0 ? elem : (size_t)mmd__index_prod(x->dims, p->axis + 1, x->rank) * elem;
-    uint8_t *dst = (uint8_t *)y->data;
-    for (i = 0; i < len; ++i) {
-        if (!cond[i]) continue;
-        if (i >= size)
-            return mmd_kernel_fail(c, MMD_ERR_INDEX, "condition element %lld is true but the axis "
-                                   "has only %lld entries", (long long)i, (long long)size);
-        ++count;
+/* The window pools, told apart by op_type. */
+enum { MMD__POOL_MAX, MMD__POOL_AVERAGE, MMD__POOL_LP };
+
+typedef struct mmd__pool_data {
+    mmd__window w;
+    int64_t planes;                     /* N * C */
+    int32_t mode;                       /* MMD__POOL_MAX, _AVERAGE or _LP */
+    int32_t count_include_pad;
+    int32_t column_major;               /* MaxPool storage_order 1: Indices count axis 0 fastest */
+    float p;                            /* LpPool's exponent */
+} mmd__pool_data;
+
+/* MaxPool, AveragePool and LpPool: kernel_shape is required. The first two need explicit
+   pads smaller than the kernel, so that every window holds at least one input element; LpPool
+   counts padding as zeros and has its p. LpPool took ceil_mode and dilations at opset 18. */
+static mmd_status mmd__pool_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__pool_data *p = (mmd__pool_data *)c->op_data;
+    const mmd_tensor *x;
+    const int64_t *kshape, *pads;
+    int64_t nk, np, ceil_mode, include_pad, storage_order, dims[5];
+    int32_t n, i;
+    mmd_status st;
+    p->mode = !strcmp(c->node->op_type, "MaxPool") ? MMD__POOL_MAX
+              : !strcmp(c->node->op_type, "LpPool") ? MMD__POOL_LP : MMD__POOL_AVERAGE;
+    st = mmd__check_io(c, 1, 1, p->mode == MMD__POOL_MAX ? 2 : 1);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 3, 5);
+    if (st == MMD_OK) st = mmd_attr_get_ints(c, "kernel_shape", &kshape, &nk);
+    if (st == MMD_OK) st = mmd_attr_get_ints(c, "pads", &pads, &np);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "ceil_mode", 0, &ceil_mode);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "count_include_pad", 0, &include_pad);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "storage_order", 0, &storage_order);
+    if (st == MMD_OK && p->mode == MMD__POOL_LP) st = mmd__lp_norm_p(c, &p->p);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    n = x->rank - 2;
+    if (nk != n)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "kernel_shape has %lld values for %d spatial axes",
+                               (long long)nk, (int)n);
+    for (i = 0; i < n; ++i) {
+        if (kshape[i] < 1 || kshape[i] > MMD__ATTR_MAX)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "kernel_shape[%d] is %lld", (int)i, (long long)kshape[i]);
+        if (p->mode != MMD__POOL_LP && np == 2 * n && (pads[i] >= kshape[i] || pads[i + n] >= kshape[i]))
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "pads %lld,%lld are not smaller than kernel %lld",
+                                   (long long)pads[i], (long long)pads[i + n], (long long)kshape[i]);
     }
-    if (len > size) len = size;
-    for (o = 0; o < outer; ++o)
-        for (i = 0; i < len; ++i)
-            if (cond[i] && block) {
-                memcpy(dst, (const uint8_t *)x->data + (size_t)(o * size + i) * block, block);
-                dst += block;
+    if ((st = mmd__window_prepare(c, n, x->dims + 2, kshape, ceil_mode != 0, &p->w)) != MMD_OK) return st;
+    p->planes = x->dims[0] * x->dims[1];
+    p->count_include_pad = include_pad != 0;
+    p->column_major = storage_order != 0;
+    dims[0] = x->dims[0];
+    dims[1] = x->dims[1];
+    for (i = 0; i < n; ++i) dims[2 + i] = p->w.out[3 - n + i];
+    if ((st = mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, dims)) != MMD_OK) return st;
+    if (c->output_count < 2 || !c->outputs[1]) return MMD_OK;
+    return mmd__set_output(c, 1, MMD_DTYPE_INT64, x->rank, dims);
+}
+
+/* Every pool walks every window. MaxPool also records the flat input index of the maximum
+   (over N, C and the spatial axes, the spatial part row-major or with storage_order 1
+   column-major, as ONNX defines Indices). AveragePool divides by the taps inside the input,
+   or with count_include_pad by the taps inside the padded input (not those past it that
+   ceil_mode adds), as PyTorch does. LpPool takes (sum |x|^p)^(1/p) of the taps inside. */
+static mmd_status mmd__pool_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__pool_data *p = (const mmd__pool_data *)c->op_data;
+    const mmd__window *w = &p->w;
+    const float *x = (const float *)c->inputs[0]->data;
+    float *y = (float *)c->outputs[0]->data;
+    int32_t is_max = p->mode == MMD__POOL_MAX, is_lp = p->mode == MMD__POOL_LP;
+    int64_t *idx = is_max && c->output_count > 1 && c->outputs[1] ? (int64_t *)c->outputs[1]->data : NULL;
+    int64_t in_plane = w->in[0] * w->in[1] * w->in[2], pl, o0, o1, o2, t0, t1, t2;
+    for (pl = 0; pl < p->planes; ++pl) {
+        const float *xp = x + pl * in_plane;
+        for (o0 = 0; o0 < w->out[0]; ++o0) {
+            int64_t s0 = o0 * w->s[0] - w->pad[0], lo0, hi0, n0, pn0;
+            mmd__valid_range(s0, w->d[0], w->k[0], w->in[0], &lo0, &hi0);
+            mmd__valid_range(s0 + w->pad[0], w->d[0], w->k[0], w->in[0] + w->pad[0] + w->pad_end[0], &n0, &pn0);
+            pn0 -= n0;
+            for (o1 = 0; o1 < w->out[1]; ++o1) {
+                int64_t s1 = o1 * w->s[1] - w->pad[1], lo1, hi1, n1, pn1;
+                mmd__valid_range(s1, w->d[1], w->k[1], w->in[1], &lo1, &hi1);
+                mmd__valid_range(s1 + w->pad[1], w->d[1], w->k[1], w->in[1] + w->pad[1] + w->pad_end[1], &n1, &pn1);
+                pn1 -= n1;
+                for (o2 = 0; o2 < w->out[2]; ++o2) {
+                    int64_t s2 = o2 * w->s[2] - w->pad[2], lo2, hi2, n2, pn2, best_at = 0;
+                    float acc = is_max ? -FLT_MAX : 0.0f;
+                    mmd__valid_range(s2, w->d[2], w->k[2], w->in[2], &lo2, &hi2);
+                    for (t0 = lo0; t0 < hi0; ++t0)
+                        for (t1 = lo1; t1 < hi1; ++t1) {
+                            int64_t row = ((s0 + t0 * w->d[0]) * w->in[1] + s1 + t1 * w->d[1]) * w->in[2] + s2;
+                            for (t2 = lo2; t2 < hi2; ++t2) {
+                                float v = xp[row + t2 * w->d[2]];
+                                if (!is_max) {
+                                    acc += is_lp ? mmd__lp_term(v, p->p) : v;
+                                } else if (v > acc || best_at == 0) {
+                                    /* best_at is position + 1 so that 0 means none yet. */
+                                    acc = v;
+                                    best_at = row + t2 * w->d[2] + 1;
+                                }
+                            }
+                        }
+                    if (is_max) {
+                        int64_t at = best_at ? best_at - 1 : 0;
+                        if (p->column_major && best_at)
+                            at = at / (w->in[1] * w->in[2]) + (at / w->in[2] % w->in[1]) * w->in[0] +
+                                 at % w->in[2] * w->in[0] * w->in[1];
+                        *y++ = acc;
+                        if (idx) *idx++ = pl * in_plane + at;
+                        continue;
+                    }
+                    if (is_lp) {
+                        *y++ = mmd__lp_root(acc, p->p);
+                        continue;
+                    }
+                    if (p->count_include_pad) {
+                        mmd__valid_range(s2 + w->pad[2], w->d[2], w->k[2], w->in[2] + w->pad[2] + w->pad_end[2], &n2, &pn2);
+                        n2 = pn0 * pn1 * (pn2 - n2);
+                    } else {
+                        n2 = (hi0 - lo0) * (hi1 - lo1) * (hi2 - lo2);
+                    }
+                    *y++ = n2 ? acc / (float)n2 : 0.0f;
+                }
             }
-    y->dims[p->axis < 0 ? 0 : p->axis] = count;
-    return MMD_OK;
-}
-
-/* ---- OneHot ------------------------------------------------------------------------------ */
-
-typedef struct mmd__one_hot_data {
-    int32_t axis;                    /* of the output */
-    int64_t depth;
-} mmd__one_hot_data;
-
-/* depth (input 1) sets the output shape, so it must be known at prepare. */
-static mmd_status mmd__one_hot_any_prepare(mmd_kernel_ctx *c) {
-    mmd__one_hot_data *p = (mmd__one_hot_data *)c->op_data;
-    const mmd_tensor *idx, *depth, *values;
-    int64_t axis, dims[MMD_MAX_RANK];
-    int32_t d, n = 0;
-    mmd_status st;
-    if ((st = mmd__check_io(c, 3, 3, 1)) != MMD_OK || (st = mmd__index_want_bytes(c, 2)) != MMD_OK ||
-        (st = mmd__want_rank(c, 0, 0, MMD_MAX_RANK - 1)) != MMD_OK ||
-        (st = mmd__want_rank(c, 2, 1, 1)) != MMD_OK ||
-        (st = mmd_attr_get_int(c, "axis", -1, &axis)) != MMD_OK)
-        return st;
-    idx = c->inputs[0];
-    depth = c->inputs[1];
-    values = c->inputs[2];
-    if (!mmd__index_numeric(idx->dtype) || !mmd__index_numeric(depth->dtype))
-        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "indices (%s) and depth (%s) must be numeric",
-                               mmd_dtype_name(idx->dtype), mmd_dtype_name(depth->dtype));
-    if (values->dims[0] != 2)
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "values has %lld elements, expects 2 (off, on)",
-                               (long long)values->dims[0]);
-    if (mmd_tensor_numel(depth) != 1)
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "depth has %lld elements, expects 1",
-                               (long long)mmd_tensor_numel(depth));
-    if (!mmd_tensor_is_const(depth))
-        return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "depth '%s' is not known at prepare time",
-                               depth->name ? depth->name : "");
-    p->depth = mmd__index_value(depth->dtype, depth->data, 0);
-    if (p->depth < 0 || p->depth > MMD__ELEMS_MAX)
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "depth %lld is out of range",
-                               (long long)p->depth);
-    if ((st = mmd__norm_axis(c, axis, idx->rank + 1, &p->axis)) != MMD_OK) return st;
-    for (d = 0; d <= idx->rank; ++d)
-        dims[d] = d < p->axis ? idx->dims[d] : d == p->axis ? p->depth : idx->dims[d - 1];
-    n = idx->rank + 1;
-    return mmd__set_output(c, 0, values->dtype, n, dims);
-}
-
-/* Everything off, then one `on` per index. Before opset 11 negative indices are off too;
-   from 11 they count from the back. */
-static mmd_status mmd__one_hot_any_eval(mmd_kernel_ctx *c) {
-    const mmd__one_hot_data *p = (const mmd__one_hot_data *)c->op_data;
-    const mmd_tensor *idx = c->inputs[0], *values = c->inputs[2];
-    void *y = c->outputs[0]->data;
-    size_t elem = mmd_dtype_size(values->dtype);
-    int64_t outer = mmd__index_prod(idx->dims, 0, p->axis);
-    int64_t inner = mmd__index_prod(idx->dims, p->axis, idx->rank), o, i;
-    mmd__index_fill(y, 0, mmd_tensor_numel(c->outputs[0]), values->data, elem);
-    for (o = 0; o < outer; ++o)
-        for (i = 0; i < inner; ++i) {
-            int64_t v = mmd__index_value(idx->dtype, idx->data, o * inner + i);
-            v = c->opset < 11 && v < 0 ? -1 : mmd__index_wrap(v, p->depth);
-            if (v >= 0) mmd__index_copy(y, (o * p->depth + v) * inner + i, values->data, 1, elem);
         }
-    return MMD_OK;
-}
-
-/* ---- Range ------------------------------------------------------------------------------- */
-
-/* The element count, max(ceil((limit - start) / delta), 0), needs all three values now. */
-static mmd_status mmd__range_any_prepare(mmd_kernel_ctx *c) {
-    static const char *const names[] = {"start", "limit", "delta"};
-    int32_t dtype, i, missing = 0;
-    int64_t count;
-    char unknown[64];
-    size_t len = 0;
-    mmd_status st;
-    if ((st = mmd__check_io(c, 3, 3, 1)) != MMD_OK) return st;
-    dtype = c->inputs[0]->dtype;
-    if (dtype != MMD_DTYPE_FLOAT32 && dtype != MMD_DTYPE_FLOAT64 && dtype != MMD_DTYPE_INT16 &&
-        dtype != MMD_DTYPE_INT32 && dtype != MMD_DTYPE_INT64)
-        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "start is %s, expects float32, float64, int16, "
-                               "int32 or int64", mmd_dtype_name(dtype));
-    unknown[0] = '\0';
-    for (i = 0; i < 3; ++i) {
-        const char *s = names[i];
-        if ((st = mmd__want_dtype(c, i, dtype)) != MMD_OK) return st;
-        if (mmd_tensor_numel(c->inputs[i]) != 1)
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "%s has %lld elements, expects a scalar", s,
-                                   (long long)mmd_tensor_numel(c->inputs[i]));
-        if (mmd_tensor_is_const(c->inputs[i])) continue;
-        if (len) {
-            unknown[len++] = ',';
-            unknown[len++] = ' ';
-        }
-        while (*s) unknown[len++] = *s++;
-        unknown[len] = '\0';
-        ++missing;
-    }
-    if (missing)
-        return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "%s %s not known at prepare time, and the "
-                               "output size depends on %s", unknown, missing > 1 ? "are" : "is",
-                               missing > 1 ? "their values" : "its value");
-    if (mmd__cast_kind(dtype) == 1) {
-        double start = mmd__load_float(dtype, c->inputs[0]->data, 0);
-        double limit = mmd__load_float(dtype, c->inputs[1]->data, 0);
-        double delta = mmd__load_float(dtype, c->inputs[2]->data, 0);
-        double n = delta == 0.0 ? 0.0 : ceil((limit - start) / delta);
-        if (delta == 0.0 || n != n || n > (double)MMD__ELEMS_MAX)
-            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "range from %g to %g by %g has no "
-                                   "bounded size", start, limit, delta);
-        count = n > 0.0 ? (int64_t)n : 0;
-    } else {
-        int64_t start = mmd__load_int(dtype, c->inputs[0]->data, 0);
-        int64_t limit = mmd__load_int(dtype, c->inputs[1]->data, 0);
-        int64_t delta = mmd__load_int(dtype, c->inputs[2]->data, 0);
-        uint64_t span, step, n;
-        if (delta == 0)
-            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "delta is 0");
-        /* Unsigned differences cannot overflow once the direction is known to be right. */
-        if ((delta > 0 && limit <= start) || (delta < 0 && limit >= start)) {
-            n = 0;
-        } else {
-            span = delta > 0 ? (uint64_t)limit - (uint64_t)start : (uint64_t)start - (uint64_t)limit;
-            step = delta > 0 ? (uint64_t)delta : (uint64_t)0 - (uint64_t)delta;
-            n = span / step + (span % step != 0);
-        }
-        if (n > (uint64_t)MMD__ELEMS_MAX)
-            return mmd_kernel_fail(c, MMD_ERR_LIMIT, "range from %lld to %lld by %lld has %llu "
-                                   "elements", (long long)start, (long long)limit, (long long)delta,
-                                   (unsigned long long)n);
-        count = (int64_t)n;
-    }
-    return mmd__set_output(c, 0, dtype, 1, &count);
-}
-
-static mmd_status mmd__range_any_eval(mmd_kernel_ctx *c) {
-    int32_t dtype = c->inputs[0]->dtype;
-    int64_t n = c->outputs[0]->dims[0], i;
-    void *y = c->outputs[0]->data;
-    if (mmd__cast_kind(dtype) == 1) {
-        double start = mmd__load_float(dtype, c->inputs[0]->data, 0);
-        double delta = mmd__load_float(dtype, c->inputs[2]->data, 0);
-        for (i = 0; i < n; ++i) mmd__store_float(dtype, y, i, start + (double)i * delta);
-    } else {
-        uint64_t start = (uint64_t)mmd__load_int(dtype, c->inputs[0]->data, 0);
-        uint64_t delta = (uint64_t)mmd__load_int(dtype, c->inputs[2]->data, 0);
-        for (i = 0; i < n; ++i) mmd__store_int(dtype, y, i, (int64_t)(start + (uint64_t)i * delta));
     }
     return MMD_OK;
 }
 
-/* ---- Tile ------------------------------------------------------------------------------- */
+typedef struct mmd__plane_data {
+    int64_t planes, plane;              /* N * C planes of `plane` elements each */
+    int32_t mode;                       /* MMD__POOL_MAX, _AVERAGE or _LP */
+    float p;                            /* GlobalLpPool's exponent */
+} mmd__plane_data;
 
-/* repeats (input 1) sets the output shape, so it must be known at prepare. */
-static mmd_status mmd__tile_any_prepare(mmd_kernel_ctx *c) {
-    const mmd_tensor *x, *r;
+/* GlobalAveragePool, GlobalMaxPool and GlobalLpPool pool each (n, c) plane into one value. */
+static mmd_status mmd__global_pool_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__plane_data *p = (mmd__plane_data *)c->op_data;
+    const mmd_tensor *x;
     int64_t dims[MMD_MAX_RANK];
-    int32_t d;
-    mmd_status st;
-    if ((st = mmd__check_io(c, 2, 2, 1)) != MMD_OK || (st = mmd__index_want_bytes(c, 0)) != MMD_OK ||
-        (st = mmd__index_want_indices(c, 1)) != MMD_OK || (st = mmd__want_rank(c, 1, 1, 1)) != MMD_OK)
-        return st;
+    int32_t i;
+    mmd_status st = mmd__check_io(c, 1, 1, 1);
+    p->mode = !strcmp(c->node->op_type, "GlobalMaxPool") ? MMD__POOL_MAX
+              : !strcmp(c->node->op_type, "GlobalLpPool") ? MMD__POOL_LP : MMD__POOL_AVERAGE;
+    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 3, MMD_MAX_RANK);
+    if (st == MMD_OK && p->mode == MMD__POOL_LP) st = mmd__lp_norm_p(c, &p->p);
+    if (st != MMD_OK) return st;
     x = c->inputs[0];
-    r = c->inputs[1];
-    if (r->dims[0] != x->rank)
-        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "repeats has %lld values for an input of rank %d",
-                               (long long)r->dims[0], (int)x->rank);
-    if (!mmd_tensor_is_const(r))
-        return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "repeats '%s' is not known at prepare time",
-                               r->name ? r->name : "");
-    for (d = 0; d < x->rank; ++d) {
-        int64_t k = mmd__load_int(r->dtype, r->data, d);
-        if (k < 0 || k > MMD__ELEMS_MAX / (x->dims[d] > 1 ? x->dims[d] : 1))
-            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "repeats[%d] = %lld is out of range",
-                                   (int)d, (long long)k);
-        dims[d] = x->dims[d] * k;
-    }
-    return mmd__set_output(c, 0, x->dtype, x->rank, dims);
+    p->planes = x->dims[0] * x->dims[1];
+    p->plane = mmd__dims_product(x, 2, x->rank);
+    dims[0] = x->dims[0];
+    dims[1] = x->dims[1];
+    for (i = 2; i < x->rank; ++i) dims[i] = 1;
+    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, dims);
 }
 
-/* One output row (all axes but the last fixed) is the matching input row repeated; the input
-   row is found by taking each output coordinate modulo the input dim. */
-static mmd_status mmd__tile_any_eval(mmd_kernel_ctx *c) {
-    const mmd_tensor *x = c->inputs[0];
-    const mmd_tensor *y = c->outputs[0];
-    size_t elem = mmd_dtype_size(x->dtype);
-    int64_t xs[MMD_MAX_RANK], pos[MMD_MAX_RANK] = {0}, rows, r;
-    int32_t d, last = x->rank - 1;
-    size_t row;
-    uint8_t *dst = (uint8_t *)y->data;
-    if (mmd_tensor_numel(y) == 0) return MMD_OK;
-    if (x->rank == 0) {
-        memcpy(dst, x->data, elem);
-        return MMD_OK;
-    }
-    mmd__index_strides(x->rank, x->dims, xs);
-    rows = mmd__index_prod(y->dims, 0, last);
-    row = (size_t)x->dims[last] * elem;
-    for (r = 0; r < rows; ++r) {
-        int64_t off = 0, k;
-        for (d = 0; d < last; ++d) off += (pos[d] % x->dims[d]) * xs[d];
-        for (k = 0; k < y->dims[last] / x->dims[last]; ++k) {
-            memcpy(dst, (const uint8_t *)x->data + (size_t)off * elem, row);
-            dst += row;
-        }
-        mmd__index_next(last, y->dims, pos, NULL, -1, NULL);
-    }
-    return MMD_OK;
-}
-
-/* ---- Pad -------------------------------------------------------------------------------- */
-
-enum { MMD__PAD_CONSTANT, MMD__PAD_REFLECT, MMD__PAD_EDGE, MMD__PAD_WRAP };
-
-/* Negative pads crop first; the padding then applies to the window that is left, which is
-   [start, start + size) of the input on each axis. */
-typedef struct mmd__pad_data {
-    int32_t mode;
-    int64_t before[MMD_MAX_RANK];    /* added in front (0 when cropped) */
-    int64_t start[MMD_MAX_RANK];     /* first input index of the window */
-    int64_t size[MMD_MAX_RANK];      /* window length */
-    union {                          /* opset 2-10: the `value` attribute in the data's dtype */
-        double f64;
-        uint64_t u64;
-    } value;
-} mmd__pad_data;
-
-/* Input index on axis d for output index o, or -1 where the constant goes. */
-static int64_t mmd__pad_map(const mmd__pad_data *p, int32_t d, int64_t o) {
-    int64_t j = o - p->before[d], m = p->size[d], t;
-    if (j >= 0 && j < m) return p->start[d] + j;
-    switch (p->mode) {
-    case MMD__PAD_EDGE:
-        t = j < 0 ? 0 : m - 1;
-        break;
-    case MMD__PAD_WRAP:
-        t = ((j % m) + m) % m;
-        break;
-    case MMD__PAD_REFLECT:
-        /* Mirror without repeating the edge: a period of 2(m-1) folded in half (numpy's
-           reflect); a one-element axis repeats, as numpy's does. */
-        if (m == 1) {
-            t = 0;
-            break;
-        }
-        t = ((j % (2 * (m - 1))) + 2 * (m - 1)) % (2 * (m - 1));
-        if (t >= m) t = 2 * (m - 1) - t;
-        break;
-    default:
-        return -1;
-    }
-    return p->start[d] + t;
-}
-
-/* Output cells [from, to) of the row at element o, whose input row starts at element off. */
-static void mmd__pad_cells(const mmd__pad_data *p, int32_t d, int64_t from, int64_t to, void *y,
-                           int64_t o, const void *x, int64_t off, const void *value, size_t elem) {
-    int64_t j;
-    for (j = from; j < to; ++j) {
-        int64_t k = mmd__pad_map(p, d, j);
-        if (k < 0) mmd__index_copy(y, o + j, value, 0, elem);
-        else mmd__index_copy(y, o + j, x, off + k, elem);
-    }
-}
-
-/* pads from the attribute (opset 2-10) or input 1 (11+), for the axes of input 3 (18+) or all
-   axes; mode constant, reflect, edge and, from opset 19, wrap. */
-static mmd_status mmd__pad_any_prepare(mmd_kernel_ctx *c) {
-    static const char *const modes[] = {"constant", "reflect", "edge", "wrap"};
-    mmd__pad_data *p = (mmd__pad_data *)c->op_data;
-    const mmd_tensor *x;
-    const int64_t *attr_pads = NULL;
-    const char *mode;
-    int64_t npads = 0, pads[2 * MMD_MAX_RANK], dims[MMD_MAX_RANK], i;
-    int32_t axes[MMD_MAX_RANK], naxes, d, max_in = c->opset >= 18 ? 4 : c->opset >= 11 ? 3 : 1;
-    mmd_status st;
-    if ((st = mmd__check_io(c, c->opset >= 11 ? 2 : 1, max_in, 1)) != MMD_OK ||
-        (st = mmd__index_want_bytes(c, 0)) != MMD_OK ||
-        (st = mmd_attr_get_string(c, "mode", "constant", &mode)) != MMD_OK)
-        return st;
-    x = c->inputs[0];
-    for (p->mode = 0; p->mode < 4; ++p->mode)
-        if (!strcmp(mode, modes[p->mode])) break;
-    if (p->mode == 4 || (p->mode == MMD__PAD_WRAP && c->opset < 19))
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "mode '%s' is not defined at opset %d",
-                               mode, (int)c->opset);
-    naxes = x->rank;
-    for (d = 0; d < x->rank; ++d) axes[d] = d;
-    if (c->opset < 11) {
-        float value;
-        if ((st = mmd_attr_get_ints(c, "pads", &attr_pads, &npads)) != MMD_OK ||
-            (st = mmd_attr_get_float(c, "value", 0.0f, &value)) != MMD_OK)
-            return st;
-        if (mmd__index_numeric(x->dtype)) mmd__store_float(x->dtype, &p->value, 0, value);
-    } else {
-        const mmd_tensor *t = c->inputs[1];
-        if ((st = mmd__index_want_indices(c, 1)) != MMD_OK ||
-            (st = mmd__want_rank(c, 1, 1, 1)) != MMD_OK)
-            return st;
-        if (!mmd_tensor_is_const(t))
-            return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "pads '%s' is not known at prepare time",
-                                   t->name ? t->name : "");
-        if (c->input_count > 2 && c->inputs[2]) {
-            if ((st = mmd__want_dtype(c, 2, x->dtype)) != MMD_OK) return st;
-            if (mmd_tensor_numel(c->inputs[2]) != 1)
-                return mmd_kernel_fail(c, MMD_ERR_SHAPE, "constant_value has %lld elements, "
-                                       "expects 1", (long long)mmd_tensor_numel(c->inputs[2]));
-        }
-        if (c->input_count > 3 && c->inputs[3]) {
-            const mmd_tensor *a = c->inputs[3];
-            if ((st = mmd__index_want_indices(c, 3)) != MMD_OK ||
-                (st = mmd__want_rank(c, 3, 1, 1)) != MMD_OK)
-                return st;
-            if (!mmd_tensor_is_const(a))
-                return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "axes '%s' is not known at prepare "
-                                       "time", a->name ? a->name : "");
-            if (a->dims[0] > x->rank)
-                return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "axes has %lld values for rank %d",
-                                       (long long)a->dims[0], (int)x->rank);
-            naxes = (int32_t)a->dims[0];
-            for (d = 0; d < naxes; ++d) {
-                int64_t axis = mmd__load_int(a->dtype, a->data, d);
-                int32_t k;
-                if ((st = mmd__norm_axis(c, axis, x->rank, &axes[d])) != MMD_OK) return st;
-                for (k = 0; k < d; ++k)
-                    if (axes[k] == axes[d])
-                        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "axis %d is repeated in axes",
-                                               (int)axes[d]);
-            }
-        }
-        npads = t->dims[0];
-        if (npads == 2 * naxes)
-            for (i = 0; i < npads; ++i) pads[i] = mmd__load_int(t->dtype, t->data, i);
-    }
-    if (npads != 2 * naxes)
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "pads has %lld values, expects %d",
-                               (long long)npads, (int)(2 * naxes));
-    if (attr_pads)
-        for (i = 0; i < npads; ++i) pads[i] = attr_pads[i];
-    for (d = 0; d < x->rank; ++d) {
-        p->before[d] = 0;
-        p->start[d] = 0;
-        p->size[d] = x->dims[d];
-        dims[d] = x->dims[d];
-    }
-    for (i = 0; i < naxes; ++i) {
-        int64_t b = pads[i], e = pads[i + naxes], n;
-        d = axes[i];
-        n = x->dims[d];
-        if (b < -n || e < -n || b > MMD__ELEMS_MAX || e > MMD__ELEMS_MAX || n + b + e < 0)
-            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "pads %lld and %lld do not fit axis %d "
-                                   "of size %lld", (long long)b, (long long)e, (int)d, (long long)n);
-        p->before[d] = b > 0 ? b : 0;
-        p->start[d] = b < 0 ? -b : 0;
-        p->size[d] = n - (b < 0 ? -b : 0) - (e < 0 ? -e : 0);
-        dims[d] = n + b + e;
-        if (p->mode != MMD__PAD_CONSTANT && p->size[d] <= 0 && dims[d] > 0)
-            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "mode '%s' cannot pad axis %d, which "
-                                   "is empty after cropping", mode, (int)d);
-    }
-    return mmd__set_output(c, 0, x->dtype, x->rank, dims);
-}
-
-/* Row by row: an output row whose outer coordinates fall in the padding is all constant;
-   otherwise the window part of the row is one copy and the padding on either side maps
-   element by element through mmd__pad_map. */
-static mmd_status mmd__pad_any_eval(mmd_kernel_ctx *c) {
-    const mmd__pad_data *p = (const mmd__pad_data *)c->op_data;
-    const mmd_tensor *x = c->inputs[0];
-    const mmd_tensor *y = c->outputs[0];
-    const void *value = &p->value;
-    size_t elem = mmd_dtype_size(x->dtype);
-    int64_t xs[MMD_MAX_RANK], pos[MMD_MAX_RANK] = {0}, rows, r, n, o = 0, lo, hi;
-    int32_t d, last = x->rank - 1;
-    static const uint64_t zero = 0;
-    if (c->opset >= 11) value = c->input_count > 2 && c->inputs[2] ? c->inputs[2]->data : &zero;
-    if (mmd_tensor_numel(y) == 0) return MMD_OK;
-    if (x->rank == 0) {
-        mmd__index_copy(y->data, 0, x->data, 0, elem);
-        return MMD_OK;
-    }
-    mmd__index_strides(x->rank, x->dims, xs);
-    rows = mmd__index_prod(y->dims, 0, last);
-    n = y->dims[last];
-    /* Output columns [lo, hi) read the window straight through. */
-    lo = p->before[last] < n ? p->before[last] : n;
-    hi = lo + (p->size[last] > 0 ? p->size[last] : 0);
-    if (hi > n) hi = n;
-    for (r = 0; r < rows; ++r, o += n) {
-        int64_t off = 0;
-        for (d = 0; d < last && off >= 0; ++d) {
-            int64_t k = mmd__pad_map(p, d, pos[d]);
-            off = k < 0 ? -1 : off + k * xs[d];
-        }
-        if (off < 0) {
-            mmd__index_fill(y->data, o, o + n, value, elem);
+/* The mean of an empty plane is NaN, as numpy gives; the maximum lets NaN win, as torch.amax
+   does, and is -inf for an empty plane, the identity of max; Lp is (sum |x|^p)^(1/p). */
+static mmd_status mmd__global_pool_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__plane_data *p = (const mmd__plane_data *)c->op_data;
+    const float *x = (const float *)c->inputs[0]->data;
+    float *y = (float *)c->outputs[0]->data;
+    int64_t pl, i, n = p->plane;
+    for (pl = 0; pl < p->planes; ++pl) {
+        const float *xp = x + pl * n;
+        double sum = 0.0;
+        float acc = p->mode == MMD__POOL_MAX ? -INFINITY : 0.0f;
+        if (p->mode == MMD__POOL_AVERAGE) {
+            for (i = 0; i < n; ++i) sum += xp[i];
+            y[pl] = n ? (float)(sum / (double)n) : NAN;
+        } else if (p->mode == MMD__POOL_LP) {
+            for (i = 0; i < n; ++i) acc += mmd__lp_term(xp[i], p->p);
+            y[pl] = mmd__lp_root(acc, p->p);
         } else {
-            mmd__pad_cells(p, last, 0, lo, y->data, o, x->data, off, value, elem);
-            if (hi > lo)
-                memcpy((uint8_t *)y->data + (size_t)(o + lo) * elem,
-                       (const uint8_t *)x->data + (size_t)(off + p->start[last]) * elem,
-                       (size_t)(hi - lo) * elem);
-            mmd__pad_cells(p, last, hi, n, y->data, o, x->data, off, value, elem);
+            for (i = 0; i < n && acc == acc; ++i)
+                if (xp[i] > acc || xp[i] != xp[i]) acc = xp[i];
+            y[pl] = acc;
         }
-        mmd__index_next(last, y->dims, pos, NULL, -1, NULL);
     }
     return MMD_OK;
 }
-
-/* ---- Trilu, EyeLike -------------------------------------------------------------------- */
-
-typedef struct mmd__trilu_data {
-    int32_t upper;
-} mmd__trilu_data;
-
-/* k (input 1) does not change the shape, so eval reads it and any source may feed it. */
-static mmd_status mmd__trilu_any_prepare(mmd_kernel_ctx *c) {
-    mmd__trilu_data *p = (mmd__trilu_data *)c->op_data;
-    int64_t upper;
-    mmd_status st;
-    if ((st = mmd__check_io(c, 1, 2, 1)) != MMD_OK || (st = mmd__index_want_bytes(c, 0)) != MMD_OK ||
-        (st = mmd__want_rank(c, 0, 2, MMD_MAX_RANK)) != MMD_OK ||
-        (st = mmd_attr_get_int(c, "upper", 1, &upper)) != MMD_OK)
-        return st;
-    if (c->input_count > 1 && c->inputs[1]) {
-        if ((st = mmd__want_dtype(c, 1, MMD_DTYPE_INT64)) != MMD_OK) return st;
-        if (mmd_tensor_numel(c->inputs[1]) != 1)
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "k has %lld elements, expects 1",
-                                   (long long)mmd_tensor_numel(c->inputs[1]));
-    }
-    p->upper = upper != 0;
-    return mmd__set_output(c, 0, c->inputs[0]->dtype, c->inputs[0]->rank, c->inputs[0]->dims);
-}
-
-/* Row i keeps columns j with j - i >= k (upper) or j - i <= k (lower) and zeroes the rest. */
-static mmd_status mmd__trilu_any_eval(mmd_kernel_ctx *c) {
-    const mmd__trilu_data *p = (const mmd__trilu_data *)c->op_data;
-    const mmd_tensor *x = c->inputs[0];
-    size_t elem = mmd_dtype_size(x->dtype);
-    int64_t rows = x->dims[x->rank - 2], cols = x->dims[x->rank - 1];
-    int64_t mats = mmd__index_prod(x->dims, 0, x->rank - 2), k = 0, m, i;
-    const uint8_t *src = (const uint8_t *)x->data;
-    uint8_t *dst = (uint8_t *)c->outputs[0]->data;
-    if (c->input_count > 1 && c->inputs[1]) k = *(const int64_t *)c->inputs[1]->data;
-    /* Past +-(rows + cols) every k means the same, and the clamp keeps i + k from overflowing. */
-    if (k > rows + cols) k = rows + cols;
-    if (k < -(rows + cols)) k = -(rows + cols);
-    for (m = 0; m < mats; ++m)
-        for (i = 0; i < rows; ++i) {
-            int64_t lo = p->upper ? i + k : 0, hi = p->upper ? cols : i + k + 1;
-            size_t base = (size_t)((m * rows + i) * cols) * elem;
-            lo = lo < 0 ? 0 : lo > cols ? cols : lo;
-            hi = hi < lo ? lo : hi > cols ? cols : hi;
-            if (cols) memset(dst + base, 0, (size_t)cols * elem);
-            if (hi > lo)
-                memcpy(dst + base + (size_t)lo * elem, src + base + (size_t)lo * elem,
-                       (size_t)(hi - lo) * elem);
-        }
-    return MMD_OK;
-}
-
-typedef struct mmd__eye_like_data {
-    int64_t k;
-} mmd__eye_like_data;
-
-static mmd_status mmd__eye_like_any_prepare(mmd_kernel_ctx *c) {
-    mmd__eye_like_data *p = (mmd__eye_like_data *)c->op_data;
-    int64_t dtype;
-    mmd_status st;
-    if ((st = mmd__check_io(c, 1, 1, 1)) != MMD_OK || (st = mmd__want_rank(c, 0, 2, 2)) != MMD_OK ||
-        (st = mmd_attr_get_int(c, "dtype", c->inputs[0]->dtype, &dtype)) != MMD_OK ||
-        (st = mmd_attr_get_int(c, "k", 0, &p->k)) != MMD_OK)
-        return st;
-    if (dtype < 0 || dtype > 64 || !mmd__index_numeric((int32_t)dtype))
-        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "cannot make an identity of dtype %lld (%s)",
-                               (long long)dtype,
-                               mmd_dtype_name((int32_t)(dtype < 0 || dtype > 64 ? 0 : dtype)));
-    return mmd__set_output(c, 0, (int32_t)dtype, 2, c->inputs[0]->dims);
-}
-
-static mmd_status mmd__eye_like_any_eval(mmd_kernel_ctx *c) {
-    const mmd__eye_like_data *p = (const mmd__eye_like_data *)c->op_data;
-    const mmd_tensor *y = c->outputs[0];
-    int64_t rows = y->dims[0], cols = y->dims[1], i;
-    size_t bytes = (size_t)mmd_tensor_numel(y) * mmd_dtype_size(y->dtype);
-    if (bytes) memset(y->data, 0, bytes);
-    for (i = 0; i < rows; ++i)
-        if (p->k >= -i && p->k < cols - i) mmd__store_int(y->dtype, y->data, i * cols + i + p->k, 1);
-    return MMD_OK;
-}
-
-/* ---- DepthToSpace, SpaceToDepth -------------------------------------------------------- */
-
-/* Both are a 6-D transpose: the output walked in order as six axes, each with its step
-   through the input. */
-typedef struct mmd__block_data {
-    int64_t dims[6];
-    int64_t strides[6];
-} mmd__block_data;
-
-static mmd_status mmd__block_prepare(mmd_kernel_ctx *c, int32_t to_space) {
-    mmd__block_data *p = (mmd__block_data *)c->op_data;
-    const mmd_tensor *x;
-    const char *mode = "DCR";
-    int64_t bs, n, ch, h, w, out[4];
-    mmd_status st;
-    if ((st = mmd__check_io(c, 1, 1, 1)) != MMD_OK || (st = mmd__index_want_bytes(c, 0)) != MMD_OK ||
-        (st = mmd__want_rank(c, 0, 4, 4)) != MMD_OK ||
-        (st = mmd_attr_get_int(c, "blocksize", 0, &bs)) != MMD_OK)
-        return st;
-    if (to_space && c->opset >= 11 && (st = mmd_attr_get_string(c, "mode", "DCR", &mode)) != MMD_OK)
-        return st;
-    x = c->inputs[0];
-    n = x->dims[0];
-    ch = x->dims[1];
-    h = x->dims[2];
-    w = x->dims[3];
-    if (bs < 1 || bs > MMD__ATTR_MAX)
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "blocksize %lld is out of range",
-                               (long long)bs);
-    if (to_space) {
-        int64_t cb = ch / (bs * bs);
-        if (ch % (bs * bs))
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "%lld channels do not split into blocks of %lld",
-                                   (long long)ch, (long long)(bs * bs));
-        if (strcmp(mode, "DCR") && strcmp(mode, "CRD"))
-            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "mode '%s' is neither DCR nor CRD", mode);
-        /* Output (n, c, y, i, x, j); the input is [n, i, j, c, y, x] (DCR) or [n, c, i, j, y, x]. */
-        p->dims[0] = n; p->dims[1] = cb; p->dims[2] = h;
-        p->dims[3] = bs; p->dims[4] = w; p->dims[5] = bs;
-        p->strides[0] = ch * h * w;
-        p->strides[2] = w;
-        p->strides[4] = 1;
-        if (!strcmp(mode, "DCR")) {
-            p->strides[1] = h * w;
-            p->strides[3] = bs * cb * h * w;
-            p->strides[5] = cb * h * w;
-        } else {
-            p->strides[1] = bs * bs * h * w;
-            p->strides[3] = bs * h * w;
-            p->strides[5] = h * w;
-        }
-        out[0] = n; out[1] = cb; out[2] = h * bs; out[3] = w * bs;
-    } else {
-        if (h % bs || w % bs)
-            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "height %lld and width %lld must be multiples "
-                                   "of blocksize %lld", (long long)h, (long long)w, (long long)bs);
-        /* Output (n, i, j, c, y, x); the input is [n, c, y, i, x, j]. */
-        p->dims[0] = n; p->dims[1] = bs; p->dims[2] = bs;
-        p->dims[3] = ch; p->dims[4] = h / bs; p->dims[5] = w / bs;
-        p->strides[0] = ch * h * w;
-        p->strides[1] = w;
-        p->strides[2] = 1;
-        p->strides[3] = h * w;
-        p->strides[4] = bs * w;
-        p->strides[5] = bs;
-        out[0] = n; out[1] = ch * bs * bs; out[2] = h / bs; out[3] = w / bs;
-    }
-    return mmd__set_output(c, 0, x->dtype, 4, out);
-}
-
-static mmd_status mmd__depth_to_space_any_prepare(mmd_kernel_ctx *c) {
-    return mmd__block_prepare(c, 1);
-}
-
-static mmd_status mmd__space_to_depth_any_prepare(mmd_kernel_ctx *c) {
-    return mmd__block_prepare(c, 0);
-}
-
-static mmd_status mmd__block_any_eval(mmd_kernel_ctx *c) {
-    const mmd__block_data *p = (const mmd__block_data *)c->op_data;
-    const mmd_tensor *x = c->inputs[0];
-    size_t elem = mmd_dtype_size(x->dtype);
-    int64_t n = mmd_tensor_numel(c->outputs[0]), pos[6] = {0, 0, 0, 0, 0, 0}, off = 0, j;
-    for (j = 0; j < n; ++j) {
-        mmd__index_copy(c->outputs[0]->data, j, x->data, off, elem);
-        mmd__index_next(6, p->dims, pos, p->strides, -1, &off);
-    }
-    return MMD_OK;
-}
-
-/* ---- table entries ----------------------------------------------------------------------- */
-/* Opset ranges: every version whose semantics changed is handled inside the kernel (Pad's
-   inputs at 11, axes at 18, wrap at 19; reductions at 16 and 18; OneHot's negative indices
-   at 11; DepthToSpace's mode at 11); the later versions only added element types. Scatter
-   stops at 10: version 11 is deprecated in favour of ScatterElements. */
-
-/* ==== >>ops nn layers ==== */
-/* Neural-network layers beyond Conv and the pools, float32: ConvTranspose, InstanceNormalization,
-   LayerNormalization, LRN, MeanVarianceNormalization, GlobalMaxPool, GlobalLpPool, LpPool and
-   GridSample. The versions of these operators after those named above each kernel only added
-   element types (bfloat16, float16 for some), which the dtype checks refuse, so every kernel
-   runs up to MMD__OPSET_CHECKED. */
 
 /* ---- ConvTranspose ------------------------------------------------------------------------ */
 
@@ -4965,7 +4600,279 @@ static mmd_status mmd__conv_transpose_f32_eval(mmd_kernel_ctx *c) {
     return MMD_OK;
 }
 
-/* ---- normalisations ----------------------------------------------------------------------- */
+/* ==== >>ops matrix products ==== */
+
+typedef struct mmd__gemm_data {
+    int64_t m, n, k;
+    int64_t as0, as1, bs0, bs1;         /* element strides of op(A) and op(B) */
+    int64_t cs0, cs1;                   /* strides of C read as (M, N), 0 where broadcast */
+    float alpha, beta;
+    int32_t has_c;
+} mmd__gemm_data;
+
+/* Gemm 7 to 13: Y = alpha * op(A) * op(B) + beta * C, with C (optional from opset 11)
+   broadcast one way to (M, N). */
+static mmd_status mmd__gemm_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__gemm_data *p = (mmd__gemm_data *)c->op_data;
+    const mmd_tensor *a, *b, *cm;
+    int64_t trans_a, trans_b, dims[2], strides[2];
+    mmd_status st = mmd__check_io(c, c->opset < 11 ? 3 : 2, 3, 1);
+    if (st != MMD_OK) return st;
+    a = c->inputs[0];
+    b = c->inputs[1];
+    cm = c->input_count > 2 ? c->inputs[2] : NULL;
+    if ((st = mmd__want_dtype_all(c, MMD_DTYPE_FLOAT32)) != MMD_OK) return st;
+    if ((st = mmd__want_rank(c, 0, 2, 2)) != MMD_OK || (st = mmd__want_rank(c, 1, 2, 2)) != MMD_OK) return st;
+    if (cm && (st = mmd__want_rank(c, 2, 0, 2)) != MMD_OK) return st;
+    if ((st = mmd_attr_get_int(c, "transA", 0, &trans_a)) != MMD_OK) return st;
+    if ((st = mmd_attr_get_int(c, "transB", 0, &trans_b)) != MMD_OK) return st;
+    if ((st = mmd_attr_get_float(c, "alpha", 1.0f, &p->alpha)) != MMD_OK) return st;
+    if ((st = mmd_attr_get_float(c, "beta", 1.0f, &p->beta)) != MMD_OK) return st;
+    p->m = a->dims[trans_a ? 1 : 0];
+    p->k = a->dims[trans_a ? 0 : 1];
+    p->n = b->dims[trans_b ? 0 : 1];
+    if (b->dims[trans_b ? 1 : 0] != p->k) {
+        char ta[96], tb[96];
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "A %s (transA %lld) and B %s (transB %lld) do not chain",
+                               mmd__dims_text(ta, sizeof ta, a->rank, a->dims), (long long)trans_a,
+                               mmd__dims_text(tb, sizeof tb, b->rank, b->dims), (long long)trans_b);
+    }
+    p->as0 = trans_a ? 1 : p->k;
+    p->as1 = trans_a ? p->m : 1;
+    p->bs0 = trans_b ? 1 : p->n;
+    p->bs1 = trans_b ? p->k : 1;
+    dims[0] = p->m;
+    dims[1] = p->n;
+    p->has_c = cm != NULL;
+    if (cm) {
+        int32_t r = cm->rank;
+        if ((r > 0 && cm->dims[r - 1] != 1 && cm->dims[r - 1] != p->n) ||
+            (r > 1 && cm->dims[0] != 1 && cm->dims[0] != p->m)) {
+            char tc[96], ty[96];
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "C %s does not broadcast to %s",
+                                   mmd__dims_text(tc, sizeof tc, r, cm->dims), mmd__dims_text(ty, sizeof ty, 2, dims));
+        }
+        mmd__broadcast_strides(r, cm->dims, 2, strides);
+        p->cs0 = strides[0];
+        p->cs1 = strides[1];
+    }
+    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, 2, dims);
+}
+
+static mmd_status mmd__gemm_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__gemm_data *p = (const mmd__gemm_data *)c->op_data;
+    const float *cm = p->has_c ? (const float *)c->inputs[2]->data : NULL;
+    float *y = (float *)c->outputs[0]->data;
+    int64_t i, j;
+    for (i = 0; i < p->m; ++i)
+        for (j = 0; j < p->n; ++j) y[i * p->n + j] = cm ? p->beta * cm[i * p->cs0 + j * p->cs1] : 0.0f;
+    mmd__gemm_f32(p->m, p->n, p->k, p->alpha, (const float *)c->inputs[0]->data, p->as0, p->as1,
+                  (const float *)c->inputs[1]->data, p->bs0, p->bs1, y);
+    return MMD_OK;
+}
+
+typedef struct mmd__matmul_data {
+    mmd__walk batch;                    /* over the broadcast batch axes, in whole matrices */
+    int64_t m, n, k;
+} mmd__matmul_data;
+
+/* MatMul with numpy semantics: a 1-D A is a row (its axis dropped from the result), a 1-D B a
+   column, and the leading (batch) axes broadcast. */
+static mmd_status mmd__matmul_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__matmul_data *p = (mmd__matmul_data *)c->op_data;
+    const mmd_tensor *a, *b;
+    int64_t dims[MMD_MAX_RANK];
+    int32_t ra, rb, rank, i;
+    mmd_status st = mmd__check_io(c, 2, 2, 1);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 1, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK);
+    if (st == MMD_OK) st = mmd__want_rank(c, 1, 1, MMD_MAX_RANK);
+    if (st != MMD_OK) return st;
+    a = c->inputs[0];
+    b = c->inputs[1];
+    ra = a->rank;
+    rb = b->rank;
+    p->m = ra > 1 ? a->dims[ra - 2] : 1;
+    p->k = a->dims[ra - 1];
+    p->n = rb > 1 ? b->dims[rb - 1] : 1;
+    if (b->dims[rb > 1 ? rb - 2 : 0] != p->k) {
+        char ta[96], tb[96];
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "cannot multiply %s by %s",
+                               mmd__dims_text(ta, sizeof ta, ra, a->dims), mmd__dims_text(tb, sizeof tb, rb, b->dims));
+    }
+    ra = ra > 2 ? ra - 2 : 0;
+    rb = rb > 2 ? rb - 2 : 0;
+    if ((st = mmd__broadcast_shape(c, ra, a->dims, rb, b->dims, &rank, dims)) != MMD_OK) return st;
+    p->batch.rank = rank;
+    for (i = 0; i < rank; ++i) p->batch.dims[i] = dims[i];
+    mmd__broadcast_strides(rank, dims, rank, p->batch.strides[0]);
+    mmd__broadcast_strides(ra, a->dims, rank, p->batch.strides[1]);
+    mmd__broadcast_strides(rb, b->dims, rank, p->batch.strides[2]);
+    for (i = 0; i < rank; ++i) {
+        p->batch.strides[0][i] *= p->m * p->n;
+        p->batch.strides[1][i] *= p->m * p->k;
+        p->batch.strides[2][i] *= p->k * p->n;
+    }
+    p->batch.elem[0] = p->batch.elem[1] = p->batch.elem[2] = sizeof(float);
+    mmd__walk_merge(&p->batch);
+    if (a->rank > 1) dims[rank++] = p->m;
+    if (b->rank > 1) dims[rank++] = p->n;
+    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, rank, dims);
+}
+
+static mmd_status mmd__matmul_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__matmul_data *p = (const mmd__matmul_data *)c->op_data;
+    const float *a = (const float *)c->inputs[0]->data, *b = (const float *)c->inputs[1]->data;
+    float *y = (float *)c->outputs[0]->data;
+    int64_t idx[MMD_MAX_RANK] = {0}, off[3] = {0, 0, 0}, i, mn = p->m * p->n;
+    if (mmd__walk_empty(&p->batch)) return MMD_OK;
+    do {
+        float *yb = y + off[0];
+        for (i = 0; i < mn; ++i) yb[i] = 0.0f;
+        mmd__gemm_f32(p->m, p->n, p->k, 1.0f, a + off[1], p->k, 1, b + off[2], p->n, 1, yb);
+    } while (mmd__walk_next(&p->batch, p->batch.rank, idx, off));
+    return MMD_OK;
+}
+
+/* ==== >>ops normalisation ==== */
+
+/* Softmax and the two ops that share its geometry, told apart by op_type. */
+enum { MMD__SOFTMAX, MMD__LOG_SOFTMAX, MMD__HARDMAX };
+
+typedef struct mmd__softmax_data {
+    int64_t outer, n, inner;            /* softmax over n elements spaced `inner` apart */
+    int32_t mode;                       /* MMD__SOFTMAX, _LOG_SOFTMAX or _HARDMAX */
+} mmd__softmax_data;
+
+/* Softmax, LogSoftmax and Hardmax before opset 13 flatten the input to 2-D at axis (default
+   1) and normalise each row; from 13 on they normalise along axis alone (default -1). */
+static mmd_status mmd__softmax_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__softmax_data *p = (mmd__softmax_data *)c->op_data;
+    const mmd_tensor *x;
+    int64_t axis_attr;
+    int32_t axis = 0;
+    mmd_status st = mmd__check_io(c, 1, 1, 1);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "axis", c->opset < 13 ? 1 : -1, &axis_attr);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    if ((st = mmd__norm_axis(c, axis_attr, x->rank, &axis)) != MMD_OK) return st;
+    mmd__axis_extents(x, axis, &p->outer, &p->n, &p->inner);
+    if (c->opset < 13) {
+        p->n *= p->inner;
+        p->inner = 1;
+    }
+    p->mode = !strcmp(c->node->op_type, "LogSoftmax") ? MMD__LOG_SOFTMAX
+              : !strcmp(c->node->op_type, "Hardmax") ? MMD__HARDMAX : MMD__SOFTMAX;
+    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, x->dims);
+}
+
+/* Each slice starts from its first maximum. Softmax subtracts it first, which keeps expf
+   from overflowing; LogSoftmax is x - max - log(sum(exp(x - max))), which stays finite for
+   large x; Hardmax puts 1 at the first maximum and 0 elsewhere. */
+static mmd_status mmd__softmax_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__softmax_data *p = (const mmd__softmax_data *)c->op_data;
+    const float *x = (const float *)c->inputs[0]->data;
+    float *y = (float *)c->outputs[0]->data;
+    int64_t o, in, i, best, st = p->inner;
+    if (p->n == 0) return MMD_OK;
+    for (o = 0; o < p->outer; ++o)
+        for (in = 0; in < p->inner; ++in) {
+            const float *xr = x + o * p->n * st + in;
+            float *yr = y + o * p->n * st + in;
+            float mx, sum = 0.0f, scale;
+            for (best = 0, i = 1; i < p->n; ++i)
+                if (xr[i * st] > xr[best * st]) best = i;
+            mx = xr[best * st];
+            if (p->mode == MMD__HARDMAX) {
+                for (i = 0; i < p->n; ++i) yr[i * st] = 0.0f;
+                yr[best * st] = 1.0f;
+                continue;
+            }
+            for (i = 0; i < p->n; ++i) {
+                float e = expf(xr[i * st] - mx);
+                sum += e;
+                if (p->mode == MMD__SOFTMAX) yr[i * st] = e;
+            }
+            if (p->mode == MMD__LOG_SOFTMAX) {
+                scale = logf(sum);
+                for (i = 0; i < p->n; ++i) yr[i * st] = (xr[i * st] - mx) - scale;
+            } else {
+                scale = 1.0f / sum;
+                for (i = 0; i < p->n; ++i) yr[i * st] *= scale;
+            }
+        }
+    return MMD_OK;
+}
+
+typedef struct mmd__batchnorm_data {
+    int64_t batch, channels, plane;
+    float epsilon;
+} mmd__batchnorm_data;
+
+/* What BatchNormalization and InstanceNormalization share: float32 X of rank min_rank or more
+   followed by parameter inputs of shape [C] (`inputs` in all), the epsilon attribute, and an
+   output 0 of X's shape. */
+static mmd_status mmd__channel_norm_prepare(mmd_kernel_ctx *c, int32_t inputs, int32_t max_out,
+                                            int32_t min_rank) {
+    mmd__batchnorm_data *p = (mmd__batchnorm_data *)c->op_data;
+    const mmd_tensor *x;
+    int32_t i;
+    mmd_status st = mmd__check_io(c, inputs, inputs, max_out);
+    if (st == MMD_OK) st = mmd__want_dtype_all(c, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, min_rank, MMD_MAX_RANK);
+    if (st == MMD_OK) st = mmd_attr_get_float(c, "epsilon", 1e-5f, &p->epsilon);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    p->batch = x->dims[0];
+    p->channels = x->dims[1];
+    p->plane = mmd__dims_product(x, 2, x->rank);
+    for (i = 1; i < inputs; ++i) {
+        const mmd_tensor *t = c->inputs[i];
+        if (t->rank != 1 || t->dims[0] != p->channels)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "input %d '%s' must have shape [%lld]", (int)i,
+                                   t->name ? t->name : "", (long long)p->channels);
+    }
+    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, x->dims);
+}
+
+/* BatchNormalization 7 to 15 in inference mode: y = (x - mean) / sqrt(var + eps) * scale + B.
+   The training outputs (running mean and variance) are declined, as are spatial = 0 (opset 7
+   and 8) and training_mode = 1 (opset 14 on). */
+static mmd_status mmd__batchnorm_f32_prepare(mmd_kernel_ctx *c) {
+    int64_t spatial, training;
+    int32_t i;
+    mmd_status st = mmd__channel_norm_prepare(c, 5, 5, 2);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "spatial", 1, &spatial);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "training_mode", 0, &training);
+    if (st != MMD_OK) return st;
+    for (i = 1; i < c->output_count; ++i)
+        if (c->outputs[i]) return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "training outputs (output %d)", (int)i);
+    if (spatial != 1 || training != 0)
+        return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "spatial %lld, training_mode %lld (only 1, 0)",
+                               (long long)spatial, (long long)training);
+    return MMD_OK;
+}
+
+static mmd_status mmd__batchnorm_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__batchnorm_data *p = (const mmd__batchnorm_data *)c->op_data;
+    const float *x = (const float *)c->inputs[0]->data, *scale = (const float *)c->inputs[1]->data;
+    const float *bias = (const float *)c->inputs[2]->data, *mean = (const float *)c->inputs[3]->data;
+    const float *var = (const float *)c->inputs[4]->data;
+    float *y = (float *)c->outputs[0]->data;
+    int64_t b, ch, i;
+    for (b = 0; b < p->batch; ++b)
+        for (ch = 0; ch < p->channels; ++ch) {
+            float g = scale[ch] / sqrtf(var[ch] + p->epsilon), h = bias[ch] - mean[ch] * g;
+            int64_t base = (b * p->channels + ch) * p->plane;
+            for (i = 0; i < p->plane; ++i) y[base + i] = x[base + i] * g + h;
+        }
+    return MMD_OK;
+}
+
+/* ---- InstanceNormalization, LayerNormalization, LRN, MeanVarianceNormalization ------------ */
 
 /* Mean and 1 / sqrt(variance + epsilon) of n floats, where the variance is the mean squared
    distance from the mean. Two passes in double: the one-pass E[x^2] - E[x]^2 cancels badly
@@ -5222,52 +5129,17 @@ static mmd_status mmd__mvn_f32_eval(mmd_kernel_ctx *c) {
     return MMD_OK;
 }
 
-/* ---- pools -------------------------------------------------------------------------------- */
-
-/* GlobalMaxPool 1 to 25 shares GlobalAveragePool's prepare. NaN wins, as in torch.amax; an
-   empty plane gives -inf, the identity of max. */
-static mmd_status mmd__global_max_pool_f32_eval(mmd_kernel_ctx *c) {
-    const mmd__plane_data *p = (const mmd__plane_data *)c->op_data;
-    const float *x = (const float *)c->inputs[0]->data;
-    float *y = (float *)c->outputs[0]->data;
-    int64_t pl, i;
-    for (pl = 0; pl < p->planes; ++pl) {
-        const float *xp = x + pl * p->plane;
-        float m = -INFINITY;
-        for (i = 0; i < p->plane; ++i)
-            if (xp[i] > m || xp[i] != xp[i]) {
-                m = xp[i];
-                if (m != m) break;
-            }
-        y[pl] = m;
-    }
-    return MMD_OK;
-}
-
-typedef struct mmd__global_lp_pool_data {
-    mmd__plane_data planes;             /* first, so GlobalAveragePool's prepare can fill it */
-    float p;
-} mmd__global_lp_pool_data;
-
-/* GlobalLpPool 1 to 25: (sum |x|^p)^(1/p) over each plane. */
-static mmd_status mmd__global_lp_pool_f32_prepare(mmd_kernel_ctx *c) {
-    mmd__global_lp_pool_data *p = (mmd__global_lp_pool_data *)c->op_data;
-    mmd_status st = mmd__global_average_pool_f32_prepare(c);
-    return st != MMD_OK ? st : mmd__lp_norm_p(c, &p->p);
-}
-
-static mmd_status mmd__global_lp_pool_f32_eval(mmd_kernel_ctx *c) {
-    const mmd__global_lp_pool_data *p = (const mmd__global_lp_pool_data *)c->op_data;
-    const float *x = (const float *)c->inputs[0]->data;
-    float *y = (float *)c->outputs[0]->data;
-    int64_t pl, i, plane = p->planes.plane;
-    for (pl = 0; pl < p->planes.planes; ++pl) {
-        float s = 0.0f;
-        for (i = 0; i < plane; ++i) s += mmd__lp_term(x[pl * plane + i], p->p);
-        y[pl] = mmd__lp_root(s, p->p);
-    }
-    return MMD_OK;
-}
+/* ==== >>ops resize and detection ==== */
+/* Resampling and detection kernels: GridSample 16-25, Upsample 7-9 and Resize 10-25, RoiAlign
+   10-25 and NonMaxSuppression 10-25. The bilinear and bicubic sampling (mmd__grid_sample_f32),
+   the RoI sampling (mmd__roi_align_f32) and the greedy suppression
+   (mmd__nms_candidates, mmd__nms_greedy) are functions of their own because MMDeploy's custom
+   ops (MMCVRoiAlign, MultiLevelRoiAlign, the rotated RoIAlign, TRTBatchedNMS, NMSRotated) are
+   the same computations with other box formats and overlap tests.
+   Opset changelog: Resize 11 added roi, sizes and the coordinate modes, 13 made roi and scales
+   optional, 18 added axes, keep_aspect_ratio_policy and antialias, 19 half_pixel_symmetric;
+   RoiAlign 16 added coordinate_transformation_mode (22 only element types); NonMaxSuppression
+   has not changed since 11. */
 
 /* ---- GridSample --------------------------------------------------------------------------- */
 
@@ -5366,20 +5238,18 @@ typedef struct mmd__grid_sample_data {
    Opset 20 renamed the modes linear, nearest and cubic (default linear) and allowed any
    number of spatial axes; only two are implemented (MMD_ERR_UNSUPPORTED otherwise). */
 static mmd_status mmd__grid_sample_f32_prepare(mmd_kernel_ctx *c) {
-    static const char *const modes16[] = {"bilinear", "nearest", "bicubic"};
-    static const char *const modes20[] = {"linear", "nearest", "cubic"};
-    static const char *const paddings[] = {"zeros", "border", "reflection"};
+    static const char *const modes16[] = {"bilinear", "nearest", "bicubic", NULL};
+    static const char *const modes20[] = {"linear", "nearest", "cubic", NULL};
+    static const char *const paddings[] = {"zeros", "border", "reflection", NULL};
     mmd__grid_sample_data *p = (mmd__grid_sample_data *)c->op_data;
     const char *const *modes = c->opset < 20 ? modes16 : modes20;
     const mmd_tensor *x, *g;
-    const char *mode, *padding;
     int64_t align, dims[4];
-    int32_t i;
     mmd_status st = mmd__check_io(c, 2, 2, 1);
     if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
     if (st == MMD_OK) st = mmd__want_dtype(c, 1, MMD_DTYPE_FLOAT32);
-    if (st == MMD_OK) st = mmd_attr_get_string(c, "mode", modes[0], &mode);
-    if (st == MMD_OK) st = mmd_attr_get_string(c, "padding_mode", "zeros", &padding);
+    if (st == MMD_OK) st = mmd__detect_pick(c, "mode", modes[0], modes, &p->s.mode);
+    if (st == MMD_OK) st = mmd__detect_pick(c, "padding_mode", "zeros", paddings, &p->s.padding);
     if (st == MMD_OK) st = mmd_attr_get_int(c, "align_corners", 0, &align);
     if (st != MMD_OK) return st;
     x = c->inputs[0];
@@ -5393,15 +5263,6 @@ static mmd_status mmd__grid_sample_f32_prepare(mmd_kernel_ctx *c) {
                                mmd__dims_text(tg, sizeof tg, g->rank, g->dims),
                                mmd__dims_text(tx, sizeof tx, x->rank, x->dims), (long long)x->dims[0]);
     }
-    for (i = 0; i < 3 && strcmp(mode, modes[i]); ++i) {}
-    if (i == 3)
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "mode '%s' is not %s, %s or %s", mode, modes[0],
-                               modes[1], modes[2]);
-    p->s.mode = i;
-    for (i = 0; i < 3 && strcmp(padding, paddings[i]); ++i) {}
-    if (i == 3)
-        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "padding_mode '%s' is not zeros, border or reflection", padding);
-    p->s.padding = i;
     p->s.align_corners = align != 0;
     p->batch = x->dims[0];
     p->channels = x->dims[1];
@@ -5426,35 +5287,6 @@ static mmd_status mmd__grid_sample_f32_eval(mmd_kernel_ctx *c) {
             float *yp = y + (b * p->channels + ch) * p->points;
             for (k = 0; k < p->points; ++k) yp[k] = mmd__grid_sample_f32(xp, p->h, p->w, gp[2 * k], gp[2 * k + 1], &p->s);
         }
-    return MMD_OK;
-}
-
-/* ==== >>ops resize and detection ==== */
-/* Detection and resampling kernels: Upsample 7-9 and Resize 10-25, RoiAlign 10-25 and
-   NonMaxSuppression 10-25. The RoI sampling (mmd__roi_align_f32) and the greedy suppression
-   (mmd__nms_candidates, mmd__nms_greedy) are functions of their own because MMDeploy's custom
-   ops (MMCVRoiAlign, MultiLevelRoiAlign, the rotated RoIAlign, TRTBatchedNMS, NMSRotated) are
-   the same computations with other box formats and overlap tests.
-   Opset changelog: Resize 11 added roi, sizes and the coordinate modes, 13 made roi and scales
-   optional, 18 added axes, keep_aspect_ratio_policy and antialias, 19 half_pixel_symmetric;
-   RoiAlign 16 added coordinate_transformation_mode (22 only element types); NonMaxSuppression
-   has not changed since 11. */
-
-/* Input i as a value prepare reads: NULL when absent or empty (an empty tensor stands for an
-   absent input in Resize 11 and NonMaxSuppression), else a rank-0 or rank-1 tensor of the
-   given dtype whose value is known now. */
-static mmd_status mmd__detect_value(mmd_kernel_ctx *c, int32_t i, int32_t dtype, const char *what,
-                                    const mmd_tensor **out) {
-    const mmd_tensor *t = i < c->input_count ? c->inputs[i] : NULL;
-    mmd_status st;
-    *out = NULL;
-    if (!t || mmd_tensor_numel(t) == 0) return MMD_OK;
-    if (dtype != MMD_DTYPE_UNDEFINED && (st = mmd__want_dtype(c, i, dtype)) != MMD_OK) return st;
-    if ((st = mmd__want_rank(c, i, 0, 1)) != MMD_OK) return st;
-    if (!mmd_tensor_is_const(t))
-        return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "%s input '%s' is computed at run time",
-                               what, t->name ? t->name : "");
-    *out = t;
     return MMD_OK;
 }
 
@@ -5620,15 +5452,15 @@ static mmd_status mmd__resize_prepare(mmd_kernel_ctx *c) {
         if (st == MMD_OK && !attr_scales)
             st = mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "attribute scales is required");
     } else if (legacy) {
-        st = mmd__detect_value(c, 1, MMD_DTYPE_FLOAT32, "scales", &scales);
+        st = mmd__want_value(c, 1, MMD_DTYPE_FLOAT32, "scales", &scales);
         if (st == MMD_OK && !scales) st = mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "scales is empty");
     } else {
-        st = mmd__detect_value(c, 2, MMD_DTYPE_FLOAT32, "scales", &scales);
-        if (st == MMD_OK) st = mmd__detect_value(c, 3, MMD_DTYPE_INT64, "sizes", &sizes);
+        st = mmd__want_value(c, 2, MMD_DTYPE_FLOAT32, "scales", &scales);
+        if (st == MMD_OK) st = mmd__want_value(c, 3, MMD_DTYPE_INT64, "sizes", &sizes);
         if (st == MMD_OK && (!scales) == (!sizes))
             st = mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "needs exactly one of scales and sizes");
         if (st == MMD_OK && p->coord == MMD__COORD_TF_CROP_AND_RESIZE)
-            st = mmd__detect_value(c, 1, MMD_DTYPE_UNDEFINED, "roi", &roi);
+            st = mmd__want_value(c, 1, MMD_DTYPE_UNDEFINED, "roi", &roi);
     }
     if (st == MMD_OK) st = mmd__resize_sizes(c, p, axes, (int32_t)naxes, scales, attr_scales, attr_count, sizes, policy);
     if (st != MMD_OK) return st;
@@ -6236,26 +6068,25 @@ static mmd_status mmd__nms_eval(mmd_kernel_ctx *c) {
 }
 
 
+#include "wip/ops_mmdeploy.inc"
+#include "wip/ops_mmdeploy_det.inc"
+
 /* ==== >>ops table ==== */
 
-/* Sorted by nothing in particular: lookups are a linear scan done once per node at setup. */
+/* Grouped as the sections above; lookups are a linear scan done once per node at setup. */
 static const mmd_kernel mmd__kernels[] = {
-    {"", "Constant", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__constant_data), mmd__constant_any_prepare, mmd__constant_any_eval},
-    {"", "ConstantOfShape", 9, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(0), sizeof(mmd__constant_of_shape_data), mmd__constant_of_shape_any_prepare, mmd__constant_of_shape_any_eval},
-    {"", "Shape", 1, MMD__OPSET_CHECKED, MMD_KERNEL_SHAPE_ONLY, sizeof(mmd__shape_data), mmd__shape_any_prepare, mmd__shape_any_eval},
-    {"", "Size", 1, MMD__OPSET_CHECKED, MMD_KERNEL_SHAPE_ONLY, 0, mmd__size_any_prepare, mmd__size_any_eval},
-    {"", "Identity", 1, MMD__OPSET_CHECKED, 0, 0, mmd__identity_any_prepare, mmd__identity_any_eval},
-    {"", "Dropout", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(2), sizeof(mmd__dropout_data), mmd__dropout_any_prepare, mmd__dropout_any_eval},
-    {"", "Flatten", 1, MMD__OPSET_CHECKED, 0, 0, mmd__flatten_any_prepare, mmd__identity_any_eval},
-    {"", "Reshape", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__reshape_any_prepare, mmd__identity_any_eval},
-    {"", "Squeeze", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__squeeze_any_prepare, mmd__identity_any_eval},
-    {"", "Unsqueeze", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__unsqueeze_any_prepare, mmd__identity_any_eval},
-    {"", "Transpose", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__view_data), mmd__transpose_any_prepare, mmd__view_any_eval},
-    {"", "Slice", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(2) | MMD_KERNEL_VALUE_INPUT(3) | MMD_KERNEL_VALUE_INPUT(4), sizeof(mmd__view_data), mmd__slice_any_prepare, mmd__view_any_eval},
-    {"", "Expand", 8, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__view_data), mmd__expand_any_prepare, mmd__view_any_eval},
-    {"", "Concat", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__axis_data), mmd__concat_any_prepare, mmd__concat_any_eval},
-    {"", "Split", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__axis_data), mmd__split_any_prepare, mmd__split_any_eval},
-    {"", "Gather", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__axis_data), mmd__gather_any_prepare, mmd__gather_any_eval},
+    MMD__MMDEPLOY_KERNELS
+    MMD__MMDEPLOY_DET_KERNELS
+    /* Elementwise maps. Relu takes the signed integers opset 14 added at any opset. */
+    {"", "Relu", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "LeakyRelu", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Sigmoid", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "HardSigmoid", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "HardSwish", 14, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Tanh", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Erf", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Sqrt", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    {"", "Clip", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__clip_any_prepare, mmd__map_any_eval},
     {"", "Abs", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
     {"", "Neg", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
     {"", "Sign", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
@@ -6286,6 +6117,16 @@ static const mmd_kernel mmd__kernels[] = {
     {"", "IsInf", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__is_inf_any_prepare, mmd__map_any_eval},
     {"", "IsNaN", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
     {"", "Not", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    /* Binary ops, Where, the variadic ops and the casts. Opset 1 to 6 binary ops had the
+       `broadcast` attribute; before opset 8 Max, Min, Sum and Mean required equal shapes, which
+       broadcasting serves as well. */
+    {"", "Add", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
+    {"", "Sub", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
+    {"", "Mul", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
+    {"", "Div", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
+    {"", "Pow", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
+    {"", "Mod", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__mod_any_prepare, mmd__binary_eval},
+    {"", "PRelu", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__prelu_any_prepare, mmd__binary_eval},
     {"", "Equal", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
     {"", "Greater", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
     {"", "GreaterOrEqual", 12, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
@@ -6294,14 +6135,51 @@ static const mmd_kernel mmd__kernels[] = {
     {"", "And", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
     {"", "Or", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
     {"", "Xor", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "PRelu", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__prelu_any_prepare, mmd__binary_eval},
-    {"", "Mod", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__mod_any_prepare, mmd__binary_eval},
+    {"", "Where", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__where_data), mmd__where_any_prepare, mmd__where_any_eval},
     {"", "Max", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__variadic_data), mmd__variadic_any_prepare, mmd__variadic_any_eval},
     {"", "Min", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__variadic_data), mmd__variadic_any_prepare, mmd__variadic_any_eval},
     {"", "Sum", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__variadic_data), mmd__variadic_any_prepare, mmd__variadic_any_eval},
     {"", "Mean", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__variadic_data), mmd__variadic_any_prepare, mmd__variadic_any_eval},
-    {"", "Where", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__where_data), mmd__where_any_prepare, mmd__where_any_eval},
+    {"", "Cast", 6, MMD__OPSET_CHECKED, 0, sizeof(mmd__cast_data), mmd__cast_prepare, mmd__cast_eval},
     {"", "CastLike", 15, MMD__OPSET_CHECKED, 0, sizeof(mmd__cast_data), mmd__cast_like_any_prepare, mmd__cast_eval},
+    /* Shape and layout. */
+    {"", "Constant", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__constant_data), mmd__constant_any_prepare, mmd__constant_any_eval},
+    {"", "ConstantOfShape", 9, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(0), sizeof(mmd__constant_of_shape_data), mmd__constant_of_shape_any_prepare, mmd__constant_of_shape_any_eval},
+    {"", "Shape", 1, MMD__OPSET_CHECKED, MMD_KERNEL_SHAPE_ONLY, sizeof(mmd__shape_data), mmd__shape_any_prepare, mmd__shape_any_eval},
+    {"", "Size", 1, MMD__OPSET_CHECKED, MMD_KERNEL_SHAPE_ONLY, 0, mmd__size_any_prepare, mmd__size_any_eval},
+    {"", "Identity", 1, MMD__OPSET_CHECKED, 0, 0, mmd__identity_any_prepare, mmd__identity_any_eval},
+    {"", "Dropout", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(2), sizeof(mmd__dropout_data), mmd__dropout_any_prepare, mmd__dropout_any_eval},
+    {"", "Flatten", 1, MMD__OPSET_CHECKED, 0, 0, mmd__flatten_any_prepare, mmd__identity_any_eval},
+    {"", "Reshape", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__reshape_any_prepare, mmd__identity_any_eval},
+    {"", "Squeeze", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__squeeze_any_prepare, mmd__identity_any_eval},
+    {"", "Unsqueeze", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__unsqueeze_any_prepare, mmd__identity_any_eval},
+    {"", "Transpose", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__view_data), mmd__transpose_any_prepare, mmd__view_any_eval},
+    {"", "Slice", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(2) | MMD_KERNEL_VALUE_INPUT(3) | MMD_KERNEL_VALUE_INPUT(4), sizeof(mmd__view_data), mmd__slice_any_prepare, mmd__view_any_eval},
+    {"", "Expand", 8, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__view_data), mmd__expand_any_prepare, mmd__view_any_eval},
+    {"", "Concat", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__axis_data), mmd__concat_any_prepare, mmd__concat_any_eval},
+    {"", "Split", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__axis_data), mmd__split_any_prepare, mmd__split_any_eval},
+    {"", "Gather", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__axis_data), mmd__gather_any_prepare, mmd__gather_any_eval},
+    /* Indexing. Versions whose semantics changed are handled inside the kernels (Pad's inputs at
+       11, axes at 18, wrap at 19; scatter reductions at 16 and 18; OneHot's negative indices at
+       11; DepthToSpace's mode at 11). Scatter stops at 10: version 11 is deprecated in favour of
+       ScatterElements. */
+    {"", "GatherElements", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__elements_data), mmd__gather_elements_any_prepare, mmd__gather_elements_any_eval},
+    {"", "ScatterElements", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__elements_data), mmd__scatter_elements_any_prepare, mmd__scatter_elements_any_eval},
+    {"", "Scatter", 9, 10, 0, sizeof(mmd__elements_data), mmd__scatter_elements_any_prepare, mmd__scatter_elements_any_eval},
+    {"", "GatherND", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__nd_data), mmd__gather_nd_any_prepare, mmd__gather_nd_any_eval},
+    {"", "ScatterND", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__nd_data), mmd__scatter_nd_any_prepare, mmd__scatter_nd_any_eval},
+    {"", "NonZero", 9, MMD__OPSET_CHECKED, 0, 0, mmd__non_zero_any_prepare, mmd__non_zero_any_eval},
+    {"", "Compress", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__compress_data), mmd__compress_any_prepare, mmd__compress_any_eval},
+    {"", "OneHot", 9, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__one_hot_data), mmd__one_hot_any_prepare, mmd__one_hot_any_eval},
+    {"", "Range", 11, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(0) | MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(2), 0, mmd__range_any_prepare, mmd__range_any_eval},
+    {"", "Tile", 6, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__tile_any_prepare, mmd__tile_any_eval},
+    {"", "Pad", 2, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(3), sizeof(mmd__pad_data), mmd__pad_any_prepare, mmd__pad_any_eval},
+    {"", "Trilu", 14, MMD__OPSET_CHECKED, 0, sizeof(mmd__trilu_data), mmd__trilu_any_prepare, mmd__trilu_any_eval},
+    {"", "EyeLike", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__eye_like_data), mmd__eye_like_any_prepare, mmd__eye_like_any_eval},
+    {"", "DepthToSpace", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__block_data), mmd__depth_to_space_any_prepare, mmd__block_any_eval},
+    {"", "SpaceToDepth", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__block_data), mmd__space_to_depth_any_prepare, mmd__block_any_eval},
+    /* Reductions and sorting: Reduce* and TopK before the opset that moved axes (k) to an input,
+       then from it on, flagged so that a graph input feeding it re-plans when rebound. */
     {"", "ReduceSum", 1, 12, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
     {"", "ReduceSum", 13, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
     {"", "ReduceMean", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
@@ -6324,63 +6202,36 @@ static const mmd_kernel mmd__kernels[] = {
     {"", "ReduceLogSumExp", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
     {"", "ArgMax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__arg_data), mmd__arg_prepare, mmd__arg_eval},
     {"", "ArgMin", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__arg_data), mmd__arg_prepare, mmd__arg_eval},
-    {"", "LogSoftmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval},
-    {"", "Hardmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval},
     {"", "CumSum", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__cumsum_data), mmd__cumsum_prepare, mmd__cumsum_eval},
     {"", "TopK", 1, 9, 0, sizeof(mmd__topk_data), mmd__topk_prepare, mmd__topk_eval},
     {"", "TopK", 10, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__topk_data), mmd__topk_prepare, mmd__topk_eval},
     {"", "Einsum", 12, MMD__OPSET_CHECKED, 0, sizeof(mmd__einsum_data), mmd__einsum_prepare, mmd__einsum_eval},
-    {"", "GatherElements", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__elements_data), mmd__gather_elements_any_prepare, mmd__gather_elements_any_eval},
-    {"", "ScatterElements", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__elements_data), mmd__scatter_elements_any_prepare, mmd__scatter_elements_any_eval},
-    {"", "Scatter", 9, 10, 0, sizeof(mmd__elements_data), mmd__scatter_elements_any_prepare, mmd__scatter_elements_any_eval},
-    {"", "GatherND", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__nd_data), mmd__gather_nd_any_prepare, mmd__gather_nd_any_eval},
-    {"", "ScatterND", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__nd_data), mmd__scatter_nd_any_prepare, mmd__scatter_nd_any_eval},
-    {"", "NonZero", 9, MMD__OPSET_CHECKED, 0, 0, mmd__non_zero_any_prepare, mmd__non_zero_any_eval},
-    {"", "Compress", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__compress_data), mmd__compress_any_prepare, mmd__compress_any_eval},
-    {"", "OneHot", 9, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__one_hot_data), mmd__one_hot_any_prepare, mmd__one_hot_any_eval},
-    {"", "Range", 11, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(0) | MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(2), 0, mmd__range_any_prepare, mmd__range_any_eval},
-    {"", "Tile", 6, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__tile_any_prepare, mmd__tile_any_eval},
-    {"", "Pad", 2, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(3), sizeof(mmd__pad_data), mmd__pad_any_prepare, mmd__pad_any_eval},
-    {"", "Trilu", 14, MMD__OPSET_CHECKED, 0, sizeof(mmd__trilu_data), mmd__trilu_any_prepare, mmd__trilu_any_eval},
-    {"", "EyeLike", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__eye_like_data), mmd__eye_like_any_prepare, mmd__eye_like_any_eval},
-    {"", "DepthToSpace", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__block_data), mmd__depth_to_space_any_prepare, mmd__block_any_eval},
-    {"", "SpaceToDepth", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__block_data), mmd__space_to_depth_any_prepare, mmd__block_any_eval},
+    /* Convolution and pooling. */
+    {"", "Conv", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__conv_data), mmd__conv_f32_prepare, mmd__conv_f32_eval},
     {"", "ConvTranspose", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__conv_data), mmd__conv_transpose_f32_prepare, mmd__conv_transpose_f32_eval},
+    {"", "MaxPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__pool_data), mmd__pool_f32_prepare, mmd__pool_f32_eval},
+    {"", "AveragePool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__pool_data), mmd__pool_f32_prepare, mmd__pool_f32_eval},
+    {"", "LpPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__pool_data), mmd__pool_f32_prepare, mmd__pool_f32_eval},
+    {"", "GlobalAveragePool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__plane_data), mmd__global_pool_f32_prepare, mmd__global_pool_f32_eval},
+    {"", "GlobalMaxPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__plane_data), mmd__global_pool_f32_prepare, mmd__global_pool_f32_eval},
+    {"", "GlobalLpPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__plane_data), mmd__global_pool_f32_prepare, mmd__global_pool_f32_eval},
+    /* Matrix products and normalisation. */
+    {"", "Gemm", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__gemm_data), mmd__gemm_f32_prepare, mmd__gemm_f32_eval},
+    {"", "MatMul", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__matmul_data), mmd__matmul_f32_prepare, mmd__matmul_f32_eval},
+    {"", "Softmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval},
+    {"", "LogSoftmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval},
+    {"", "Hardmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval},
+    {"", "BatchNormalization", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__batchnorm_data), mmd__batchnorm_f32_prepare, mmd__batchnorm_f32_eval},
     {"", "InstanceNormalization", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__batchnorm_data), mmd__instance_norm_f32_prepare, mmd__instance_norm_f32_eval},
     {"", "LayerNormalization", 17, MMD__OPSET_CHECKED, 0, sizeof(mmd__layer_norm_data), mmd__layer_norm_f32_prepare, mmd__layer_norm_f32_eval},
     {"", "LRN", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__lrn_data), mmd__lrn_f32_prepare, mmd__lrn_f32_eval},
     {"", "MeanVarianceNormalization", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__mvn_data), mmd__mvn_f32_prepare, mmd__mvn_f32_eval},
-    {"", "GlobalMaxPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__plane_data), mmd__global_average_pool_f32_prepare, mmd__global_max_pool_f32_eval},
-    {"", "GlobalLpPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__global_lp_pool_data), mmd__global_lp_pool_f32_prepare, mmd__global_lp_pool_f32_eval},
-    {"", "LpPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__pool_data), mmd__pool_f32_prepare, mmd__pool_f32_eval},
+    /* Resampling and detection. */
     {"", "GridSample", 16, MMD__OPSET_CHECKED, 0, sizeof(mmd__grid_sample_data), mmd__grid_sample_f32_prepare, mmd__grid_sample_f32_eval},
     {"", "Upsample", 7, 9, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__resize_data), mmd__resize_prepare, mmd__resize_eval},
     {"", "Resize", 10, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(2) | MMD_KERNEL_VALUE_INPUT(3), sizeof(mmd__resize_data), mmd__resize_prepare, mmd__resize_eval},
     {"", "RoiAlign", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__roi_align_data), mmd__roi_align_prepare, mmd__roi_align_eval},
     {"", "NonMaxSuppression", 10, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(2), sizeof(mmd__nms_data), mmd__nms_prepare, mmd__nms_eval},
-    {"", "Conv", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__conv_data), mmd__conv_f32_prepare, mmd__conv_f32_eval},
-    {"", "BatchNormalization", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__batchnorm_data), mmd__batchnorm_f32_prepare, mmd__batchnorm_f32_eval},
-    {"", "Relu", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "LeakyRelu", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Clip", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__clip_any_prepare, mmd__map_any_eval},
-    {"", "Sigmoid", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "HardSigmoid", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "HardSwish", 14, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Tanh", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Erf", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Sqrt", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Add", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "Sub", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "Mul", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "Div", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "Pow", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "MaxPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__pool_data), mmd__pool_f32_prepare, mmd__pool_f32_eval},
-    {"", "AveragePool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__pool_data), mmd__pool_f32_prepare, mmd__pool_f32_eval},
-    {"", "GlobalAveragePool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__plane_data), mmd__global_average_pool_f32_prepare, mmd__global_average_pool_f32_eval},
-    {"", "Gemm", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__gemm_data), mmd__gemm_f32_prepare, mmd__gemm_f32_eval},
-    {"", "MatMul", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__matmul_data), mmd__matmul_f32_prepare, mmd__matmul_f32_eval},
-    {"", "Softmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval},
-    {"", "Cast", 6, MMD__OPSET_CHECKED, 0, sizeof(mmd__cast_data), mmd__cast_prepare, mmd__cast_eval},
 };
 
 /* "" and "ai.onnx" name the same domain. */

@@ -235,6 +235,36 @@ def relu_model(dims):
                              opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
 
 
+def op_model(nodes, inputs, outputs, inits=(), opsets=(("", 13),)):
+    """A graph of the given nodes; inputs and outputs as (name, elem_type, dims)."""
+    graph = helper.make_graph(
+        nodes, "op",
+        [helper.make_tensor_value_info(n, t, list(d)) for n, t, d in inputs],
+        [helper.make_tensor_value_info(n, t, list(d)) for n, t, d in outputs],
+        list(inits))
+    return helper.make_model(graph, producer_name="gen_bad_models",
+                             opset_imports=[helper.make_opsetid(d, v) for d, v in opsets],
+                             ir_version=7)
+
+
+def x_model(node, out_dims, inits=(), x_dims=(1, 4, 2, 2), out_type=TensorProto.FLOAT,
+            opsets=(("", 13),)):
+    """One node reading the graph input X (float) and the given initializers, writing Y."""
+    return op_model([node], [("X", TensorProto.FLOAT, x_dims)], [("Y", out_type, out_dims)],
+                    inits, opsets)
+
+
+def nested_if_graph(depth):
+    """A GraphProto holding an If node whose then_branch holds the next level, depth levels
+    deep, encoded by hand (onnx's own protobuf refuses to parse past 100 levels) and kept to
+    op_type and the one attribute per level so that the file stays small."""
+    attr_g = 6
+    inner = b""
+    for _ in range(depth):
+        inner = ld(GRAPH_NODE, ld(4, b"If") + ld(5, ld(1, b"then_branch") + ld(attr_g, inner)))
+    return inner
+
+
 def float_data_tensor(name, dims, values):
     """A float tensor in float_data, with no check that the count matches dims."""
     t = TensorProto()
@@ -471,6 +501,150 @@ def cases():
     add("concat_rank_mismatch", "ERR_SHAPE", ser(reshape_model(tail=np.array([[-1]], np.int64))))
     add("gather_index_out_of_range", "ERR_INDEX", ser(reshape_model(index=(7,))))
     add("gather_float_indices", "ERR_DTYPE", ser(reshape_model(index_dtype=np.float32)))
+
+    # -- more structural truncations: inside the opset_import, an attribute, the graph input
+    ops0 = locate(base, [(8, 0)])
+    add("trunc_in_opset_import", "ERR_MALFORMED", base[:ops0[0] + 1])
+    attr0 = locate(base, [(MODEL_GRAPH, 0), (GRAPH_NODE, 0), (5, 0)])
+    add("trunc_in_attribute", "ERR_MALFORMED", base[:attr0[0] + 4])
+    in0 = locate(base, [(MODEL_GRAPH, 0), (11, 0)])
+    add("trunc_in_graph_input_shape", "ERR_MALFORMED", base[:in0[1] - 2])
+
+    # -- nesting: subgraph attributes stay undecoded bytes, so depth costs nothing; the If is
+    # refused only for want of a kernel.
+    nested = helper.make_node("If", ["cond"], ["y"], name="if")
+    nested_model = op_model([nested], [("cond", TensorProto.BOOL, [])],
+                            [("y", TensorProto.FLOAT, [1])])
+    add("nested_graph_depth_1000", "ERR_NO_KERNEL",
+        edit(ser(nested_model), [(MODEL_GRAPH, 0), (GRAPH_NODE, 0)],
+             lambda p: p + ld(5, ld(1, b"then_branch") + tag(20, 0) + varint(5)
+                              + ld(6, nested_if_graph(1000)))))
+
+    # -- operator arity and attribute types
+    two_in = conv_nodes()
+    two_in[1].input.append("c")
+    add("relu_two_inputs", "ERR_INVALID_MODEL", ser(conv_model(nodes=two_in)))
+    one_in = conv_nodes()
+    del one_in[3].input[1:]
+    add("gemm_one_input", "ERR_INVALID_MODEL", ser(conv_model(nodes=one_in)))
+    add("flatten_axis_as_ints", "ERR_INVALID_MODEL",
+        ser(x_model(helper.make_node("Flatten", ["X"], ["Y"], axis=[1]), [1, 16])))
+    add("flatten_axis_out_of_range", "ERR_SHAPE",
+        ser(x_model(helper.make_node("Flatten", ["X"], ["Y"], axis=7), [1, 16])))
+    add("conv_stride_zero", "ERR_INVALID_MODEL",
+        ser(conv_model(conv_attrs=[helper.make_attribute("kernel_shape", [3, 3]),
+                                   helper.make_attribute("strides", [0, 0]),
+                                   helper.make_attribute("pads", [1, 1, 1, 1])])))
+    add("conv_group_mismatch", "ERR_SHAPE",
+        ser(conv_model(conv_attrs=[helper.make_attribute("group", 3)])))
+    add("conv_kernel_shape_mismatch", "ERR_SHAPE",
+        ser(conv_model(conv_attrs=[helper.make_attribute("kernel_shape", [5, 5])])))
+    add("transpose_perm_repeats_axis", "ERR_SHAPE",
+        ser(x_model(helper.make_node("Transpose", ["X"], ["Y"], perm=[0, 0, 1, 2]), [1, 1, 4, 2])))
+    add("opset_imports_past_max", "ERR_LIMIT",
+        ser(conv_model(opsets=[("", 13)] + [("d%d" % i, 1) for i in range(1024)])))
+
+    # -- indices out of range when the node runs (the data is a graph input, so nothing folds)
+    add("gather_runtime_index_out_of_range", "ERR_INDEX",
+        ser(x_model(helper.make_node("Gather", ["X", "i"], ["Y"], axis=1), [1, 1, 2, 2],
+                    [numpy_helper.from_array(np.array([9], np.int64), "i")])))
+    add("gather_elements_index_out_of_range", "ERR_INDEX",
+        ser(x_model(helper.make_node("GatherElements", ["X", "i"], ["Y"], axis=2), [1, 4, 2, 2],
+                    [numpy_helper.from_array(np.full((1, 4, 2, 2), 5, np.int64), "i")])))
+    add("scatter_nd_index_out_of_range", "ERR_INDEX",
+        ser(x_model(helper.make_node("ScatterND", ["X", "i", "u"], ["Y"]), [1, 4, 2, 2],
+                    [numpy_helper.from_array(np.array([[0, 9]], np.int64), "i"),
+                     numpy_helper.from_array(np.zeros((1, 2, 2), np.float32), "u")])))
+    add("gather_from_empty_axis", "ERR_INDEX",
+        ser(x_model(helper.make_node("Gather", ["X", "i"], ["Y"], axis=1), [1, 1, 2, 2],
+                    [numpy_helper.from_array(np.array([0], np.int64), "i")], x_dims=(1, 0, 2, 2))))
+
+    # -- sizes computed from attributes and constant inputs
+    def resize(sizes=None, scales=None):
+        empty = numpy_helper.from_array(np.zeros(0, np.float32), "roi")
+        inits = [empty]
+        if sizes is not None:
+            inits += [numpy_helper.from_array(np.zeros(0, np.float32), "scales"),
+                      numpy_helper.from_array(np.array(sizes, np.int64), "sizes")]
+            names = ["X", "roi", "scales", "sizes"]
+        else:
+            inits.append(numpy_helper.from_array(np.array(scales, np.float32), "scales"))
+            names = ["X", "roi", "scales"]
+        return x_model(helper.make_node("Resize", names, ["Y"], mode="nearest"), [1, 4, 2, 2],
+                       inits)
+    # ONNX allows empty tensors: a zero size gives an empty output, and an empty input has no
+    # pixel to sample for a non-empty one.
+    add("resize_to_zero_size", "OK", ser(resize(sizes=[1, 4, 0, 0])))
+    add("resize_from_empty_input", "ERR_SHAPE",
+        ser(x_model(helper.make_node("Resize", ["X", "roi", "scales", "sizes"], ["Y"]),
+                    [1, 4, 2, 2], [numpy_helper.from_array(np.zeros(0, np.float32), "roi"),
+                                   numpy_helper.from_array(np.zeros(0, np.float32), "scales"),
+                                   numpy_helper.from_array(np.array([1, 4, 2, 2], np.int64),
+                                                           "sizes")],
+                    x_dims=(1, 4, 0, 2))))
+    add("resize_to_enormous_size", "ERR_LIMIT", ser(resize(sizes=[1, 4, 1 << 20, 1 << 20])))
+    add("resize_scale_enormous", "ERR_LIMIT", ser(resize(scales=[1, 1, 1e9, 1e9])))
+    add("resize_scale_nan", "ERR_SHAPE", ser(resize(scales=[1, 1, float("nan"), 2])))
+    add("topk_k_past_axis", "ERR_INVALID_MODEL",
+        ser(op_model([helper.make_node("TopK", ["X", "k"], ["V", "I"], axis=1)],
+                     [("X", TensorProto.FLOAT, [1, 4])],
+                     [("V", TensorProto.FLOAT, [1, 9]), ("I", TensorProto.INT64, [1, 9])],
+                     [numpy_helper.from_array(np.array([9], np.int64), "k")])))
+    def i64(name, values):
+        return numpy_helper.from_array(np.array(values, np.int64), name)
+
+    add("range_delta_zero", "ERR_INVALID_MODEL",
+        ser(op_model([helper.make_node("Range", ["a", "b", "d"], ["Y"])], [],
+                     [("Y", TensorProto.INT64, [4])], [i64("a", 0), i64("b", 4), i64("d", 0)])))
+    add("constant_of_shape_enormous", "ERR_LIMIT",
+        ser(op_model([helper.make_node("ConstantOfShape", ["s"], ["Y"])], [],
+                     [("Y", TensorProto.FLOAT, [1])], [i64("s", [1 << 20, 1 << 20])])))
+    add("expand_enormous", "ERR_LIMIT",
+        ser(x_model(helper.make_node("Expand", ["X", "s"], ["Y"]), [1],
+                    [i64("s", [1 << 16, 1 << 16, 4, 2, 2])])))
+    add("tile_enormous", "ERR_LIMIT",
+        ser(x_model(helper.make_node("Tile", ["X", "r"], ["Y"]), [1],
+                    [i64("r", [1 << 20, 1, 1 << 20, 1])])))
+    add("pad_negative_past_size", "ERR_INVALID_MODEL",
+        ser(x_model(helper.make_node("Pad", ["X", "p"], ["Y"]), [1],
+                    [i64("p", [0, 0, -5, 0, 0, 0, 0, 0])])))
+    add("slice_step_zero", "ERR_INVALID_MODEL",
+        ser(x_model(helper.make_node("Slice", ["X", "b", "e", "a", "st"], ["Y"]), [1],
+                    [i64("b", [0]), i64("e", [2]), i64("a", [2]), i64("st", [0])])))
+    add("split_sizes_mismatch", "ERR_SHAPE",
+        ser(op_model([helper.make_node("Split", ["X", "sp"], ["Y", "Z"], axis=1)],
+                     [("X", TensorProto.FLOAT, [1, 4, 2, 2])],
+                     [("Y", TensorProto.FLOAT, [1]), ("Z", TensorProto.FLOAT, [1])],
+                     [i64("sp", [1, 5])])))
+    add("averagepool_kernel_zero", "ERR_INVALID_MODEL",
+        ser(x_model(helper.make_node("AveragePool", ["X"], ["Y"], kernel_shape=[0, 0]), [1])))
+    add("maxpool_kernel_past_input", "ERR_SHAPE",
+        ser(x_model(helper.make_node("MaxPool", ["X"], ["Y"], kernel_shape=[5, 5]), [1])))
+    add("conv_dilation_zero", "ERR_INVALID_MODEL",
+        ser(conv_model(conv_attrs=[helper.make_attribute("dilations", [0, 0])])))
+    add("cast_to_unknown_dtype", "ERR_DTYPE",
+        ser(x_model(helper.make_node("Cast", ["X"], ["Y"], to=99), [1])))
+    add("einsum_malformed_equation", "ERR_INVALID_MODEL",
+        ser(x_model(helper.make_node("Einsum", ["X"], ["Y"], equation="ab,->)("), [1])))
+    add("onehot_depth_enormous", "ERR_LIMIT",
+        ser(op_model([helper.make_node("OneHot", ["i", "d", "v"], ["Y"])], [],
+                     [("Y", TensorProto.FLOAT, [1])],
+                     [i64("i", [0, 1]), i64("d", [1 << 40]),
+                      numpy_helper.from_array(np.array([0, 1], np.float32), "v")])))
+    add("reduce_axis_out_of_range", "ERR_INVALID_MODEL",
+        ser(x_model(helper.make_node("ReduceMean", ["X"], ["Y"], axes=[9]), [1])))
+    add("softmax_axis_out_of_range", "ERR_INVALID_MODEL",
+        ser(x_model(helper.make_node("Softmax", ["X"], ["Y"], axis=-9), [1])))
+    # NaN scores must neither crash nor loop: every comparison with NaN is false.
+    add("nms_nan_scores", "OK",
+        ser(op_model([helper.make_node("NonMaxSuppression", ["boxes", "scores", "max", "iou"],
+                                       ["sel"])],
+                     [("boxes", TensorProto.FLOAT, [1, 3, 4])],
+                     [("sel", TensorProto.INT64, [3, 3])],
+                     [numpy_helper.from_array(np.array([[[np.nan, 0.5, np.nan]]], np.float32),
+                                              "scores"),
+                      numpy_helper.from_array(np.array([3], np.int64), "max"),
+                      numpy_helper.from_array(np.array([0.5], np.float32), "iou")])))
     return c
 
 

@@ -324,7 +324,7 @@ static void unsqueeze_past_max_rank_fails(void) {
     add_input(&tx);
     add_outputs(1);
     attr_ints("axes", axes, 2);
-    CHECK(case_prepare() == (7 + 2 > MMD_MAX_RANK ? MMD_ERR_SHAPE : MMD_OK));
+    CHECK(case_prepare() == (7 + 2 > MMD_MAX_RANK ? MMD_ERR_LIMIT : MMD_OK));
 }
 
 /* ---- Transpose, Slice, Expand -------------------------------------------------------------- */
