@@ -168,7 +168,7 @@ mcu-size: $(MCU_BUILD)/runtime-m4.o $(MCU_BUILD)/fw-m4.elf
 FUZZ_CC      := clang-14
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   := $(BUILD)/fuzz
-FUZZ_FLAGS   := -std=c99 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+FUZZ_FLAGS   := $(WARN) -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
                 -fno-sanitize-recover=all
 FUZZ_TARGETS := parse run inputs blob
 FUZZ_OPTIONS  = -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
@@ -186,19 +186,22 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_BUILD)/runtim
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -I. -Itools $< $(FUZZ_BUILD)/runtime.o -lm -o $@
 
 # Seeds, copied (never committed but for tests/fuzz/seeds): the core and malformed test models,
-# the digits classifier, every node test's model and a few of its inputs, blobs converted from
-# the models that convert. libFuzzer adds what it finds to the same directories.
+# the digits classifier, the custom-op and detection-tail models other tests generated into
+# build, every node test's model and a few of its inputs, blobs converted from the models that
+# convert. libFuzzer adds what it finds to the same directories.
 fuzz-corpus: $(BUILD)/mmdeploy
 	mkdir -p $(addprefix $(FUZZ_BUILD)/corpus_,$(FUZZ_TARGETS))
-	for d in parse run; do \
+	@for d in parse run; do \
 	    cp tests/data/core/*.onnx tests/bad_models/*.onnx examples/models/digits.onnx $(FUZZ_BUILD)/corpus_$$d/; \
+	    for m in $(wildcard $(BUILD)/custom_ops/*/*.onnx $(BUILD)/custom_ops/*/*/*.onnx $(BUILD)/detection_tail/*.onnx); do \
+	        n=$${m#$(BUILD)/}; cp $$m $(FUZZ_BUILD)/corpus_$$d/$$(echo $$n | tr / _); done; \
 	    if [ -n "$(FUZZ_NODE_DIR)" ]; then for t in $(FUZZ_NODE_DIR)/test_*; do \
 	        cp $$t/model.onnx $(FUZZ_BUILD)/corpus_$$d/$${t##*/}.onnx; done; fi; \
 	done
 	cp tests/fuzz/seeds/* tests/data/digits_test_y.npy $(FUZZ_BUILD)/corpus_inputs/
-	if [ -n "$(FUZZ_NODE_DIR)" ]; then for t in $(FUZZ_NODE_DIR)/test_*_example; do \
+	@if [ -n "$(FUZZ_NODE_DIR)" ]; then for t in $(FUZZ_NODE_DIR)/test_*_example; do \
 	    cp $$t/test_data_set_0/input_0.pb $(FUZZ_BUILD)/corpus_inputs/$${t##*/}.pb; done; fi
-	for m in tests/data/core/*.onnx examples/models/digits.onnx \
+	@for m in tests/data/core/*.onnx examples/models/digits.onnx \
 	         $(addprefix $(FUZZ_NODE_DIR)/,$(addsuffix /model.onnx,test_relu test_gemm_default_no_bias \
 	             test_conv_with_strides_padding test_maxpool_2d_default test_softmax_axis_1)); do \
 	    n=$${m%/model.onnx}; n=$${n%.onnx}; \
@@ -209,7 +212,7 @@ fuzz-corpus: $(BUILD)/mmdeploy
 # Each harness first replays the crashes it found once (tests/fuzz/regress/<harness>_*; crashes
 # in ONNX models are cases in tests/bad_models instead), then fuzzes.
 fuzz: $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_TARGETS)) fuzz-corpus
-	status=0; for t in $(FUZZ_TARGETS); do \
+	@status=0; for t in $(FUZZ_TARGETS); do \
 	    case $$t in parse|run) dict=-dict=tests/fuzz/onnx.dict;; inputs) dict=-dict=$(FUZZ_BUILD)/inputs.dict;; *) dict=;; esac; \
 	    regress=$$(ls tests/fuzz/regress/$${t}_* 2>/dev/null); \
 	    if [ -n "$$regress" ] && ! $(FUZZ_BUILD)/fuzz_$$t $$regress > $(FUZZ_BUILD)/$$t-regress.log 2>&1; then \
@@ -228,8 +231,10 @@ fuzz: $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_TARGETS)) fuzz-corpus
 # The sanitizer suite: the same programs as `make test`, built into build/asan. The python model
 # tests find the CLI through MMDEPLOY_BIN (and classify beside it).
 ASAN_BUILD   := $(BUILD)/asan
-ASAN_FLAGS   := -O2 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-ASAN_TESTS   := $(sort $(C_TESTS) test_api_misuse)
+# -O1: each test program compiles the whole runtime, and at -O2 compiling them takes far longer
+# than the suite runs (4 to 4.5 minutes in all at -O1 with make -j2, 6 at -O2).
+ASAN_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+ASAN_TESTS   := $(sort $(C_TESTS) test_api_misuse test_limits)
 ASAN_ENV     := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
                 MMDEPLOY_BIN=$(ASAN_BUILD)/mmdeploy
 
@@ -258,6 +263,8 @@ asan-test: $(ASAN_BUILD)/mmdeploy $(ASAN_BUILD)/classify $(addprefix $(ASAN_BUIL
 	    "$(ASAN_BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
 	    "$(PY) tests/test_models.py" \
 	    "$(PY) tests/test_detection_tail.py" \
+	    "$(PY) tests/test_custom_ops_sampling.py" \
+	    "$(PY) tests/test_custom_ops_det.py" \
 	    "$(PY) tests/test_models.py --backend openblas" \
 	    "$(PY) tests/test_models.py --backend onednn" \
 	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend openblas" \

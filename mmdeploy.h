@@ -42,7 +42,8 @@
      MMD_MAX_TENSORS           most named values in a graph (default 4 * MMD_MAX_NODES)
      MMD_MAX_NODE_IO           most inputs, and most outputs, of one node (default 65535)
      MMD_MAX_ATTRIBUTES        most attributes on one node (default 64)
-     MMD_MAX_ATTR_VALUES       most elements in one INTS/FLOATS/STRINGS/TENSORS attribute (1<<24)
+     MMD_MAX_ATTR_VALUES       most elements in one INTS, FLOATS, STRINGS or TENSORS attribute
+                               (default 1<<24)
      MMD_MAX_OPSETS            most opset_import entries (default 1024)
      MMD_MAX_STRING            longest name or string attribute, in bytes (default 1 MiB)
      MMD_MAX_BACKENDS          capacity of an mmd_backend_registry (default 8)
@@ -80,8 +81,8 @@
                                 truncation, a varint over 10 bytes, a length past its parent,
                                 a known field with the wrong wire type
        MMD_ERR_INVALID_MODEL    valid protobuf, invalid graph: undefined input, cycle, a name
-                                defined twice, raw_data size not dims x dtype, an attribute of
-                                the wrong type
+                                defined twice, raw_data size not dims x dtype, an operator with
+                                the wrong number of inputs or an attribute of the wrong type
        MMD_ERR_UNSUPPORTED      valid ONNX this runtime does not run: external or sparse data,
                                 string tensors, an unknown data_type
        MMD_ERR_SHAPE, _DTYPE    an operator's inputs do not fit it (found by its prepare), or a

@@ -7,29 +7,47 @@
 
    WHAT IT DOES NOT DO
      No threads, no SIMD intrinsics: plain loops that any C99 compiler vectorises as it can.
-     No quantized ops and no dtypes beyond those listed below (MMD_ERR_DTYPE); no training
-     (BatchNormalization's running statistics are MMD_ERR_UNSUPPORTED).
+     No quantized ops, no string tensors, no dtypes beyond those listed below (MMD_ERR_DTYPE);
+     no training (BatchNormalization's running statistics are MMD_ERR_UNSUPPORTED).
 
-   NUMERIC KERNELS (ai.onnx; float32 unless noted; opset ranges inclusive)
-     Conv 1-25             1-D to 3-D, group (depthwise too), strides, dilations, pads, auto_pad
-     MaxPool 1-25          ceil_mode, dilations, pads, auto_pad, optional Indices output
-     AveragePool 1-25      count_include_pad, ceil_mode, dilations, pads, auto_pad
-     GlobalAveragePool 1-25, BatchNormalization 7-25 (inference), Gemm 7-25, MatMul 1-25,
-     Softmax 1-25 (2-D coercion before 13), ReduceMean 1-25 (axes input from 18)
-     Relu, LeakyRelu, Clip, Sigmoid, HardSigmoid, Tanh, Sqrt 1-25, Erf 9-25, HardSwish 14-25
-     Add, Sub, Mul, Div 7-25   also int32 and int64 (integer Div truncates toward zero)
-     Pow 7-25              float32 base, float32, int32 or int64 exponent
-     Cast 6-25             among float32, float64, float16, bfloat16, int8/16/32/64,
-                           uint8/16/32 and bool
-
-   SHAPE AND LAYOUT KERNELS (ai.onnx; every dtype but string: they move bytes, not values)
-     Reshape, Squeeze, Unsqueeze, Flatten, Identity, Transpose, Concat, Split, Gather,
-     Slice, Shape, Size, Constant 1-25; Expand 8-25; ConstantOfShape 9-25;
-     Dropout 1-25 (inference only: the output is the input, the mask all ones)
-     Shape and dims inputs (Reshape's shape, Slice's starts/ends/axes/steps, the axes of
-     Squeeze and Unsqueeze, Split's sizes, Expand's shape) must be known at prepare time.
-
-     25 is the newest opset whose changelog was read: a newer model gets MMD_ERR_NO_KERNEL.
+   OPERATORS (ai.onnx; opset ranges inclusive, all ending at 25, the newest opset whose
+   changelog was read: a newer model gets MMD_ERR_NO_KERNEL)
+   Dtype groups: floats = float32, float64, float16 (computed in float32); ints = int8 to int64;
+   uints = uint8 to uint64; numeric = floats, ints and uints; any = every dtype but string
+   (the kernel moves bytes, not values).
+     Elementwise       Relu 1 (floats, ints); LeakyRelu, Sigmoid, HardSigmoid, Tanh, Sqrt, Exp,
+                       Log, Ceil, Floor, Reciprocal, Softplus, Softsign, Elu, Selu 1, Acos, Asin,
+                       Atan, Cos, Sin, Tan 7, Erf, Acosh, Asinh, Atanh, Cosh, Sinh, Shrink 9,
+                       ThresholdedRelu 10, Round 11, Celu 12, HardSwish 14 (floats);
+                       Clip 1, Abs 1, Sign 9 (numeric); Neg 1 (floats, ints);
+                       IsNaN 9, IsInf 10 (floats to bool); Not 1 (bool)
+                       Add, Sub, Mul, Div 7 (numeric; integers wrap, integer Div truncates);
+                       Pow 7 (floats; float32 base with int32 or int64 exponent); Mod 10
+                       (numeric; fmod 0 for integers only); PRelu 7 (floats, ints); Equal,
+                       Greater, Less 7, GreaterOrEqual, LessOrEqual 12 (numeric, Equal also
+                       bool; output bool); And, Or, Xor 7 (bool); Where 9 (any); Max, Min,
+                       Sum 1 (numeric), Mean 1 (float32), all with numpy broadcasting
+                       Cast 6, CastLike 15: among floats, bfloat16, ints, uint8 to uint32, bool
+     Shape and layout  Reshape, Squeeze, Unsqueeze, Flatten, Identity, Transpose, Concat,
+     (any)             Split, Gather, Slice, Shape, Size, Constant, Dropout 1 (inference: the
+                       output is the input, the mask all ones), Expand 8, ConstantOfShape 9
+     Indexing (any)    GatherElements, ScatterElements, GatherND, ScatterND 11, Scatter 9-10,
+                       NonZero, Compress, OneHot, EyeLike 9, Range 11 (float32, float64,
+                       int16 to int64), Tile 6, Pad 2, Trilu 14, DepthToSpace, SpaceToDepth 1;
+                       the scatter reductions (add, mul, max, min) take numeric data only
+     Reductions        ReduceSum, ReduceMean, ReduceProd, ReduceMax, ReduceMin, ReduceL1,
+     (float32/64,      ReduceSumSquare, and for float32 and float64 only ReduceL2, ReduceLogSum,
+     int32/64)         ReduceLogSumExp 1 (axes an input from 13 for ReduceSum, 18 for the
+                       others); ArgMax, ArgMin, TopK 1 (k an input from 10), CumSum 11, Einsum 12
+     Convolution       Conv, ConvTranspose 1 (1-D to 3-D, groups, strides, dilations, pads,
+     (float32)         auto_pad); MaxPool (Indices output), AveragePool, LpPool 1 (ceil_mode,
+                       dilations); GlobalAveragePool, GlobalMaxPool, GlobalLpPool 1
+     Matrix, norms     Gemm 7, MatMul 1; Softmax, LogSoftmax, Hardmax 1 (2-D coercion before
+     (float32)         13); BatchNormalization 7 (inference); InstanceNormalization, LRN 1;
+                       MeanVarianceNormalization 9; LayerNormalization 17
+     Resampling and    GridSample 16 (float32, 4-D); Upsample 7-9, Resize 10 (nearest: any;
+     detection         linear, cubic: Cast's dtypes); RoiAlign 10, NonMaxSuppression 10
+                       (float32)
 
    KERNEL CONTRACT
      A kernel is {domain, op_type, min_opset, max_opset, flags, op_data_size, prepare, eval}.
@@ -41,7 +59,13 @@
      out of range at run time, an integer division by zero).
      An input whose value (not just its shape) prepare reads is flagged
      MMD_KERNEL_VALUE_INPUT(i); prepare reads it only when mmd_tensor_is_const says it is
-     known, and otherwise fails with MMD_ERR_UNSUPPORTED naming the input.
+     known, and otherwise fails with MMD_ERR_UNSUPPORTED naming the input. Shapes that depend
+     on data (NonZero, Compress, NonMaxSuppression, TopK with a run-time k) are planned at
+     their upper bound and marked dynamic; eval writes the real dims.
+     Errors: a bad attribute or graph is MMD_ERR_INVALID_MODEL, incompatible shapes
+     MMD_ERR_SHAPE, an unsupported dtype MMD_ERR_DTYPE; an output past MMD_MAX_RANK axes (and a
+     shape or axes list longer than that), more than 2^40 elements or MMD_MAX_TENSOR_BYTES is
+     MMD_ERR_LIMIT.
 
    THREAD SAFETY
      The table is const; kernels keep no state outside their op data.
@@ -1121,28 +1145,30 @@ static const mmd__ew_op mmd__ew_ops[] = {
     {"Mean", mmd__mean_rows, {NULL, NULL}, {0.0f, 0.0f}},
 };
 
-/* The entry for the node's op_type, or NULL after failing with MMD_ERR_NO_KERNEL. */
-static const mmd__ew_op *mmd__ew_op_find(mmd_kernel_ctx *c) {
+/* *out is the entry for the node's op_type; MMD_ERR_NO_KERNEL when there is none. */
+static mmd_status mmd__ew_op_find(mmd_kernel_ctx *c, const mmd__ew_op **out) {
     size_t i;
     for (i = 0; i < sizeof mmd__ew_ops / sizeof mmd__ew_ops[0]; ++i)
-        if (!strcmp(c->node->op_type, mmd__ew_ops[i].op_type)) return &mmd__ew_ops[i];
-    mmd_kernel_fail(c, MMD_ERR_NO_KERNEL, "not an elementwise op");
-    return NULL;
+        if (!strcmp(c->node->op_type, mmd__ew_ops[i].op_type)) {
+            *out = &mmd__ew_ops[i];
+            return MMD_OK;
+        }
+    return mmd_kernel_fail(c, MMD_ERR_NO_KERNEL, "not an elementwise op");
 }
 
-/* The row for these input dtypes, or NULL after failing with MMD_ERR_DTYPE naming them. */
-static const mmd__row_entry *mmd__row_find(mmd_kernel_ctx *c, const mmd__row_entry *rows,
-                                           const mmd_tensor *a, const mmd_tensor *b) {
+/* *out is the row for the dtypes of a and b (one tensor for a map); MMD_ERR_DTYPE naming
+   them when the op does not take them. */
+static mmd_status mmd__row_find(mmd_kernel_ctx *c, const mmd__row_entry *rows, const mmd_tensor *a,
+                                const mmd_tensor *b, const mmd__row_entry **out) {
     while (rows->row && (rows->a_dtype != a->dtype || rows->b_dtype != b->dtype)) ++rows;
-    if (rows->row) return rows;
+    *out = rows;
+    if (rows->row) return MMD_OK;
     if (a == b)
-        mmd_kernel_fail(c, MMD_ERR_DTYPE, "input 0 '%s' is %s, which this kernel does not take",
-                        a->name ? a->name : "", mmd_dtype_name(a->dtype));
-    else
-        mmd_kernel_fail(c, MMD_ERR_DTYPE, "inputs '%s' and '%s' are %s and %s, which this kernel does not take",
-                        a->name ? a->name : "", b->name ? b->name : "", mmd_dtype_name(a->dtype),
-                        mmd_dtype_name(b->dtype));
-    return NULL;
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "input 0 '%s' is %s, which this kernel does not take",
+                               a->name ? a->name : "", mmd_dtype_name(a->dtype));
+    return mmd_kernel_fail(c, MMD_ERR_DTYPE, "inputs '%s' and '%s' are %s and %s, which this kernel does not take",
+                           a->name ? a->name : "", b->name ? b->name : "", mmd_dtype_name(a->dtype),
+                           mmd_dtype_name(b->dtype));
 }
 
 /* ---- unary maps --------------------------------------------------------------------------- */
@@ -1162,7 +1188,7 @@ static mmd_status mmd__map_setup(mmd_kernel_ctx *c, const mmd__row_entry *rows, 
     mmd_status st = mmd__check_io(c, 1, max_in, 1);
     if (st != MMD_OK) return st;
     x = c->inputs[0];
-    if (!(e = mmd__row_find(c, rows, x, x))) return c->err->status;
+    if ((st = mmd__row_find(c, rows, x, x, &e)) != MMD_OK) return st;
     p->row = e->row;
     return mmd__set_output(c, 0, e->out_dtype, x->rank, x->dims);
 }
@@ -1171,9 +1197,10 @@ static mmd_status mmd__map_setup(mmd_kernel_ctx *c, const mmd__row_entry *rows, 
 static mmd_status mmd__map_any_prepare(mmd_kernel_ctx *c) {
     mmd__map_data *p = (mmd__map_data *)c->op_data;
     float *prm = (float *)p->prm;
-    const mmd__ew_op *m = mmd__ew_op_find(c);
+    const mmd__ew_op *m = NULL;
     int32_t i;
-    mmd_status st = m ? mmd__map_setup(c, m->rows, 1) : c->err->status;
+    mmd_status st = mmd__ew_op_find(c, &m);
+    if (st == MMD_OK) st = mmd__map_setup(c, m->rows, 1);
     for (i = 0; i < 2 && st == MMD_OK; ++i)
         st = m->attr[i] ? mmd_attr_get_float(c, m->attr[i], m->def[i], &prm[i]) : MMD_OK;
     return st;
@@ -1278,7 +1305,7 @@ static mmd_status mmd__binary_prepare(mmd_kernel_ctx *c, const mmd__row_entry *r
     if (st != MMD_OK) return st;
     a = c->inputs[0];
     b = c->inputs[1];
-    if (!(e = mmd__row_find(c, rows, a, b))) return c->err->status;
+    if ((st = mmd__row_find(c, rows, a, b, &e)) != MMD_OK) return st;
     st = mmd__broadcast_shape(c, a->rank, a->dims, b->rank, b->dims, &rank, dims);
     if (st == MMD_OK) st = mmd__set_output(c, 0, e->out_dtype, rank, dims);
     if (st != MMD_OK) return st;
@@ -1289,8 +1316,9 @@ static mmd_status mmd__binary_prepare(mmd_kernel_ctx *c, const mmd__row_entry *r
 
 /* Add, Sub, Mul, Div, Pow, the comparisons and the logic ops: rows from mmd__ew_ops. */
 static mmd_status mmd__binary_any_prepare(mmd_kernel_ctx *c) {
-    const mmd__ew_op *m = mmd__ew_op_find(c);
-    return m ? mmd__binary_prepare(c, m->rows) : c->err->status;
+    const mmd__ew_op *m = NULL;
+    mmd_status st = mmd__ew_op_find(c, &m);
+    return st != MMD_OK ? st : mmd__binary_prepare(c, m->rows);
 }
 
 static mmd_status mmd__binary_eval(mmd_kernel_ctx *c) {
@@ -1393,17 +1421,17 @@ typedef struct mmd__variadic_data {
    op. Before opset 8 the inputs had to have equal shapes, which broadcasting serves as well. */
 static mmd_status mmd__variadic_any_prepare(mmd_kernel_ctx *c) {
     mmd__variadic_data *p = (mmd__variadic_data *)c->op_data;
-    const mmd__ew_op *m = mmd__ew_op_find(c);
+    const mmd__ew_op *m = NULL;
     const mmd__row_entry *e;
     const mmd_tensor *x;
     int64_t dims[MMD_MAX_RANK], prev[MMD_MAX_RANK];
     int32_t rank, i;
-    mmd_status st;
-    if (!m) return c->err->status;
+    mmd_status st = mmd__ew_op_find(c, &m);
     /* Every input is required: an absent one would have nothing to contribute. */
-    if ((st = mmd__check_io(c, c->input_count > 1 ? c->input_count : 1, INT32_MAX, 1)) != MMD_OK) return st;
+    if (st == MMD_OK) st = mmd__check_io(c, c->input_count > 1 ? c->input_count : 1, INT32_MAX, 1);
+    if (st == MMD_OK) st = mmd__row_find(c, m->rows, c->inputs[0], c->inputs[0], &e);
+    if (st != MMD_OK) return st;
     x = c->inputs[0];
-    if (!(e = mmd__row_find(c, m->rows, x, x))) return c->err->status;
     rank = x->rank;
     for (i = 0; i < rank; ++i) dims[i] = x->dims[i];
     for (i = 1; i < c->input_count; ++i) {
@@ -4005,7 +4033,7 @@ enum { MMD__AUTO_PAD_NOTSET, MMD__AUTO_PAD_VALID, MMD__AUTO_PAD_SAME_UPPER, MMD_
    sizes), checking their ranges. ConvTranspose stops here: its output size follows from the
    pads the other way round. */
 static mmd_status mmd__window_attrs(mmd_kernel_ctx *c, int32_t n, const int64_t *kernel, mmd__window *w,
-                                   int32_t *auto_pad) {
+                                    int32_t *auto_pad) {
     static const char *const modes[] = {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER", NULL};
     const int64_t *strides, *dilations, *pads;
     int64_t ns, nd, np;

@@ -14,8 +14,10 @@ protobuf encoding (and an empty file, which cannot be a model) are MALFORMED, in
 field with the wrong wire type, which protobuf itself would skip; a valid encoding that breaks
 ONNX's rules is INVALID_MODEL; a data_type the runtime cannot hold (string, complex, unknown) and
 the documented non-features (external data, sparse) are UNSUPPORTED; MMD_MAX_* and size overflow
-are LIMIT; a negative dim is SHAPE, as mmd_tensor_nbytes reports it; kernel checks give SHAPE,
-DTYPE, INDEX or NO_KERNEL.
+are LIMIT; a negative dim is SHAPE, as mmd_tensor_nbytes reports it; kernel checks give
+INVALID_MODEL (wrong input count, attribute values no operator can take), SHAPE, DTYPE, LIMIT (a
+size computed from attributes or constant inputs), INDEX (an index out of range when the node
+runs) or NO_KERNEL. Empty tensors are valid ONNX, so resizing to a zero size is OK.
 The output is deterministic, so regenerating leaves git clean.
 """
 import os
@@ -555,6 +557,10 @@ def cases():
         ser(x_model(helper.make_node("ScatterND", ["X", "i", "u"], ["Y"]), [1, 4, 2, 2],
                     [numpy_helper.from_array(np.array([[0, 9]], np.int64), "i"),
                      numpy_helper.from_array(np.zeros((1, 2, 2), np.float32), "u")])))
+    add("gather_topk_index_out_of_range", "ERR_INDEX",
+        ser(x_model(helper.make_node("GatherTopk", ["X", "i"], ["Y"], domain="mmdeploy"),
+                    [1, 2, 2, 2], [numpy_helper.from_array(np.array([[0, 9]], np.int64), "i")],
+                    opsets=(("", 13), ("mmdeploy", 1)))))
     add("gather_from_empty_axis", "ERR_INDEX",
         ser(x_model(helper.make_node("Gather", ["X", "i"], ["Y"], axis=1), [1, 1, 2, 2],
                     [numpy_helper.from_array(np.array([0], np.int64), "i")], x_dims=(1, 0, 2, 2))))

@@ -28,7 +28,7 @@ import onnx  # noqa: E402
 from onnx import numpy_helper  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLI = os.path.join(ROOT, "build", "mmdeploy")
+CLI = os.environ.get("MMDEPLOY_BIN") or os.path.join(ROOT, "build", "mmdeploy")  # make asan-test sets it
 OPS = re.compile(r"^test_(conv|maxpool|averagepool|globalaveragepool|batchnorm|relu|leakyrelu|"
                  r"sigmoid|tanh|clip|hardswish|sqrt|exp|log|abs|elu|softplus|add|mul|matmul|"
                  r"gemm)(_|$)")

@@ -1,144 +1,15 @@
 /* tests/test_kernels_detect.c - Resize, RoiAlign and NonMaxSuppression, one behaviour per test.
    The ONNX node tests cover the common attribute combinations; these cover what they miss:
    N-D interpolation, other dtypes, opset 18 attributes, adaptive sampling, NaN scores, strict
-   thresholds, run-time values and the error paths. Float inputs come from ramp() below and
-   expected values were printed by PyTorch 2 / torchvision (/usr/bin/python3) from the same ramp:
-       def ramp(shape, mul, mod):
-           n = int(np.prod(shape))
-           return (((torch.arange(n) * mul) % mod - mod // 2) * 0.25).float().reshape(shape)
-   Small cases are worked out by hand from the formulas quoted in their comments. */
+   thresholds, run-time values and the error paths. Float inputs come from ramp() in
+   kernel_harness.h and expected values were printed by PyTorch 2 / torchvision
+   (/usr/bin/python3) from the same ramp. Small cases are worked out by hand from the formulas
+   quoted in their comments. */
 #define MMD_IMPLEMENTATION
 #include "mmdeploy.h"
 #include "test.h"
+#include "kernel_harness.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-/* ---- harness ---------------------------------------------------------------------------- */
-
-static void ramp(float *x, int64_t n, int64_t mul, int64_t mod) {
-    int64_t i;
-    for (i = 0; i < n; ++i) x[i] = (float)((i * mul) % mod - mod / 2) * 0.25f;
-}
-
-static mmd_tensor tensor(const char *name, int32_t dtype, int32_t rank, const int64_t *dims, const void *data) {
-    mmd_tensor t;
-    memset(&t, 0, sizeof t);
-    t.name = name;
-    t.dtype = dtype;
-    t.rank = rank;
-    if (rank) memcpy(t.dims, dims, (size_t)rank * sizeof dims[0]);
-    t.data = (void *)(uintptr_t)data;
-    t.kind = MMD_TENSOR_INITIALIZER;
-    t.producer = -1;
-    return t;
-}
-
-/* An output: shape and data are filled by run_op. */
-static mmd_tensor output(const char *name) { return tensor(name, MMD_DTYPE_UNDEFINED, 0, NULL, NULL); }
-
-static mmd_attr attr_int(const char *name, int64_t v) {
-    mmd_attr a;
-    memset(&a, 0, sizeof a);
-    a.name = name;
-    a.type = MMD_ATTR_INT;
-    a.i = v;
-    return a;
-}
-
-static mmd_attr attr_float(const char *name, float v) {
-    mmd_attr a = attr_int(name, 0);
-    a.type = MMD_ATTR_FLOAT;
-    a.f = v;
-    return a;
-}
-
-static mmd_attr attr_ints(const char *name, const int64_t *v, int64_t n) {
-    mmd_attr a = attr_int(name, 0);
-    a.type = MMD_ATTR_INTS;
-    a.ints = v;
-    a.count = n;
-    return a;
-}
-
-static mmd_attr attr_string(const char *name, const char *s) {
-    mmd_attr a = attr_int(name, 0);
-    a.type = MMD_ATTR_STRING;
-    a.s = s;
-    a.s_len = strlen(s);
-    return a;
-}
-
-/* Finds the kernel for op at opset, runs prepare, gives every present output a malloc'd buffer
-   of the size prepare set, runs eval. Outputs are freed by free_outputs. */
-static mmd_status run_op(const char *op, int32_t opset, mmd_attr *attrs, int32_t attr_count,
-                         mmd_tensor **in, int32_t nin, mmd_tensor **out, int32_t nout, mmd_error *err) {
-    const mmd_kernel *k = mmd_ops_find("", op, opset);
-    mmd_node node;
-    mmd_kernel_ctx c;
-    mmd_status st;
-    int32_t i;
-    memset(err, 0, sizeof *err);
-    if (!k) return MMD_ERR_NO_KERNEL;
-    memset(&node, 0, sizeof node);
-    node.name = "n0";
-    node.op_type = op;
-    node.domain = "";
-    node.attrs = attrs;
-    node.attr_count = attr_count;
-    node.opset = opset;
-    memset(&c, 0, sizeof c);
-    c.node = &node;
-    c.opset = opset;
-    c.input_count = nin;
-    c.inputs = in;
-    c.output_count = nout;
-    c.outputs = out;
-    c.op_data = calloc(1, k->op_data_size + 1);
-    c.err = err;
-    st = k->prepare(&c);
-    for (i = 0; st == MMD_OK && i < nout; ++i)
-        if (out[i]) out[i]->data = calloc(1, (size_t)mmd_tensor_numel(out[i]) * mmd_dtype_size(out[i]->dtype) + 1);
-    if (st == MMD_OK && c.scratch_size) c.scratch = malloc(c.scratch_size);
-    if (st == MMD_OK) st = k->eval(&c);
-    free(c.scratch);
-    free(c.op_data);
-    return st;
-}
-
-static void free_outputs(mmd_tensor **out, int32_t n) {
-    int32_t i;
-    for (i = 0; i < n; ++i)
-        if (out[i]) {
-            free(out[i]->data);
-            out[i]->data = NULL;
-        }
-}
-
-/* Checks rank and dims of t against want[0..rank). */
-static void check_dims(const mmd_tensor *t, int32_t rank, const int64_t *want) {
-    int32_t i;
-    CHECK(t->rank == rank);
-    for (i = 0; i < rank && i < t->rank; ++i) CHECK(t->dims[i] == want[i]);
-}
-
-static void check_f32(const mmd_tensor *t, const float *want, int64_t n) {
-    const float *y = (const float *)t->data;
-    int64_t i;
-    CHECK(t->dtype == MMD_DTYPE_FLOAT32);
-    CHECK(mmd_tensor_numel(t) == n);
-    for (i = 0; i < n && i < mmd_tensor_numel(t); ++i) CHECK_NEAR(y[i], want[i], 1e-5);
-}
-
-static void check_i64(const mmd_tensor *t, const int64_t *want, int64_t n) {
-    const int64_t *y = (const int64_t *)t->data;
-    int64_t i;
-    CHECK(t->dtype == MMD_DTYPE_INT64);
-    CHECK(mmd_tensor_numel(t) == n);
-    for (i = 0; i < n && i < mmd_tensor_numel(t); ++i) CHECK(y[i] == want[i]);
-}
-
-#define COUNT(a) ((int32_t)(sizeof(a) / sizeof((a)[0])))
 
 /* ---- Resize ------------------------------------------------------------------------------- */
 

@@ -1,4 +1,4 @@
-/* tests/test_kernels_index.c - the indexing and data-movement kernels (wip/ops_index.inc), one
+/* tests/test_kernels_index.c - the indexing and data-movement kernels of mmdeploy_ops.h, one
    behaviour per test: the edge cases the ONNX node tests leave out (indices out of range,
    data-dependent shapes, values not known at prepare, empty tensors, opset-dependent
    attributes). Each test builds tensors and nodes by hand, runs the kernel's prepare then eval
@@ -7,133 +7,9 @@
 #define MMD_IMPLEMENTATION
 #include "mmdeploy.h"
 #include "test.h"
+#define CHECK_F32_TOL 1e-6
+#include "kernel_harness.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-/* ---- harness ---------------------------------------------------------------------------- */
-
-static mmd_tensor tensor(const char *name, int32_t dtype, int32_t rank, const int64_t *dims, void *data) {
-    mmd_tensor t;
-    memset(&t, 0, sizeof t);
-    t.name = name;
-    t.dtype = dtype;
-    t.rank = rank;
-    if (rank) memcpy(t.dims, dims, (size_t)rank * sizeof dims[0]);
-    t.data = data;
-    t.kind = MMD_TENSOR_INITIALIZER;
-    t.producer = -1;
-    return t;
-}
-
-/* A tensor computed by an earlier node: its value is not known at prepare time. */
-static mmd_tensor runtime(const char *name, int32_t dtype, int32_t rank, const int64_t *dims, void *data) {
-    mmd_tensor t = tensor(name, dtype, rank, dims, data);
-    t.kind = MMD_TENSOR_ACTIVATION;
-    t.producer = 0;
-    return t;
-}
-
-static mmd_tensor output(const char *name) { return tensor(name, MMD_DTYPE_UNDEFINED, 0, NULL, NULL); }
-
-static mmd_attr attr_int(const char *name, int64_t v) {
-    mmd_attr a;
-    memset(&a, 0, sizeof a);
-    a.name = name;
-    a.type = MMD_ATTR_INT;
-    a.i = v;
-    return a;
-}
-
-static mmd_attr attr_float(const char *name, float v) {
-    mmd_attr a = attr_int(name, 0);
-    a.type = MMD_ATTR_FLOAT;
-    a.f = v;
-    return a;
-}
-
-static mmd_attr attr_ints(const char *name, const int64_t *v, int64_t n) {
-    mmd_attr a = attr_int(name, 0);
-    a.type = MMD_ATTR_INTS;
-    a.ints = v;
-    a.count = n;
-    return a;
-}
-
-static mmd_attr attr_string(const char *name, const char *s) {
-    mmd_attr a = attr_int(name, 0);
-    a.type = MMD_ATTR_STRING;
-    a.s = s;
-    a.s_len = strlen(s);
-    return a;
-}
-
-/* Finds the kernel for op at opset, runs prepare, gives output 0 a malloc'd buffer of the size
-   prepare set (the bound, for a dynamic output), runs eval. free_output releases it. */
-static mmd_status run_op(const char *op, int32_t opset, mmd_attr *attrs, int32_t attr_count,
-                         mmd_tensor **in, int32_t nin, mmd_tensor *out, mmd_error *err) {
-    const mmd_kernel *k = mmd_ops_find("", op, opset);
-    mmd_node node;
-    mmd_kernel_ctx c;
-    mmd_tensor *outs[1];
-    mmd_status st;
-    memset(err, 0, sizeof *err);
-    if (!k) return MMD_ERR_NO_KERNEL;
-    memset(&node, 0, sizeof node);
-    node.name = "n0";
-    node.op_type = op;
-    node.domain = "";
-    node.attrs = attrs;
-    node.attr_count = attr_count;
-    node.opset = opset;
-    outs[0] = out;
-    memset(&c, 0, sizeof c);
-    c.node = &node;
-    c.opset = opset;
-    c.input_count = nin;
-    c.inputs = in;
-    c.output_count = 1;
-    c.outputs = outs;
-    c.op_data = calloc(1, k->op_data_size + 1);
-    c.err = err;
-    st = k->prepare(&c);
-    if (st == MMD_OK)
-        out->data = calloc(1, (size_t)mmd_tensor_numel(out) * mmd_dtype_size(out->dtype) + 1);
-    if (st == MMD_OK && c.scratch_size) c.scratch = malloc(c.scratch_size);
-    if (st == MMD_OK) st = k->eval(&c);
-    free(c.scratch);
-    free(c.op_data);
-    return st;
-}
-
-static void free_output(mmd_tensor *t) {
-    free(t->data);
-    t->data = NULL;
-}
-
-static void check_dims(const mmd_tensor *t, int32_t rank, const int64_t *want) {
-    int32_t i;
-    CHECK(t->rank == rank);
-    for (i = 0; i < rank && i < t->rank; ++i) CHECK(t->dims[i] == want[i]);
-}
-
-static void check_f32(const mmd_tensor *t, const float *want, int64_t n) {
-    const float *y = (const float *)t->data;
-    int64_t i;
-    CHECK(t->dtype == MMD_DTYPE_FLOAT32);
-    CHECK(mmd_tensor_numel(t) == n);
-    for (i = 0; i < n && i < mmd_tensor_numel(t); ++i) CHECK_NEAR(y[i], want[i], 1e-6);
-}
-
-static void check_i64(const mmd_tensor *t, const int64_t *want, int64_t n) {
-    const int64_t *y = (const int64_t *)t->data;
-    int64_t i;
-    CHECK(t->dtype == MMD_DTYPE_INT64);
-    CHECK(mmd_tensor_numel(t) == n);
-    for (i = 0; i < n && i < mmd_tensor_numel(t); ++i) CHECK(y[i] == want[i]);
-}
-
-#define COUNT(a) ((int32_t)(sizeof(a) / sizeof((a)[0])))
 
 /* ---- gathers and scatters --------------------------------------------------------------- */
 
@@ -148,7 +24,7 @@ static void gather_elements_out_of_range_names_index(void) {
     mmd_error err;
     in[0] = &tx; in[1] = &ti;
     attrs[0] = attr_int("axis", 1);
-    CHECK(run_op("GatherElements", 13, attrs, 1, in, 2, &ty, &err) == MMD_ERR_INDEX);
+    CHECK(run_op1("GatherElements", 13, attrs, 1, in, 2, &ty, &err) == MMD_ERR_INDEX);
     CHECK(strstr(err.msg, "index 2 (element 1 ") != NULL);
     free_output(&ty);
 }
@@ -166,10 +42,10 @@ static void scatter_elements_max_needs_opset_18(void) {
     int32_t i;
     in[0] = &tx; in[1] = &ti; in[2] = &tu;
     attrs[0] = attr_string("reduction", "max");
-    CHECK(run_op("ScatterElements", 18, attrs, 1, in, 3, &ty, &err) == MMD_OK);
+    CHECK(run_op1("ScatterElements", 18, attrs, 1, in, 3, &ty, &err) == MMD_OK);
     for (i = 0; i < 3; ++i) CHECK(((int32_t *)ty.data)[i] == want[i]);
     free_output(&ty);
-    CHECK(run_op("ScatterElements", 16, attrs, 1, in, 3, &ty, &err) == MMD_ERR_INVALID_MODEL);
+    CHECK(run_op1("ScatterElements", 16, attrs, 1, in, 3, &ty, &err) == MMD_ERR_INVALID_MODEL);
 }
 
 /* x = [1,2,3,4]; x[[-1, 0]] = [9, 8] -> [8,2,3,9]; then index 4 is out of range. */
@@ -182,11 +58,11 @@ static void scatter_nd_negative_index_wraps(void) {
     mmd_tensor tu = tensor("u", MMD_DTYPE_FLOAT32, 1, ud, u), ty = output("y"), *in[3];
     mmd_error err;
     in[0] = &tx; in[1] = &ti; in[2] = &tu;
-    CHECK(run_op("ScatterND", 13, NULL, 0, in, 3, &ty, &err) == MMD_OK);
+    CHECK(run_op1("ScatterND", 13, NULL, 0, in, 3, &ty, &err) == MMD_OK);
     check_f32(&ty, want, 4);
     free_output(&ty);
     idx[1] = 4;
-    CHECK(run_op("ScatterND", 13, NULL, 0, in, 3, &ty, &err) == MMD_ERR_INDEX);
+    CHECK(run_op1("ScatterND", 13, NULL, 0, in, 3, &ty, &err) == MMD_ERR_INDEX);
     CHECK(strstr(err.msg, "index 4 (element 1 ") != NULL);
     free_output(&ty);
 }
@@ -202,7 +78,7 @@ static void gather_nd_batch_dims_mismatch_is_shape_error(void) {
     mmd_error err;
     in[0] = &tx; in[1] = &ti;
     attrs[0] = attr_int("batch_dims", 1);
-    CHECK(run_op("GatherND", 13, attrs, 1, in, 2, &ty, &err) == MMD_ERR_SHAPE);
+    CHECK(run_op1("GatherND", 13, attrs, 1, in, 2, &ty, &err) == MMD_ERR_SHAPE);
 }
 
 /* ---- data-dependent shapes -------------------------------------------------------------- */
@@ -218,7 +94,7 @@ static void non_zero_writes_real_count_into_dynamic_output(void) {
     mmd_error err;
     x[2] = NAN;
     in[0] = &tx;
-    CHECK(run_op("NonZero", 13, NULL, 0, in, 1, &ty, &err) == MMD_OK);
+    CHECK(run_op1("NonZero", 13, NULL, 0, in, 1, &ty, &err) == MMD_OK);
     CHECK(ty.dynamic == 1);
     check_dims(&ty, 2, real);
     check_i64(&ty, want, 6);
@@ -253,7 +129,7 @@ static void non_zero_scalar_gives_zero_rows(void) {
     mmd_tensor tx = tensor("x", MMD_DTYPE_INT32, 0, NULL, &x), ty = output("y"), *in[1];
     mmd_error err;
     in[0] = &tx;
-    CHECK(run_op("NonZero", 13, NULL, 0, in, 1, &ty, &err) == MMD_OK);
+    CHECK(run_op1("NonZero", 13, NULL, 0, in, 1, &ty, &err) == MMD_OK);
     check_dims(&ty, 2, want);
     free_output(&ty);
 }
@@ -269,7 +145,7 @@ static void compress_all_false_gives_empty_axis(void) {
     mmd_error err;
     in[0] = &tx; in[1] = &tc;
     attrs[0] = attr_int("axis", 0);
-    CHECK(run_op("Compress", 11, attrs, 1, in, 2, &ty, &err) == MMD_OK);
+    CHECK(run_op1("Compress", 11, attrs, 1, in, 2, &ty, &err) == MMD_OK);
     CHECK(ty.dynamic == 1);
     check_dims(&ty, 2, want);
     free_output(&ty);
@@ -285,11 +161,11 @@ static void compress_true_past_the_end_fails(void) {
     mmd_tensor tc = tensor("c", MMD_DTYPE_BOOL, 1, cd, cond), ty = output("y"), *in[2];
     mmd_error err;
     in[0] = &tx; in[1] = &tc;
-    CHECK(run_op("Compress", 11, NULL, 0, in, 2, &ty, &err) == MMD_OK);
+    CHECK(run_op1("Compress", 11, NULL, 0, in, 2, &ty, &err) == MMD_OK);
     check_f32(&ty, want, 2);
     free_output(&ty);
     cond[0] = 0; cond[1] = 1; cond[2] = 0; cond[3] = 1;
-    CHECK(run_op("Compress", 11, NULL, 0, in, 2, &ty, &err) == MMD_ERR_INDEX);
+    CHECK(run_op1("Compress", 11, NULL, 0, in, 2, &ty, &err) == MMD_ERR_INDEX);
     free_output(&ty);
 }
 
@@ -305,11 +181,11 @@ static void one_hot_negative_index_depends_on_opset(void) {
     mmd_tensor tv = tensor("v", MMD_DTYPE_FLOAT32, 1, vd, values), ty = output("y"), *in[3];
     mmd_error err;
     in[0] = &ti; in[1] = &td; in[2] = &tv;
-    CHECK(run_op("OneHot", 9, NULL, 0, in, 3, &ty, &err) == MMD_OK);
+    CHECK(run_op1("OneHot", 9, NULL, 0, in, 3, &ty, &err) == MMD_OK);
     check_dims(&ty, 2, yd);
     check_f32(&ty, want9, 6);
     free_output(&ty);
-    CHECK(run_op("OneHot", 11, NULL, 0, in, 3, &ty, &err) == MMD_OK);
+    CHECK(run_op1("OneHot", 11, NULL, 0, in, 3, &ty, &err) == MMD_OK);
     check_f32(&ty, want11, 6);
     free_output(&ty);
 }
@@ -323,7 +199,7 @@ static void one_hot_runtime_depth_is_unsupported(void) {
     mmd_tensor tv = tensor("v", MMD_DTYPE_FLOAT32, 1, vd, values), ty = output("y"), *in[3];
     mmd_error err;
     in[0] = &ti; in[1] = &td; in[2] = &tv;
-    CHECK(run_op("OneHot", 11, NULL, 0, in, 3, &ty, &err) == MMD_ERR_UNSUPPORTED);
+    CHECK(run_op1("OneHot", 11, NULL, 0, in, 3, &ty, &err) == MMD_ERR_UNSUPPORTED);
     CHECK(strstr(err.msg, "'depth'") != NULL);
 }
 
@@ -334,7 +210,7 @@ static void range_runtime_inputs_are_named(void) {
     mmd_tensor td = runtime("d", MMD_DTYPE_FLOAT32, 0, NULL, &delta), ty = output("y"), *in[3];
     mmd_error err;
     in[0] = &ts; in[1] = &tl; in[2] = &td;
-    CHECK(run_op("Range", 11, NULL, 0, in, 3, &ty, &err) == MMD_ERR_UNSUPPORTED);
+    CHECK(run_op1("Range", 11, NULL, 0, in, 3, &ty, &err) == MMD_ERR_UNSUPPORTED);
     CHECK(strstr(err.msg, "start, delta are not known") != NULL);
 }
 
@@ -349,16 +225,16 @@ static void range_int16_negative_delta_empty_and_zero_delta(void) {
     mmd_error err;
     int32_t i;
     in[0] = &ts; in[1] = &tl; in[2] = &td;
-    CHECK(run_op("Range", 11, NULL, 0, in, 3, &ty, &err) == MMD_OK);
+    CHECK(run_op1("Range", 11, NULL, 0, in, 3, &ty, &err) == MMD_OK);
     check_dims(&ty, 1, four);
     for (i = 0; i < 4; ++i) CHECK(((int16_t *)ty.data)[i] == want[i]);
     free_output(&ty);
     start = 5; limit = 1; delta = 1;
-    CHECK(run_op("Range", 11, NULL, 0, in, 3, &ty, &err) == MMD_OK);
+    CHECK(run_op1("Range", 11, NULL, 0, in, 3, &ty, &err) == MMD_OK);
     check_dims(&ty, 1, none);
     free_output(&ty);
     delta = 0;
-    CHECK(run_op("Range", 11, NULL, 0, in, 3, &ty, &err) == MMD_ERR_INVALID_MODEL);
+    CHECK(run_op1("Range", 11, NULL, 0, in, 3, &ty, &err) == MMD_ERR_INVALID_MODEL);
 }
 
 /* np.tile(int8 [[1,-2],[3,-4]], (2,1)) -> [1,-2,3,-4,1,-2,3,-4]; repeats (0,2) -> shape (0,4). */
@@ -371,12 +247,12 @@ static void tile_int8_and_zero_repeat(void) {
     mmd_tensor ty = output("y"), *in[2];
     mmd_error err;
     in[0] = &tx; in[1] = &tr;
-    CHECK(run_op("Tile", 13, NULL, 0, in, 2, &ty, &err) == MMD_OK);
+    CHECK(run_op1("Tile", 13, NULL, 0, in, 2, &ty, &err) == MMD_OK);
     check_dims(&ty, 2, yd);
     CHECK(memcmp(ty.data, want, sizeof want) == 0);
     free_output(&ty);
     reps[0] = 0; reps[1] = 2;
-    CHECK(run_op("Tile", 13, NULL, 0, in, 2, &ty, &err) == MMD_OK);
+    CHECK(run_op1("Tile", 13, NULL, 0, in, 2, &ty, &err) == MMD_OK);
     check_dims(&ty, 2, empty);
     free_output(&ty);
 }
@@ -395,7 +271,7 @@ static void pad_axes_input_with_negative_axis(void) {
     mmd_tensor ty = output("y"), *in[4];
     mmd_error err;
     in[0] = &tx; in[1] = &tp; in[2] = &tv; in[3] = &ta;
-    CHECK(run_op("Pad", 18, NULL, 0, in, 4, &ty, &err) == MMD_OK);
+    CHECK(run_op1("Pad", 18, NULL, 0, in, 4, &ty, &err) == MMD_OK);
     check_dims(&ty, 2, yd);
     check_f32(&ty, want, 12);
     free_output(&ty);
@@ -413,11 +289,11 @@ static void pad_wrap_needs_opset_19(void) {
     mmd_error err;
     in[0] = &tx; in[1] = &tp;
     attrs[0] = attr_string("mode", "wrap");
-    CHECK(run_op("Pad", 19, attrs, 1, in, 2, &ty, &err) == MMD_OK);
+    CHECK(run_op1("Pad", 19, attrs, 1, in, 2, &ty, &err) == MMD_OK);
     check_dims(&ty, 2, yd);
     check_f32(&ty, want, 24);
     free_output(&ty);
-    CHECK(run_op("Pad", 18, attrs, 1, in, 2, &ty, &err) == MMD_ERR_INVALID_MODEL);
+    CHECK(run_op1("Pad", 18, attrs, 1, in, 2, &ty, &err) == MMD_ERR_INVALID_MODEL);
 }
 
 /* Reflect pads longer than the axis keep folding: np.pad([1,2,3], (5,6), 'reflect'). */
@@ -432,7 +308,7 @@ static void pad_reflect_past_the_edge_matches_numpy(void) {
     mmd_error err;
     in[0] = &tx; in[1] = &tp;
     attrs[0] = attr_string("mode", "reflect");
-    CHECK(run_op("Pad", 13, attrs, 1, in, 2, &ty, &err) == MMD_OK);
+    CHECK(run_op1("Pad", 13, attrs, 1, in, 2, &ty, &err) == MMD_OK);
     check_f32(&ty, want, 14);
     free_output(&ty);
 }
@@ -450,7 +326,7 @@ static void pad_negative_crops_before_edge(void) {
     mmd_error err;
     in[0] = &tx; in[1] = &tp;
     attrs[0] = attr_string("mode", "edge");
-    CHECK(run_op("Pad", 13, attrs, 1, in, 2, &ty, &err) == MMD_OK);
+    CHECK(run_op1("Pad", 13, attrs, 1, in, 2, &ty, &err) == MMD_OK);
     check_f32(&ty, want, 4);
     free_output(&ty);
 }
@@ -466,7 +342,7 @@ static void pad_opset2_attributes(void) {
     in[0] = &tx;
     attrs[0] = attr_ints("pads", pads, 2);
     attrs[1] = attr_float("value", 2.5f);
-    CHECK(run_op("Pad", 2, attrs, 2, in, 1, &ty, &err) == MMD_OK);
+    CHECK(run_op1("Pad", 2, attrs, 2, in, 1, &ty, &err) == MMD_OK);
     check_f32(&ty, want, 4);
     free_output(&ty);
 }
@@ -485,11 +361,11 @@ static void trilu_huge_k(void) {
     mmd_error err;
     in[0] = &tx; in[1] = &tk;
     attrs[0] = attr_int("upper", 0);
-    CHECK(run_op("Trilu", 14, attrs, 1, in, 2, &ty, &err) == MMD_OK);
+    CHECK(run_op1("Trilu", 14, attrs, 1, in, 2, &ty, &err) == MMD_OK);
     check_f32(&ty, all, 6);
     free_output(&ty);
     attrs[0] = attr_int("upper", 1);
-    CHECK(run_op("Trilu", 14, attrs, 1, in, 2, &ty, &err) == MMD_OK);
+    CHECK(run_op1("Trilu", 14, attrs, 1, in, 2, &ty, &err) == MMD_OK);
     check_f32(&ty, none, 6);
     free_output(&ty);
 }
@@ -505,12 +381,12 @@ static void eye_like_dtype_and_k(void) {
     in[0] = &tx;
     attrs[0] = attr_int("dtype", MMD_DTYPE_INT32);
     attrs[1] = attr_int("k", 1);
-    CHECK(run_op("EyeLike", 9, attrs, 2, in, 1, &ty, &err) == MMD_OK);
+    CHECK(run_op1("EyeLike", 9, attrs, 2, in, 1, &ty, &err) == MMD_OK);
     CHECK(ty.dtype == MMD_DTYPE_INT32);
     CHECK(memcmp(ty.data, want, sizeof want) == 0);
     free_output(&ty);
     attrs[0] = attr_int("dtype", MMD_DTYPE_STRING);
-    CHECK(run_op("EyeLike", 9, attrs, 2, in, 1, &ty, &err) == MMD_ERR_DTYPE);
+    CHECK(run_op1("EyeLike", 9, attrs, 2, in, 1, &ty, &err) == MMD_ERR_DTYPE);
 }
 
 /* 3 channels do not split into 2x2 blocks; blocksize 0 is invalid. */
@@ -522,9 +398,9 @@ static void depth_to_space_bad_blocks_fail(void) {
     mmd_error err;
     in[0] = &tx;
     attrs[0] = attr_int("blocksize", 2);
-    CHECK(run_op("DepthToSpace", 13, attrs, 1, in, 1, &ty, &err) == MMD_ERR_SHAPE);
+    CHECK(run_op1("DepthToSpace", 13, attrs, 1, in, 1, &ty, &err) == MMD_ERR_SHAPE);
     attrs[0] = attr_int("blocksize", 0);
-    CHECK(run_op("DepthToSpace", 13, attrs, 1, in, 1, &ty, &err) == MMD_ERR_INVALID_MODEL);
+    CHECK(run_op1("DepthToSpace", 13, attrs, 1, in, 1, &ty, &err) == MMD_ERR_INVALID_MODEL);
 }
 
 /* SpaceToDepth is the inverse of DepthToSpace in DCR mode, on a 1x2x4x6 ramp. */
@@ -539,11 +415,11 @@ static void space_to_depth_inverts_depth_to_space_dcr(void) {
     in[0] = &tx;
     attrs[0] = attr_int("blocksize", 2);
     attrs[1] = attr_string("mode", "DCR");
-    CHECK(run_op("SpaceToDepth", 13, attrs, 1, in, 1, &ts, &err) == MMD_OK);
+    CHECK(run_op1("SpaceToDepth", 13, attrs, 1, in, 1, &ts, &err) == MMD_OK);
     check_dims(&ts, 4, sd);
     ts.kind = MMD_TENSOR_ACTIVATION;
     in[0] = &ts;
-    CHECK(run_op("DepthToSpace", 13, attrs, 2, in, 1, &ty, &err) == MMD_OK);
+    CHECK(run_op1("DepthToSpace", 13, attrs, 2, in, 1, &ty, &err) == MMD_OK);
     check_f32(&ty, x, 48);
     free_output(&ts);
     free_output(&ty);

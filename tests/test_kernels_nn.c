@@ -1,135 +1,14 @@
 /* tests/test_kernels_nn.c - the numeric kernels of mmdeploy_ops.h, one behaviour per test.
    Each test builds tensors, nodes and attributes by hand, runs the kernel's prepare then eval
-   and compares with literals. Inputs come from ramp() below; expected values were printed by
-   PyTorch 2 (/usr/bin/python3) from the same ramp, with the torch call given in each comment:
-       def ramp(shape, mul, mod):
-           n = int(np.prod(shape))
-           return (((torch.arange(n) * mul) % mod - mod // 2) * 0.25).float().reshape(shape)
-   The ramps hold quarter-integers, so the sums are nearly exact and 1e-5 is a safe tolerance. */
+   and compares with literals. Inputs come from ramp() in kernel_harness.h; expected values
+   were printed by PyTorch 2 (/usr/bin/python3) from the same ramp, with the torch call given
+   in each comment. The ramps hold quarter-integers, so the sums are nearly exact and 1e-5 is
+   a safe tolerance. */
 #define MMD_IMPLEMENTATION
 #include "mmdeploy.h"
 #include "test.h"
+#include "kernel_harness.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-/* ---- harness ---------------------------------------------------------------------------- */
-
-static void ramp(float *x, int64_t n, int64_t mul, int64_t mod) {
-    int64_t i;
-    for (i = 0; i < n; ++i) x[i] = (float)((i * mul) % mod - mod / 2) * 0.25f;
-}
-
-static mmd_tensor tensor(const char *name, int32_t dtype, int32_t rank, const int64_t *dims, void *data) {
-    mmd_tensor t;
-    memset(&t, 0, sizeof t);
-    t.name = name;
-    t.dtype = dtype;
-    t.rank = rank;
-    if (rank) memcpy(t.dims, dims, (size_t)rank * sizeof dims[0]);
-    t.data = data;
-    t.kind = MMD_TENSOR_INITIALIZER;
-    t.producer = -1;
-    return t;
-}
-
-/* An output: shape and data are filled by run_op. */
-static mmd_tensor output(const char *name) { return tensor(name, MMD_DTYPE_UNDEFINED, 0, NULL, NULL); }
-
-static mmd_attr attr_int(const char *name, int64_t v) {
-    mmd_attr a;
-    memset(&a, 0, sizeof a);
-    a.name = name;
-    a.type = MMD_ATTR_INT;
-    a.i = v;
-    return a;
-}
-
-static mmd_attr attr_float(const char *name, float v) {
-    mmd_attr a = attr_int(name, 0);
-    a.type = MMD_ATTR_FLOAT;
-    a.f = v;
-    return a;
-}
-
-static mmd_attr attr_ints(const char *name, const int64_t *v, int64_t n) {
-    mmd_attr a = attr_int(name, 0);
-    a.type = MMD_ATTR_INTS;
-    a.ints = v;
-    a.count = n;
-    return a;
-}
-
-static mmd_attr attr_string(const char *name, const char *s) {
-    mmd_attr a = attr_int(name, 0);
-    a.type = MMD_ATTR_STRING;
-    a.s = s;
-    a.s_len = strlen(s);
-    return a;
-}
-
-/* Finds the kernel for op at opset, runs prepare, gives every present output a malloc'd buffer
-   of the size prepare set, runs eval. Outputs are freed by free_outputs. */
-static mmd_status run_op(const char *op, int32_t opset, mmd_attr *attrs, int32_t attr_count,
-                         mmd_tensor **in, int32_t nin, mmd_tensor **out, int32_t nout, mmd_error *err) {
-    const mmd_kernel *k = mmd_ops_find("", op, opset);
-    mmd_node node;
-    mmd_kernel_ctx c;
-    mmd_status st;
-    int32_t i;
-    memset(err, 0, sizeof *err);
-    if (!k) return MMD_ERR_NO_KERNEL;
-    memset(&node, 0, sizeof node);
-    node.name = "n0";
-    node.op_type = op;
-    node.domain = "";
-    node.attrs = attrs;
-    node.attr_count = attr_count;
-    node.opset = opset;
-    memset(&c, 0, sizeof c);
-    c.node = &node;
-    c.opset = opset;
-    c.input_count = nin;
-    c.inputs = in;
-    c.output_count = nout;
-    c.outputs = out;
-    c.op_data = calloc(1, k->op_data_size + 1);
-    c.err = err;
-    st = k->prepare(&c);
-    for (i = 0; st == MMD_OK && i < nout; ++i)
-        if (out[i]) out[i]->data = calloc(1, (size_t)mmd_tensor_numel(out[i]) * mmd_dtype_size(out[i]->dtype) + 1);
-    if (st == MMD_OK && c.scratch_size) c.scratch = malloc(c.scratch_size);
-    if (st == MMD_OK) st = k->eval(&c);
-    free(c.scratch);
-    free(c.op_data);
-    return st;
-}
-
-static void free_outputs(mmd_tensor **out, int32_t n) {
-    int32_t i;
-    for (i = 0; i < n; ++i)
-        if (out[i]) {
-            free(out[i]->data);
-            out[i]->data = NULL;
-        }
-}
-
-/* Checks rank and dims of t against want[0..rank). */
-static void check_dims(const mmd_tensor *t, int32_t rank, const int64_t *want) {
-    int32_t i;
-    CHECK(t->rank == rank);
-    for (i = 0; i < rank && i < t->rank; ++i) CHECK(t->dims[i] == want[i]);
-}
-
-static void check_f32(const mmd_tensor *t, const float *want, int64_t n) {
-    const float *y = (const float *)t->data;
-    int64_t i;
-    CHECK(t->dtype == MMD_DTYPE_FLOAT32);
-    CHECK(mmd_tensor_numel(t) == n);
-    for (i = 0; i < n && i < mmd_tensor_numel(t); ++i) CHECK_NEAR(y[i], want[i], 1e-5);
-}
-
-#define COUNT(a) ((int32_t)(sizeof(a) / sizeof((a)[0])))
 
 /* ---- Conv --------------------------------------------------------------------------------- */
 
@@ -405,6 +284,15 @@ static void conv_empty_batch_gives_empty_output(void) {
 
 /* ---- pools -------------------------------------------------------------------------------- */
 
+/* kernel_shape, strides and, unless pads is NULL, pads of a 2-D pool into a; the count. */
+static int32_t pool_attrs(mmd_attr *a, const int64_t *k, const int64_t *s, const int64_t *pads) {
+    a[0] = attr_ints("kernel_shape", k, 2);
+    a[1] = attr_ints("strides", s, 2);
+    if (!pads) return 2;
+    a[2] = attr_ints("pads", pads, 4);
+    return 3;
+}
+
 /* F.max_pool2d(ramp((1,1,5,5),7,11), 2, 2, ceil_mode=True): the third window is cut short. */
 static void maxpool_ceil_mode_matches_torch(void) {
     static const int64_t xd[] = {1, 1, 5, 5}, yd[] = {1, 1, 3, 3}, k[] = {2, 2};
@@ -415,9 +303,7 @@ static void maxpool_ceil_mode_matches_torch(void) {
     mmd_attr attrs[3];
     mmd_error err;
     in[0] = &tx; out[0] = &ty;
-    attrs[0] = attr_ints("kernel_shape", k, 2);
-    attrs[1] = attr_ints("strides", k, 2);
-    attrs[2] = attr_int("ceil_mode", 1);
+    attrs[pool_attrs(attrs, k, k, NULL)] = attr_int("ceil_mode", 1);
     ramp(x, 25, 7, 11);
     CHECK(run_op("MaxPool", 12, attrs, 3, in, 1, out, 1, &err) == MMD_OK);
     check_dims(&ty, 4, yd);
@@ -438,9 +324,7 @@ static void maxpool_pads_with_indices_matches_torch(void) {
     mmd_error err;
     int32_t i;
     in[0] = &tx; out[0] = &ty; out[1] = &ti;
-    attrs[0] = attr_ints("kernel_shape", k, 2);
-    attrs[1] = attr_ints("strides", s, 2);
-    attrs[2] = attr_ints("pads", pads, 4);
+    pool_attrs(attrs, k, s, pads);
     ramp(x, 32, 7, 13);
     CHECK(run_op("MaxPool", 12, attrs, 3, in, 1, out, 2, &err) == MMD_OK);
     check_dims(&ty, 4, yd);
@@ -464,9 +348,7 @@ static void pool_ceil_mode_drops_window_starting_in_end_padding(void) {
     mmd_attr attrs[5];
     mmd_error err;
     in[0] = &tx; out[0] = &ty;
-    attrs[0] = attr_ints("kernel_shape", k, 2);
-    attrs[1] = attr_ints("strides", k, 2);
-    attrs[2] = attr_ints("pads", pads, 4);
+    pool_attrs(attrs, k, k, pads);
     attrs[3] = attr_int("ceil_mode", 1);
     attrs[4] = attr_int("count_include_pad", 1);
     ramp(x, 25, 7, 11);
@@ -495,9 +377,7 @@ static void maxpool_column_major_indices(void) {
     int32_t i;
     in[0] = &tx; out[0] = &ty; out[1] = &ti;
     for (i = 0; i < 25; ++i) x[i] = (float)(i + 1);
-    attrs[0] = attr_ints("kernel_shape", k, 2);
-    attrs[1] = attr_ints("strides", k, 2);
-    attrs[2] = attr_int("storage_order", 1);
+    attrs[pool_attrs(attrs, k, k, NULL)] = attr_int("storage_order", 1);
     CHECK(run_op("MaxPool", 12, attrs, 3, in, 1, out, 2, &err) == MMD_OK);
     check_dims(&ty, 4, yd);
     check_f32(&ty, want, 4);
@@ -520,9 +400,7 @@ static void avgpool_count_include_pad_with_ceil_matches_torch(void) {
     mmd_attr attrs[5];
     mmd_error err;
     in[0] = &tx; out[0] = &ty;
-    attrs[0] = attr_ints("kernel_shape", k, 2);
-    attrs[1] = attr_ints("strides", s, 2);
-    attrs[2] = attr_ints("pads", pads, 4);
+    pool_attrs(attrs, k, s, pads);
     attrs[3] = attr_int("ceil_mode", 1);
     attrs[4] = attr_int("count_include_pad", 1);
     ramp(x, 36, 7, 11);

@@ -7,149 +7,8 @@
 #define MMD_IMPLEMENTATION
 #include "mmdeploy.h"
 #include "test.h"
+#include "kernel_harness.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-/* ---- harness ---------------------------------------------------------------------------- */
-
-static mmd_tensor tensor(const char *name, int32_t dtype, int32_t rank, const int64_t *dims, void *data) {
-    mmd_tensor t;
-    memset(&t, 0, sizeof t);
-    t.name = name;
-    t.dtype = dtype;
-    t.rank = rank;
-    if (rank) memcpy(t.dims, dims, (size_t)rank * sizeof dims[0]);
-    t.data = data;
-    t.kind = MMD_TENSOR_INITIALIZER;
-    t.producer = -1;
-    return t;
-}
-
-/* A tensor computed by another node: its value is not known at prepare time. */
-static mmd_tensor runtime_tensor(const char *name, int32_t dtype, int32_t rank, const int64_t *dims, void *data) {
-    mmd_tensor t = tensor(name, dtype, rank, dims, data);
-    t.kind = MMD_TENSOR_ACTIVATION;
-    t.producer = 0;
-    return t;
-}
-
-static mmd_tensor output(const char *name) { return tensor(name, MMD_DTYPE_UNDEFINED, 0, NULL, NULL); }
-
-static mmd_attr attr_int(const char *name, int64_t v) {
-    mmd_attr a;
-    memset(&a, 0, sizeof a);
-    a.name = name;
-    a.type = MMD_ATTR_INT;
-    a.i = v;
-    return a;
-}
-
-static mmd_attr attr_ints(const char *name, const int64_t *v, int64_t n) {
-    mmd_attr a = attr_int(name, 0);
-    a.type = MMD_ATTR_INTS;
-    a.ints = v;
-    a.count = n;
-    return a;
-}
-
-static mmd_attr attr_string(const char *name, const char *s) {
-    mmd_attr a = attr_int(name, 0);
-    a.type = MMD_ATTR_STRING;
-    a.s = s;
-    a.s_len = strlen(s);
-    return a;
-}
-
-/* One node between prepare and eval, so that a test can look at what prepare planned. */
-typedef struct op_case {
-    mmd_node node;
-    mmd_kernel_ctx c;
-    mmd_error err;
-    const mmd_kernel *k;
-} op_case;
-
-static mmd_status case_prepare(op_case *t, const char *op, int32_t opset, mmd_attr *attrs, int32_t attr_count,
-                               mmd_tensor **in, int32_t nin, mmd_tensor **out, int32_t nout) {
-    memset(t, 0, sizeof *t);
-    t->k = mmd_ops_find("", op, opset);
-    if (!t->k) return MMD_ERR_NO_KERNEL;
-    t->node.name = "n0";
-    t->node.op_type = op;
-    t->node.domain = "";
-    t->node.attrs = attrs;
-    t->node.attr_count = attr_count;
-    t->node.opset = opset;
-    t->c.node = &t->node;
-    t->c.opset = opset;
-    t->c.input_count = nin;
-    t->c.inputs = in;
-    t->c.output_count = nout;
-    t->c.outputs = out;
-    t->c.op_data = calloc(1, t->k->op_data_size + 1);
-    t->c.err = &t->err;
-    return t->k->prepare(&t->c);
-}
-
-/* Gives every present output a buffer of the size prepare planned, then runs eval. */
-static mmd_status case_eval(op_case *t) {
-    int32_t i;
-    mmd_status st;
-    for (i = 0; i < t->c.output_count; ++i) {
-        mmd_tensor *o = t->c.outputs[i];
-        if (o) o->data = calloc(1, (size_t)mmd_tensor_numel(o) * mmd_dtype_size(o->dtype) + 1);
-    }
-    if (t->c.scratch_size) t->c.scratch = malloc(t->c.scratch_size);
-    st = t->k->eval(&t->c);
-    free(t->c.scratch);
-    t->c.scratch = NULL;
-    return st;
-}
-
-/* Frees op data and output buffers. */
-static void case_free(op_case *t) {
-    int32_t i;
-    for (i = 0; i < t->c.output_count; ++i)
-        if (t->c.outputs[i]) {
-            free(t->c.outputs[i]->data);
-            t->c.outputs[i]->data = NULL;
-        }
-    free(t->c.op_data);
-}
-
-/* prepare then eval; the outputs stay until case_free. */
-static mmd_status run_op(op_case *t, const char *op, int32_t opset, mmd_attr *attrs, int32_t attr_count,
-                         mmd_tensor **in, int32_t nin, mmd_tensor **out, int32_t nout) {
-    mmd_status st = case_prepare(t, op, opset, attrs, attr_count, in, nin, out, nout);
-    return st != MMD_OK ? st : case_eval(t);
-}
-
-static void check_dims(const mmd_tensor *t, int32_t rank, const int64_t *want) {
-    int32_t i;
-    CHECK(t->rank == rank);
-    for (i = 0; i < rank && i < t->rank; ++i) CHECK(t->dims[i] == want[i]);
-}
-
-/* Equal values pass first, so infinities of one sign match; NaN matches NaN. */
-static void check_f32(const mmd_tensor *t, const float *want, int64_t n) {
-    const float *y = (const float *)t->data;
-    int64_t i;
-    CHECK(t->dtype == MMD_DTYPE_FLOAT32);
-    CHECK(mmd_tensor_numel(t) == n);
-    for (i = 0; i < n && i < mmd_tensor_numel(t); ++i) {
-        if (y[i] == want[i] || (y[i] != y[i] && want[i] != want[i])) continue;
-        CHECK_NEAR(y[i], want[i], 1e-5);
-    }
-}
-
-static void check_i64(const mmd_tensor *t, const int64_t *want, int64_t n) {
-    int64_t i;
-    CHECK(t->dtype == MMD_DTYPE_INT64);
-    CHECK(mmd_tensor_numel(t) == n);
-    for (i = 0; i < n && i < mmd_tensor_numel(t); ++i) CHECK(((const int64_t *)t->data)[i] == want[i]);
-}
-
-#define COUNT(a) ((int32_t)(sizeof(a) / sizeof((a)[0])))
 
 /* ---- Reduce* ---------------------------------------------------------------------------- */
 
@@ -181,7 +40,7 @@ static void reduce_every_op_over_middle_axis_matches_numpy(void) {
     attrs[0] = attr_ints("axes", axes, 1);
     attrs[1] = attr_int("keepdims", 0);
     for (i = 0; i < COUNT(ops); ++i) {
-        CHECK(run_op(&t, ops[i], 11, attrs, 2, in, 1, out, 1) == MMD_OK);
+        CHECK(case_run(&t, ops[i], 11, attrs, 2, in, 1, out, 1) == MMD_OK);
         check_dims(&ty, 2, yd);
         check_f32(&ty, want[i], 4);
         case_free(&t);
@@ -208,14 +67,14 @@ static void reduce_empty_axis_gives_identity(void) {
     for (i = 0; i < COUNT(ops); ++i) {
         float w[2];
         w[0] = w[1] = want[i];
-        CHECK(run_op(&t, ops[i], 18, NULL, 0, in, 2, out, 1) == MMD_OK);
+        CHECK(case_run(&t, ops[i], 18, NULL, 0, in, 2, out, 1) == MMD_OK);
         check_dims(&ty, 2, yd);
         check_f32(&ty, w, 2);
         case_free(&t);
     }
     tx.dtype = MMD_DTYPE_INT32;
     tx.data = &xi;
-    CHECK(run_op(&t, "ReduceMax", 18, NULL, 0, in, 2, out, 1) == MMD_OK);
+    CHECK(case_run(&t, "ReduceMax", 18, NULL, 0, in, 2, out, 1) == MMD_OK);
     CHECK(ty.dtype == MMD_DTYPE_INT32 && ((const int32_t *)ty.data)[1] == INT32_MIN);
     case_free(&t);
 }
@@ -234,17 +93,17 @@ static void reduce_sum_noop_with_empty_axes_copies(void) {
     op_case t;
     in[0] = &tx; in[1] = &ta; out[0] = &ty;
     attrs[0] = attr_int("keepdims", 0);
-    CHECK(run_op(&t, "ReduceSum", 13, attrs, 1, in, 2, out, 1) == MMD_OK);
+    CHECK(case_run(&t, "ReduceSum", 13, attrs, 1, in, 2, out, 1) == MMD_OK);
     check_dims(&ty, 0, NULL);
     check_f32(&ty, want_all, 1);
     case_free(&t);
     attrs[1] = attr_int("noop_with_empty_axes", 1);
-    CHECK(run_op(&t, "ReduceSum", 13, attrs, 2, in, 2, out, 1) == MMD_OK);
+    CHECK(case_run(&t, "ReduceSum", 13, attrs, 2, in, 2, out, 1) == MMD_OK);
     check_dims(&ty, 2, xd);
     check_f32(&ty, want_copy, 4);
     case_free(&t);
     /* Absent axes input, the same copy. */
-    CHECK(run_op(&t, "ReduceSum", 13, attrs, 2, in, 1, out, 1) == MMD_OK);
+    CHECK(case_run(&t, "ReduceSum", 13, attrs, 2, in, 1, out, 1) == MMD_OK);
     check_f32(&ty, want_copy, 4);
     case_free(&t);
 }
@@ -263,7 +122,7 @@ static void reduce_int32_sum_prod_max_min_match_numpy(void) {
     attrs[0] = attr_ints("axes", axes, 1);
     attrs[1] = attr_int("keepdims", 0);
     for (i = 0; i < COUNT(ops); ++i) {
-        CHECK(run_op(&t, ops[i], 11, attrs, 2, in, 1, out, 1) == MMD_OK);
+        CHECK(case_run(&t, ops[i], 11, attrs, 2, in, 1, out, 1) == MMD_OK);
         CHECK(ty.dtype == MMD_DTYPE_INT32 && ty.rank == 1 && ty.dims[0] == 2);
         CHECK(((const int32_t *)ty.data)[0] == want[i][0] && ((const int32_t *)ty.data)[1] == want[i][1]);
         case_free(&t);
@@ -285,7 +144,7 @@ static void reduce_log_sum_exp_stays_finite_for_large_values(void) {
     in[0] = &tx; out[0] = &ty;
     attrs[0] = attr_ints("axes", axes, 1);
     attrs[1] = attr_int("keepdims", 0);
-    CHECK(run_op(&t, "ReduceLogSumExp", 13, attrs, 2, in, 1, out, 1) == MMD_OK);
+    CHECK(case_run(&t, "ReduceLogSumExp", 13, attrs, 2, in, 1, out, 1) == MMD_OK);
     check_f32(&ty, want, 2);
     case_free(&t);
 }
@@ -298,7 +157,7 @@ static void reduce_bad_axes_and_dtypes_fail_at_prepare(void) {
     int32_t xi[12] = {0};
     int64_t axes[] = {0};
     mmd_tensor tx = tensor("x", MMD_DTYPE_FLOAT32, 3, xd, x), ty = output("y");
-    mmd_tensor ta = runtime_tensor("axes", MMD_DTYPE_INT64, 1, axd, axes);
+    mmd_tensor ta = runtime("axes", MMD_DTYPE_INT64, 1, axd, axes);
     mmd_tensor *in[2], *out[1];
     mmd_attr attrs[1];
     op_case t;
@@ -333,17 +192,17 @@ static void argmax_nan_wins_and_select_last_index_picks_last_tie(void) {
     op_case t;
     in[0] = &tx; out[0] = &ty;
     x[0] = 1; x[1] = NAN; x[2] = 3; x[3] = 3;
-    CHECK(run_op(&t, "ArgMax", 13, NULL, 0, in, 1, out, 1) == MMD_OK);
+    CHECK(case_run(&t, "ArgMax", 13, NULL, 0, in, 1, out, 1) == MMD_OK);
     check_dims(&ty, 1, one);
     check_i64(&ty, want_nan, 1);
     case_free(&t);
     x[1] = 3; x[3] = 0;
     attrs[0] = attr_int("select_last_index", 1);
-    CHECK(run_op(&t, "ArgMax", 13, attrs, 1, in, 1, out, 1) == MMD_OK);
+    CHECK(case_run(&t, "ArgMax", 13, attrs, 1, in, 1, out, 1) == MMD_OK);
     check_i64(&ty, want_last, 1);
     case_free(&t);
     x[0] = 0; x[1] = 3; x[2] = 0; x[3] = 1;
-    CHECK(run_op(&t, "ArgMin", 13, attrs, 1, in, 1, out, 1) == MMD_OK);
+    CHECK(case_run(&t, "ArgMin", 13, attrs, 1, in, 1, out, 1) == MMD_OK);
     check_i64(&ty, want_last, 1);
     case_free(&t);
 }
@@ -378,17 +237,17 @@ static void log_softmax_and_hardmax_opset11_coerce_but_opset13_use_one_axis(void
     op_case t;
     in[0] = &tx; out[0] = &ty;
     attrs[0] = attr_int("axis", 1);
-    CHECK(run_op(&t, "LogSoftmax", 11, attrs, 1, in, 1, out, 1) == MMD_OK);
+    CHECK(case_run(&t, "LogSoftmax", 11, attrs, 1, in, 1, out, 1) == MMD_OK);
     check_dims(&ty, 3, xd);
     check_f32(&ty, ls11, 4);
     case_free(&t);
-    CHECK(run_op(&t, "LogSoftmax", 13, attrs, 1, in, 1, out, 1) == MMD_OK);
+    CHECK(case_run(&t, "LogSoftmax", 13, attrs, 1, in, 1, out, 1) == MMD_OK);
     check_f32(&ty, ls13, 4);
     case_free(&t);
-    CHECK(run_op(&t, "Hardmax", 11, attrs, 1, in, 1, out, 1) == MMD_OK);
+    CHECK(case_run(&t, "Hardmax", 11, attrs, 1, in, 1, out, 1) == MMD_OK);
     check_f32(&ty, hm11, 4);
     case_free(&t);
-    CHECK(run_op(&t, "Hardmax", 13, attrs, 1, in, 1, out, 1) == MMD_OK);
+    CHECK(case_run(&t, "Hardmax", 13, attrs, 1, in, 1, out, 1) == MMD_OK);
     check_f32(&ty, hm13, 4);
     case_free(&t);
 }
@@ -402,7 +261,7 @@ static void cumsum_exclusive_reverse_reads_axis_at_eval(void) {
     static const int64_t xd[] = {2, 3};
     static const int32_t want[] = {5, 3, 0, 11, 6, 0};
     int32_t x[] = {1, 2, 3, 4, 5, 6}, axis = 1, i;
-    mmd_tensor tx = tensor("x", MMD_DTYPE_INT32, 2, xd, x), ta = runtime_tensor("axis", MMD_DTYPE_INT32, 0, NULL, &axis);
+    mmd_tensor tx = tensor("x", MMD_DTYPE_INT32, 2, xd, x), ta = runtime("axis", MMD_DTYPE_INT32, 0, NULL, &axis);
     mmd_tensor ty = output("y");
     mmd_tensor *in[2], *out[1];
     mmd_attr attrs[2];
@@ -410,12 +269,12 @@ static void cumsum_exclusive_reverse_reads_axis_at_eval(void) {
     in[0] = &tx; in[1] = &ta; out[0] = &ty;
     attrs[0] = attr_int("exclusive", 1);
     attrs[1] = attr_int("reverse", 1);
-    CHECK(run_op(&t, "CumSum", 14, attrs, 2, in, 2, out, 1) == MMD_OK);
+    CHECK(case_run(&t, "CumSum", 14, attrs, 2, in, 2, out, 1) == MMD_OK);
     check_dims(&ty, 2, xd);
     for (i = 0; i < 6; ++i) CHECK(((const int32_t *)ty.data)[i] == want[i]);
     case_free(&t);
     axis = -3;
-    CHECK(run_op(&t, "CumSum", 14, attrs, 2, in, 2, out, 1) == MMD_ERR_INVALID_ARGUMENT);
+    CHECK(case_run(&t, "CumSum", 14, attrs, 2, in, 2, out, 1) == MMD_ERR_INVALID_ARGUMENT);
     case_free(&t);
 }
 
@@ -435,14 +294,14 @@ static void topk_ties_come_out_by_lower_index(void) {
     mmd_attr attrs[1];
     op_case t;
     in[0] = &tx; in[1] = &tk; out[0] = &tv; out[1] = &ti;
-    CHECK(run_op(&t, "TopK", 11, NULL, 0, in, 2, out, 2) == MMD_OK);
+    CHECK(case_run(&t, "TopK", 11, NULL, 0, in, 2, out, 2) == MMD_OK);
     check_dims(&tv, 1, yd);
     check_f32(&tv, want_large, 3);
     check_i64(&ti, idx_large, 3);
     CHECK(!tv.dynamic && !ti.dynamic);
     case_free(&t);
     attrs[0] = attr_int("largest", 0);
-    CHECK(run_op(&t, "TopK", 11, attrs, 1, in, 2, out, 2) == MMD_OK);
+    CHECK(case_run(&t, "TopK", 11, attrs, 1, in, 2, out, 2) == MMD_OK);
     check_f32(&tv, want_small, 3);
     check_i64(&ti, idx_small, 3);
     case_free(&t);
@@ -475,7 +334,7 @@ static void topk_on_120000_scores_matches_full_sort(void) {
     topk_ref_x = x;
     qsort(order, N, sizeof(int64_t), topk_ref_cmp);
     in[0] = &tx; in[1] = &tk; out[0] = &tv; out[1] = &ti;
-    CHECK(run_op(&t, "TopK", 11, NULL, 0, in, 2, out, 2) == MMD_OK);
+    CHECK(case_run(&t, "TopK", 11, NULL, 0, in, 2, out, 2) == MMD_OK);
     check_dims(&tv, 2, yd);
     CHECK(t.c.scratch_size == K * sizeof(int64_t));
     for (i = 0; i < K && tv.data && ti.data; ++i)
@@ -495,7 +354,7 @@ static void topk_runtime_k_plans_bound_and_eval_sets_dims(void) {
     static const int64_t idx[] = {3, 2, 0, 2};
     float x[] = {1, 2, 3, 4, 8, 5, 7, 6};
     int64_t k = 2;
-    mmd_tensor tx = tensor("x", MMD_DTYPE_FLOAT32, 2, xd, x), tk = runtime_tensor("k", MMD_DTYPE_INT64, 1, kd, &k);
+    mmd_tensor tx = tensor("x", MMD_DTYPE_FLOAT32, 2, xd, x), tk = runtime("k", MMD_DTYPE_INT64, 1, kd, &k);
     mmd_tensor tv = output("values"), ti = output("indices");
     mmd_tensor *in[2], *out[2];
     op_case t;
@@ -529,7 +388,7 @@ static void check_einsum(const char *eq, mmd_tensor *a, mmd_tensor *b, int32_t r
     op_case t;
     in[0] = a; in[1] = b; out[0] = &ty;
     attrs[0] = attr_string("equation", eq);
-    CHECK(run_op(&t, "Einsum", 12, attrs, 1, in, b ? 2 : 1, out, 1) == MMD_OK);
+    CHECK(case_run(&t, "Einsum", 12, attrs, 1, in, b ? 2 : 1, out, 1) == MMD_OK);
     check_dims(&ty, rank, dims);
     check_f32(&ty, want, n);
     case_free(&t);

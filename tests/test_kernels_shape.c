@@ -4,116 +4,61 @@
 #include "test.h"
 #define MMD_IMPLEMENTATION
 #include "mmdeploy.h"
-#include <string.h>
+#include "kernel_harness.h"
 
 #define MAX_IO 8
 #define MAX_ATTRS 8
 
-/* One node, its tensors and what prepare and eval need. Output buffers are test-owned. */
+/* One node built a step at a time (case_init, add_input, add_outputs, add_attr), then run by
+   kernel_harness.h's op_case; the next case_init frees what the previous case held. */
 typedef struct node_case {
-    mmd_node node;
+    op_case oc;
+    const char *op;
+    int32_t opset, nin, nout, nattr;
+    const mmd_kernel *kernel;
     mmd_tensor *in[MAX_IO], *out[MAX_IO];
     mmd_tensor outs[MAX_IO];
     mmd_attr attrs[MAX_ATTRS];
-    mmd_kernel_ctx ctx;
-    mmd_error err;
-    const mmd_kernel *kernel;
-    int64_t op_data[256];
-    int64_t out_data[MAX_IO][64];
 } node_case;
 
 static node_case nc;
 
 static void case_init(const char *op_type, int32_t opset) {
+    case_free(&nc.oc);
     memset(&nc, 0, sizeof nc);
-    nc.node.name = "n0";
-    nc.node.op_type = op_type;
-    nc.node.domain = "";
-    nc.node.opset = opset;
-    nc.node.in = nc.in;
-    nc.node.out = nc.out;
-    nc.node.attrs = nc.attrs;
+    nc.op = op_type;
+    nc.opset = opset;
     nc.kernel = mmd_ops_find("", op_type, opset);
     CHECK(nc.kernel != NULL);
 }
 
-/* A tensor over literal data; kind INITIALIZER makes it constant, ACTIVATION makes it a
-   run-time value whose data prepare must not read. */
-static mmd_tensor make_tensor(int32_t dtype, int32_t rank, const int64_t *dims, const void *data,
-                              int32_t kind) {
-    mmd_tensor t;
-    int32_t i;
-    memset(&t, 0, sizeof t);
-    t.name = "t";
-    t.dtype = dtype;
-    t.rank = rank;
-    for (i = 0; i < rank; ++i) t.dims[i] = dims[i];
-    t.data = (void *)data;
-    t.kind = kind;
-    t.producer = -1;
-    return t;
-}
-
-static void add_input(mmd_tensor *t) { nc.in[nc.node.input_count++] = t; }
+static void add_input(mmd_tensor *t) { nc.in[nc.nin++] = t; }
 
 static void add_outputs(int32_t n) {
     int32_t i;
-    for (i = 0; i < n; ++i) {
-        nc.outs[nc.node.output_count].name = "y";
-        nc.out[nc.node.output_count] = &nc.outs[nc.node.output_count];
-        nc.node.output_count++;
+    for (i = 0; i < n; ++i, ++nc.nout) {
+        nc.outs[nc.nout] = output("y");
+        nc.out[nc.nout] = &nc.outs[nc.nout];
     }
 }
 
-static mmd_attr *add_attr(const char *name, int32_t type) {
-    mmd_attr *a = &nc.attrs[nc.node.attr_count++];
-    a->name = name;
-    a->type = type;
-    return a;
+static void add_attr(mmd_attr a) { nc.attrs[nc.nattr++] = a; }
+
+/* The common start: case_init, input a (and b unless NULL), n outputs. */
+static void case_io(const char *op_type, int32_t opset, mmd_tensor *a, mmd_tensor *b, int32_t n) {
+    case_init(op_type, opset);
+    add_input(a);
+    if (b) add_input(b);
+    add_outputs(n);
 }
 
-static void attr_int(const char *name, int64_t v) { add_attr(name, MMD_ATTR_INT)->i = v; }
-
-static void attr_ints(const char *name, const int64_t *v, int64_t n) {
-    mmd_attr *a = add_attr(name, MMD_ATTR_INTS);
-    a->ints = v;
-    a->count = n;
+static mmd_status nc_prepare(void) {
+    return case_prepare(&nc.oc, nc.op, nc.opset, nc.attrs, nc.nattr, nc.in, nc.nin, nc.out, nc.nout);
 }
 
-static void attr_tensor(const char *name, mmd_tensor *t) { add_attr(name, MMD_ATTR_TENSOR)->t = t; }
-
-/* Runs prepare; on success gives each output a test buffer unless the kernel set its data. */
-static mmd_status case_prepare(void) {
-    mmd_status st;
-    int32_t i;
-    size_t bytes;
-    if (!nc.kernel) return MMD_ERR_NO_KERNEL;
-    nc.ctx.node = &nc.node;
-    nc.ctx.node_index = 0;
-    nc.ctx.opset = nc.node.opset;
-    nc.ctx.input_count = nc.node.input_count;
-    nc.ctx.output_count = nc.node.output_count;
-    nc.ctx.inputs = nc.in;
-    nc.ctx.outputs = nc.out;
-    nc.ctx.op_data = nc.op_data;
-    nc.ctx.err = &nc.err;
-    CHECK(nc.kernel->op_data_size <= sizeof nc.op_data);
-    st = nc.kernel->prepare(&nc.ctx);
-    if (st != MMD_OK) return st;
-    for (i = 0; i < nc.node.output_count; ++i) {
-        if (!nc.out[i] || nc.out[i]->data) continue;
-        CHECK(mmd_tensor_nbytes(nc.out[i], &bytes, NULL) == MMD_OK);
-        CHECK(bytes <= sizeof nc.out_data[i]);
-        nc.out[i]->data = nc.out_data[i];
-    }
-    return MMD_OK;
-}
-
-static mmd_status case_run(void) {
-    mmd_status st = case_prepare();
-    if (st != MMD_OK) return st;
-    nc.ctx.scratch = NULL;
-    return nc.kernel->eval(&nc.ctx);
+static mmd_status nc_run(void) {
+    mmd_status st = nc_prepare();
+    return st != MMD_OK ? st : case_eval(&nc.oc);
 }
 
 /* 1 when t has exactly these dims. */
@@ -125,7 +70,7 @@ static int dims_are(const mmd_tensor *t, int32_t rank, const int64_t *dims) {
     return 1;
 }
 
-static int msg_has(const char *text) { return strstr(nc.err.msg, text) != NULL; }
+static int msg_has(const char *text) { return strstr(nc.oc.err.msg, text) != NULL; }
 
 /* ---- Reshape, Flatten, Squeeze, Unsqueeze ------------------------------------------------ */
 
@@ -136,13 +81,10 @@ static void reshape_zero_copies_dim_and_minus_one_infers(void) {
     mmd_tensor tx, ts;
     int i;
     for (i = 0; i < 24; ++i) x[i] = (float)i;
-    tx = make_tensor(MMD_DTYPE_FLOAT32, 3, xd, x, MMD_TENSOR_INPUT);
-    ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
-    case_init("Reshape", 13);
-    add_input(&tx);
-    add_input(&ts);
-    add_outputs(1);
-    CHECK(case_run() == MMD_OK);
+    tx = tensor("t", MMD_DTYPE_FLOAT32, 3, xd, x);
+    ts = tensor("t", MMD_DTYPE_INT64, 1, sd, shape);
+    case_io("Reshape", 13, &tx, &ts, 1);
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 2, want));
     CHECK(memcmp(nc.out[0]->data, x, sizeof x) == 0);
 }
@@ -151,14 +93,11 @@ static void reshape_allowzero_keeps_zero_dim(void) {
     /* ONNX spec (opset 14): with allowzero=1 a 0 is a real dim: [0,3] -> [3,0], empty. */
     static const int64_t xd[] = {0, 3}, sd[] = {2}, shape[] = {3, 0};
     mmd_tensor tx, ts;
-    tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
-    ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
-    case_init("Reshape", 14);
-    add_input(&tx);
-    add_input(&ts);
-    add_outputs(1);
-    attr_int("allowzero", 1);
-    CHECK(case_run() == MMD_OK);
+    tx = tensor("t", MMD_DTYPE_FLOAT32, 2, xd, NULL);
+    ts = tensor("t", MMD_DTYPE_INT64, 1, sd, shape);
+    case_io("Reshape", 14, &tx, &ts, 1);
+    add_attr(attr_int("allowzero", 1));
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 2, shape));
 }
 
@@ -166,25 +105,19 @@ static void reshape_zero_without_allowzero_copies_dim(void) {
     /* Same shape at opset 13: the 0 copies input dim 1 (3), so [3,3] has 9 != 0 elements. */
     static const int64_t xd[] = {0, 3}, sd[] = {2}, shape[] = {3, 0};
     mmd_tensor tx, ts;
-    tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
-    ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
-    case_init("Reshape", 13);
-    add_input(&tx);
-    add_input(&ts);
-    add_outputs(1);
-    CHECK(case_prepare() == MMD_ERR_SHAPE);
+    tx = tensor("t", MMD_DTYPE_FLOAT32, 2, xd, NULL);
+    ts = tensor("t", MMD_DTYPE_INT64, 1, sd, shape);
+    case_io("Reshape", 13, &tx, &ts, 1);
+    CHECK(nc_prepare() == MMD_ERR_SHAPE);
 }
 
 static void reshape_shape_unknown_at_prepare_is_unsupported(void) {
     static const int64_t xd[] = {2, 3}, sd[] = {2};
     mmd_tensor tx, ts;
-    tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
-    ts = make_tensor(MMD_DTYPE_INT64, 1, sd, NULL, MMD_TENSOR_ACTIVATION);
-    case_init("Reshape", 13);
-    add_input(&tx);
-    add_input(&ts);
-    add_outputs(1);
-    CHECK(case_prepare() == MMD_ERR_UNSUPPORTED);
+    tx = tensor("t", MMD_DTYPE_FLOAT32, 2, xd, NULL);
+    ts = runtime("t", MMD_DTYPE_INT64, 1, sd, NULL);
+    case_io("Reshape", 13, &tx, &ts, 1);
+    CHECK(nc_prepare() == MMD_ERR_UNSUPPORTED);
     CHECK(msg_has("shape input is not known at prepare time"));
     CHECK(msg_has("n0"));
 }
@@ -192,139 +125,112 @@ static void reshape_shape_unknown_at_prepare_is_unsupported(void) {
 static void reshape_element_count_mismatch_fails(void) {
     static const int64_t xd[] = {2, 3}, sd[] = {2}, shape[] = {4, 2};
     mmd_tensor tx, ts;
-    tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
-    ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
-    case_init("Reshape", 13);
-    add_input(&tx);
-    add_input(&ts);
-    add_outputs(1);
-    CHECK(case_prepare() == MMD_ERR_SHAPE);
+    tx = tensor("t", MMD_DTYPE_FLOAT32, 2, xd, NULL);
+    ts = tensor("t", MMD_DTYPE_INT64, 1, sd, shape);
+    case_io("Reshape", 13, &tx, &ts, 1);
+    CHECK(nc_prepare() == MMD_ERR_SHAPE);
     CHECK(msg_has("8") && msg_has("6"));
 }
 
 static void reshape_two_minus_ones_fail(void) {
     static const int64_t xd[] = {2, 3}, sd[] = {2}, shape[] = {-1, -1};
     mmd_tensor tx, ts;
-    tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
-    ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
-    case_init("Reshape", 13);
-    add_input(&tx);
-    add_input(&ts);
-    add_outputs(1);
-    CHECK(case_prepare() == MMD_ERR_SHAPE);
+    tx = tensor("t", MMD_DTYPE_FLOAT32, 2, xd, NULL);
+    ts = tensor("t", MMD_DTYPE_INT64, 1, sd, shape);
+    case_io("Reshape", 13, &tx, &ts, 1);
+    CHECK(nc_prepare() == MMD_ERR_SHAPE);
 }
 
 static void reshape_opset1_reads_shape_attribute(void) {
     static const int64_t xd[] = {2, 3}, shape[] = {3, -1}, want[] = {3, 2};
     mmd_tensor tx;
-    tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
-    case_init("Reshape", 1);
-    add_input(&tx);
-    add_outputs(1);
-    attr_ints("shape", shape, 2);
-    CHECK(case_prepare() == MMD_OK);
+    tx = tensor("t", MMD_DTYPE_FLOAT32, 2, xd, NULL);
+    case_io("Reshape", 1, &tx, NULL, 1);
+    add_attr(attr_ints("shape", shape, 2));
+    CHECK(nc_prepare() == MMD_OK);
     CHECK(dims_are(nc.out[0], 2, want));
 }
 
 static void flatten_negative_axis_splits_before_last_dim(void) {
     /* ONNX spec: axis -1 on [2,3,4] gives [2*3, 4]. */
     static const int64_t xd[] = {2, 3, 4}, want[] = {6, 4};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_UINT8, 3, xd, NULL, MMD_TENSOR_INPUT);
-    case_init("Flatten", 13);
-    add_input(&tx);
-    add_outputs(1);
-    attr_int("axis", -1);
-    CHECK(case_prepare() == MMD_OK);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_UINT8, 3, xd, NULL);
+    case_io("Flatten", 13, &tx, NULL, 1);
+    add_attr(attr_int("axis", -1));
+    CHECK(nc_prepare() == MMD_OK);
     CHECK(dims_are(nc.out[0], 2, want));
 }
 
 static void flatten_axis0_puts_everything_in_second_dim(void) {
     /* ONNX spec: axis 0 on [2,3,4] gives [1, 24]. */
     static const int64_t xd[] = {2, 3, 4}, want0[] = {1, 24};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_UINT8, 3, xd, NULL, MMD_TENSOR_INPUT);
-    case_init("Flatten", 9);
-    add_input(&tx);
-    add_outputs(1);
-    attr_int("axis", 0);
-    CHECK(case_prepare() == MMD_OK);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_UINT8, 3, xd, NULL);
+    case_io("Flatten", 9, &tx, NULL, 1);
+    add_attr(attr_int("axis", 0));
+    CHECK(nc_prepare() == MMD_OK);
     CHECK(dims_are(nc.out[0], 2, want0));
 }
 
 static void flatten_axis_past_rank_fails(void) {
     static const int64_t xd[] = {2, 3};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
-    case_init("Flatten", 13);
-    add_input(&tx);
-    add_outputs(1);
-    attr_int("axis", 3);
-    CHECK(case_prepare() == MMD_ERR_SHAPE);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 2, xd, NULL);
+    case_io("Flatten", 13, &tx, NULL, 1);
+    add_attr(attr_int("axis", 3));
+    CHECK(nc_prepare() == MMD_ERR_SHAPE);
 }
 
 static void squeeze_without_axes_drops_unit_dims(void) {
     static const int64_t xd[] = {1, 3, 1, 2}, want[] = {3, 2};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 4, xd, NULL, MMD_TENSOR_INPUT);
-    case_init("Squeeze", 13);
-    add_input(&tx);
-    add_outputs(1);
-    CHECK(case_prepare() == MMD_OK);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 4, xd, NULL);
+    case_io("Squeeze", 13, &tx, NULL, 1);
+    CHECK(nc_prepare() == MMD_OK);
     CHECK(dims_are(nc.out[0], 2, want));
 }
 
 static void squeeze_axis_of_size_three_fails(void) {
     static const int64_t xd[] = {1, 3}, axes[] = {1};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
-    case_init("Squeeze", 11);
-    add_input(&tx);
-    add_outputs(1);
-    attr_ints("axes", axes, 1);
-    CHECK(case_prepare() == MMD_ERR_SHAPE);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 2, xd, NULL);
+    case_io("Squeeze", 11, &tx, NULL, 1);
+    add_attr(attr_ints("axes", axes, 1));
+    CHECK(nc_prepare() == MMD_ERR_SHAPE);
     CHECK(msg_has("size 3"));
 }
 
 static void unsqueeze_opset11_reads_axes_attribute(void) {
     /* ONNX spec: axes index the output; -1 is its last axis: [3,4] -> [1,3,4,1]. */
     static const int64_t xd[] = {3, 4}, axes[] = {0, -1}, want[] = {1, 3, 4, 1};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
-    case_init("Unsqueeze", 11);
-    add_input(&tx);
-    add_outputs(1);
-    attr_ints("axes", axes, 2);
-    CHECK(case_prepare() == MMD_OK);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 2, xd, NULL);
+    case_io("Unsqueeze", 11, &tx, NULL, 1);
+    add_attr(attr_ints("axes", axes, 2));
+    CHECK(nc_prepare() == MMD_OK);
     CHECK(dims_are(nc.out[0], 4, want));
 }
 
 static void unsqueeze_opset13_reads_axes_input(void) {
     static const int64_t xd[] = {3, 4}, ad[] = {2}, axes[] = {0, -1}, want[] = {1, 3, 4, 1};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
-    mmd_tensor ta = make_tensor(MMD_DTYPE_INT64, 1, ad, axes, MMD_TENSOR_INITIALIZER);
-    case_init("Unsqueeze", 13);
-    add_input(&tx);
-    add_input(&ta);
-    add_outputs(1);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 2, xd, NULL);
+    mmd_tensor ta = tensor("t", MMD_DTYPE_INT64, 1, ad, axes);
+    case_io("Unsqueeze", 13, &tx, &ta, 1);
     /* An attribute at opset 13 is not where axes live; the input is. */
-    attr_ints("axes", axes + 1, 1);
-    CHECK(case_prepare() == MMD_OK);
+    add_attr(attr_ints("axes", axes + 1, 1));
+    CHECK(nc_prepare() == MMD_OK);
     CHECK(dims_are(nc.out[0], 4, want));
 }
 
 static void unsqueeze_opset13_without_axes_input_fails(void) {
     static const int64_t xd[] = {3, 4}, axes[] = {0};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
-    case_init("Unsqueeze", 13);
-    add_input(&tx);
-    add_outputs(1);
-    attr_ints("axes", axes, 1);
-    CHECK(case_prepare() == MMD_ERR_INVALID_MODEL);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 2, xd, NULL);
+    case_io("Unsqueeze", 13, &tx, NULL, 1);
+    add_attr(attr_ints("axes", axes, 1));
+    CHECK(nc_prepare() == MMD_ERR_INVALID_MODEL);
 }
 
 static void unsqueeze_past_max_rank_fails(void) {
     static const int64_t xd[] = {2, 2, 2, 2, 2, 2, 2}, axes[] = {0, 1};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 7, xd, NULL, MMD_TENSOR_INPUT);
-    case_init("Unsqueeze", 11);
-    add_input(&tx);
-    add_outputs(1);
-    attr_ints("axes", axes, 2);
-    CHECK(case_prepare() == (7 + 2 > MMD_MAX_RANK ? MMD_ERR_LIMIT : MMD_OK));
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 7, xd, NULL);
+    case_io("Unsqueeze", 11, &tx, NULL, 1);
+    add_attr(attr_ints("axes", axes, 2));
+    CHECK(nc_prepare() == (7 + 2 > MMD_MAX_RANK ? MMD_ERR_LIMIT : MMD_OK));
 }
 
 /* ---- Transpose, Slice, Expand -------------------------------------------------------------- */
@@ -338,12 +244,10 @@ static void transpose_perm_moves_axes(void) {
     mmd_tensor tx;
     int i;
     for (i = 0; i < 24; ++i) x[i] = (float)i;
-    tx = make_tensor(MMD_DTYPE_FLOAT32, 3, xd, x, MMD_TENSOR_INPUT);
-    case_init("Transpose", 13);
-    add_input(&tx);
-    add_outputs(1);
-    attr_ints("perm", perm, 3);
-    CHECK(case_run() == MMD_OK);
+    tx = tensor("t", MMD_DTYPE_FLOAT32, 3, xd, x);
+    case_io("Transpose", 13, &tx, NULL, 1);
+    add_attr(attr_ints("perm", perm, 3));
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 3, want_dims));
     CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
 }
@@ -352,32 +256,26 @@ static void transpose_default_reverses_axes_uint8(void) {
     /* numpy: np.arange(6, dtype=np.uint8).reshape(2,3).T.flatten() */
     static const int64_t xd[] = {2, 3}, want_dims[] = {3, 2};
     static const uint8_t x[] = {0, 1, 2, 3, 4, 5}, want[] = {0, 3, 1, 4, 2, 5};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_UINT8, 2, xd, x, MMD_TENSOR_INPUT);
-    case_init("Transpose", 1);
-    add_input(&tx);
-    add_outputs(1);
-    CHECK(case_run() == MMD_OK);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_UINT8, 2, xd, x);
+    case_io("Transpose", 1, &tx, NULL, 1);
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 2, want_dims));
     CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
 }
 
 static void transpose_repeated_perm_axis_fails(void) {
     static const int64_t xd[] = {2, 3}, perm[] = {1, 1};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
-    case_init("Transpose", 13);
-    add_input(&tx);
-    add_outputs(1);
-    attr_ints("perm", perm, 2);
-    CHECK(case_prepare() == MMD_ERR_SHAPE);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 2, xd, NULL);
+    case_io("Transpose", 13, &tx, NULL, 1);
+    add_attr(attr_ints("perm", perm, 2));
+    CHECK(nc_prepare() == MMD_ERR_SHAPE);
 }
 
 static void transpose_empty_tensor_works(void) {
     static const int64_t xd[] = {0, 3}, want[] = {3, 0};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
-    case_init("Transpose", 13);
-    add_input(&tx);
-    add_outputs(1);
-    CHECK(case_run() == MMD_OK);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 2, xd, NULL);
+    case_io("Transpose", 13, &tx, NULL, 1);
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 2, want));
 }
 
@@ -385,10 +283,10 @@ static void transpose_empty_tensor_works(void) {
 static void slice_case(mmd_tensor *x, mmd_tensor *params, const int64_t *starts,
                        const int64_t *ends, const int64_t *axes, const int64_t *steps,
                        int64_t *n) {
-    params[0] = make_tensor(MMD_DTYPE_INT64, 1, n, starts, MMD_TENSOR_INITIALIZER);
-    params[1] = make_tensor(MMD_DTYPE_INT64, 1, n, ends, MMD_TENSOR_INITIALIZER);
-    params[2] = make_tensor(MMD_DTYPE_INT64, 1, n, axes, MMD_TENSOR_INITIALIZER);
-    params[3] = make_tensor(MMD_DTYPE_INT64, 1, n, steps, MMD_TENSOR_INITIALIZER);
+    params[0] = tensor("t", MMD_DTYPE_INT64, 1, n, starts);
+    params[1] = tensor("t", MMD_DTYPE_INT64, 1, n, ends);
+    params[2] = tensor("t", MMD_DTYPE_INT64, 1, n, axes);
+    params[3] = tensor("t", MMD_DTYPE_INT64, 1, n, steps);
     case_init("Slice", 13);
     add_input(x);
     add_input(&params[0]);
@@ -406,9 +304,9 @@ static void slice_negative_step_clamps_end(void) {
     mmd_tensor tx, p[4];
     int i;
     for (i = 0; i < 10; ++i) x[i] = i;
-    tx = make_tensor(MMD_DTYPE_INT64, 1, xd, x, MMD_TENSOR_INPUT);
+    tx = tensor("t", MMD_DTYPE_INT64, 1, xd, x);
     slice_case(&tx, p, starts, ends, NULL, steps, &n);
-    CHECK(case_run() == MMD_OK);
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 1, want_dims));
     CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
 }
@@ -421,9 +319,9 @@ static void slice_huge_end_runs_to_the_end(void) {
     mmd_tensor tx, p[4];
     int i;
     for (i = 0; i < 12; ++i) x[i] = i;
-    tx = make_tensor(MMD_DTYPE_INT64, 2, xd, x, MMD_TENSOR_INPUT);
+    tx = tensor("t", MMD_DTYPE_INT64, 2, xd, x);
     slice_case(&tx, p, starts, ends, axes, NULL, &n);
-    CHECK(case_run() == MMD_OK);
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 2, want_dims));
     CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
 }
@@ -438,9 +336,9 @@ static void slice_reverses_with_int64_min_end(void) {
     mmd_tensor tx, p[4];
     int i;
     for (i = 0; i < 12; ++i) x[i] = i;
-    tx = make_tensor(MMD_DTYPE_INT64, 2, xd, x, MMD_TENSOR_INPUT);
+    tx = tensor("t", MMD_DTYPE_INT64, 2, xd, x);
     slice_case(&tx, p, starts, ends, axes, steps, &n);
-    CHECK(case_run() == MMD_OK);
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 2, xd));
     CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
 }
@@ -453,9 +351,9 @@ static void slice_steps_on_two_axes(void) {
     mmd_tensor tx, p[4];
     int i;
     for (i = 0; i < 20; ++i) x[i] = i;
-    tx = make_tensor(MMD_DTYPE_INT64, 2, xd, x, MMD_TENSOR_INPUT);
+    tx = tensor("t", MMD_DTYPE_INT64, 2, xd, x);
     slice_case(&tx, p, starts, ends, axes, steps, &n);
-    CHECK(case_run() == MMD_OK);
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 2, want_dims));
     CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
 }
@@ -472,9 +370,9 @@ static void slice_negative_start_and_step_on_3d_float16(void) {
     mmd_tensor tx, p[4];
     int i;
     for (i = 0; i < 24; ++i) x[i] = (uint16_t)i;
-    tx = make_tensor(MMD_DTYPE_FLOAT16, 3, xd, x, MMD_TENSOR_INPUT);
+    tx = tensor("t", MMD_DTYPE_FLOAT16, 3, xd, x);
     slice_case(&tx, p, starts, ends, axes, steps, &n);
-    CHECK(case_run() == MMD_OK);
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 3, want_dims));
     CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
 }
@@ -483,9 +381,9 @@ static void slice_start_past_end_is_empty(void) {
     static const int64_t xd[] = {10}, starts[] = {5}, ends[] = {2}, want_dims[] = {0};
     int64_t x[10] = {0}, n = 1;
     mmd_tensor tx, p[4];
-    tx = make_tensor(MMD_DTYPE_INT64, 1, xd, x, MMD_TENSOR_INPUT);
+    tx = tensor("t", MMD_DTYPE_INT64, 1, xd, x);
     slice_case(&tx, p, starts, ends, NULL, NULL, &n);
-    CHECK(case_run() == MMD_OK);
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 1, want_dims));
 }
 
@@ -493,9 +391,9 @@ static void slice_zero_step_fails(void) {
     static const int64_t xd[] = {10}, starts[] = {0}, ends[] = {5}, steps[] = {0};
     int64_t n = 1;
     mmd_tensor tx, p[4];
-    tx = make_tensor(MMD_DTYPE_INT64, 1, xd, NULL, MMD_TENSOR_INPUT);
+    tx = tensor("t", MMD_DTYPE_INT64, 1, xd, NULL);
     slice_case(&tx, p, starts, ends, NULL, steps, &n);
-    CHECK(case_prepare() == MMD_ERR_INVALID_MODEL);
+    CHECK(nc_prepare() == MMD_ERR_INVALID_MODEL);
 }
 
 static void slice_opset9_reads_attributes(void) {
@@ -506,14 +404,12 @@ static void slice_opset9_reads_attributes(void) {
     mmd_tensor tx;
     int i;
     for (i = 0; i < 12; ++i) x[i] = i;
-    tx = make_tensor(MMD_DTYPE_INT64, 2, xd, x, MMD_TENSOR_INPUT);
-    case_init("Slice", 9);
-    add_input(&tx);
-    add_outputs(1);
-    attr_ints("starts", starts, 1);
-    attr_ints("ends", ends, 1);
-    attr_ints("axes", axes, 1);
-    CHECK(case_run() == MMD_OK);
+    tx = tensor("t", MMD_DTYPE_INT64, 2, xd, x);
+    case_io("Slice", 9, &tx, NULL, 1);
+    add_attr(attr_ints("starts", starts, 1));
+    add_attr(attr_ints("ends", ends, 1));
+    add_attr(attr_ints("axes", axes, 1));
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 2, want_dims));
     CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
 }
@@ -524,38 +420,29 @@ static void expand_broadcasts_both_ways(void) {
     static const int32_t x[] = {1, 2, 3};
     static const int32_t want[] = {1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3,
                                    1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_INT32, 2, xd, x, MMD_TENSOR_INPUT);
-    mmd_tensor ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
-    case_init("Expand", 13);
-    add_input(&tx);
-    add_input(&ts);
-    add_outputs(1);
-    CHECK(case_run() == MMD_OK);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_INT32, 2, xd, x);
+    mmd_tensor ts = tensor("t", MMD_DTYPE_INT64, 1, sd, shape);
+    case_io("Expand", 13, &tx, &ts, 1);
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 3, want_dims));
     CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
 }
 
 static void expand_incompatible_dims_fail(void) {
     static const int64_t xd[] = {3}, sd[] = {1}, shape[] = {4};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 1, xd, NULL, MMD_TENSOR_INPUT);
-    mmd_tensor ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
-    case_init("Expand", 8);
-    add_input(&tx);
-    add_input(&ts);
-    add_outputs(1);
-    CHECK(case_prepare() == MMD_ERR_SHAPE);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 1, xd, NULL);
+    mmd_tensor ts = tensor("t", MMD_DTYPE_INT64, 1, sd, shape);
+    case_io("Expand", 8, &tx, &ts, 1);
+    CHECK(nc_prepare() == MMD_ERR_SHAPE);
     CHECK(msg_has("3") && msg_has("4"));
 }
 
 static void expand_past_max_tensor_bytes_fails(void) {
     static const int64_t xd[] = {1}, sd[] = {2}, shape[] = {INT64_MAX, 2};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 1, xd, NULL, MMD_TENSOR_INPUT);
-    mmd_tensor ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
-    case_init("Expand", 13);
-    add_input(&tx);
-    add_input(&ts);
-    add_outputs(1);
-    CHECK(case_prepare() == MMD_ERR_LIMIT);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 1, xd, NULL);
+    mmd_tensor ts = tensor("t", MMD_DTYPE_INT64, 1, sd, shape);
+    case_io("Expand", 13, &tx, &ts, 1);
+    CHECK(nc_prepare() == MMD_ERR_LIMIT);
 }
 
 /* ---- Concat, Split, Gather ------------------------------------------------------------------ */
@@ -564,16 +451,16 @@ static void concat_with_empty_input(void) {
     /* numpy: np.concatenate([[[0,1],[2,3]], np.zeros((2,0)), [[10],[11]]], axis=1). */
     static const int64_t ad[] = {2, 2}, bd[] = {2, 0}, cd[] = {2, 1}, want_dims[] = {2, 3};
     static const float a[] = {0, 1, 2, 3}, cc[] = {10, 11}, want[] = {0, 1, 10, 2, 3, 11};
-    mmd_tensor ta = make_tensor(MMD_DTYPE_FLOAT32, 2, ad, a, MMD_TENSOR_INPUT);
-    mmd_tensor tb = make_tensor(MMD_DTYPE_FLOAT32, 2, bd, NULL, MMD_TENSOR_INPUT);
-    mmd_tensor tc = make_tensor(MMD_DTYPE_FLOAT32, 2, cd, cc, MMD_TENSOR_INPUT);
+    mmd_tensor ta = tensor("t", MMD_DTYPE_FLOAT32, 2, ad, a);
+    mmd_tensor tb = tensor("t", MMD_DTYPE_FLOAT32, 2, bd, NULL);
+    mmd_tensor tc = tensor("t", MMD_DTYPE_FLOAT32, 2, cd, cc);
     case_init("Concat", 13);
     add_input(&ta);
     add_input(&tb);
     add_input(&tc);
     add_outputs(1);
-    attr_int("axis", -1);
-    CHECK(case_run() == MMD_OK);
+    add_attr(attr_int("axis", -1));
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 2, want_dims));
     CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
 }
@@ -581,39 +468,33 @@ static void concat_with_empty_input(void) {
 static void concat_skips_legacy_empty_1d_input(void) {
     static const int64_t ed[] = {0}, ad[] = {2, 2}, want_dims[] = {4, 2};
     static const int64_t a[] = {1, 2, 3, 4}, want[] = {1, 2, 3, 4, 1, 2, 3, 4};
-    mmd_tensor te = make_tensor(MMD_DTYPE_FLOAT32, 1, ed, NULL, MMD_TENSOR_INPUT);
-    mmd_tensor ta = make_tensor(MMD_DTYPE_INT64, 2, ad, a, MMD_TENSOR_INPUT);
+    mmd_tensor te = tensor("t", MMD_DTYPE_FLOAT32, 1, ed, NULL);
+    mmd_tensor ta = tensor("t", MMD_DTYPE_INT64, 2, ad, a);
     case_init("Concat", 11);
     add_input(&te);
     add_input(&ta);
     add_input(&ta);
     add_outputs(1);
-    attr_int("axis", 0);
-    CHECK(case_run() == MMD_OK);
+    add_attr(attr_int("axis", 0));
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 2, want_dims));
     CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
 }
 
 static void concat_dim_mismatch_fails(void) {
     static const int64_t ad[] = {2, 2}, bd[] = {3, 1};
-    mmd_tensor ta = make_tensor(MMD_DTYPE_FLOAT32, 2, ad, NULL, MMD_TENSOR_INPUT);
-    mmd_tensor tb = make_tensor(MMD_DTYPE_FLOAT32, 2, bd, NULL, MMD_TENSOR_INPUT);
-    case_init("Concat", 13);
-    add_input(&ta);
-    add_input(&tb);
-    add_outputs(1);
-    attr_int("axis", 1);
-    CHECK(case_prepare() == MMD_ERR_SHAPE);
+    mmd_tensor ta = tensor("t", MMD_DTYPE_FLOAT32, 2, ad, NULL);
+    mmd_tensor tb = tensor("t", MMD_DTYPE_FLOAT32, 2, bd, NULL);
+    case_io("Concat", 13, &ta, &tb, 1);
+    add_attr(attr_int("axis", 1));
+    CHECK(nc_prepare() == MMD_ERR_SHAPE);
 }
 
 static void concat_without_axis_fails_from_opset4(void) {
     static const int64_t ad[] = {2, 2};
-    mmd_tensor ta = make_tensor(MMD_DTYPE_FLOAT32, 2, ad, NULL, MMD_TENSOR_INPUT);
-    case_init("Concat", 4);
-    add_input(&ta);
-    add_input(&ta);
-    add_outputs(1);
-    CHECK(case_prepare() == MMD_ERR_INVALID_MODEL);
+    mmd_tensor ta = tensor("t", MMD_DTYPE_FLOAT32, 2, ad, NULL);
+    case_io("Concat", 4, &ta, &ta, 1);
+    CHECK(nc_prepare() == MMD_ERR_INVALID_MODEL);
 }
 
 static void split_sizes_input_cuts_axis(void) {
@@ -625,14 +506,11 @@ static void split_sizes_input_cuts_axis(void) {
     mmd_tensor tx, ts;
     int i;
     for (i = 0; i < 12; ++i) x[i] = i;
-    tx = make_tensor(MMD_DTYPE_INT64, 2, xd, x, MMD_TENSOR_INPUT);
-    ts = make_tensor(MMD_DTYPE_INT64, 1, sd, sizes, MMD_TENSOR_INITIALIZER);
-    case_init("Split", 13);
-    add_input(&tx);
-    add_input(&ts);
-    add_outputs(3);
-    attr_int("axis", 1);
-    CHECK(case_run() == MMD_OK);
+    tx = tensor("t", MMD_DTYPE_INT64, 2, xd, x);
+    ts = tensor("t", MMD_DTYPE_INT64, 1, sd, sizes);
+    case_io("Split", 13, &tx, &ts, 3);
+    add_attr(attr_int("axis", 1));
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 2, d0) && dims_are(nc.out[1], 2, d1) && dims_are(nc.out[2], 2, d2));
     CHECK(memcmp(nc.out[0]->data, w0, sizeof w0) == 0);
     CHECK(memcmp(nc.out[1]->data, w1, sizeof w1) == 0);
@@ -647,71 +525,57 @@ static void split_opset11_reads_split_attribute(void) {
     mmd_tensor tx;
     int i;
     for (i = 0; i < 12; ++i) x[i] = i;
-    tx = make_tensor(MMD_DTYPE_INT64, 2, xd, x, MMD_TENSOR_INPUT);
-    case_init("Split", 11);
-    add_input(&tx);
-    add_outputs(3);
-    attr_int("axis", -1);
-    attr_ints("split", sizes, 3);
-    CHECK(case_run() == MMD_OK);
+    tx = tensor("t", MMD_DTYPE_INT64, 2, xd, x);
+    case_io("Split", 11, &tx, NULL, 3);
+    add_attr(attr_int("axis", -1));
+    add_attr(attr_ints("split", sizes, 3));
+    CHECK(nc_run() == MMD_OK);
     CHECK(memcmp(nc.out[2]->data, w2, sizeof w2) == 0);
 }
 
 static void split_without_sizes_makes_equal_parts(void) {
     static const int64_t xd[] = {6}, want_dims[] = {2};
     static const float x[] = {0, 1, 2, 3, 4, 5}, w1[] = {2, 3};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 1, xd, x, MMD_TENSOR_INPUT);
-    case_init("Split", 13);
-    add_input(&tx);
-    add_outputs(3);
-    CHECK(case_run() == MMD_OK);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 1, xd, x);
+    case_io("Split", 13, &tx, NULL, 3);
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 1, want_dims) && dims_are(nc.out[2], 1, want_dims));
     CHECK(memcmp(nc.out[1]->data, w1, sizeof w1) == 0);
 }
 
 static void split_uneven_without_sizes_fails_before_opset18(void) {
     static const int64_t xd[] = {5};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 1, xd, NULL, MMD_TENSOR_INPUT);
-    case_init("Split", 13);
-    add_input(&tx);
-    add_outputs(3);
-    CHECK(case_prepare() == MMD_ERR_SHAPE);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 1, xd, NULL);
+    case_io("Split", 13, &tx, NULL, 3);
+    CHECK(nc_prepare() == MMD_ERR_SHAPE);
 }
 
 static void split_num_outputs_makes_last_part_smaller(void) {
     /* ONNX spec (opset 18): 5 into 3 parts of ceil(5/3) = 2 gives 2, 2, 1. */
     static const int64_t xd[] = {5}, two[] = {2}, one[] = {1};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 1, xd, NULL, MMD_TENSOR_INPUT);
-    case_init("Split", 18);
-    add_input(&tx);
-    add_outputs(3);
-    attr_int("num_outputs", 3);
-    CHECK(case_prepare() == MMD_OK);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 1, xd, NULL);
+    case_io("Split", 18, &tx, NULL, 3);
+    add_attr(attr_int("num_outputs", 3));
+    CHECK(nc_prepare() == MMD_OK);
     CHECK(dims_are(nc.out[0], 1, two) && dims_are(nc.out[1], 1, two) && dims_are(nc.out[2], 1, one));
 }
 
 static void split_sizes_not_adding_up_fail(void) {
     static const int64_t xd[] = {6}, sd[] = {2}, sizes[] = {2, 3};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 1, xd, NULL, MMD_TENSOR_INPUT);
-    mmd_tensor ts = make_tensor(MMD_DTYPE_INT64, 1, sd, sizes, MMD_TENSOR_INITIALIZER);
-    case_init("Split", 13);
-    add_input(&tx);
-    add_input(&ts);
-    add_outputs(2);
-    CHECK(case_prepare() == MMD_ERR_SHAPE);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 1, xd, NULL);
+    mmd_tensor ts = tensor("t", MMD_DTYPE_INT64, 1, sd, sizes);
+    case_io("Split", 13, &tx, &ts, 2);
+    CHECK(nc_prepare() == MMD_ERR_SHAPE);
 }
 
 static void gather_negative_index_counts_from_end(void) {
     /* numpy: np.take(np.arange(6).reshape(3,2), [-1, 0], axis=0) == [[4,5],[0,1]]. */
     static const int64_t xd[] = {3, 2}, id[] = {2}, idx[] = {-1, 0}, want_dims[] = {2, 2};
     static const float x[] = {0, 1, 2, 3, 4, 5}, want[] = {4, 5, 0, 1};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, x, MMD_TENSOR_INPUT);
-    mmd_tensor ti = make_tensor(MMD_DTYPE_INT64, 1, id, idx, MMD_TENSOR_INPUT);
-    case_init("Gather", 13);
-    add_input(&tx);
-    add_input(&ti);
-    add_outputs(1);
-    CHECK(case_run() == MMD_OK);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 2, xd, x);
+    mmd_tensor ti = tensor("t", MMD_DTYPE_INT64, 1, id, idx);
+    case_io("Gather", 13, &tx, &ti, 1);
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 2, want_dims));
     CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
 }
@@ -721,14 +585,11 @@ static void gather_int32_indices_on_axis1(void) {
     static const int64_t xd[] = {3, 2}, id[] = {3}, want_dims[] = {3, 3};
     static const int32_t idx[] = {1, -2, 1};
     static const int64_t x[] = {0, 1, 2, 3, 4, 5}, want[] = {1, 0, 1, 3, 2, 3, 5, 4, 5};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_INT64, 2, xd, x, MMD_TENSOR_INPUT);
-    mmd_tensor ti = make_tensor(MMD_DTYPE_INT32, 1, id, idx, MMD_TENSOR_INITIALIZER);
-    case_init("Gather", 11);
-    add_input(&tx);
-    add_input(&ti);
-    add_outputs(1);
-    attr_int("axis", 1);
-    CHECK(case_run() == MMD_OK);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_INT64, 2, xd, x);
+    mmd_tensor ti = tensor("t", MMD_DTYPE_INT32, 1, id, idx);
+    case_io("Gather", 11, &tx, &ti, 1);
+    add_attr(attr_int("axis", 1));
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 2, want_dims));
     CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
 }
@@ -737,13 +598,10 @@ static void gather_scalar_index_drops_axis(void) {
     static const int64_t xd[] = {3, 2}, want_dims[] = {2};
     static const int64_t idx[] = {1};
     static const float x[] = {0, 1, 2, 3, 4, 5}, want[] = {2, 3};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, x, MMD_TENSOR_INPUT);
-    mmd_tensor ti = make_tensor(MMD_DTYPE_INT64, 0, NULL, idx, MMD_TENSOR_INITIALIZER);
-    case_init("Gather", 13);
-    add_input(&tx);
-    add_input(&ti);
-    add_outputs(1);
-    CHECK(case_run() == MMD_OK);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 2, xd, x);
+    mmd_tensor ti = tensor("t", MMD_DTYPE_INT64, 0, NULL, idx);
+    case_io("Gather", 13, &tx, &ti, 1);
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 1, want_dims));
     CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
 }
@@ -752,27 +610,21 @@ static void gather_out_of_range_index_fails_at_eval(void) {
     /* The indices are computed at run time (ACTIVATION), so only eval can see the bad one. */
     static const int64_t xd[] = {3, 2}, id[] = {2}, idx[] = {0, 3};
     static const float x[] = {0, 1, 2, 3, 4, 5};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, x, MMD_TENSOR_INPUT);
-    mmd_tensor ti = make_tensor(MMD_DTYPE_INT64, 1, id, idx, MMD_TENSOR_ACTIVATION);
-    case_init("Gather", 13);
-    add_input(&tx);
-    add_input(&ti);
-    add_outputs(1);
-    CHECK(case_prepare() == MMD_OK);
-    CHECK(nc.kernel->eval(&nc.ctx) == MMD_ERR_INDEX);
-    CHECK(nc.err.status == MMD_ERR_INDEX);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 2, xd, x);
+    mmd_tensor ti = runtime("t", MMD_DTYPE_INT64, 1, id, idx);
+    case_io("Gather", 13, &tx, &ti, 1);
+    CHECK(nc_prepare() == MMD_OK);
+    CHECK(case_eval(&nc.oc) == MMD_ERR_INDEX);
+    CHECK(nc.oc.err.status == MMD_ERR_INDEX);
     CHECK(msg_has("index 3"));
 }
 
 static void gather_constant_out_of_range_index_fails_at_prepare(void) {
     static const int64_t xd[] = {3, 2}, id[] = {1}, idx[] = {-4};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 2, xd, NULL, MMD_TENSOR_INPUT);
-    mmd_tensor ti = make_tensor(MMD_DTYPE_INT64, 1, id, idx, MMD_TENSOR_INITIALIZER);
-    case_init("Gather", 13);
-    add_input(&tx);
-    add_input(&ti);
-    add_outputs(1);
-    CHECK(case_prepare() == MMD_ERR_INDEX);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 2, xd, NULL);
+    mmd_tensor ti = tensor("t", MMD_DTYPE_INT64, 1, id, idx);
+    case_io("Gather", 13, &tx, &ti, 1);
+    CHECK(nc_prepare() == MMD_ERR_INDEX);
     CHECK(msg_has("index -4"));
 }
 
@@ -782,51 +634,45 @@ static void shape_start_end_pick_dims(void) {
     /* ONNX spec examples on [2,3,4]: start -1 -> [4]; start 1, end 2 -> [3]; end -1 -> [2,3]. */
     static const int64_t xd[] = {2, 3, 4};
     const int64_t *y;
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 3, xd, NULL, MMD_TENSOR_INPUT);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 3, xd, NULL);
     case_init("Shape", 15);
     CHECK(nc.kernel && (nc.kernel->flags & MMD_KERNEL_SHAPE_ONLY));
     add_input(&tx);
     add_outputs(1);
-    attr_int("start", -1);
-    CHECK(case_run() == MMD_OK);
+    add_attr(attr_int("start", -1));
+    CHECK(nc_run() == MMD_OK);
     y = (const int64_t *)nc.out[0]->data;
     CHECK(nc.out[0]->dtype == MMD_DTYPE_INT64 && nc.out[0]->dims[0] == 1 && y[0] == 4);
-    case_init("Shape", 15);
-    add_input(&tx);
-    add_outputs(1);
-    attr_int("start", 1);
-    attr_int("end", 2);
-    CHECK(case_run() == MMD_OK);
+    case_io("Shape", 15, &tx, NULL, 1);
+    add_attr(attr_int("start", 1));
+    add_attr(attr_int("end", 2));
+    CHECK(nc_run() == MMD_OK);
     y = (const int64_t *)nc.out[0]->data;
     CHECK(nc.out[0]->dims[0] == 1 && y[0] == 3);
-    case_init("Shape", 15);
-    add_input(&tx);
-    add_outputs(1);
-    attr_int("end", -1);
-    CHECK(case_run() == MMD_OK);
+    case_io("Shape", 15, &tx, NULL, 1);
+    add_attr(attr_int("end", -1));
+    CHECK(nc_run() == MMD_OK);
     y = (const int64_t *)nc.out[0]->data;
     CHECK(nc.out[0]->dims[0] == 2 && y[0] == 2 && y[1] == 3);
 }
 
 static void shape_before_opset15_ignores_start(void) {
     static const int64_t xd[] = {2, 3, 4};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 3, xd, NULL, MMD_TENSOR_INPUT);
-    case_init("Shape", 13);
-    add_input(&tx);
-    add_outputs(1);
-    attr_int("start", 1);
-    CHECK(case_run() == MMD_OK);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 3, xd, NULL);
+    case_io("Shape", 13, &tx, NULL, 1);
+    add_attr(attr_int("start", 1));
+    CHECK(nc_run() == MMD_OK);
     CHECK(nc.out[0]->dims[0] == 3 && memcmp(nc.out[0]->data, xd, sizeof xd) == 0);
 }
 
 static void size_counts_elements_as_int64_scalar(void) {
     static const int64_t xd[] = {2, 3, 4};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 3, xd, NULL, MMD_TENSOR_INPUT);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 3, xd, NULL);
     case_init("Size", 13);
     CHECK(nc.kernel && (nc.kernel->flags & MMD_KERNEL_SHAPE_ONLY));
     add_input(&tx);
     add_outputs(1);
-    CHECK(case_run() == MMD_OK);
+    CHECK(nc_run() == MMD_OK);
     CHECK(nc.out[0]->dtype == MMD_DTYPE_INT64 && nc.out[0]->rank == 0);
     CHECK(*(const int64_t *)nc.out[0]->data == 24);
 }
@@ -834,11 +680,11 @@ static void size_counts_elements_as_int64_scalar(void) {
 static void constant_output_points_at_value_tensor(void) {
     static const int64_t vd[] = {2, 2};
     static const float v[] = {1, 2, 3, 4};
-    mmd_tensor tv = make_tensor(MMD_DTYPE_FLOAT32, 2, vd, v, MMD_TENSOR_CONSTANT);
+    mmd_tensor tv = tensor("t", MMD_DTYPE_FLOAT32, 2, vd, v);
     case_init("Constant", 13);
     add_outputs(1);
-    attr_tensor("value", &tv);
-    CHECK(case_run() == MMD_OK);
+    add_attr(attr_tensor("value", &tv));
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 2, vd) && nc.out[0]->dtype == MMD_DTYPE_FLOAT32);
     CHECK(nc.out[0]->data == (const void *)v);
 }
@@ -847,8 +693,8 @@ static void constant_value_ints_is_int64_vector(void) {
     static const int64_t v[] = {7, -1, 3}, want_dims[] = {3};
     case_init("Constant", 12);
     add_outputs(1);
-    attr_ints("value_ints", v, 3);
-    CHECK(case_run() == MMD_OK);
+    add_attr(attr_ints("value_ints", v, 3));
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 1, want_dims) && nc.out[0]->dtype == MMD_DTYPE_INT64);
     CHECK(memcmp(nc.out[0]->data, v, sizeof v) == 0);
 }
@@ -856,8 +702,8 @@ static void constant_value_ints_is_int64_vector(void) {
 static void constant_value_float_is_float_scalar(void) {
     case_init("Constant", 13);
     add_outputs(1);
-    add_attr("value_float", MMD_ATTR_FLOAT)->f = 2.5f;
-    CHECK(case_run() == MMD_OK);
+    add_attr(attr_float("value_float", 2.5f));
+    CHECK(nc_run() == MMD_OK);
     CHECK(nc.out[0]->rank == 0 && nc.out[0]->dtype == MMD_DTYPE_FLOAT32);
     CHECK(*(const float *)nc.out[0]->data == 2.5f);
 }
@@ -866,33 +712,28 @@ static void constant_with_two_values_fails(void) {
     static const int64_t v[] = {1};
     case_init("Constant", 13);
     add_outputs(1);
-    attr_ints("value_ints", v, 1);
-    attr_int("value_int", 1);
-    CHECK(case_prepare() == MMD_ERR_INVALID_MODEL);
+    add_attr(attr_ints("value_ints", v, 1));
+    add_attr(attr_int("value_int", 1));
+    CHECK(nc_prepare() == MMD_ERR_INVALID_MODEL);
 }
 
 static void constant_of_shape_defaults_to_float_zero(void) {
     static const int64_t sd[] = {2}, shape[] = {2, 3};
     static const float want[6] = {0};
-    mmd_tensor ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
-    case_init("ConstantOfShape", 9);
-    add_input(&ts);
-    add_outputs(1);
-    memset(nc.out_data, 0xff, sizeof nc.out_data);
-    CHECK(case_run() == MMD_OK);
+    mmd_tensor ts = tensor("t", MMD_DTYPE_INT64, 1, sd, shape);
+    case_io("ConstantOfShape", 9, &ts, NULL, 1);
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 2, shape) && nc.out[0]->dtype == MMD_DTYPE_FLOAT32);
     CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
 }
 
 static void constant_of_shape_fills_int64_value(void) {
     static const int64_t sd[] = {1}, shape[] = {3}, vd[] = {1}, v[] = {-5}, want[] = {-5, -5, -5};
-    mmd_tensor ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
-    mmd_tensor tv = make_tensor(MMD_DTYPE_INT64, 1, vd, v, MMD_TENSOR_CONSTANT);
-    case_init("ConstantOfShape", 20);
-    add_input(&ts);
-    add_outputs(1);
-    attr_tensor("value", &tv);
-    CHECK(case_run() == MMD_OK);
+    mmd_tensor ts = tensor("t", MMD_DTYPE_INT64, 1, sd, shape);
+    mmd_tensor tv = tensor("t", MMD_DTYPE_INT64, 1, vd, v);
+    case_io("ConstantOfShape", 20, &ts, NULL, 1);
+    add_attr(attr_tensor("value", &tv));
+    CHECK(nc_run() == MMD_OK);
     CHECK(dims_are(nc.out[0], 1, shape) && nc.out[0]->dtype == MMD_DTYPE_INT64);
     CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
 }
@@ -900,11 +741,9 @@ static void constant_of_shape_fills_int64_value(void) {
 static void constant_of_shape_empty_shape_is_scalar(void) {
     static const int64_t sd[] = {0};
     /* A constant keeps a data pointer even with no elements; any address will do. */
-    mmd_tensor ts = make_tensor(MMD_DTYPE_INT64, 1, sd, sd, MMD_TENSOR_INITIALIZER);
-    case_init("ConstantOfShape", 9);
-    add_input(&ts);
-    add_outputs(1);
-    CHECK(case_run() == MMD_OK);
+    mmd_tensor ts = tensor("t", MMD_DTYPE_INT64, 1, sd, sd);
+    case_io("ConstantOfShape", 9, &ts, NULL, 1);
+    CHECK(nc_run() == MMD_OK);
     CHECK(nc.out[0]->rank == 0 && *(const float *)nc.out[0]->data == 0.0f);
 }
 
@@ -912,21 +751,17 @@ static void constant_of_shape_past_max_tensor_bytes_fails(void) {
     /* 2^29 float32 zeros are 2 GiB: few enough elements, but more bytes than the default
        MMD_MAX_TENSOR_BYTES (1 GiB) allows. */
     static const int64_t sd[] = {1}, shape[] = {(int64_t)1 << 29};
-    mmd_tensor ts = make_tensor(MMD_DTYPE_INT64, 1, sd, shape, MMD_TENSOR_INITIALIZER);
-    case_init("ConstantOfShape", 9);
-    add_input(&ts);
-    add_outputs(1);
-    CHECK(case_prepare() == ((uint64_t)4 << 29 > MMD_MAX_TENSOR_BYTES ? MMD_ERR_LIMIT : MMD_OK));
+    mmd_tensor ts = tensor("t", MMD_DTYPE_INT64, 1, sd, shape);
+    case_io("ConstantOfShape", 9, &ts, NULL, 1);
+    CHECK(nc_prepare() == ((uint64_t)4 << 29 > MMD_MAX_TENSOR_BYTES ? MMD_ERR_LIMIT : MMD_OK));
 }
 
 static void identity_copies_bool(void) {
     static const int64_t xd[] = {4};
     static const uint8_t x[] = {1, 0, 0, 1};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_BOOL, 1, xd, x, MMD_TENSOR_INPUT);
-    case_init("Identity", 16);
-    add_input(&tx);
-    add_outputs(1);
-    CHECK(case_run() == MMD_OK);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_BOOL, 1, xd, x);
+    case_io("Identity", 16, &tx, NULL, 1);
+    CHECK(nc_run() == MMD_OK);
     CHECK(nc.out[0]->dtype == MMD_DTYPE_BOOL && memcmp(nc.out[0]->data, x, sizeof x) == 0);
 }
 
@@ -934,11 +769,9 @@ static void dropout_passes_input_and_true_mask(void) {
     static const int64_t xd[] = {3};
     static const float x[] = {1, -2, 3};
     static const uint8_t want_mask[] = {1, 1, 1};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 1, xd, x, MMD_TENSOR_INPUT);
-    case_init("Dropout", 13);
-    add_input(&tx);
-    add_outputs(2);
-    CHECK(case_run() == MMD_OK);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 1, xd, x);
+    case_io("Dropout", 13, &tx, NULL, 2);
+    CHECK(nc_run() == MMD_OK);
     CHECK(memcmp(nc.out[0]->data, x, sizeof x) == 0);
     CHECK(nc.out[1]->dtype == MMD_DTYPE_BOOL && memcmp(nc.out[1]->data, want_mask, 3) == 0);
 }
@@ -946,25 +779,23 @@ static void dropout_passes_input_and_true_mask(void) {
 static void dropout_opset7_mask_has_input_type(void) {
     static const int64_t xd[] = {2};
     static const float x[] = {1, -2}, want_mask[] = {1, 1};
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 1, xd, x, MMD_TENSOR_INPUT);
-    case_init("Dropout", 7);
-    add_input(&tx);
-    add_outputs(2);
-    CHECK(case_run() == MMD_OK);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 1, xd, x);
+    case_io("Dropout", 7, &tx, NULL, 2);
+    CHECK(nc_run() == MMD_OK);
     CHECK(nc.out[1]->dtype == MMD_DTYPE_FLOAT32 && memcmp(nc.out[1]->data, want_mask, 8) == 0);
 }
 
 static void dropout_training_mode_is_unsupported(void) {
     static const int64_t xd[] = {2};
     static const uint8_t yes = 1;
-    mmd_tensor tx = make_tensor(MMD_DTYPE_FLOAT32, 1, xd, NULL, MMD_TENSOR_INPUT);
-    mmd_tensor tm = make_tensor(MMD_DTYPE_BOOL, 0, NULL, &yes, MMD_TENSOR_INITIALIZER);
+    mmd_tensor tx = tensor("t", MMD_DTYPE_FLOAT32, 1, xd, NULL);
+    mmd_tensor tm = tensor("t", MMD_DTYPE_BOOL, 0, NULL, &yes);
     case_init("Dropout", 13);
     add_input(&tx);
     add_input(NULL);
     add_input(&tm);
     add_outputs(1);
-    CHECK(case_prepare() == MMD_ERR_UNSUPPORTED);
+    CHECK(nc_prepare() == MMD_ERR_UNSUPPORTED);
 }
 
 /* ---- flags --------------------------------------------------------------------------------- */

@@ -38,9 +38,12 @@ uint8_t *fuzz_copy(const uint8_t *data, size_t size);
 /* Aborts unless a failed call left err with its status and a message (st MMD_OK: nothing). */
 void fuzz_check(mmd_status st, const mmd_error *err);
 
-/* Creates a session from the bytes; when that works and run is 1, binds zero-filled inputs of
-   each input's current shape (symbolic dims as 1; skipped past FUZZ_INPUT_CAP), prepares,
-   runs and reads every output byte. Checks every status with fuzz_check. */
-void fuzz_session(const uint8_t *bytes, size_t size, int32_t copy_weights, int32_t run);
+/* Creates a session from the bytes, in a caller arena of exactly arena_bytes bytes (a malloc
+   block of that size, so ASan sees a write past its end) or on the capped heap when arena_bytes
+   is 0; when that works and run is 1, binds zero-filled inputs of each input's current shape
+   (symbolic dims as 1; skipped past FUZZ_INPUT_CAP), prepares, runs and reads every output
+   byte. Checks every status with fuzz_check. */
+void fuzz_session(const uint8_t *bytes, size_t size, int32_t copy_weights, int32_t run,
+                  size_t arena_bytes);
 
 #endif

@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t *bytes = fuzz_copy(data, size);
     if (!bytes) return 0;
     if (size >= sizeof magic) memcpy(bytes, magic, sizeof magic);
-    fuzz_session(bytes, size, 0, 1);
+    fuzz_session(bytes, size, 0, 1, 0);
     free(bytes);
     return 0;
 }

@@ -1,8 +1,10 @@
 /* tests/fuzz/fuzz_parse.c - libFuzzer harness: model bytes -> mmd_session_create.
 
-   The bytes are parsed and planned twice, with weights read in place and with copy_weights, in
-   a buffer of exactly their size; a model that loads is then written as a .mmd blob, which
-   mmd_session_write_blob reloads to measure it, so the writer's output meets the loader too.
+   The bytes, in a buffer of exactly their size, are parsed and planned three times: weights read
+   in place, weights copied, and in a caller arena of 1 to 65536 bytes (taken from the last two
+   input bytes), so that running out of arena is tried at every point of loading. A model that
+   loads is then written as a .mmd blob, which mmd_session_write_blob reloads to measure it, so
+   the writer's output meets the loader too.
    Built and run by `make fuzz` (see tests/fuzz/fuzz.h for what counts as a finding). */
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +36,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t *bytes = fuzz_copy(data, size);
     if (!bytes) return 0;
-    fuzz_session(bytes, size, 0, 0);
-    fuzz_session(bytes, size, 1, 0);
+    fuzz_session(bytes, size, 0, 0, 0);
+    fuzz_session(bytes, size, 1, 0, 0);
+    if (size >= 2) fuzz_session(bytes, size, 0, 0, 1 + ((size_t)data[size - 1] << 8 | data[size - 2]));
     fuzz__blob_roundtrip(bytes, size);
     free(bytes);
     return 0;

@@ -10,7 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t *bytes = fuzz_copy(data, size);
     if (!bytes) return 0;
-    fuzz_session(bytes, size, 0, 1);
+    fuzz_session(bytes, size, 0, 1, 0);
     free(bytes);
     return 0;
 }

@@ -73,7 +73,8 @@ static void fuzz__touch_outputs(const mmd_session *s) {
     }
 }
 
-void fuzz_session(const uint8_t *bytes, size_t size, int32_t copy_weights, int32_t run) {
+void fuzz_session(const uint8_t *bytes, size_t size, int32_t copy_weights, int32_t run,
+                  size_t arena_bytes) {
     mmd_session *s = NULL;
     mmd_options opts;
     mmd_error err;
@@ -85,6 +86,8 @@ void fuzz_session(const uint8_t *bytes, size_t size, int32_t copy_weights, int32
     memset(&opts, 0, sizeof opts);
     memset(&err, 0, sizeof err);
     opts.copy_weights = copy_weights;
+    if (arena_bytes && !(opts.arena = malloc(arena_bytes))) return;
+    opts.arena_size = arena_bytes;
     st = mmd_session_create(bytes, size, &opts, &s, &err);
     fuzz_check(st, &err);
     n = st == MMD_OK ? mmd_session_input_count(s) : 0;
@@ -115,6 +118,7 @@ done:
     if (inputs)
         for (i = 0; i < n; ++i) free(inputs[i]);
     free(inputs);
+    free(opts.arena);
     if (fuzz__in_use) {
         fprintf(stderr, "fuzz: %zu bytes of runtime memory still in use after destroy\n", fuzz__in_use);
         abort();
