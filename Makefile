@@ -57,6 +57,7 @@ test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node
 	    "$(PY) tests/test_detection_tail.py" \
 	    "$(PY) tests/test_custom_ops_sampling.py" \
 	    "$(PY) tests/test_custom_ops_det.py" \
+	    "$(MAKE) -s mcu-test" \
 	    "$(PY) tests/test_models.py --backend openblas" \
 	    "$(PY) tests/test_models.py --backend onednn" \
 	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend openblas" \

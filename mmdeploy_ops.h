@@ -182,9 +182,19 @@ static mmd_status mmd__check_io(mmd_kernel_ctx *c, int32_t required, int32_t max
     return MMD_OK;
 }
 
-/* Fails with MMD_ERR_DTYPE unless input i has the given dtype. */
+/* An absent optional input ("" in the node) past the ones mmd__check_io requires, which a kernel
+   then asks about: a model error, not a NULL to read through. */
+static mmd_status mmd__want_present(mmd_kernel_ctx *c, int32_t i) {
+    if (i >= 0 && i < c->input_count && c->inputs[i]) return MMD_OK;
+    return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "input %d is absent, and this operator needs it", (int)i);
+}
+
+/* Fails with MMD_ERR_DTYPE unless input i has the given dtype (MMD_ERR_INVALID_MODEL if absent). */
 static mmd_status mmd__want_dtype(mmd_kernel_ctx *c, int32_t i, int32_t dtype) {
-    const mmd_tensor *t = c->inputs[i];
+    const mmd_tensor *t;
+    mmd_status st = mmd__want_present(c, i);
+    if (st != MMD_OK) return st;
+    t = c->inputs[i];
     if (t->dtype == dtype) return MMD_OK;
     return mmd_kernel_fail(c, MMD_ERR_DTYPE, "input %d '%s' is %s, expects %s", (int)i,
                            t->name ? t->name : "", mmd_dtype_name(t->dtype), mmd_dtype_name(dtype));
@@ -207,9 +217,13 @@ static mmd_status mmd__want_sized(mmd_kernel_ctx *c, const mmd_tensor *t, const 
     return MMD_OK;
 }
 
-/* Fails with MMD_ERR_SHAPE unless input i has a rank in [lo, hi]. */
+/* Fails with MMD_ERR_SHAPE unless input i has a rank in [lo, hi] (MMD_ERR_INVALID_MODEL if
+   absent). */
 static mmd_status mmd__want_rank(mmd_kernel_ctx *c, int32_t i, int32_t lo, int32_t hi) {
-    const mmd_tensor *t = c->inputs[i];
+    const mmd_tensor *t;
+    mmd_status st = mmd__want_present(c, i);
+    if (st != MMD_OK) return st;
+    t = c->inputs[i];
     if (t->rank >= lo && t->rank <= hi) return MMD_OK;
     return mmd_kernel_fail(c, MMD_ERR_SHAPE, "input %d '%s' has rank %d, expects %d to %d", (int)i,
                            t->name ? t->name : "", (int)t->rank, (int)lo, (int)hi);

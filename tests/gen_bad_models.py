@@ -561,6 +561,14 @@ def cases():
         ser(x_model(helper.make_node("GatherTopk", ["X", "i"], ["Y"], domain="mmdeploy"),
                     [1, 2, 2, 2], [numpy_helper.from_array(np.array([[0, 9]], np.int64), "i")],
                     opsets=(("", 13), ("mmdeploy", 1)))))
+    # Found by fuzz_parse: an input named "" is absent, and a kernel that reads a variadic input
+    # past its required ones must refuse it rather than follow the NULL.
+    add("roi_align_feature_map_absent", "ERR_INVALID_MODEL",
+        ser(op_model([helper.make_node("MMCVMultiLevelRoiAlign", ["rois", "X", ""], ["Y"],
+                                       domain="mmdeploy", output_height=2, output_width=2,
+                                       featmap_strides=[4.0, 8.0])],
+                     [("rois", TensorProto.FLOAT, [2, 5]), ("X", TensorProto.FLOAT, [1, 4, 8, 8])],
+                     [("Y", TensorProto.FLOAT, [2, 4, 2, 2])], opsets=(("", 13), ("mmdeploy", 1)))))
     add("gather_from_empty_axis", "ERR_INDEX",
         ser(x_model(helper.make_node("Gather", ["X", "i"], ["Y"], axis=1), [1, 1, 2, 2],
                     [numpy_helper.from_array(np.array([0], np.int64), "i")], x_dims=(1, 0, 2, 2))))

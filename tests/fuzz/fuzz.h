@@ -29,6 +29,11 @@ void fuzz_free(void *p);
 /* Zero-filled graph inputs bound for a run, all inputs together; a model declaring more is
    loaded and prepared but not run. */
 #define FUZZ_INPUT_CAP ((size_t)4 << 20)
+/* A planned model whose activations add up past this is prepared but not run: the instrumented
+   build moves only some ten million elements a second, so a larger run would be merely slow,
+   and -timeout must mean a hang (a 6 MB int8 Resize took 4 s of a 10 s timeout on a busy
+   machine, 0.1 s in a release build). */
+#define FUZZ_RUN_CAP ((size_t)4 << 20)
 
 /* A copy of data in a fresh buffer of exactly size bytes (so ASan sees one byte past the end)
    starting at a 16-byte aligned address, as a .mmd blob must (zeros when data is NULL); NULL
@@ -41,8 +46,8 @@ void fuzz_check(mmd_status st, const mmd_error *err);
 /* Creates a session from the bytes, in a caller arena of exactly arena_bytes bytes (a malloc
    block of that size, so ASan sees a write past its end) or on the capped heap when arena_bytes
    is 0; when that works and run is 1, binds zero-filled inputs of each input's current shape
-   (symbolic dims as 1; skipped past FUZZ_INPUT_CAP), prepares, runs and reads every output
-   byte. Checks every status with fuzz_check. */
+   (symbolic dims as 1; skipped past FUZZ_INPUT_CAP), prepares, runs (unless past FUZZ_RUN_CAP)
+   and reads every output byte. Checks every status with fuzz_check. */
 void fuzz_session(const uint8_t *bytes, size_t size, int32_t copy_weights, int32_t run,
                   size_t arena_bytes);
 

@@ -108,6 +108,9 @@ void fuzz_session(const uint8_t *bytes, size_t size, int32_t copy_weights, int32
             fuzz_check(st, &err);
         }
         if (st == MMD_OK) {
+            mmd_plan_stats stats;
+            mmd_session_stats(s, &stats);
+            if (stats.activation_sum_bytes > FUZZ_RUN_CAP) goto done;
             st = mmd_session_run(s, &err);
             fuzz_check(st, &err);
         }
