@@ -13,7 +13,7 @@ HEADERS := mmdeploy.h mmdeploy_ir.h mmdeploy_ops.h $(wildcard wip/*.inc)
 # C test programs: each is one translation unit that includes the implementation.
 C_TESTS := test_core test_npy test_bad_models test_kernels_nn test_kernels_shape \
            test_kernels_elementwise test_kernels_reduce test_kernels_index test_kernels_nn2 \
-           test_kernels_detect test_backends
+           test_kernels_detect test_backends test_api_misuse test_blob
 NODE_DIR := $(BUILD)/onnx_node_tests
 
 .PHONY: all deps demo test clean
@@ -40,7 +40,7 @@ $(BUILD)/classify: examples/classify.c $(HEADERS) $(BUILD)/mmdeploy.o
 demo: $(BUILD)/classify
 	$(BUILD)/classify examples/models/digits.onnx examples/images/*.png
 
-$(BUILD)/test_%: tests/test_%.c tests/test.h $(HEADERS) tools/mmd_npy.h | $(BUILD)
+$(BUILD)/test_%: tests/test_%.c tests/test.h tests/kernel_harness.h $(HEADERS) tools/mmd_npy.h | $(BUILD)
 	$(CC) $(WARN) $(CFLAGS) -I. -Itests -Itools $< -lm -o $@
 
 $(BUILD)/test_node: tests/test_node.c $(HEADERS) tools/mmd_npy.h | $(BUILD)
