@@ -8,7 +8,7 @@ CFLAGS  ?= -O2 -g
 WARN    := -std=c99 -Wall -Wextra -Wpedantic -Werror
 PY      := /usr/bin/python3
 BUILD   := build
-HEADERS := mmdeploy.h mmdeploy_ir.h mmdeploy_ops.h $(wildcard wip/*.inc)
+HEADERS := mmdeploy.h mmdeploy_ir.h mmdeploy_ops.h
 
 # C test programs: each is one translation unit that includes the implementation.
 C_TESTS := test_core test_npy test_bad_models test_kernels_nn test_kernels_shape \

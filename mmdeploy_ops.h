@@ -6110,8 +6110,1634 @@ static mmd_status mmd__nms_eval(mmd_kernel_ctx *c) {
 }
 
 
-#include "wip/ops_mmdeploy.inc"
-#include "wip/ops_mmdeploy_det.inc"
+/* ==== >>MMDeploy custom ops: sampling, deformable conv, attention ==== */
+/* ==== >>mmdeploy kernels ==== */
+/* MMDeploy's custom operators, the ones an end2end.onnx carries for ONNX Runtime with MMDeploy's
+   plugin library or for TensorRT, float32:
+     mmdeploy::grid_sampler (+ mmcv::)              torch.nn.functional.grid_sample
+     mmdeploy::MMCVModulatedDeformConv2d (+ mmcv::) DCNv2, mask input
+     mmdeploy::MMCVDeformConv2d (+ mmcv::)          DCNv1
+     mmdeploy::MMCVMultiScaleDeformableAttention (+ mmcv::)
+     mmdeploy::ScaledDotProductAttentionTRT, GatherTopk, TRTInstanceNormalization,
+     TRTBicubicInterpolate, GridPriorsTRT
+   The semantics are those of MMDeploy's kernels (csrc/mmdeploy/backend_ops) and of the mmcv and
+   PyTorch functions they stand for; where the ONNX Runtime and TensorRT kernels disagree with
+   each other the comment above the kernel says which one is followed and why. Both exporters
+   write version 1 of their domain, the only version these kernels know. */
+
+#define MMD__MMDEPLOY_OPSET 1
+
+/* Requests bytes of scratch, refusing with MMD_ERR_LIMIT what size_t cannot hold (32-bit
+   targets) rather than letting the size wrap. */
+static mmd_status mmd__mmdeploy_scratch(mmd_kernel_ctx *c, uint64_t bytes) {
+    if (bytes > (uint64_t)SIZE_MAX)
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "needs %llu bytes of scratch", (unsigned long long)bytes);
+    c->scratch_size = (size_t)bytes;
+    return MMD_OK;
+}
+
+/* ---- sampling helpers ---------------------------------------------------------------------- */
+
+/* Bilinear interpolation at pixel coordinates (x, y) of an h x w plane whose outside reads 0, as
+   four taps (top-left, top-right, bottom-left, bottom-right): element offsets into the plane and
+   weights. A tap outside the plane gets offset 0 and weight 0, so that all four can be read
+   without a test; NaN coordinates and points farther than a pixel outside give four zero
+   weights. This is the sampling of grid_sample's zeros padding, of mmcv's deformable
+   convolutions (which return 0 for h <= -1 or h >= height) and of multi-scale deformable
+   attention. The one difference from a reference that tests each corner: a non-finite input
+   element at offset 0 turns a zero-weight tap into NaN. */
+static void mmd__bilinear_taps(float x, float y, int64_t h, int64_t w, int64_t *off, float *wt) {
+    float x0, y0, fx, fy;
+    int64_t ix, iy;
+    off[0] = off[1] = off[2] = off[3] = 0;
+    wt[0] = wt[1] = wt[2] = wt[3] = 0.0f;
+    if (!((double)x > -1.0 && (double)x < (double)w && (double)y > -1.0 && (double)y < (double)h)) return;
+    x0 = floorf(x);
+    y0 = floorf(y);
+    fx = x - x0;
+    fy = y - y0;
+    ix = (int64_t)x0;
+    iy = (int64_t)y0;
+    if (iy >= 0 && ix >= 0) {
+        off[0] = iy * w + ix;
+        wt[0] = (1.0f - fy) * (1.0f - fx);
+    }
+    if (iy >= 0 && ix + 1 < w) {
+        off[1] = iy * w + ix + 1;
+        wt[1] = (1.0f - fy) * fx;
+    }
+    if (iy + 1 < h && ix >= 0) {
+        off[2] = (iy + 1) * w + ix;
+        wt[2] = fy * (1.0f - fx);
+    }
+    if (iy + 1 < h && ix + 1 < w) {
+        off[3] = (iy + 1) * w + ix + 1;
+        wt[3] = fy * fx;
+    }
+}
+
+/* One tap at whole-number pixel coordinates (x, y) with weight v, or weight 0 outside the plane;
+   the test is made in double before any conversion, as mmd__grid_at makes it. */
+static void mmd__grid_tap(int64_t h, int64_t w, float x, float y, float v, int64_t *off, float *wt) {
+    int32_t inside = (double)x >= 0.0 && (double)x < (double)w && (double)y >= 0.0 && (double)y < (double)h;
+    *off = inside ? (int64_t)y * w + (int64_t)x : 0;
+    *wt = inside ? v : 0.0f;
+}
+
+/* Taps per grid point: nearest reads one element, bilinear four, bicubic sixteen. */
+static int32_t mmd__grid_tap_count(int32_t mode) {
+    return mode == MMD__GRID_NEAREST ? 1 : mode == MMD__GRID_BILINEAR ? 4 : 16;
+}
+
+/* The taps of one grid point (gx, gy) with mmd__grid_sample_f32's semantics: the sample is
+   sum(wt[i] * plane[off[i]]) over mmd__grid_tap_count(s->mode) taps. Computing them once per
+   point serves every channel, where mmd__grid_sample_f32 recomputes the coordinates for each. */
+static void mmd__grid_point_taps(const mmd__grid_sampler *s, int64_t h, int64_t w, float gx, float gy,
+                                 int64_t *off, float *wt) {
+    float x = mmd__grid_unnormalize(gx, w, s->align_corners);
+    float y = mmd__grid_unnormalize(gy, h, s->align_corners);
+    int32_t i, j, n = mmd__grid_tap_count(s->mode);
+    for (i = 0; i < n; ++i) {
+        off[i] = 0;
+        wt[i] = 0.0f;
+    }
+    if (h <= 0 || w <= 0 || !(fabsf(x) <= FLT_MAX && fabsf(y) <= FLT_MAX)) return;
+    if (s->mode == MMD__GRID_BICUBIC) {
+        float wx[4], wy[4], x0 = floorf(x), y0 = floorf(y);
+        mmd__cubic_weights(x - x0, wx);
+        mmd__cubic_weights(y - y0, wy);
+        for (i = 0; i < 4; ++i) {
+            float ty = mmd__grid_pad(y0 - 1.0f + (float)i, h, s);
+            for (j = 0; j < 4; ++j)
+                mmd__grid_tap(h, w, mmd__grid_pad(x0 - 1.0f + (float)j, w, s), ty, wy[i] * wx[j],
+                              &off[4 * i + j], &wt[4 * i + j]);
+        }
+        return;
+    }
+    x = mmd__grid_pad(x, w, s);
+    y = mmd__grid_pad(y, h, s);
+    if (s->mode == MMD__GRID_NEAREST)
+        mmd__grid_tap(h, w, nearbyintf(x), nearbyintf(y), 1.0f, off, wt);
+    else
+        mmd__bilinear_taps(x, y, h, w, off, wt);
+}
+
+/* y[q * ys + k] = sum over the n taps of point k of wt * x[q * xs + off], for nq (1 to 4) planes
+   xs apart and np points. A tap of a large plane usually misses the first-level cache; taking
+   each point's taps once for up to four planes keeps four times the independent loads in flight
+   and reads the tap table a quarter as often, which halves the time of a bilinear sample. Four
+   taps on four planes (bilinear, the common case) get a loop of their own. */
+static void mmd__gather_taps_f32(const float *x, int64_t xs, int32_t nq, const int64_t *off, const float *wt,
+                                 int32_t n, int64_t np, float *y, int64_t ys) {
+    int64_t k;
+    int32_t i, q;
+    if (n == 4 && nq == 4) {
+        for (k = 0; k < np; ++k, off += 4, wt += 4)
+            for (q = 0; q < 4; ++q) {
+                const float *xq = x + q * xs;
+                y[q * ys + k] = wt[0] * xq[off[0]] + wt[1] * xq[off[1]] + wt[2] * xq[off[2]] + wt[3] * xq[off[3]];
+            }
+        return;
+    }
+    for (k = 0; k < np; ++k, off += n, wt += n)
+        for (q = 0; q < nq; ++q) {
+            const float *xq = x + q * xs;
+            float acc = 0.0f;
+            for (i = 0; i < n; ++i) acc += wt[i] * xq[off[i]];
+            y[q * ys + k] = acc;
+        }
+}
+
+/* ---- grid_sampler --------------------------------------------------------------------------- */
+
+/* Grid points whose taps are computed at once. Each chunk reads every channel's plane, all of
+   it when the grid is scattered, so fewer chunks read less: a grid of up to 16384 points (a
+   128x128 output) is one chunk, whose tap table (12 bytes a tap) is 768 KiB for bilinear. On a
+   random 100x152 grid over 256 channels one chunk runs four times as fast as chunks of 1024. */
+#define MMD__GRID_CHUNK 16384
+
+/* Points per chunk for a grid of this many points. */
+static int64_t mmd__grid_chunk(int64_t points) { return points < MMD__GRID_CHUNK ? points : MMD__GRID_CHUNK; }
+
+/* mmdeploy::grid_sampler: input [N, C, H, W], grid [N, H_out, W_out, 2] holding (x, y) ->
+   [N, C, H_out, W_out], torch.nn.functional.grid_sample; mmcv's exporter, and MMDeploy's for
+   PPLNN, write it as mmcv::grid_sampler. interpolation_mode 0 bilinear,
+   1 nearest, 2 bicubic (ONNX Runtime's kernel has all three, TensorRT's the first two);
+   padding_mode 0 zeros, 1 border, 2 reflection; align_corners 0 or 1. All three default to 0. */
+static mmd_status mmd__grid_sampler_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__grid_sample_data *p = (mmd__grid_sample_data *)c->op_data;
+    const mmd_tensor *x, *g;
+    int64_t mode, padding, align, dims[4];
+    mmd_status st = mmd__check_io(c, 2, 2, 1);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 1, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 4, 4);
+    if (st == MMD_OK) st = mmd__want_rank(c, 1, 4, 4);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "interpolation_mode", 0, &mode);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "padding_mode", 0, &padding);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "align_corners", 0, &align);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    g = c->inputs[1];
+    if (mode < 0 || mode > 2 || padding < 0 || padding > 2)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL,
+                               "interpolation_mode %lld or padding_mode %lld is not 0, 1 or 2",
+                               (long long)mode, (long long)padding);
+    if (g->dims[0] != x->dims[0] || g->dims[3] != 2) {
+        char tx[96], tg[96];
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "grid %s does not fit input %s (expects [%lld, H_out, W_out, 2])",
+                               mmd__dims_text(tg, sizeof tg, g->rank, g->dims),
+                               mmd__dims_text(tx, sizeof tx, x->rank, x->dims), (long long)x->dims[0]);
+    }
+    p->s.mode = (int32_t)mode;
+    p->s.padding = (int32_t)padding;
+    p->s.align_corners = align != 0;
+    p->batch = x->dims[0];
+    p->channels = x->dims[1];
+    p->h = x->dims[2];
+    p->w = x->dims[3];
+    p->points = g->dims[1] * g->dims[2];
+    /* The tap table of one chunk of points: offsets, then weights. */
+    c->scratch_size = (size_t)(mmd__grid_chunk(p->points) * mmd__grid_tap_count(p->s.mode)) *
+                      (sizeof(int64_t) + sizeof(float));
+    dims[0] = x->dims[0];
+    dims[1] = x->dims[1];
+    dims[2] = g->dims[1];
+    dims[3] = g->dims[2];
+    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, 4, dims);
+}
+
+static mmd_status mmd__grid_sampler_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__grid_sample_data *p = (const mmd__grid_sample_data *)c->op_data;
+    const float *x = (const float *)c->inputs[0]->data, *grid = (const float *)c->inputs[1]->data;
+    float *y = (float *)c->outputs[0]->data;
+    int32_t n = mmd__grid_tap_count(p->s.mode);
+    int64_t b, ch, k, k0, plane = p->h * p->w, chunk = mmd__grid_chunk(p->points);
+    int64_t *off = (int64_t *)c->scratch;
+    float *wt = (float *)(off + chunk * n);
+    /* An empty input samples zeros everywhere, and has no element even a zero-weight tap may
+       read. */
+    if (plane == 0) {
+        memset(y, 0, (size_t)(p->batch * p->channels * p->points) * sizeof(float));
+        return MMD_OK;
+    }
+    for (b = 0; b < p->batch; ++b)
+        for (k0 = 0; k0 < p->points; k0 += chunk) {
+            int64_t np = p->points - k0 < chunk ? p->points - k0 : chunk;
+            const float *gp = grid + (b * p->points + k0) * 2;
+            for (k = 0; k < np; ++k)
+                mmd__grid_point_taps(&p->s, p->h, p->w, gp[2 * k], gp[2 * k + 1], off + k * n, wt + k * n);
+            for (ch = 0; ch < p->channels; ch += 4)
+                mmd__gather_taps_f32(x + (b * p->channels + ch) * plane, plane,
+                                     (int32_t)(p->channels - ch < 4 ? p->channels - ch : 4), off, wt, n, np,
+                                     y + (b * p->channels + ch) * p->points + k0, p->points);
+        }
+    return MMD_OK;
+}
+
+/* ---- deformable convolution ------------------------------------------------------------------ */
+
+typedef struct mmd__deform_conv_data {
+    int64_t batch, in_ch, in_h, in_w, out_ch, out_h, out_w, kh, kw;
+    int64_t stride[2], pad[2], dilation[2], group, dgroup;
+    int64_t tile;                       /* output pixels per column tile */
+    int32_t mask, weight, bias;         /* input index of each; -1 when absent */
+} mmd__deform_conv_data;
+
+/* A pair of ints (height, width) from an INTS attribute, def for both when absent; each must
+   lie in [lo, MMD__ATTR_MAX]. MMDeploy's exporter writes MMCVDeformConv2d's padding as four
+   values, each repeated ([ph, ph, pw, pw]); repeats says that form is accepted too. Both of
+   MMDeploy's kernels read the first two of them, (ph, ph), which is the same whenever ph == pw
+   (every released model); for ph != pw their output no longer fits the offsets the graph
+   computed, so the exporter's meaning is taken instead. */
+static mmd_status mmd__attr_hw(mmd_kernel_ctx *c, const char *name, int64_t def, int64_t lo,
+                               int32_t repeats, int64_t *out) {
+    const int64_t *v;
+    int64_t n;
+    mmd_status st = mmd_attr_get_ints(c, name, &v, &n);
+    if (st != MMD_OK) return st;
+    if (n == 0) {
+        out[0] = out[1] = def;
+        return MMD_OK;
+    }
+    if (n == 2) {
+        out[0] = v[0];
+        out[1] = v[1];
+    } else if (n == 4 && repeats && v[0] == v[1] && v[2] == v[3]) {
+        out[0] = v[0];
+        out[1] = v[2];
+    } else {
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "attribute %s has %lld values, expects 2%s", name,
+                               (long long)n, repeats ? " or 4 as [h, h, w, w]" : "");
+    }
+    if (out[0] < lo || out[0] > MMD__ATTR_MAX || out[1] < lo || out[1] > MMD__ATTR_MAX)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "attribute %s = [%lld, %lld] is out of range",
+                               name, (long long)out[0], (long long)out[1]);
+    return MMD_OK;
+}
+
+/* Fails with MMD_ERR_SHAPE unless input i has exactly the 4-D shape want. */
+static mmd_status mmd__want_shape4(mmd_kernel_ctx *c, int32_t i, const char *what, const int64_t *want) {
+    const mmd_tensor *t = c->inputs[i];
+    char tt[96], tw[96];
+    if (t->rank == 4 && t->dims[0] == want[0] && t->dims[1] == want[1] && t->dims[2] == want[2] &&
+        t->dims[3] == want[3])
+        return MMD_OK;
+    return mmd_kernel_fail(c, MMD_ERR_SHAPE, "%s '%s' has shape %s, expects %s", what, t->name ? t->name : "",
+                           mmd__dims_text(tt, sizeof tt, t->rank, t->dims), mmd__dims_text(tw, sizeof tw, 4, want));
+}
+
+/* Column tiles hold at most this many floats (16 MiB) however many channels a group has. */
+#define MMD__DEFORM_COLUMNS_MAX ((int64_t)1 << 22)
+/* Output pixels per tile: enough for long rows in the product, few enough for its operands to
+   stay in the caches. */
+#define MMD__DEFORM_TILE 128
+
+/* MMCVModulatedDeformConv2d (modulated: x, offset, mask, weight, optional bias) and
+   MMCVDeformConv2d (x, offset, weight): attributes stride, padding, dilation (pairs, height
+   first), groups, deform_groups. Offsets hold (dy, dx) per deform group and kernel tap,
+   [N, deform_groups * 2 * kh * kw, H_out, W_out]; the mask [N, deform_groups * kh * kw, H_out,
+   W_out] scales each sample. Input channel c belongs to deform group c / (C / deform_groups),
+   as in mmcv, torchvision and MMDeploy's TensorRT kernel; MMDeploy's ONNX Runtime CPU kernel
+   counts channels within each conv group instead, which differs only when groups and
+   deform_groups are both above 1. ONNX Runtime reads stride, padding and dilation as (height,
+   width) as mmcv writes them, TensorRT as (width, height); the two agree on every square
+   kernel, and the height-first order is followed here. */
+static mmd_status mmd__deform_conv_prepare(mmd_kernel_ctx *c, int32_t modulated) {
+    mmd__deform_conv_data *p = (mmd__deform_conv_data *)c->op_data;
+    const mmd_tensor *x, *wt, *bias = NULL;
+    int64_t want[4], kk, span, cg, dims[4];
+    int32_t i, n_in = modulated ? 5 : 3;
+    mmd_status st = mmd__check_io(c, modulated ? 4 : 3, n_in, 1);
+    for (i = 0; st == MMD_OK && i < c->input_count; ++i)
+        if (c->inputs[i]) st = mmd__want_dtype(c, i, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 4, 4);
+    if (st == MMD_OK) st = mmd__attr_hw(c, "stride", 1, 1, 0, p->stride);
+    if (st == MMD_OK) st = mmd__attr_hw(c, "padding", 0, 0, !modulated, p->pad);
+    if (st == MMD_OK) st = mmd__attr_hw(c, "dilation", 1, 1, 0, p->dilation);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "groups", 1, &p->group);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "deform_groups", 1, &p->dgroup);
+    if (st != MMD_OK) return st;
+    p->mask = modulated ? 2 : -1;
+    p->weight = modulated ? 3 : 2;
+    p->bias = modulated && c->input_count > 4 && c->inputs[4] ? 4 : -1;
+    if ((st = mmd__want_rank(c, p->weight, 4, 4)) != MMD_OK) return st;
+    x = c->inputs[0];
+    wt = c->inputs[p->weight];
+    if (p->bias >= 0) bias = c->inputs[p->bias];
+    p->batch = x->dims[0];
+    p->in_ch = x->dims[1];
+    p->in_h = x->dims[2];
+    p->in_w = x->dims[3];
+    p->out_ch = wt->dims[0];
+    p->kh = wt->dims[2];
+    p->kw = wt->dims[3];
+    if (p->group < 1 || p->group > MMD__ATTR_MAX || p->in_ch % p->group || p->out_ch % p->group)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "groups %lld does not divide the %lld input and %lld output channels",
+                               (long long)p->group, (long long)p->in_ch, (long long)p->out_ch);
+    if (p->dgroup < 1 || p->dgroup > MMD__ATTR_MAX || p->in_ch % p->dgroup)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "deform_groups %lld does not divide the %lld input channels",
+                               (long long)p->dgroup, (long long)p->in_ch);
+    cg = p->in_ch / p->group;
+    if (wt->dims[1] != cg)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE,
+                               "weight '%s' takes %lld input channels per group but input '%s' has %lld channels in %lld groups",
+                               wt->name ? wt->name : "", (long long)wt->dims[1], x->name ? x->name : "",
+                               (long long)p->in_ch, (long long)p->group);
+    if (p->kh < 1 || p->kw < 1)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "weight '%s' has an empty %lldx%lld kernel",
+                               wt->name ? wt->name : "", (long long)p->kh, (long long)p->kw);
+    if (bias && (bias->rank != 1 || bias->dims[0] != p->out_ch))
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "bias '%s' must have shape [%lld]", bias->name ? bias->name : "",
+                               (long long)p->out_ch);
+    /* Kernel sizes come from a bounded tensor and the attributes are at most MMD__ATTR_MAX, so
+       the spans below stay far inside int64_t. */
+    for (i = 0; i < 2; ++i) {
+        int64_t in = x->dims[2 + i], k = wt->dims[2 + i];
+        span = in + 2 * p->pad[i] - (p->dilation[i] * (k - 1) + 1);
+        if (span < 0)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE,
+                                   "a %lld-tap kernel with dilation %lld does not fit input %s %lld padded by %lld",
+                                   (long long)k, (long long)p->dilation[i], i ? "width" : "height",
+                                   (long long)in, (long long)p->pad[i]);
+        if (i) p->out_w = span / p->stride[i] + 1;
+        else p->out_h = span / p->stride[i] + 1;
+    }
+    kk = p->kh * p->kw;
+    if (p->dgroup > MMD__ELEMS_MAX / (2 * kk))
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "deform_groups %lld times a %lld-tap kernel",
+                               (long long)p->dgroup, (long long)kk);
+    want[0] = p->batch;
+    want[1] = p->dgroup * 2 * kk;
+    want[2] = p->out_h;
+    want[3] = p->out_w;
+    if ((st = mmd__want_shape4(c, 1, "offset", want)) != MMD_OK) return st;
+    want[1] = p->dgroup * kk;
+    if (modulated && (st = mmd__want_shape4(c, 2, "mask", want)) != MMD_OK) return st;
+    /* Scratch: the taps of one tile for every deform group and kernel tap (4 offsets and 4
+       weights each), the tile's columns (cg * kk rows) and its product (out_ch / group rows). */
+    p->tile = cg * kk > MMD__DEFORM_COLUMNS_MAX / MMD__DEFORM_TILE ? MMD__DEFORM_COLUMNS_MAX / (cg * kk) : MMD__DEFORM_TILE;
+    if (p->tile > p->out_h * p->out_w) p->tile = p->out_h * p->out_w;
+    if (p->tile < 1) p->tile = 1;
+    if (cg * kk > MMD__DEFORM_COLUMNS_MAX || p->out_ch / p->group > MMD__DEFORM_COLUMNS_MAX)
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "%lld input or %lld output channels per group times a %lld-tap kernel",
+                               (long long)cg, (long long)(p->out_ch / p->group), (long long)kk);
+    st = mmd__mmdeploy_scratch(c, (uint64_t)(p->dgroup * kk * p->tile * 4) * (sizeof(int64_t) + sizeof(float)) +
+                                      (uint64_t)((cg * kk + p->out_ch / p->group) * p->tile) * sizeof(float));
+    if (st != MMD_OK) return st;
+    dims[0] = p->batch;
+    dims[1] = p->out_ch;
+    dims[2] = p->out_h;
+    dims[3] = p->out_w;
+    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, 4, dims);
+}
+
+static mmd_status mmd__modulated_deform_conv_f32_prepare(mmd_kernel_ctx *c) {
+    return mmd__deform_conv_prepare(c, 1);
+}
+static mmd_status mmd__deform_conv_f32_prepare(mmd_kernel_ctx *c) { return mmd__deform_conv_prepare(c, 0); }
+
+/* Per image and tile of output pixels: the bilinear taps of every deform group and kernel tap
+   (mask folded into the weights), shared by the channels of the group; then per conv group a
+   "deformable im2col" into columns [cg * kk, tile] in the weight's (channel, tap) order, and
+   the product weight [out_ch / group, cg * kk] x columns. */
+static mmd_status mmd__deform_conv_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__deform_conv_data *p = (const mmd__deform_conv_data *)c->op_data;
+    const float *x = (const float *)c->inputs[0]->data, *offset = (const float *)c->inputs[1]->data;
+    const float *mask = p->mask >= 0 ? (const float *)c->inputs[p->mask]->data : NULL;
+    const float *weight = (const float *)c->inputs[p->weight]->data;
+    const float *bias = p->bias >= 0 ? (const float *)c->inputs[p->bias]->data : NULL;
+    float *y = (float *)c->outputs[0]->data;
+    int64_t kk = p->kh * p->kw, pixels = p->out_h * p->out_w, plane = p->in_h * p->in_w;
+    int64_t cg = p->in_ch / p->group, mg = p->out_ch / p->group, kcols = cg * kk;
+    int64_t per_dgroup = p->in_ch / p->dgroup, taps = p->dgroup * kk * p->tile * 4;
+    int64_t *toff = (int64_t *)c->scratch;
+    float *twt = (float *)(toff + taps), *cols = twt + taps, *prod = cols + kcols * p->tile;
+    int64_t n, p0, d, t, j, g, ci, m;
+    int32_t nq;
+    /* An empty input samples only zeros, leaving the bias; it also has no element that even a
+       zero-weight tap could read. */
+    if (plane == 0) {
+        for (n = 0; n < p->batch * p->out_ch; ++n)
+            for (j = 0; j < pixels; ++j) y[n * pixels + j] = bias ? bias[n % p->out_ch] : 0.0f;
+        return MMD_OK;
+    }
+    for (n = 0; n < p->batch; ++n)
+        for (p0 = 0; p0 < pixels; p0 += p->tile) {
+            int64_t nt = pixels - p0 < p->tile ? pixels - p0 : p->tile;
+            for (d = 0; d < p->dgroup; ++d)
+                for (t = 0; t < kk; ++t) {
+                    const float *dy = offset + ((n * p->dgroup + d) * 2 * kk + 2 * t) * pixels + p0;
+                    const float *dx = dy + pixels;
+                    const float *mk = mask ? mask + ((n * p->dgroup + d) * kk + t) * pixels + p0 : NULL;
+                    int64_t *o = toff + (d * kk + t) * p->tile * 4;
+                    float *w = twt + (d * kk + t) * p->tile * 4;
+                    int64_t ky = t / p->kw, kx = t % p->kw;
+                    for (j = 0; j < nt; ++j, o += 4, w += 4) {
+                        int64_t oy = (p0 + j) / p->out_w, ox = (p0 + j) % p->out_w;
+                        float sy = (float)(oy * p->stride[0] - p->pad[0] + ky * p->dilation[0]) + dy[j];
+                        float sx = (float)(ox * p->stride[1] - p->pad[1] + kx * p->dilation[1]) + dx[j];
+                        mmd__bilinear_taps(sx, sy, p->in_h, p->in_w, o, w);
+                        if (mk) {
+                            w[0] *= mk[j];
+                            w[1] *= mk[j];
+                            w[2] *= mk[j];
+                            w[3] *= mk[j];
+                        }
+                    }
+                }
+            for (g = 0; g < p->group; ++g) {
+                for (ci = 0; ci < cg; ci += nq) {
+                    /* Up to four channels at once, all of one deform group. */
+                    int64_t ch = g * cg + ci, dg = ch / per_dgroup, left = (dg + 1) * per_dgroup - ch;
+                    const float *xp = x + (n * p->in_ch + ch) * plane;
+                    if (left > cg - ci) left = cg - ci;
+                    nq = (int32_t)(left < 4 ? left : 4);
+                    for (t = 0; t < kk; ++t)
+                        mmd__gather_taps_f32(xp, plane, nq, toff + (dg * kk + t) * p->tile * 4,
+                                             twt + (dg * kk + t) * p->tile * 4, 4, nt,
+                                             cols + (ci * kk + t) * nt, kk * nt);
+                }
+                memset(prod, 0, (size_t)(mg * nt) * sizeof(float));
+                mmd__gemm_f32(mg, nt, kcols, 1.0f, weight + g * mg * kcols, kcols, 1, cols, nt, 1, prod);
+                for (m = 0; m < mg; ++m) {
+                    float *yp = y + (n * p->out_ch + g * mg + m) * pixels + p0;
+                    float b0 = bias ? bias[g * mg + m] : 0.0f;
+                    for (j = 0; j < nt; ++j) yp[j] = prod[m * nt + j] + b0;
+                }
+            }
+        }
+    return MMD_OK;
+}
+
+/* ---- multi-scale deformable attention -------------------------------------------------------- */
+
+typedef struct mmd__msda_data {
+    int64_t batch, keys, heads, dim, queries, levels, points;
+} mmd__msda_data;
+
+/* MMCVMultiScaleDeformableAttention: value [bs, keys, heads, dim], spatial_shapes [levels, 2]
+   (H, W) and level_start_index [levels] (int32 or int64), sampling_locations [bs, queries,
+   heads, levels, points, 2] as (x, y) in [0, 1], attention_weights [bs, queries, heads, levels,
+   points] -> [bs, queries, heads * dim]. Each point samples its level bilinearly with zeros
+   outside at pixel (x * W - 0.5, y * H - 0.5), which is mmcv's grid_sample with
+   align_corners=False; level l starts at key level_start_index[l] as in MMDeploy's kernels.
+   im2col_step only batches the CUDA kernel and is ignored. */
+static mmd_status mmd__msda_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__msda_data *p = (mmd__msda_data *)c->op_data;
+    const mmd_tensor *v, *shapes, *start, *loc, *attn;
+    int64_t dims[3];
+    int32_t i;
+    mmd_status st = mmd__check_io(c, 5, 5, 1);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 3, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 4, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 4, 4);
+    if (st == MMD_OK) st = mmd__want_rank(c, 1, 2, 2);
+    if (st == MMD_OK) st = mmd__want_rank(c, 2, 1, 1);
+    if (st == MMD_OK) st = mmd__want_rank(c, 3, 6, 6);
+    if (st == MMD_OK) st = mmd__want_rank(c, 4, 5, 5);
+    for (i = 1; st == MMD_OK && i < 3; ++i)
+        if (c->inputs[i]->dtype != MMD_DTYPE_INT32 && c->inputs[i]->dtype != MMD_DTYPE_INT64)
+            st = mmd_kernel_fail(c, MMD_ERR_DTYPE, "input %d '%s' is %s, expects int32 or int64", (int)i,
+                                 c->inputs[i]->name ? c->inputs[i]->name : "", mmd_dtype_name(c->inputs[i]->dtype));
+    if (st != MMD_OK) return st;
+    v = c->inputs[0];
+    shapes = c->inputs[1];
+    start = c->inputs[2];
+    loc = c->inputs[3];
+    attn = c->inputs[4];
+    p->batch = v->dims[0];
+    p->keys = v->dims[1];
+    p->heads = v->dims[2];
+    p->dim = v->dims[3];
+    p->queries = loc->dims[1];
+    p->levels = loc->dims[3];
+    p->points = loc->dims[4];
+    if (loc->dims[0] != p->batch || loc->dims[2] != p->heads || loc->dims[5] != 2 || shapes->dims[0] != p->levels ||
+        shapes->dims[1] != 2 || start->dims[0] != p->levels) {
+        char tv[96], tl[96], ts[96];
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE,
+                               "sampling_locations %s and spatial_shapes %s do not fit value %s (expects [%lld, queries, %lld, levels, points, 2] and [levels, 2])",
+                               mmd__dims_text(tl, sizeof tl, loc->rank, loc->dims),
+                               mmd__dims_text(ts, sizeof ts, shapes->rank, shapes->dims),
+                               mmd__dims_text(tv, sizeof tv, v->rank, v->dims), (long long)p->batch, (long long)p->heads);
+    }
+    for (i = 0; i < 5 && attn->dims[i] == loc->dims[i]; ++i) {}
+    if (i < 5) {
+        char ta[96], tl[96];
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "attention_weights %s does not match sampling_locations %s",
+                               mmd__dims_text(ta, sizeof ta, attn->rank, attn->dims),
+                               mmd__dims_text(tl, sizeof tl, loc->rank, loc->dims));
+    }
+    if (p->heads > 0 && p->dim > MMD__ELEMS_MAX / p->heads)
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "%lld heads of %lld values", (long long)p->heads, (long long)p->dim);
+    dims[0] = p->batch;
+    dims[1] = p->queries;
+    dims[2] = p->heads * p->dim;
+    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, 3, dims);
+}
+
+/* Each point's four taps are four rows of dim values, added into the output row scaled by the
+   tap weight times the attention weight; taps of weight 0 (outside the level) are skipped. */
+static mmd_status mmd__msda_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__msda_data *p = (const mmd__msda_data *)c->op_data;
+    const mmd_tensor *shapes = c->inputs[1], *start = c->inputs[2];
+    const float *value = (const float *)c->inputs[0]->data, *loc = (const float *)c->inputs[3]->data;
+    const float *attn = (const float *)c->inputs[4]->data;
+    float *y = (float *)c->outputs[0]->data;
+    int64_t b, q, h, l, pt, i, row = p->heads * p->dim;
+    for (l = 0; l < p->levels; ++l) {
+        int64_t lh = mmd__load_int(shapes->dtype, shapes->data, 2 * l);
+        int64_t lw = mmd__load_int(shapes->dtype, shapes->data, 2 * l + 1);
+        int64_t s0 = mmd__load_int(start->dtype, start->data, l);
+        if (lh < 0 || lw < 0 || s0 < 0 || s0 > p->keys || (lw > 0 && lh > (p->keys - s0) / lw))
+            return mmd_kernel_fail(c, MMD_ERR_INDEX,
+                                   "level %lld: %lldx%lld keys from key %lld do not fit the %lld keys of value",
+                                   (long long)l, (long long)lh, (long long)lw, (long long)s0, (long long)p->keys);
+    }
+    memset(y, 0, (size_t)(p->batch * p->queries * row) * sizeof(float));
+    /* Head and level outermost: all queries then sample one head's slice of one level, which
+       stays in cache where the whole value tensor (20 MiB at Deformable DETR's encoder size)
+       would not. */
+    for (b = 0; b < p->batch; ++b)
+        for (h = 0; h < p->heads; ++h)
+            for (l = 0; l < p->levels; ++l) {
+                int64_t lh = mmd__load_int(shapes->dtype, shapes->data, 2 * l);
+                int64_t lw = mmd__load_int(shapes->dtype, shapes->data, 2 * l + 1);
+                const float *vl = value + ((b * p->keys + mmd__load_int(start->dtype, start->data, l)) * p->heads + h) * p->dim;
+                for (q = 0; q < p->queries; ++q) {
+                    int64_t at = ((b * p->queries + q) * p->heads + h) * p->levels * p->points + l * p->points;
+                    const float *lp = loc + 2 * at, *ap = attn + at;
+                    float *yp = y + (b * p->queries + q) * row + h * p->dim;
+                    for (pt = 0; pt < p->points; ++pt) {
+                        int64_t off[4];
+                        float wt[4];
+                        mmd__bilinear_taps(lp[2 * pt] * (float)lw - 0.5f, lp[2 * pt + 1] * (float)lh - 0.5f, lh, lw, off, wt);
+                        for (i = 0; i < 4; ++i)
+                            if (wt[i] != 0.0f) mmd__axpy_f32(p->dim, wt[i] * ap[pt], vl + off[i] * row, yp);
+                    }
+                }
+            }
+    return MMD_OK;
+}
+
+/* ---- attention --------------------------------------------------------------------------- */
+
+typedef struct mmd__sdpa_data {
+    int64_t batch, lq, ls, e;
+    int64_t mask_stride[3];             /* element strides of the mask over [batch, lq, ls] */
+    int32_t has_mask;
+} mmd__sdpa_data;
+
+/* ScaledDotProductAttentionTRT: q [B, L, E], k and v [B, S, E], optional additive mask
+   broadcast onto [B, L, S] (TensorRT's kernel takes [L, S] or [1 or B, L, S]) -> output
+   [B, L, E] = attn v and, when the node has the second output, attn [B, L, S] =
+   softmax(q k^T / sqrt(E) + mask) over S. */
+static mmd_status mmd__sdpa_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__sdpa_data *p = (mmd__sdpa_data *)c->op_data;
+    const mmd_tensor *q, *k, *v, *mask;
+    int64_t dims[3];
+    int32_t i;
+    mmd_status st = mmd__check_io(c, 3, 4, 2);
+    for (i = 0; st == MMD_OK && i < c->input_count; ++i)
+        if (c->inputs[i]) st = mmd__want_dtype(c, i, MMD_DTYPE_FLOAT32);
+    for (i = 0; st == MMD_OK && i < 3; ++i) st = mmd__want_rank(c, i, 3, 3);
+    if (st != MMD_OK) return st;
+    q = c->inputs[0];
+    k = c->inputs[1];
+    v = c->inputs[2];
+    mask = c->input_count > 3 ? c->inputs[3] : NULL;
+    p->batch = q->dims[0];
+    p->lq = q->dims[1];
+    p->e = q->dims[2];
+    p->ls = k->dims[1];
+    if (k->dims[0] != p->batch || k->dims[2] != p->e || v->dims[0] != p->batch || v->dims[1] != p->ls ||
+        v->dims[2] != p->e) {
+        char tq[96], tk[96], tv[96];
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "query %s, key %s and value %s do not fit [B, L, E], [B, S, E], [B, S, E]",
+                               mmd__dims_text(tq, sizeof tq, q->rank, q->dims),
+                               mmd__dims_text(tk, sizeof tk, k->rank, k->dims),
+                               mmd__dims_text(tv, sizeof tv, v->rank, v->dims));
+    }
+    p->has_mask = mask != NULL;
+    if (mask) {
+        int64_t full[3];
+        full[0] = p->batch;
+        full[1] = p->lq;
+        full[2] = p->ls;
+        if ((st = mmd__want_rank(c, 3, 0, 3)) != MMD_OK) return st;
+        for (i = 0; i < mask->rank; ++i) {
+            int64_t d = mask->dims[i], want = full[3 - mask->rank + i];
+            if (d != 1 && d != want) {
+                char tm[96], tf[96];
+                return mmd_kernel_fail(c, MMD_ERR_SHAPE, "mask %s does not broadcast to the attention's %s",
+                                       mmd__dims_text(tm, sizeof tm, mask->rank, mask->dims),
+                                       mmd__dims_text(tf, sizeof tf, 3, full));
+            }
+        }
+        mmd__broadcast_strides(mask->rank, mask->dims, 3, p->mask_stride);
+    }
+    /* Without the attn output one row of scores lives in scratch. */
+    if ((c->output_count < 2 || !c->outputs[1]) &&
+        (st = mmd__mmdeploy_scratch(c, (uint64_t)p->ls * sizeof(float))) != MMD_OK)
+        return st;
+    if ((st = mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, 3, q->dims)) != MMD_OK) return st;
+    if (c->output_count < 2 || !c->outputs[1]) return MMD_OK;
+    dims[0] = p->batch;
+    dims[1] = p->lq;
+    dims[2] = p->ls;
+    return mmd__set_output(c, 1, MMD_DTYPE_FLOAT32, 3, dims);
+}
+
+static mmd_status mmd__sdpa_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__sdpa_data *p = (const mmd__sdpa_data *)c->op_data;
+    const float *q = (const float *)c->inputs[0]->data, *k = (const float *)c->inputs[1]->data;
+    const float *v = (const float *)c->inputs[2]->data;
+    const float *mask = p->has_mask ? (const float *)c->inputs[3]->data : NULL;
+    float *out = (float *)c->outputs[0]->data;
+    float *attn = c->output_count > 1 && c->outputs[1] ? (float *)c->outputs[1]->data : NULL;
+    /* An empty E leaves q k^T zero, as an empty product is; the scale is then irrelevant. */
+    float scale = p->e > 0 ? 1.0f / sqrtf((float)p->e) : 1.0f;
+    int64_t b, i, s;
+    for (b = 0; b < p->batch; ++b)
+        for (i = 0; i < p->lq; ++i) {
+            float *row = attn ? attn + (b * p->lq + i) * p->ls : (float *)c->scratch;
+            const float *qi = q + (b * p->lq + i) * p->e;
+            float *oi = out + (b * p->lq + i) * p->e, mx = -INFINITY, sum = 0.0f;
+            for (s = 0; s < p->ls; ++s) {
+                row[s] = mmd__dot_f32(p->e, qi, k + (b * p->ls + s) * p->e) * scale;
+                if (mask) row[s] += mask[b * p->mask_stride[0] + i * p->mask_stride[1] + s * p->mask_stride[2]];
+                if (row[s] > mx) mx = row[s];
+            }
+            for (s = 0; s < p->ls; ++s) {
+                row[s] = expf(row[s] - mx);
+                sum += row[s];
+            }
+            for (s = 0; s < p->e; ++s) oi[s] = 0.0f;
+            for (s = 0; s < p->ls; ++s) {
+                row[s] /= sum;
+                mmd__axpy_f32(p->e, row[s], v + (b * p->ls + s) * p->e, oi);
+            }
+        }
+    return MMD_OK;
+}
+
+/* ---- GatherTopk ------------------------------------------------------------------------------ */
+
+typedef struct mmd__gather_topk_data {
+    int64_t batch, from, taken, row;    /* row: bytes per gathered element */
+} mmd__gather_topk_data;
+
+/* GatherTopk: data [A0..An, G0, C0...], index [A0..An, G1] (int32 as TensorRT takes it, or
+   int64) -> [A0..An, G1, C0...], output[a, i, ...] = data[a, index[a, i], ...]: the batched
+   gather data[batch_index, index] that TensorRT 8.2 to 8.4 got wrong. Any fixed-size dtype.
+   Indices must lie in [0, G0): the TensorRT kernel does not wrap negative ones either. */
+static mmd_status mmd__gather_topk_prepare(mmd_kernel_ctx *c) {
+    mmd__gather_topk_data *p = (mmd__gather_topk_data *)c->op_data;
+    const mmd_tensor *x, *idx;
+    int64_t dims[MMD_MAX_RANK];
+    int32_t i, ri;
+    mmd_status st = mmd__check_io(c, 2, 2, 1);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    idx = c->inputs[1];
+    ri = idx->rank;
+    if (mmd_dtype_size(x->dtype) == 0)
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "data '%s' is %s", x->name ? x->name : "", mmd_dtype_name(x->dtype));
+    if (idx->dtype != MMD_DTYPE_INT32 && idx->dtype != MMD_DTYPE_INT64)
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "index '%s' is %s, expects int32 or int64", idx->name ? idx->name : "",
+                               mmd_dtype_name(idx->dtype));
+    for (i = 0; ri >= 1 && ri <= x->rank && i < ri - 1 && idx->dims[i] == x->dims[i]; ++i) {}
+    if (ri < 1 || ri > x->rank || i < ri - 1) {
+        char tx[96], ti[96];
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "index %s does not fit data %s (expects the data's leading dims, then the count taken)",
+                               mmd__dims_text(ti, sizeof ti, idx->rank, idx->dims),
+                               mmd__dims_text(tx, sizeof tx, x->rank, x->dims));
+    }
+    p->batch = 1;
+    for (i = 0; i < ri - 1; ++i) p->batch *= x->dims[i];
+    p->from = x->dims[ri - 1];
+    p->taken = idx->dims[ri - 1];
+    p->row = (int64_t)mmd_dtype_size(x->dtype);
+    for (i = 0; i < x->rank; ++i) {
+        dims[i] = i < ri ? idx->dims[i] : x->dims[i];
+        if (i >= ri) p->row *= x->dims[i];
+    }
+    return mmd__set_output(c, 0, x->dtype, x->rank, dims);
+}
+
+static mmd_status mmd__gather_topk_eval(mmd_kernel_ctx *c) {
+    const mmd__gather_topk_data *p = (const mmd__gather_topk_data *)c->op_data;
+    const mmd_tensor *idx = c->inputs[1];
+    const uint8_t *x = (const uint8_t *)c->inputs[0]->data;
+    uint8_t *y = (uint8_t *)c->outputs[0]->data;
+    int64_t b, i;
+    for (b = 0; b < p->batch; ++b)
+        for (i = 0; i < p->taken; ++i) {
+            int64_t k = mmd__load_int(idx->dtype, idx->data, b * p->taken + i);
+            if (k < 0 || k >= p->from)
+                return mmd_kernel_fail(c, MMD_ERR_INDEX, "index %lld at position %lld is outside [0, %lld)",
+                                       (long long)k, (long long)(b * p->taken + i), (long long)p->from);
+            memcpy(y + (b * p->taken + i) * p->row, x + (b * p->from + k) * p->row, (size_t)p->row);
+        }
+    return MMD_OK;
+}
+
+/* ---- TRTBicubicInterpolate ------------------------------------------------------------------- */
+
+typedef struct mmd__bicubic_data {
+    int64_t planes, in[2], out[2];
+    int32_t align_corners;
+} mmd__bicubic_data;
+
+/* TRTBicubicInterpolate: [N, C, H, W] -> [N, C, floor(H * scale_factor[0]), floor(W *
+   scale_factor[1])], F.interpolate(mode='bicubic') given that output size: Keys' cubic with
+   A = -0.75 over four taps clamped to the border, source coordinate (o + 0.5) * in / out - 0.5,
+   or o * (in - 1) / (out - 1) with align_corners (default 1, as in TensorRT's creator).
+   TensorRT multiplies the size by the scale truncated to an integer, which agrees on the integer
+   scales MMDeploy's models use; the floor of the product is PyTorch's rule. The scale is
+   float32, and one computed by the exporter as out / in can land a hair under the integer it
+   stands for, so the product is nudged up by a few float32 ulps before the floor. With an
+   align_corners output of one pixel along an axis PyTorch samples pixel 0 of that axis, as here;
+   TensorRT then also drops align_corners on the other axis. */
+static mmd_status mmd__bicubic_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__bicubic_data *p = (mmd__bicubic_data *)c->op_data;
+    const mmd_tensor *x;
+    const float *scale;
+    int64_t n, align, dims[4];
+    int32_t i;
+    mmd_status st = mmd__check_io(c, 1, 1, 1);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 4, 4);
+    if (st == MMD_OK) st = mmd_attr_get_floats(c, "scale_factor", &scale, &n);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "align_corners", 1, &align);
+    if (st != MMD_OK) return st;
+    if (n != 2)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "scale_factor has %lld values, expects 2", (long long)n);
+    x = c->inputs[0];
+    for (i = 0; i < 2; ++i) {
+        double size = (double)x->dims[2 + i] * (double)scale[i] * (1.0 + 4.0 * FLT_EPSILON);
+        if (!(scale[i] > 0.0f) || size >= (double)MMD__ELEMS_MAX)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "scale_factor[%d] = %g", (int)i, (double)scale[i]);
+        p->in[i] = x->dims[2 + i];
+        p->out[i] = dims[2 + i] = (int64_t)floor(size);
+    }
+    p->planes = x->dims[0] * x->dims[1];
+    p->align_corners = align != 0;
+    /* Per output row and column: four clamped source indices and their weights. An empty input
+       axis has an empty output axis (the floor of 0 times the scale), so no index is ever
+       clamped into an empty range. */
+    st = mmd__mmdeploy_scratch(c, (uint64_t)(p->out[0] + p->out[1]) * 4 * (sizeof(int64_t) + sizeof(float)));
+    if (st != MMD_OK) return st;
+    dims[0] = x->dims[0];
+    dims[1] = x->dims[1];
+    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, 4, dims);
+}
+
+/* The four source indices (clamped into [0, in - 1]) and weights of output position o along
+   an axis of in -> out pixels. */
+static void mmd__bicubic_axis(int64_t in, int64_t out, int32_t align_corners, int64_t o, int64_t *idx, float *wt) {
+    float scale, real, f;
+    int64_t i0;
+    int32_t k;
+    if (align_corners) scale = out > 1 ? (float)(in - 1) / (float)(out - 1) : 0.0f;
+    else scale = (float)in / (float)out;
+    real = align_corners ? scale * (float)o : scale * ((float)o + 0.5f) - 0.5f;
+    f = floorf(real);
+    mmd__cubic_weights(real - f, wt);
+    i0 = (int64_t)f - 1;
+    for (k = 0; k < 4; ++k) idx[k] = i0 + k < 0 ? 0 : i0 + k > in - 1 ? in - 1 : i0 + k;
+}
+
+static mmd_status mmd__bicubic_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__bicubic_data *p = (const mmd__bicubic_data *)c->op_data;
+    const float *x = (const float *)c->inputs[0]->data;
+    float *y = (float *)c->outputs[0]->data;
+    int64_t *yi = (int64_t *)c->scratch, *xi = yi + 4 * p->out[0];
+    float *yw = (float *)(xi + 4 * p->out[1]), *xw = yw + 4 * p->out[0];
+    int64_t pl, oy, ox, o;
+    int32_t i, j;
+    for (o = 0; o < p->out[0]; ++o) mmd__bicubic_axis(p->in[0], p->out[0], p->align_corners, o, yi + 4 * o, yw + 4 * o);
+    for (o = 0; o < p->out[1]; ++o) mmd__bicubic_axis(p->in[1], p->out[1], p->align_corners, o, xi + 4 * o, xw + 4 * o);
+    for (pl = 0; pl < p->planes; ++pl) {
+        const float *xp = x + pl * p->in[0] * p->in[1];
+        for (oy = 0; oy < p->out[0]; ++oy)
+            for (ox = 0; ox < p->out[1]; ++ox, ++y) {
+                float acc = 0.0f;
+                for (i = 0; i < 4; ++i) {
+                    const float *row = xp + yi[4 * oy + i] * p->in[1];
+                    float r = 0.0f;
+                    for (j = 0; j < 4; ++j) r += xw[4 * ox + j] * row[xi[4 * ox + j]];
+                    acc += yw[4 * oy + i] * r;
+                }
+                *y = acc;
+            }
+    }
+    return MMD_OK;
+}
+
+/* ---- GridPriorsTRT --------------------------------------------------------------------------- */
+
+typedef struct mmd__grid_priors_data {
+    int64_t anchors, h, w, stride_h, stride_w;
+} mmd__grid_priors_data;
+
+/* GridPriorsTRT: base_anchors [A, 4] and two rank-1 tensors whose lengths give the feature map's
+   height and width (their values are never read) -> [H * W * A, 4]: anchor a shifted by
+   (x * stride_w, y * stride_h) on both corners, at row (y * W + x) * A + a, the order of
+   mmdet's AnchorGenerator.single_level_grid_priors. Strides default to 1 as in TensorRT. */
+static mmd_status mmd__grid_priors_prepare(mmd_kernel_ctx *c) {
+    mmd__grid_priors_data *p = (mmd__grid_priors_data *)c->op_data;
+    const mmd_tensor *base;
+    int64_t dims[2];
+    mmd_status st = mmd__check_io(c, 3, 3, 1);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 2, 2);
+    if (st == MMD_OK) st = mmd__want_rank(c, 1, 1, 1);
+    if (st == MMD_OK) st = mmd__want_rank(c, 2, 1, 1);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "stride_h", 1, &p->stride_h);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "stride_w", 1, &p->stride_w);
+    if (st != MMD_OK) return st;
+    base = c->inputs[0];
+    if (base->dims[1] != 4)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "base_anchors '%s' has %lld columns, expects 4",
+                               base->name ? base->name : "", (long long)base->dims[1]);
+    if (p->stride_h < 1 || p->stride_h > MMD__ATTR_MAX || p->stride_w < 1 || p->stride_w > MMD__ATTR_MAX)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "stride_h %lld or stride_w %lld is out of range",
+                               (long long)p->stride_h, (long long)p->stride_w);
+    p->anchors = base->dims[0];
+    p->h = c->inputs[1]->dims[0];
+    p->w = c->inputs[2]->dims[0];
+    if (p->h > 0 && p->w > MMD__ELEMS_MAX / p->h)
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "a %lldx%lld feature map", (long long)p->h, (long long)p->w);
+    if (p->h * p->w > 0 && p->anchors > MMD__ELEMS_MAX / (p->h * p->w))
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "%lld anchors on a %lldx%lld feature map", (long long)p->anchors,
+                               (long long)p->h, (long long)p->w);
+    dims[0] = p->h * p->w * p->anchors;
+    dims[1] = 4;
+    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, 2, dims);
+}
+
+static mmd_status mmd__grid_priors_eval(mmd_kernel_ctx *c) {
+    const mmd__grid_priors_data *p = (const mmd__grid_priors_data *)c->op_data;
+    const float *base = (const float *)c->inputs[0]->data;
+    float *y = (float *)c->outputs[0]->data;
+    int64_t gy, gx, a;
+    for (gy = 0; gy < p->h; ++gy)
+        for (gx = 0; gx < p->w; ++gx) {
+            float sx = (float)(gx * p->stride_w), sy = (float)(gy * p->stride_h);
+            for (a = 0; a < p->anchors; ++a, y += 4) {
+                y[0] = base[4 * a] + sx;
+                y[1] = base[4 * a + 1] + sy;
+                y[2] = base[4 * a + 2] + sx;
+                y[3] = base[4 * a + 3] + sy;
+            }
+        }
+    return MMD_OK;
+}
+
+/* TRTInstanceNormalization is InstanceNormalization (MMDeploy's group_norm rewrite feeds it
+   [N, groups, rest] with unit scale and zero bias), so it shares that kernel. TensorRT's plugin
+   normalises over dims 2 and 3 only; over every trailing dim, as here, is what it stands for. */
+#define MMD__MMDEPLOY_KERNELS                                                                                      \
+    {"mmdeploy", "grid_sampler", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__grid_sample_data),       \
+     mmd__grid_sampler_f32_prepare, mmd__grid_sampler_f32_eval},                                                    \
+    {"mmcv", "grid_sampler", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__grid_sample_data),           \
+     mmd__grid_sampler_f32_prepare, mmd__grid_sampler_f32_eval},                                                    \
+    {"mmdeploy", "MMCVModulatedDeformConv2d", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0,                         \
+     sizeof(mmd__deform_conv_data), mmd__modulated_deform_conv_f32_prepare, mmd__deform_conv_f32_eval},             \
+    {"mmcv", "MMCVModulatedDeformConv2d", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0,                             \
+     sizeof(mmd__deform_conv_data), mmd__modulated_deform_conv_f32_prepare, mmd__deform_conv_f32_eval},             \
+    {"mmdeploy", "MMCVDeformConv2d", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__deform_conv_data),   \
+     mmd__deform_conv_f32_prepare, mmd__deform_conv_f32_eval},                                                      \
+    {"mmcv", "MMCVDeformConv2d", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__deform_conv_data),       \
+     mmd__deform_conv_f32_prepare, mmd__deform_conv_f32_eval},                                                      \
+    {"mmdeploy", "MMCVMultiScaleDeformableAttention", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0,                 \
+     sizeof(mmd__msda_data), mmd__msda_f32_prepare, mmd__msda_f32_eval},                                            \
+    {"mmcv", "MMCVMultiScaleDeformableAttention", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0,                     \
+     sizeof(mmd__msda_data), mmd__msda_f32_prepare, mmd__msda_f32_eval},                                            \
+    {"mmdeploy", "ScaledDotProductAttentionTRT", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0,                      \
+     sizeof(mmd__sdpa_data), mmd__sdpa_f32_prepare, mmd__sdpa_f32_eval},                                            \
+    {"mmdeploy", "GatherTopk", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__gather_topk_data),         \
+     mmd__gather_topk_prepare, mmd__gather_topk_eval},                                                              \
+    {"mmdeploy", "TRTInstanceNormalization", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0,                          \
+     sizeof(mmd__batchnorm_data), mmd__instance_norm_f32_prepare, mmd__instance_norm_f32_eval},                     \
+    {"mmdeploy", "TRTBicubicInterpolate", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__bicubic_data),  \
+     mmd__bicubic_f32_prepare, mmd__bicubic_f32_eval},                                                              \
+    {"mmdeploy", "GridPriorsTRT", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__grid_priors_data),      \
+     mmd__grid_priors_prepare, mmd__grid_priors_eval},
+
+/* ==== >>MMDeploy custom ops: RoI align and NMS ==== */
+/* ==== >>mmdeploy detection kernels ==== */
+/* MMDeploy's detection custom ops, computed as its ONNX Runtime and TensorRT plugins compute
+   them (csrc/mmdeploy/backend_ops and mmcv's onnxruntime ops); where a plugin and the Python
+   function it was exported from disagree, the plugin is followed, since that is what runs the
+   model. All float32; the custom domains have only ever had version 1.
+     mmdeploy::NMSRotated                   rotated NMS per batch and class -> (K, 3) int64
+     mmdeploy::NMSMatch                     NMS groups [batch, class, kept, suppressed] (K, 4)
+     mmdeploy::TRTBatchedNMS                TensorRT batched NMS -> dets (B, keep_topk, 5),
+                                            labels and optional index int32 (B, keep_topk)
+     mmdeploy::TRTBatchedRotatedNMS         the same over rotated boxes, dets (B, keep_topk, 6)
+     mmcv:: and mmdeploy::MMCVRoiAlign      mmcv RoIAlign, avg and max
+     mmcv:: and mmdeploy::MMCVRoIAlignRotated
+     mmdeploy::MMCVMultiLevelRoiAlign, MMCVMultiLevelRotatedRoiAlign   FPN level choice + RoIAlign
+   The RoI sampling and the greedy suppression are those of the ONNX detection kernels
+   (>>detect kernels: mmd__roi_align_f32, mmd__nms_candidates, mmd__nms_greedy), which must
+   come first; this file adds the box formats, the rotated-rectangle overlap and the level
+   mapping.
+   Where the plugins leave an order unspecified (std::sort over equal scores) candidates go by
+   descending score, then lower box index, which is what the TensorRT plugins' stable radix
+   sorts give. NaN scores never pass a score threshold and NaN boxes never suppress. */
+
+#define MMD__MMDET_MAX_LEVELS 10 /* the multi-level plugins' kMAX_FEATMAP_SIZE */
+
+/* ---- RoI align family ---------------------------------------------------------------------- */
+
+typedef struct mmd__mmdet_roi_data {
+    int64_t out_h, out_w, sampling_ratio;
+    float spatial_scale, roi_scale_factor, finest_scale;
+    float scales[MMD__MMDET_MAX_LEVELS]; /* multi-level: 1 / featmap_strides[l] */
+    int32_t mode, aligned, clockwise, rotated, levels;
+} mmd__mmdet_roi_data;
+
+/* Reads output_height, output_width and sampling_ratio with the plugins' defaults, the flags
+   aligned and clockwise, and checks the sizes as RoiAlign does. Any sampling_ratio <= 0 means
+   adaptive sampling in every plugin. */
+static mmd_status mmd__mmdet_roi_attrs(mmd_kernel_ctx *c, mmd__mmdet_roi_data *p, int64_t def_ratio,
+                                       int64_t def_aligned) {
+    int64_t aligned = 0, clockwise = 0;
+    mmd_status st = mmd_attr_get_int(c, "output_height", 7, &p->out_h);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "output_width", 7, &p->out_w);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "sampling_ratio", def_ratio, &p->sampling_ratio);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "aligned", def_aligned, &aligned);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "clockwise", 0, &clockwise);
+    if (st != MMD_OK) return st;
+    if (p->out_h < 1 || p->out_w < 1 || p->out_h > MMD__ATTR_MAX || p->out_w > MMD__ATTR_MAX ||
+        p->sampling_ratio > MMD__ATTR_MAX)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "output_height %lld, output_width %lld or "
+                               "sampling_ratio %lld is out of range", (long long)p->out_h,
+                               (long long)p->out_w, (long long)p->sampling_ratio);
+    if (p->sampling_ratio < 0) p->sampling_ratio = 0;
+    p->aligned = aligned != 0;
+    /* The sign is kept: mmcv's kernel turns for any non-zero value, the multi-level plugin for
+       positive ones. */
+    p->clockwise = clockwise > 0 ? 1 : clockwise < 0 ? -1 : 0;
+    return MMD_OK;
+}
+
+/* Checks rois (R, cols) at input 0 or 1 and the feature maps (N, C, H, W) at inputs
+   [first, first + count), which must agree on N and C, then sets output 0 to
+   (R, C, out_h, out_w). */
+static mmd_status mmd__mmdet_roi_shapes(mmd_kernel_ctx *c, const mmd__mmdet_roi_data *p, int32_t roi_in,
+                                        int64_t cols, int32_t first, int32_t count) {
+    const mmd_tensor *rois = c->inputs[roi_in], *f0 = c->inputs[first];
+    int64_t dims[4];
+    int32_t i;
+    mmd_status st = mmd__want_dtype(c, roi_in, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, roi_in, 2, 2);
+    if (st != MMD_OK) return st;
+    if (rois->dims[1] != cols) {
+        char a[96];
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "rois %s must be (R, %lld)",
+                               mmd__dims_text(a, sizeof a, rois->rank, rois->dims), (long long)cols);
+    }
+    for (i = first; i < first + count; ++i) {
+        const mmd_tensor *f = c->inputs[i];
+        if ((st = mmd__want_dtype(c, i, MMD_DTYPE_FLOAT32)) != MMD_OK ||
+            (st = mmd__want_rank(c, i, 4, 4)) != MMD_OK)
+            return st;
+        if (f->dims[0] != f0->dims[0] || f->dims[1] != f0->dims[1]) {
+            char a[96], b[96];
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "feature maps %s and %s differ in batch or channels",
+                                   mmd__dims_text(a, sizeof a, f0->rank, f0->dims),
+                                   mmd__dims_text(b, sizeof b, f->rank, f->dims));
+        }
+    }
+    dims[0] = rois->dims[0];
+    dims[1] = f0->dims[1];
+    dims[2] = p->out_h;
+    dims[3] = p->out_w;
+    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, 4, dims);
+}
+
+/* mmcv::MMCVRoiAlign: feats (N, C, H, W), rois (R, 5) as [batch, x1, y1, x2, y2]. Defaults are
+   the TensorRT plugin's (the ONNX Runtime one has none: MMDeploy always writes them all). */
+static mmd_status mmd__mmcv_roi_align_f32_prepare(mmd_kernel_ctx *c) {
+    static const char *const modes[] = {"avg", "max", NULL};
+    mmd__mmdet_roi_data *p = (mmd__mmdet_roi_data *)c->op_data;
+    int32_t mode = 0;
+    mmd_status st = mmd__check_io(c, 2, 2, 1);
+    if (st == MMD_OK) st = mmd__mmdet_roi_attrs(c, p, 0, 1);
+    if (st == MMD_OK) st = mmd__detect_pick(c, "mode", "avg", modes, &mode);
+    if (st == MMD_OK) st = mmd_attr_get_float(c, "spatial_scale", 1.0f, &p->spatial_scale);
+    if (st != MMD_OK) return st;
+    p->mode = mode == 0 ? MMD__ROI_AVG : MMD__ROI_MAX;
+    return mmd__mmdet_roi_shapes(c, p, 1, 5, 0, 1);
+}
+
+/* mmdeploy::MMCVRoIAlignRotated: rois (R, 6) as [batch, cx, cy, w, h, theta] (radians,
+   counter-clockwise unless clockwise = 1). */
+static mmd_status mmd__mmcv_roi_align_rotated_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__mmdet_roi_data *p = (mmd__mmdet_roi_data *)c->op_data;
+    mmd_status st = mmd__check_io(c, 2, 2, 1);
+    if (st == MMD_OK) st = mmd__mmdet_roi_attrs(c, p, 0, 1);
+    if (st == MMD_OK) st = mmd_attr_get_float(c, "spatial_scale", 1.0f, &p->spatial_scale);
+    if (st != MMD_OK) return st;
+    p->mode = MMD__ROI_AVG;
+    p->rotated = 1;
+    return mmd__mmdet_roi_shapes(c, p, 1, 6, 0, 1);
+}
+
+/* The multi-level ops: rois (R, 5 or 6) first, then one feature map per level, finest first,
+   with featmap_strides naming each map's stride. Defaults are the TensorRT plugins'. */
+static mmd_status mmd__mmdet_multi_level_prepare(mmd_kernel_ctx *c, int32_t rotated) {
+    mmd__mmdet_roi_data *p = (mmd__mmdet_roi_data *)c->op_data;
+    const float *strides;
+    int64_t count, pool_mode = 0, finest = 56;
+    int32_t l;
+    mmd_status st = mmd__check_io(c, 2, 1 + MMD__MMDET_MAX_LEVELS, 1);
+    if (st == MMD_OK) st = mmd__mmdet_roi_attrs(c, p, 2, 0);
+    if (st == MMD_OK && !rotated) st = mmd_attr_get_int(c, "pool_mode", 0, &pool_mode);
+    if (st == MMD_OK) st = mmd_attr_get_float(c, "roi_scale_factor", -1.0f, &p->roi_scale_factor);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "finest_scale", 56, &finest);
+    if (st == MMD_OK) st = mmd_attr_get_floats(c, "featmap_strides", &strides, &count);
+    if (st != MMD_OK) return st;
+    p->levels = c->input_count - 1;
+    if (count < p->levels)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "featmap_strides has %lld values for %d feature maps",
+                               (long long)count, (int)p->levels);
+    if (pool_mode != 0 && pool_mode != 1)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "pool_mode is %lld, expects 0 (max) or 1 (avg)",
+                               (long long)pool_mode);
+    for (l = 0; l < p->levels; ++l) {
+        if (!(strides[l] > 0.0f))
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "featmap_strides[%d] = %g is not positive",
+                                   (int)l, (double)strides[l]);
+        p->scales[l] = (float)(1.0 / (double)strides[l]);
+    }
+    p->finest_scale = (float)finest;
+    /* The rotated plugin always averages. */
+    p->mode = pool_mode == 0 && !rotated ? MMD__ROI_MAX : MMD__ROI_AVG;
+    p->rotated = rotated;
+    return mmd__mmdet_roi_shapes(c, p, 0, rotated ? 6 : 5, 1, p->levels);
+}
+
+static mmd_status mmd__mmcv_multi_level_roi_align_f32_prepare(mmd_kernel_ctx *c) {
+    return mmd__mmdet_multi_level_prepare(c, 0);
+}
+
+static mmd_status mmd__mmcv_multi_level_rotated_roi_align_f32_prepare(mmd_kernel_ctx *c) {
+    return mmd__mmdet_multi_level_prepare(c, 1);
+}
+
+/* The batch of each RoI: column 0 as a float, truncated toward zero as the plugins cast it.
+   Every one is checked before any output is written. */
+static mmd_status mmd__mmdet_roi_batches(mmd_kernel_ctx *c, const mmd_tensor *rois, int64_t n) {
+    const float *r = (const float *)rois->data;
+    int64_t i, cols = rois->dims[1];
+    for (i = 0; i < rois->dims[0]; ++i) {
+        float v = r[i * cols];
+        if (!(v > -1.0f && v < (float)n))
+            return mmd_kernel_fail(c, MMD_ERR_INDEX, "rois[%lld] has batch index %g, the features "
+                                   "have batch %lld", (long long)i, (double)v, (long long)n);
+    }
+    return MMD_OK;
+}
+
+/* Geometry of a rotated RoI already in feature-map units: sampled around its centre (cx, cy),
+   rotated counter-clockwise by theta, as mmcv's RoIAlignRotated does. */
+static void mmd__mmdet_geom_rotated(mmd__roi_geom *g, float cx, float cy, float rw, float rh, float theta,
+                                    const mmd__mmdet_roi_data *p, int64_t h, int64_t w) {
+    g->y0 = -rh / 2.0f;
+    g->x0 = -rw / 2.0f;
+    g->bin_h = rh / (float)p->out_h;
+    g->bin_w = rw / (float)p->out_w;
+    g->cos_t = (float)cos((double)theta);
+    g->sin_t = (float)sin((double)theta);
+    g->cy = cy;
+    g->cx = cx;
+    g->grid_h = mmd__roi_grid(g->bin_h, p->sampling_ratio, h);
+    g->grid_w = mmd__roi_grid(g->bin_w, p->sampling_ratio, w);
+}
+
+/* Both single-level ops. The rotated one follows mmcv: centre shifted by half a pixel when
+   aligned, size scaled without offset and at least 1 x 1 unless aligned. */
+static mmd_status mmd__mmcv_roi_align_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__mmdet_roi_data *p = (const mmd__mmdet_roi_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0], *rois = c->inputs[1];
+    const float *r = (const float *)rois->data;
+    float *y = (float *)c->outputs[0]->data;
+    int64_t ch = x->dims[1], h = x->dims[2], w = x->dims[3], cols = rois->dims[1], i;
+    int64_t per_roi = ch * p->out_h * p->out_w;
+    mmd_status st = mmd__mmdet_roi_batches(c, rois, x->dims[0]);
+    if (st != MMD_OK) return st;
+    for (i = 0; i < rois->dims[0]; ++i, r += cols) {
+        mmd__roi_geom g;
+        if (p->rotated) {
+            float off = p->aligned ? 0.5f : 0.0f, s = p->spatial_scale;
+            float rw = r[3] * s, rh = r[4] * s;
+            if (!p->aligned) {
+                rw = rw > 1.0f ? rw : 1.0f;
+                rh = rh > 1.0f ? rh : 1.0f;
+            }
+            mmd__mmdet_geom_rotated(&g, r[1] * s - off, r[2] * s - off, rw, rh,
+                                    p->clockwise != 0 ? -r[5] : r[5], p, h, w);
+        } else {
+            mmd__roi_geom_box(&g, r + 1, p->spatial_scale, p->aligned, p->out_h, p->out_w,
+                              p->sampling_ratio, h, w);
+        }
+        mmd__roi_align_f32((const float *)x->data + (int64_t)r[0] * ch * h * w, ch, h, w, &g, p->out_h,
+                           p->out_w, p->mode, y + i * per_roi);
+    }
+    return MMD_OK;
+}
+
+/* FPN level of a RoI of the given area, as mmdet's map_roi_levels and the plugins compute it:
+   floor(log2(sqrt(area) / finest_scale + 1e-6)) clamped to [0, levels - 1]. A negative or NaN
+   area gives NaN, which the plugins' clamp (an int conversion, then max with 0) sends to 0. */
+static int32_t mmd__mmdet_level(const mmd__mmdet_roi_data *p, float area) {
+    float ratio = sqrtf(area) / p->finest_scale;
+    float l = floorf(log2f((float)((double)ratio + 1e-6)));
+    if (!(l > 0.0f)) return 0;
+    return l >= (float)(p->levels - 1) ? p->levels - 1 : (int32_t)l;
+}
+
+/* The multi-level plugins: the level comes from the RoI as given, the RoI is then rescaled
+   about its centre by roi_scale_factor (when positive) and sampled on that level's map.
+   Axis-aligned: rescaled with mmdet's +1 / -0.5 convention; when aligned, shifted by half a
+   pixel and a negative size counts as empty; otherwise at least 1 x 1. Rotated: w and h
+   scaled, the centre shifted by half a pixel when aligned, and at least 1 x 1 always. */
+static mmd_status mmd__mmcv_multi_level_roi_align_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__mmdet_roi_data *p = (const mmd__mmdet_roi_data *)c->op_data;
+    const mmd_tensor *rois = c->inputs[0], *f0 = c->inputs[1];
+    const float *r = (const float *)rois->data;
+    float *y = (float *)c->outputs[0]->data, f = p->roi_scale_factor;
+    int64_t ch = f0->dims[1], cols = rois->dims[1], i;
+    int64_t per_roi = ch * p->out_h * p->out_w;
+    mmd_status st = mmd__mmdet_roi_batches(c, rois, f0->dims[0]);
+    if (st != MMD_OK) return st;
+    for (i = 0; i < rois->dims[0]; ++i, r += cols) {
+        mmd__roi_geom g;
+        int32_t l = mmd__mmdet_level(p, p->rotated ? r[3] * r[4] : (r[3] - r[1]) * (r[4] - r[2]));
+        const mmd_tensor *x = c->inputs[1 + l];
+        int64_t h = x->dims[2], w = x->dims[3];
+        float s = p->scales[l];
+        if (p->rotated) {
+            float off = p->aligned ? -0.5f : 0.0f, rw = r[3], rh = r[4];
+            if (f > 0.0f) {
+                rw *= f;
+                rh *= f;
+            }
+            rw *= s;
+            rh *= s;
+            rw = rw > 1.0f ? rw : 1.0f;
+            rh = rh > 1.0f ? rh : 1.0f;
+            mmd__mmdet_geom_rotated(&g, r[1] * s + off, r[2] * s + off, rw, rh,
+                                    p->clockwise > 0 ? -r[5] : r[5], p, h, w);
+        } else {
+            float box[4];
+            box[0] = r[1];
+            box[1] = r[2];
+            box[2] = r[3];
+            box[3] = r[4];
+            if (f > 0.0f) {
+                float cx = (box[0] + box[2]) * 0.5f, cy = (box[1] + box[3]) * 0.5f;
+                float hw = (box[2] - box[0] + 1.0f) * (f * 0.5f) - 0.5f;
+                float hh = (box[3] - box[1] + 1.0f) * (f * 0.5f) - 0.5f;
+                box[0] = cx - hw;
+                box[2] = cx + hw;
+                box[1] = cy - hh;
+                box[3] = cy + hh;
+            }
+            /* mmd__roi_geom_box keeps a negative aligned size; the plugin empties it. */
+            if (p->aligned && !(box[2] >= box[0])) box[2] = box[0];
+            if (p->aligned && !(box[3] >= box[1])) box[3] = box[1];
+            mmd__roi_geom_box(&g, box, s, p->aligned, p->out_h, p->out_w, p->sampling_ratio, h, w);
+        }
+        mmd__roi_align_f32((const float *)x->data + (int64_t)r[0] * ch * h * w, ch, h, w, &g, p->out_h,
+                           p->out_w, p->mode, y + i * per_roi);
+    }
+    return MMD_OK;
+}
+
+/* ---- overlaps ------------------------------------------------------------------------------- */
+
+/* Area of the intersection of two convex quadrilaterals given counter-clockwise: a is clipped
+   by each edge of b in turn (Sutherland-Hodgman). Each clip at most doubles the vertex count,
+   so 4 clips of 4 vertices never pass 64 whatever rounding or NaN do; the usual count is 8. */
+static double mmd__mmdet_quad_overlap(const double *ax, const double *ay, const double *bx, const double *by) {
+    double px[2][64], py[2][64], area = 0.0;
+    int32_t n = 4, cur = 0, e, i;
+    for (i = 0; i < 4; ++i) {
+        px[0][i] = ax[i];
+        py[0][i] = ay[i];
+    }
+    for (e = 0; e < 4 && n > 0; ++e) {
+        double ex = bx[(e + 1) & 3] - bx[e], ey = by[(e + 1) & 3] - by[e];
+        int32_t m = 0, nxt = 1 - cur;
+        for (i = 0; i < n; ++i) {
+            int32_t j = i + 1 < n ? i + 1 : 0;
+            double di = ex * (py[cur][i] - by[e]) - ey * (px[cur][i] - bx[e]);
+            double dj = ex * (py[cur][j] - by[e]) - ey * (px[cur][j] - bx[e]);
+            if (di >= 0.0) {
+                px[nxt][m] = px[cur][i];
+                py[nxt][m++] = py[cur][i];
+            }
+            if ((di >= 0.0) != (dj >= 0.0) && di != dj) {
+                double t = di / (di - dj);
+                px[nxt][m] = px[cur][i] + t * (px[cur][j] - px[cur][i]);
+                py[nxt][m++] = py[cur][i] + t * (py[cur][j] - py[cur][i]);
+            }
+        }
+        n = m;
+        cur = nxt;
+    }
+    for (i = 0; i < n; ++i) {
+        int32_t j = i + 1 < n ? i + 1 : 0;
+        area += px[cur][i] * py[cur][j] - px[cur][j] * py[cur][i];
+    }
+    return area > 0.0 ? area / 2.0 : -area / 2.0;
+}
+
+/* Corners of the rotated box (cx, cy, w, h, theta) about the origin shifted to (sx, sy):
+   centre -+ half of w along (cos, sin) -+ half of h along (-sin, cos), counter-clockwise
+   whenever w * h > 0. */
+static void mmd__mmdet_rbox_corners(const float *b, double sx, double sy, double *px, double *py) {
+    double c = cos((double)b[4]), s = sin((double)b[4]);
+    double ux = 0.5 * b[2] * c, uy = 0.5 * b[2] * s, vx = -0.5 * b[3] * s, vy = 0.5 * b[3] * c;
+    double cx = b[0] - sx, cy = b[1] - sy;
+    px[0] = cx - ux - vx;
+    py[0] = cy - uy - vy;
+    px[1] = cx + ux - vx;
+    py[1] = cy + uy - vy;
+    px[2] = cx + ux + vx;
+    py[2] = cy + uy + vy;
+    px[3] = cx - ux + vx;
+    py[3] = cy - uy + vy;
+}
+
+/* IoU of two rotated boxes (cx, cy, w, h, theta): the exact intersection of the rectangles
+   over w1 h1 + w2 h2 minus it, as mmcv's box_iou_rotated. A box with w h below 1e-14 (zero,
+   negative or degenerate) has IoU `degenerate`: 0 in mmcv, 1 in MMDeploy's TensorRT plugin.
+   Boxes whose circumscribed circles do not meet are 0 without trigonometry; NaN gives 0. The
+   centres are shifted to their midpoint first, which keeps precision for large coordinates. */
+static double mmd__mmdet_rbox_iou(const float *a, const float *b, double degenerate) {
+    double area_a = (double)(a[2] * a[3]), area_b = (double)(b[2] * b[3]);
+    double dx = (double)a[0] - b[0], dy = (double)a[1] - b[1], reach, ax[4], ay[4], bx[4], by[4];
+    double sx, sy, inter;
+    if (area_a < 1e-14 || area_b < 1e-14) return degenerate;
+    reach = 0.5 * (sqrt((double)a[2] * a[2] + (double)a[3] * a[3]) + sqrt((double)b[2] * b[2] + (double)b[3] * b[3]));
+    if (!(dx * dx + dy * dy < reach * reach)) return 0.0;
+    sx = 0.5 * ((double)a[0] + b[0]);
+    sy = 0.5 * ((double)a[1] + b[1]);
+    mmd__mmdet_rbox_corners(a, sx, sy, ax, ay);
+    mmd__mmdet_rbox_corners(b, sx, sy, bx, by);
+    inter = mmd__mmdet_quad_overlap(ax, ay, bx, by);
+    return inter / (area_a + area_b - inter);
+}
+
+/* Boxes for the suppression callbacks: box i of the current batch and class starts at
+   boxes + i * stride (TensorRT's per-class boxes interleave the classes). */
+typedef struct mmd__mmdet_box_ctx {
+    const float *boxes;
+    int64_t stride;
+    float iou_threshold;
+    double degenerate;       /* rotated: IoU given to a degenerate box */
+} mmd__mmdet_box_ctx;
+
+/* TensorRT's jaccardOverlap with offset 0 (MMDeploy exports is_normalized = 0, but the plugin
+   passes offset 0 either way): boxes (x1, y1, x2, y2) taken as given, an inverted box never
+   overlaps, touching boxes do not overlap. */
+static int32_t mmd__mmdet_box_suppress(const void *ctx_, int64_t kept, int64_t cand) {
+    const mmd__mmdet_box_ctx *ctx = (const mmd__mmdet_box_ctx *)ctx_;
+    const float *a = ctx->boxes + kept * ctx->stride, *b = ctx->boxes + cand * ctx->stride;
+    float iw = (a[2] < b[2] ? a[2] : b[2]) - (a[0] > b[0] ? a[0] : b[0]);
+    float ih = (a[3] < b[3] ? a[3] : b[3]) - (a[1] > b[1] ? a[1] : b[1]), inter;
+    if (!(iw > 0.0f && ih > 0.0f)) return 0;
+    inter = iw * ih;
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter) > ctx->iou_threshold;
+}
+
+static int32_t mmd__mmdet_rbox_suppress(const void *ctx_, int64_t kept, int64_t cand) {
+    const mmd__mmdet_box_ctx *ctx = (const mmd__mmdet_box_ctx *)ctx_;
+    return mmd__mmdet_rbox_iou(ctx->boxes + kept * ctx->stride, ctx->boxes + cand * ctx->stride,
+                               ctx->degenerate) > (double)ctx->iou_threshold;
+}
+
+/* ---- NMS family ------------------------------------------------------------------------------ */
+
+typedef struct mmd__mmdet_nms_data {
+    int64_t batches, classes, boxes, queues; /* queues: box sets per anchor, 1 (shared) or classes */
+    int64_t topk, keep_topk, per_class;      /* per_class: kept boxes worth storing per class */
+    float iou_threshold, score_threshold;
+    int32_t coords, background, clip;
+} mmd__mmdet_nms_data;
+
+/* Boxes (B, N, coords) and scores (B, C, N), the layout of the ONNX Runtime NMS ops. */
+static mmd_status mmd__mmdet_nms_inputs(mmd_kernel_ctx *c, mmd__mmdet_nms_data *p, int64_t coords) {
+    const mmd_tensor *boxes = c->inputs[0], *scores = c->inputs[1];
+    mmd_status st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 1, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 3, 3);
+    if (st == MMD_OK) st = mmd__want_rank(c, 1, 3, 3);
+    if (st != MMD_OK) return st;
+    if (boxes->dims[2] != coords || scores->dims[0] != boxes->dims[0] || scores->dims[2] != boxes->dims[1]) {
+        char a[96], b[96];
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "boxes %s and scores %s must be (B, N, %lld) and (B, C, N)",
+                               mmd__dims_text(a, sizeof a, boxes->rank, boxes->dims),
+                               mmd__dims_text(b, sizeof b, scores->rank, scores->dims), (long long)coords);
+    }
+    p->batches = boxes->dims[0];
+    p->boxes = boxes->dims[1];
+    p->classes = scores->dims[1];
+    p->coords = (int32_t)coords;
+    return MMD_OK;
+}
+
+/* Sets output 0 to the bound (B * C * N, cols) int64, dynamic, and reserves `per_box` bytes of
+   scratch per box. */
+static mmd_status mmd__mmdet_nms_rows(mmd_kernel_ctx *c, const mmd__mmdet_nms_data *p, int64_t cols,
+                                      size_t per_box) {
+    int64_t dims[2];
+    mmd_status st;
+    dims[0] = p->batches * p->classes * p->boxes;
+    dims[1] = cols;
+    if ((st = mmd__set_output(c, 0, MMD_DTYPE_INT64, 2, dims)) != MMD_OK) return st;
+    if ((uint64_t)p->boxes > SIZE_MAX / per_box)
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "%lld boxes need too much scratch", (long long)p->boxes);
+    c->outputs[0]->dynamic = 1;
+    c->scratch_size = (size_t)p->boxes * per_box;
+    return MMD_OK;
+}
+
+/* mmdeploy::NMSRotated: boxes (B, N, 5) as (cx, cy, w, h, theta), scores (B, C, N). Its ONNX
+   Runtime kernel suppresses over every box and drops scores <= score_threshold afterwards;
+   a box can only suppress lower-scored ones, so filtering first gives the same rows. */
+static mmd_status mmd__nms_rotated_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__mmdet_nms_data *p = (mmd__mmdet_nms_data *)c->op_data;
+    mmd_status st = mmd__check_io(c, 2, 2, 1);
+    if (st != MMD_OK) return st;
+    /* The ONNX Runtime kernel reads both as required attributes. */
+    if (!mmd_node_attr(c->node, "iou_threshold") || !mmd_node_attr(c->node, "score_threshold"))
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "needs attributes iou_threshold and score_threshold");
+    st = mmd_attr_get_float(c, "iou_threshold", 0.0f, &p->iou_threshold);
+    if (st == MMD_OK) st = mmd_attr_get_float(c, "score_threshold", 0.0f, &p->score_threshold);
+    if (st == MMD_OK) st = mmd__mmdet_nms_inputs(c, p, 5);
+    if (st != MMD_OK) return st;
+    return mmd__mmdet_nms_rows(c, p, 3, 2 * sizeof(int64_t));
+}
+
+static mmd_status mmd__nms_rotated_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__mmdet_nms_data *p = (const mmd__mmdet_nms_data *)c->op_data;
+    const float *scores = (const float *)c->inputs[1]->data;
+    int64_t *out = (int64_t *)c->outputs[0]->data, *order = (int64_t *)c->scratch, *keep = order + p->boxes;
+    int64_t rows = 0, b, k, i, m;
+    mmd__mmdet_box_ctx ctx;
+    ctx.stride = 5;
+    ctx.iou_threshold = p->iou_threshold;
+    ctx.degenerate = 0.0;
+    for (b = 0; b < p->batches; ++b) {
+        ctx.boxes = (const float *)c->inputs[0]->data + b * p->boxes * 5;
+        for (k = 0; k < p->classes; ++k) {
+            m = mmd__nms_candidates(scores + (b * p->classes + k) * p->boxes, 1, p->boxes, 1,
+                                    p->score_threshold, order);
+            m = mmd__nms_greedy(order, m, m, mmd__mmdet_rbox_suppress, &ctx, keep);
+            for (i = 0; i < m; ++i, ++rows) {
+                out[3 * rows + 0] = b;
+                out[3 * rows + 1] = k;
+                out[3 * rows + 2] = keep[i];
+            }
+        }
+    }
+    c->outputs[0]->dims[0] = rows;
+    return MMD_OK;
+}
+
+/* mmdeploy::NMSMatch: boxes (B, N, 4) as (x1, y1, x2, y2), scores (B, C, N), iou_threshold and
+   score_threshold as one-value inputs. As its ONNX Runtime kernel: every box of a batch and
+   class takes part (none is dropped by score), in descending score order each box not yet
+   matched claims every later unmatched box whose overlap reaches iou_threshold (>=, with
+   1e-10 added to the union), and the pairs [batch, class, box, claimed] are output for boxes
+   scoring above score_threshold. The claims are the greedy NMS's suppressions, but the
+   result is the pairs, which mmd__nms_greedy does not report, so the loop is its own. */
+static mmd_status mmd__nms_match_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__mmdet_nms_data *p = (mmd__mmdet_nms_data *)c->op_data;
+    int32_t i;
+    mmd_status st = mmd__check_io(c, 4, 4, 1);
+    if (st == MMD_OK) st = mmd__mmdet_nms_inputs(c, p, 4);
+    for (i = 2; i < 4 && st == MMD_OK; ++i) {
+        if ((st = mmd__want_dtype(c, i, MMD_DTYPE_FLOAT32)) == MMD_OK && mmd_tensor_numel(c->inputs[i]) < 1)
+            st = mmd_kernel_fail(c, MMD_ERR_SHAPE, "input %d (%s) is empty", (int)i,
+                                 i == 2 ? "iou_threshold" : "score_threshold");
+    }
+    if (st != MMD_OK) return st;
+    return mmd__mmdet_nms_rows(c, p, 4, sizeof(int64_t) + 1);
+}
+
+/* NMSMatch's overlap test: w and h of the intersection clamped at 0, areas as given. */
+static int32_t mmd__mmdet_match(const float *a, const float *b, float threshold) {
+    float iw = (a[2] < b[2] ? a[2] : b[2]) - (a[0] > b[0] ? a[0] : b[0]);
+    float ih = (a[3] < b[3] ? a[3] : b[3]) - (a[1] > b[1] ? a[1] : b[1]), inter;
+    iw = iw > 0.0f ? iw : 0.0f;
+    ih = ih > 0.0f ? ih : 0.0f;
+    inter = iw * ih;
+    return (double)inter / ((double)((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter) + 1e-10) >=
+           (double)threshold;
+}
+
+static mmd_status mmd__nms_match_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__mmdet_nms_data *p = (const mmd__mmdet_nms_data *)c->op_data;
+    const float *scores = (const float *)c->inputs[1]->data;
+    float iou = ((const float *)c->inputs[2]->data)[0], thr = ((const float *)c->inputs[3]->data)[0];
+    int64_t *out = (int64_t *)c->outputs[0]->data, *order = (int64_t *)c->scratch;
+    uint8_t *claimed = (uint8_t *)(order + p->boxes);
+    int64_t rows = 0, b, k, i, j, m;
+    for (b = 0; b < p->batches; ++b) {
+        const float *boxes = (const float *)c->inputs[0]->data + b * p->boxes * 4;
+        for (k = 0; k < p->classes; ++k) {
+            const float *s = scores + (b * p->classes + k) * p->boxes;
+            /* NaN scores are left out: std::sort has no defined order for them. */
+            m = mmd__nms_candidates(s, 1, p->boxes, 0, 0.0f, order);
+            if (m > 0) memset(claimed, 0, (size_t)p->boxes);
+            for (i = 0; i < m; ++i) {
+                int64_t a = order[i];
+                if (claimed[a]) continue;
+                for (j = i + 1; j < m; ++j) {
+                    int64_t d = order[j];
+                    if (claimed[d] || !mmd__mmdet_match(boxes + 4 * a, boxes + 4 * d, iou)) continue;
+                    claimed[d] = 1;
+                    if (!(s[a] > thr)) continue;
+                    out[4 * rows + 0] = b;
+                    out[4 * rows + 1] = k;
+                    out[4 * rows + 2] = a;
+                    out[4 * rows + 3] = d;
+                    ++rows;
+                }
+            }
+        }
+    }
+    c->outputs[0]->dims[0] = rows;
+    return MMD_OK;
+}
+
+/* mmdeploy::TRTBatchedNMS and TRTBatchedRotatedNMS: boxes (B, N, 1 or C, 4 or 5), scores
+   (B, N, C). As the TensorRT plugin: per batch and class (the background class skipped), drop
+   scores <= score_threshold, keep the `topk` best (topk <= 0 or > N means N), suppress by
+   IoU > iou_threshold, then order the survivors of every class by score (equal scores: lower
+   class, then the class's own order) and output the first keep_topk: boxes (each coordinate
+   clamped to [0, 1] when clip_boxes, the rotated angle too, as the plugin does), score, class
+   as label and, for return_index, the box index (class * N + box with per-class boxes).
+   Missing rows are zeros with label and index -1. Attribute defaults are the plugin's, which
+   zero-initialises its parameters (background_label_id 0) and sets clip_boxes.
+   Only the first keep_topk survivors of a class can reach the output, so the suppression of a
+   class stops there and only those are stored; the merge then takes the best head of the
+   classes' lists keep_topk times. The plugin leaves the output unwritten when keep_topk > topk;
+   this kernel gives the natural result. */
+static mmd_status mmd__trt_batched_nms_prepare(mmd_kernel_ctx *c, int32_t coords) {
+    mmd__mmdet_nms_data *p = (mmd__mmdet_nms_data *)c->op_data;
+    const mmd_tensor *boxes, *scores;
+    int64_t num_classes = 0, background = 0, clip = 1, dims[3];
+    uint64_t words;
+    int32_t i;
+    mmd_status st = mmd__check_io(c, 2, 2, coords == 4 ? 3 : 2);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "num_classes", 0, &num_classes);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "background_label_id", 0, &background);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "topk", 0, &p->topk);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "keep_topk", 0, &p->keep_topk);
+    if (st == MMD_OK) st = mmd_attr_get_float(c, "iou_threshold", 0.0f, &p->iou_threshold);
+    if (st == MMD_OK) st = mmd_attr_get_float(c, "score_threshold", 0.0f, &p->score_threshold);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "clip_boxes", 1, &clip);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 1, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 4, 4);
+    if (st == MMD_OK) st = mmd__want_rank(c, 1, 3, 3);
+    if (st != MMD_OK) return st;
+    boxes = c->inputs[0];
+    scores = c->inputs[1];
+    if (boxes->dims[3] != coords || scores->dims[0] != boxes->dims[0] || scores->dims[1] != boxes->dims[1] ||
+        (boxes->dims[2] != 1 && boxes->dims[2] != scores->dims[2])) {
+        char a[96], b[96];
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "boxes %s and scores %s must be (B, N, 1 or C, %d) and (B, N, C)",
+                               mmd__dims_text(a, sizeof a, boxes->rank, boxes->dims),
+                               mmd__dims_text(b, sizeof b, scores->rank, scores->dims), (int)coords);
+    }
+    if (num_classes != scores->dims[2])
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "num_classes is %lld but scores have %lld classes",
+                               (long long)num_classes, (long long)scores->dims[2]);
+    if (p->keep_topk < 0 || p->keep_topk > MMD__ELEMS_MAX)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "keep_topk %lld is out of range", (long long)p->keep_topk);
+    p->batches = boxes->dims[0];
+    p->boxes = boxes->dims[1];
+    p->queues = boxes->dims[2];
+    p->classes = scores->dims[2];
+    p->coords = coords;
+    p->background = background >= 0 && background < p->classes ? (int32_t)background : -1;
+    p->clip = clip != 0;
+    if (p->topk <= 0 || p->topk > p->boxes) p->topk = p->boxes;
+    p->per_class = p->topk < p->keep_topk ? p->topk : p->keep_topk;
+    dims[0] = p->batches;
+    dims[1] = p->keep_topk;
+    dims[2] = coords + 1;
+    if ((st = mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, 3, dims)) != MMD_OK) return st;
+    for (i = 1; i < c->output_count; ++i)
+        if (c->outputs[i] && (st = mmd__set_output(c, i, MMD_DTYPE_INT32, 2, dims)) != MMD_OK) return st;
+    /* Scratch: the candidates of one class, each class's stored survivors, and the count and
+       merge cursor of every class, all int64. */
+    words = (uint64_t)p->boxes + (uint64_t)p->classes * ((uint64_t)p->per_class + 2);
+    if (words > SIZE_MAX / sizeof(int64_t))
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "too much scratch for %lld boxes", (long long)p->boxes);
+    c->scratch_size = (size_t)words * sizeof(int64_t);
+    return MMD_OK;
+}
+
+static mmd_status mmd__trt_batched_nms_f32_prepare(mmd_kernel_ctx *c) { return mmd__trt_batched_nms_prepare(c, 4); }
+static mmd_status mmd__trt_batched_rotated_nms_f32_prepare(mmd_kernel_ctx *c) { return mmd__trt_batched_nms_prepare(c, 5); }
+
+static mmd_status mmd__trt_batched_nms_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__mmdet_nms_data *p = (const mmd__mmdet_nms_data *)c->op_data;
+    int64_t n = p->boxes, nc = p->classes, kk = p->per_class, cols = p->coords + 1;
+    int64_t *order = (int64_t *)c->scratch, *kept = order + n, *count = kept + nc * kk, *cursor = count + nc;
+    float *dets = (float *)c->outputs[0]->data;
+    int32_t *labels = c->output_count > 1 && c->outputs[1] ? (int32_t *)c->outputs[1]->data : NULL;
+    int32_t *index = c->output_count > 2 && c->outputs[2] ? (int32_t *)c->outputs[2]->data : NULL;
+    int64_t b, k, r, j;
+    mmd__mmdet_box_ctx ctx;
+    ctx.stride = p->queues * p->coords;
+    ctx.iou_threshold = p->iou_threshold;
+    ctx.degenerate = 1.0;
+    for (b = 0; b < p->batches; ++b) {
+        const float *boxes = (const float *)c->inputs[0]->data + b * n * ctx.stride;
+        const float *scores = (const float *)c->inputs[1]->data + b * n * nc;
+        for (k = 0; k < nc; ++k) {
+            int64_t m;
+            count[k] = cursor[k] = 0;
+            if (k == p->background || kk == 0) continue;
+            m = mmd__nms_candidates(scores + k, nc, n, 1, p->score_threshold, order);
+            ctx.boxes = boxes + (p->queues == 1 ? 0 : k * p->coords);
+            count[k] = mmd__nms_greedy(order, m < p->topk ? m : p->topk, kk,
+                                       p->coords == 4 ? mmd__mmdet_box_suppress : mmd__mmdet_rbox_suppress,
+                                       &ctx, kept + k * kk);
+        }
+        for (r = 0; r < p->keep_topk; ++r) {
+            float *row = dets + (b * p->keep_topk + r) * cols, best_score = 0.0f;
+            int64_t best = -1, box;
+            const float *src;
+            for (k = 0; k < nc; ++k) {
+                float s;
+                if (cursor[k] >= count[k]) continue;
+                s = scores[kept[k * kk + cursor[k]] * nc + k];
+                if (best < 0 || s > best_score) {
+                    best = k;
+                    best_score = s;
+                }
+            }
+            if (best < 0) {
+                for (j = 0; j < cols; ++j) row[j] = 0.0f;
+                if (labels) labels[b * p->keep_topk + r] = -1;
+                if (index) index[b * p->keep_topk + r] = -1;
+                continue;
+            }
+            box = kept[best * kk + cursor[best]++];
+            src = boxes + box * ctx.stride + (p->queues == 1 ? 0 : best * p->coords);
+            for (j = 0; j < p->coords; ++j) {
+                float v = src[j];
+                if (p->clip) {
+                    v = v < 1.0f ? v : 1.0f; /* a NaN becomes 1, as CUDA's fminf makes it */
+                    v = v > 0.0f ? v : 0.0f;
+                }
+                row[j] = v;
+            }
+            row[p->coords] = best_score;
+            if (labels) labels[b * p->keep_topk + r] = (int32_t)best;
+            if (index) index[b * p->keep_topk + r] = (int32_t)(p->queues == 1 ? box : best * n + box);
+        }
+    }
+    return MMD_OK;
+}
+
+#define MMD__MMDEPLOY_DET_KERNELS                                                                                  \
+    {"mmdeploy", "NMSRotated", 1, 1, 0, sizeof(mmd__mmdet_nms_data), mmd__nms_rotated_f32_prepare,                 \
+     mmd__nms_rotated_f32_eval},                                                                                   \
+    {"mmdeploy", "NMSMatch", 1, 1, 0, sizeof(mmd__mmdet_nms_data), mmd__nms_match_f32_prepare,                     \
+     mmd__nms_match_f32_eval},                                                                                     \
+    {"mmdeploy", "TRTBatchedNMS", 1, 1, 0, sizeof(mmd__mmdet_nms_data), mmd__trt_batched_nms_f32_prepare,          \
+     mmd__trt_batched_nms_f32_eval},                                                                               \
+    {"mmdeploy", "TRTBatchedRotatedNMS", 1, 1, 0, sizeof(mmd__mmdet_nms_data),                                     \
+     mmd__trt_batched_rotated_nms_f32_prepare, mmd__trt_batched_nms_f32_eval},                                     \
+    {"mmcv", "MMCVRoiAlign", 1, 1, 0, sizeof(mmd__mmdet_roi_data), mmd__mmcv_roi_align_f32_prepare,                \
+     mmd__mmcv_roi_align_f32_eval},                                                                                \
+    {"mmdeploy", "MMCVRoiAlign", 1, 1, 0, sizeof(mmd__mmdet_roi_data), mmd__mmcv_roi_align_f32_prepare,            \
+     mmd__mmcv_roi_align_f32_eval},                                                                                \
+    {"mmdeploy", "MMCVRoIAlignRotated", 1, 1, 0, sizeof(mmd__mmdet_roi_data),                                      \
+     mmd__mmcv_roi_align_rotated_f32_prepare, mmd__mmcv_roi_align_f32_eval},                                       \
+    {"mmcv", "MMCVRoIAlignRotated", 1, 1, 0, sizeof(mmd__mmdet_roi_data), mmd__mmcv_roi_align_rotated_f32_prepare, \
+     mmd__mmcv_roi_align_f32_eval},                                                                                \
+    {"mmdeploy", "MMCVMultiLevelRoiAlign", 1, 1, 0, sizeof(mmd__mmdet_roi_data),                                   \
+     mmd__mmcv_multi_level_roi_align_f32_prepare, mmd__mmcv_multi_level_roi_align_f32_eval},                       \
+    {"mmdeploy", "MMCVMultiLevelRotatedRoiAlign", 1, 1, 0, sizeof(mmd__mmdet_roi_data),                            \
+     mmd__mmcv_multi_level_rotated_roi_align_f32_prepare, mmd__mmcv_multi_level_roi_align_f32_eval},
+
 
 /* ==== >>ops table ==== */
 

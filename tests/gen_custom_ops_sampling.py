@@ -7,7 +7,7 @@ usage: gen_custom_ops_sampling.py [OUT_DIR]     (default build/custom_ops/sampli
 OUT_DIR/cases.json lists the cases: name, model, inputs {name: file}, outputs {name: file} (paths
 relative to OUT_DIR) and, for models the runtime must refuse, "error": a text the failure must
 contain. The operators are
-those of wip/ops_mmdeploy.inc: mmdeploy::grid_sampler, MMCVModulatedDeformConv2d,
+those in mmdeploy_ops.h: mmdeploy::grid_sampler, MMCVModulatedDeformConv2d,
 MMCVDeformConv2d, MMCVMultiScaleDeformableAttention, ScaledDotProductAttentionTRT, GatherTopk,
 TRTInstanceNormalization, TRTBicubicInterpolate and GridPriorsTRT.
 """

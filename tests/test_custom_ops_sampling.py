@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Runs MMDeploy's custom sampling and attention operators (wip/ops_mmdeploy.inc) through the
+"""Runs MMDeploy's custom sampling and attention operators (mmdeploy_ops.h) through the
 `mmdeploy run` command, which is built on the C API, against PyTorch's answers.
 
 usage: /usr/bin/python3 tests/test_custom_ops_sampling.py [OUT_DIR]
