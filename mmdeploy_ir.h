@@ -153,7 +153,8 @@ typedef struct mmd_kernel_ctx {
     mmd_tensor *const *inputs;       /* inputs[i] is NULL for an absent optional input */
     mmd_tensor *const *outputs;      /* outputs[i] is NULL for an absent optional output */
     void *op_data;                   /* kernel->op_data_size bytes, kept from prepare to eval */
-    void *scratch;                   /* eval: node->scratch_size bytes of scratch */
+    void *scratch;                   /* eval: node->scratch_size bytes of scratch, never NULL
+                                        (kernels may form pointers into an empty one) */
     size_t scratch_size;             /* prepare: set to the bytes of scratch eval needs */
     mmd_error *err;
     void *backend;                   /* the claiming backend's handle (mmd_backend.create) */
@@ -1489,7 +1490,7 @@ MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *st
             ps.constant_bytes += bytes;
         }
         if (compute_now) {
-            if (n->scratch_size && !(c.scratch = mmd_arena_alloc(a, n->scratch_size, err))) return err->status;
+            if (!(c.scratch = mmd_arena_alloc(a, n->scratch_size, err))) return err->status;
             if ((st = mmd__kernel_status(&c, n->kernel->eval(&c), "eval")) != MMD_OK) return st;
             n->folded = !n->reprepare;
             ps.folded_count += n->folded;
@@ -1561,7 +1562,8 @@ MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *st
     }
     if (scratch) {
         *scratch = NULL;
-        if (scratch_max && !(*scratch = mmd_arena_alloc(a, scratch_max, err))) return err->status;
+        /* Allocated when empty too (16 bytes): NULL plus even a zero offset is undefined. */
+        if (!(*scratch = mmd_arena_alloc(a, scratch_max, err))) return err->status;
     }
     ps.activation_bytes = total;
     ps.scratch_bytes = scratch_max;
@@ -2066,7 +2068,7 @@ static mmd_status mmd__blob_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *sta
     if (activations) *activations = base;
     if (scratch) {
         *scratch = NULL;
-        if (ps.scratch_bytes && !(*scratch = mmd_arena_alloc(a, ps.scratch_bytes, err))) return err->status;
+        if (!(*scratch = mmd_arena_alloc(a, ps.scratch_bytes, err))) return err->status;
     }
     ps.activation_bytes = b.activation_bytes;
     ps.folded_count = (int32_t)mmd__rd32(m->blob + 60);

@@ -69,6 +69,14 @@
 
    THREAD SAFETY
      The table is const; kernels keep no state outside their op data.
+
+   SELECTING KERNELS (firmware)
+     With MMD_ONLY_OPS defined, the table keeps only the ops whose MMD_OP_<op_type> is defined
+     too, empty or as 1 (MMD_OP_<domain>_<op_type> outside ai.onnx, other characters as '_');
+     `mmdeploy convert MODEL.onnx --ops-header ops.h` writes the list a model needs. The kernels
+     left out are never referenced, so the compiler drops them (GCC and Clang at -O1 and above,
+     or with -ffunction-sections and --gc-sections at any level); their unused-function warnings
+     are silenced for that build only. MSVC needs /Zc:preprocessor for MMD__K.
 */
 #ifndef MMDEPLOY_OPS_H
 #define MMDEPLOY_OPS_H
@@ -102,6 +110,33 @@ MMD_API const mmd_kernel *mmd_ops_at(size_t i);
 #include <float.h>
 #include <math.h>
 #include <string.h>
+
+/* ==== >>ops selection ==== */
+/* MMD__K(op, entry) keeps a table entry unless MMD_ONLY_OPS is defined and MMD_OP_<op> is not.
+   The preprocessor cannot ask defined() from inside a macro, so MMD__ON asks instead whether
+   MMD_OP_<op> expands to nothing or to 1: then MMD__ON_ or MMD__ON_1 supplies a comma that
+   shifts 1 into MMD__SECOND's second place; an undefined name leaves 0 there. */
+#ifdef MMD_ONLY_OPS
+#define MMD__ON_ 0,
+#define MMD__ON_1 0,
+#define MMD__SECOND(a, b, ...) b
+#define MMD__ON_PICK(x) MMD__SECOND(x 1, 0, 0)
+#define MMD__ON_PASTE(v) MMD__ON_PICK(MMD__ON_##v)
+#define MMD__ON(v) MMD__ON_PASTE(v)
+#define MMD__K(op, ...) MMD__K_PICK(MMD__ON(MMD_OP_##op), __VA_ARGS__)
+#else
+#define MMD__K(op, ...) __VA_ARGS__,
+#endif
+#define MMD__K_PICK(on, ...) MMD__K_PICK_(on, __VA_ARGS__)
+#define MMD__K_PICK_(on, ...) MMD__K_##on(__VA_ARGS__)
+#define MMD__K_1(...) __VA_ARGS__,
+#define MMD__K_0(...)
+
+#if defined(MMD_ONLY_OPS) && (defined(__GNUC__) || defined(__clang__))
+/* Kernels whose entries MMD_ONLY_OPS leaves out go unused, by design; popped after the table. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#endif
 
 /* Newest ai.onnx opset whose changelog was read for these kernels (ONNX 1.20, opset 25): the
    later versions of every op here only added element types. A newer model gets
@@ -1102,61 +1137,62 @@ typedef struct mmd__ew_op {
 } mmd__ew_op;
 
 static const mmd__ew_op mmd__ew_ops[] = {
-    {"Relu", mmd__relu_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"LeakyRelu", mmd__leaky_relu_rows, {"alpha", NULL}, {0.01f, 0.0f}},
-    {"Sigmoid", mmd__sigmoid_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"HardSigmoid", mmd__hard_sigmoid_rows, {"alpha", "beta"}, {0.2f, 0.5f}},
-    {"HardSwish", mmd__hard_swish_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Tanh", mmd__tanh_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Erf", mmd__erf_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Sqrt", mmd__sqrt_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Abs", mmd__abs_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Neg", mmd__neg_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Sign", mmd__sign_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Acos", mmd__acos_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Acosh", mmd__acosh_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Asin", mmd__asin_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Asinh", mmd__asinh_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Atan", mmd__atan_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Atanh", mmd__atanh_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Ceil", mmd__ceil_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Cos", mmd__cos_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Cosh", mmd__cosh_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Exp", mmd__exp_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Floor", mmd__floor_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Log", mmd__log_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Reciprocal", mmd__reciprocal_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Round", mmd__round_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Sin", mmd__sin_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Sinh", mmd__sinh_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Tan", mmd__tan_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Softplus", mmd__softplus_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Softsign", mmd__softsign_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Celu", mmd__celu_rows, {"alpha", NULL}, {1.0f, 0.0f}},
-    {"Elu", mmd__elu_rows, {"alpha", NULL}, {1.0f, 0.0f}},
+    MMD__K(Relu, {"Relu", mmd__relu_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(LeakyRelu, {"LeakyRelu", mmd__leaky_relu_rows, {"alpha", NULL}, {0.01f, 0.0f}})
+    MMD__K(Sigmoid, {"Sigmoid", mmd__sigmoid_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(HardSigmoid, {"HardSigmoid", mmd__hard_sigmoid_rows, {"alpha", "beta"}, {0.2f, 0.5f}})
+    MMD__K(HardSwish, {"HardSwish", mmd__hard_swish_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Tanh, {"Tanh", mmd__tanh_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Erf, {"Erf", mmd__erf_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Sqrt, {"Sqrt", mmd__sqrt_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Abs, {"Abs", mmd__abs_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Neg, {"Neg", mmd__neg_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Sign, {"Sign", mmd__sign_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Acos, {"Acos", mmd__acos_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Acosh, {"Acosh", mmd__acosh_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Asin, {"Asin", mmd__asin_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Asinh, {"Asinh", mmd__asinh_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Atan, {"Atan", mmd__atan_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Atanh, {"Atanh", mmd__atanh_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Ceil, {"Ceil", mmd__ceil_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Cos, {"Cos", mmd__cos_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Cosh, {"Cosh", mmd__cosh_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Exp, {"Exp", mmd__exp_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Floor, {"Floor", mmd__floor_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Log, {"Log", mmd__log_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Reciprocal, {"Reciprocal", mmd__reciprocal_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Round, {"Round", mmd__round_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Sin, {"Sin", mmd__sin_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Sinh, {"Sinh", mmd__sinh_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Tan, {"Tan", mmd__tan_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Softplus, {"Softplus", mmd__softplus_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Softsign, {"Softsign", mmd__softsign_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Celu, {"Celu", mmd__celu_rows, {"alpha", NULL}, {1.0f, 0.0f}})
+    MMD__K(Elu, {"Elu", mmd__elu_rows, {"alpha", NULL}, {1.0f, 0.0f}})
     /* The defaults are the float values the spec gives (both exact in float). */
-    {"Selu", mmd__selu_rows, {"alpha", "gamma"}, {1.67326319217681884765625f, 1.05070102214813232421875f}},
-    {"Shrink", mmd__shrink_rows, {"bias", "lambd"}, {0.0f, 0.5f}},
-    {"ThresholdedRelu", mmd__thresholded_relu_rows, {"alpha", NULL}, {1.0f, 0.0f}},
-    {"IsNaN", mmd__is_nan_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Not", mmd__logic_not_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Add", mmd__add_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Sub", mmd__sub_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Mul", mmd__mul_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Div", mmd__div_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Pow", mmd__pow_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Equal", mmd__equal_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Greater", mmd__greater_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"GreaterOrEqual", mmd__greater_equal_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Less", mmd__less_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"LessOrEqual", mmd__less_equal_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"And", mmd__logic_and_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Or", mmd__logic_or_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Xor", mmd__logic_xor_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Max", mmd__max_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Min", mmd__min_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Sum", mmd__add_rows, {NULL, NULL}, {0.0f, 0.0f}},
-    {"Mean", mmd__mean_rows, {NULL, NULL}, {0.0f, 0.0f}},
+    MMD__K(Selu, {"Selu", mmd__selu_rows, {"alpha", "gamma"}, {1.67326319217681884765625f, 1.05070102214813232421875f}})
+    MMD__K(Shrink, {"Shrink", mmd__shrink_rows, {"bias", "lambd"}, {0.0f, 0.5f}})
+    MMD__K(ThresholdedRelu, {"ThresholdedRelu", mmd__thresholded_relu_rows, {"alpha", NULL}, {1.0f, 0.0f}})
+    MMD__K(IsNaN, {"IsNaN", mmd__is_nan_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Not, {"Not", mmd__logic_not_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Add, {"Add", mmd__add_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Sub, {"Sub", mmd__sub_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Mul, {"Mul", mmd__mul_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Div, {"Div", mmd__div_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Pow, {"Pow", mmd__pow_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Equal, {"Equal", mmd__equal_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Greater, {"Greater", mmd__greater_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(GreaterOrEqual, {"GreaterOrEqual", mmd__greater_equal_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Less, {"Less", mmd__less_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(LessOrEqual, {"LessOrEqual", mmd__less_equal_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(And, {"And", mmd__logic_and_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Or, {"Or", mmd__logic_or_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Xor, {"Xor", mmd__logic_xor_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Max, {"Max", mmd__max_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Min, {"Min", mmd__min_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Sum, {"Sum", mmd__add_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    MMD__K(Mean, {"Mean", mmd__mean_rows, {NULL, NULL}, {0.0f, 0.0f}})
+    {"", NULL, {NULL, NULL}, {0.0f, 0.0f}} /* matches no node: the table is never empty */
 };
 
 /* *out is the entry for the node's op_type; MMD_ERR_NO_KERNEL when there is none. */
@@ -4095,7 +4131,8 @@ static mmd_status mmd__window_attrs(mmd_kernel_ctx *c, int32_t n, const int64_t 
    start in the end padding is dropped. */
 static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_t *in,
                                       const int64_t *kernel, int32_t ceil_mode, mmd__window *w) {
-    int32_t a, auto_pad;
+    /* Set by mmd__window_attrs on success; initialised because GCC cannot always see that. */
+    int32_t a, auto_pad = MMD__AUTO_PAD_NOTSET;
     mmd_status st = mmd__window_attrs(c, n, kernel, w, &auto_pad);
     if (st != MMD_OK) return st;
     for (a = 0; a < 3; ++a) {
@@ -7001,32 +7038,32 @@ static mmd_status mmd__grid_priors_eval(mmd_kernel_ctx *c) {
    [N, groups, rest] with unit scale and zero bias), so it shares that kernel. TensorRT's plugin
    normalises over dims 2 and 3 only; over every trailing dim, as here, is what it stands for. */
 #define MMD__MMDEPLOY_KERNELS                                                                                      \
-    {"mmdeploy", "grid_sampler", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__grid_sample_data),       \
-     mmd__grid_sampler_f32_prepare, mmd__grid_sampler_f32_eval},                                                    \
-    {"mmcv", "grid_sampler", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__grid_sample_data),           \
-     mmd__grid_sampler_f32_prepare, mmd__grid_sampler_f32_eval},                                                    \
-    {"mmdeploy", "MMCVModulatedDeformConv2d", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0,                         \
-     sizeof(mmd__deform_conv_data), mmd__modulated_deform_conv_f32_prepare, mmd__deform_conv_f32_eval},             \
-    {"mmcv", "MMCVModulatedDeformConv2d", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0,                             \
-     sizeof(mmd__deform_conv_data), mmd__modulated_deform_conv_f32_prepare, mmd__deform_conv_f32_eval},             \
-    {"mmdeploy", "MMCVDeformConv2d", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__deform_conv_data),   \
-     mmd__deform_conv_f32_prepare, mmd__deform_conv_f32_eval},                                                      \
-    {"mmcv", "MMCVDeformConv2d", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__deform_conv_data),       \
-     mmd__deform_conv_f32_prepare, mmd__deform_conv_f32_eval},                                                      \
-    {"mmdeploy", "MMCVMultiScaleDeformableAttention", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0,                 \
-     sizeof(mmd__msda_data), mmd__msda_f32_prepare, mmd__msda_f32_eval},                                            \
-    {"mmcv", "MMCVMultiScaleDeformableAttention", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0,                     \
-     sizeof(mmd__msda_data), mmd__msda_f32_prepare, mmd__msda_f32_eval},                                            \
-    {"mmdeploy", "ScaledDotProductAttentionTRT", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0,                      \
-     sizeof(mmd__sdpa_data), mmd__sdpa_f32_prepare, mmd__sdpa_f32_eval},                                            \
-    {"mmdeploy", "GatherTopk", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__gather_topk_data),         \
-     mmd__gather_topk_prepare, mmd__gather_topk_eval},                                                              \
-    {"mmdeploy", "TRTInstanceNormalization", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0,                          \
-     sizeof(mmd__batchnorm_data), mmd__instance_norm_f32_prepare, mmd__instance_norm_f32_eval},                     \
-    {"mmdeploy", "TRTBicubicInterpolate", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__bicubic_data),  \
-     mmd__bicubic_f32_prepare, mmd__bicubic_f32_eval},                                                              \
-    {"mmdeploy", "GridPriorsTRT", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__grid_priors_data),      \
-     mmd__grid_priors_prepare, mmd__grid_priors_eval},
+    MMD__K(mmdeploy_grid_sampler, {"mmdeploy", "grid_sampler", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__grid_sample_data), \
+     mmd__grid_sampler_f32_prepare, mmd__grid_sampler_f32_eval})                                                   \
+    MMD__K(mmcv_grid_sampler, {"mmcv", "grid_sampler", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__grid_sample_data), \
+     mmd__grid_sampler_f32_prepare, mmd__grid_sampler_f32_eval})                                                   \
+    MMD__K(mmdeploy_MMCVModulatedDeformConv2d, {"mmdeploy", "MMCVModulatedDeformConv2d", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, \
+     sizeof(mmd__deform_conv_data), mmd__modulated_deform_conv_f32_prepare, mmd__deform_conv_f32_eval})            \
+    MMD__K(mmcv_MMCVModulatedDeformConv2d, {"mmcv", "MMCVModulatedDeformConv2d", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, \
+     sizeof(mmd__deform_conv_data), mmd__modulated_deform_conv_f32_prepare, mmd__deform_conv_f32_eval})            \
+    MMD__K(mmdeploy_MMCVDeformConv2d, {"mmdeploy", "MMCVDeformConv2d", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__deform_conv_data), \
+     mmd__deform_conv_f32_prepare, mmd__deform_conv_f32_eval})                                                     \
+    MMD__K(mmcv_MMCVDeformConv2d, {"mmcv", "MMCVDeformConv2d", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__deform_conv_data), \
+     mmd__deform_conv_f32_prepare, mmd__deform_conv_f32_eval})                                                     \
+    MMD__K(mmdeploy_MMCVMultiScaleDeformableAttention, {"mmdeploy", "MMCVMultiScaleDeformableAttention", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, \
+     sizeof(mmd__msda_data), mmd__msda_f32_prepare, mmd__msda_f32_eval})                                           \
+    MMD__K(mmcv_MMCVMultiScaleDeformableAttention, {"mmcv", "MMCVMultiScaleDeformableAttention", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, \
+     sizeof(mmd__msda_data), mmd__msda_f32_prepare, mmd__msda_f32_eval})                                           \
+    MMD__K(mmdeploy_ScaledDotProductAttentionTRT, {"mmdeploy", "ScaledDotProductAttentionTRT", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, \
+     sizeof(mmd__sdpa_data), mmd__sdpa_f32_prepare, mmd__sdpa_f32_eval})                                           \
+    MMD__K(mmdeploy_GatherTopk, {"mmdeploy", "GatherTopk", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__gather_topk_data), \
+     mmd__gather_topk_prepare, mmd__gather_topk_eval})                                                             \
+    MMD__K(mmdeploy_TRTInstanceNormalization, {"mmdeploy", "TRTInstanceNormalization", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, \
+     sizeof(mmd__batchnorm_data), mmd__instance_norm_f32_prepare, mmd__instance_norm_f32_eval})                    \
+    MMD__K(mmdeploy_TRTBicubicInterpolate, {"mmdeploy", "TRTBicubicInterpolate", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__bicubic_data), \
+     mmd__bicubic_f32_prepare, mmd__bicubic_f32_eval})                                                             \
+    MMD__K(mmdeploy_GridPriorsTRT, {"mmdeploy", "GridPriorsTRT", MMD__MMDEPLOY_OPSET, MMD__MMDEPLOY_OPSET, 0, sizeof(mmd__grid_priors_data), \
+     mmd__grid_priors_prepare, mmd__grid_priors_eval})
 
 /* ==== >>MMDeploy custom ops: RoI align and NMS ==== */
 /* ==== >>mmdeploy detection kernels ==== */
@@ -7717,26 +7754,26 @@ static mmd_status mmd__trt_batched_nms_f32_eval(mmd_kernel_ctx *c) {
 }
 
 #define MMD__MMDEPLOY_DET_KERNELS                                                                                  \
-    {"mmdeploy", "NMSRotated", 1, 1, 0, sizeof(mmd__mmdet_nms_data), mmd__nms_rotated_f32_prepare,                 \
-     mmd__nms_rotated_f32_eval},                                                                                   \
-    {"mmdeploy", "NMSMatch", 1, 1, 0, sizeof(mmd__mmdet_nms_data), mmd__nms_match_f32_prepare,                     \
-     mmd__nms_match_f32_eval},                                                                                     \
-    {"mmdeploy", "TRTBatchedNMS", 1, 1, 0, sizeof(mmd__mmdet_nms_data), mmd__trt_batched_nms_f32_prepare,          \
-     mmd__trt_batched_nms_f32_eval},                                                                               \
-    {"mmdeploy", "TRTBatchedRotatedNMS", 1, 1, 0, sizeof(mmd__mmdet_nms_data),                                     \
-     mmd__trt_batched_rotated_nms_f32_prepare, mmd__trt_batched_nms_f32_eval},                                     \
-    {"mmcv", "MMCVRoiAlign", 1, 1, 0, sizeof(mmd__mmdet_roi_data), mmd__mmcv_roi_align_f32_prepare,                \
-     mmd__mmcv_roi_align_f32_eval},                                                                                \
-    {"mmdeploy", "MMCVRoiAlign", 1, 1, 0, sizeof(mmd__mmdet_roi_data), mmd__mmcv_roi_align_f32_prepare,            \
-     mmd__mmcv_roi_align_f32_eval},                                                                                \
-    {"mmdeploy", "MMCVRoIAlignRotated", 1, 1, 0, sizeof(mmd__mmdet_roi_data),                                      \
-     mmd__mmcv_roi_align_rotated_f32_prepare, mmd__mmcv_roi_align_f32_eval},                                       \
-    {"mmcv", "MMCVRoIAlignRotated", 1, 1, 0, sizeof(mmd__mmdet_roi_data), mmd__mmcv_roi_align_rotated_f32_prepare, \
-     mmd__mmcv_roi_align_f32_eval},                                                                                \
-    {"mmdeploy", "MMCVMultiLevelRoiAlign", 1, 1, 0, sizeof(mmd__mmdet_roi_data),                                   \
-     mmd__mmcv_multi_level_roi_align_f32_prepare, mmd__mmcv_multi_level_roi_align_f32_eval},                       \
-    {"mmdeploy", "MMCVMultiLevelRotatedRoiAlign", 1, 1, 0, sizeof(mmd__mmdet_roi_data),                            \
-     mmd__mmcv_multi_level_rotated_roi_align_f32_prepare, mmd__mmcv_multi_level_roi_align_f32_eval},
+    MMD__K(mmdeploy_NMSRotated, {"mmdeploy", "NMSRotated", 1, 1, 0, sizeof(mmd__mmdet_nms_data), mmd__nms_rotated_f32_prepare, \
+     mmd__nms_rotated_f32_eval})                                                                                   \
+    MMD__K(mmdeploy_NMSMatch, {"mmdeploy", "NMSMatch", 1, 1, 0, sizeof(mmd__mmdet_nms_data), mmd__nms_match_f32_prepare, \
+     mmd__nms_match_f32_eval})                                                                                     \
+    MMD__K(mmdeploy_TRTBatchedNMS, {"mmdeploy", "TRTBatchedNMS", 1, 1, 0, sizeof(mmd__mmdet_nms_data), mmd__trt_batched_nms_f32_prepare, \
+     mmd__trt_batched_nms_f32_eval})                                                                               \
+    MMD__K(mmdeploy_TRTBatchedRotatedNMS, {"mmdeploy", "TRTBatchedRotatedNMS", 1, 1, 0, sizeof(mmd__mmdet_nms_data), \
+     mmd__trt_batched_rotated_nms_f32_prepare, mmd__trt_batched_nms_f32_eval})                                     \
+    MMD__K(mmcv_MMCVRoiAlign, {"mmcv", "MMCVRoiAlign", 1, 1, 0, sizeof(mmd__mmdet_roi_data), mmd__mmcv_roi_align_f32_prepare, \
+     mmd__mmcv_roi_align_f32_eval})                                                                                \
+    MMD__K(mmdeploy_MMCVRoiAlign, {"mmdeploy", "MMCVRoiAlign", 1, 1, 0, sizeof(mmd__mmdet_roi_data), mmd__mmcv_roi_align_f32_prepare, \
+     mmd__mmcv_roi_align_f32_eval})                                                                                \
+    MMD__K(mmdeploy_MMCVRoIAlignRotated, {"mmdeploy", "MMCVRoIAlignRotated", 1, 1, 0, sizeof(mmd__mmdet_roi_data), \
+     mmd__mmcv_roi_align_rotated_f32_prepare, mmd__mmcv_roi_align_f32_eval})                                       \
+    MMD__K(mmcv_MMCVRoIAlignRotated, {"mmcv", "MMCVRoIAlignRotated", 1, 1, 0, sizeof(mmd__mmdet_roi_data), mmd__mmcv_roi_align_rotated_f32_prepare, \
+     mmd__mmcv_roi_align_f32_eval})                                                                                \
+    MMD__K(mmdeploy_MMCVMultiLevelRoiAlign, {"mmdeploy", "MMCVMultiLevelRoiAlign", 1, 1, 0, sizeof(mmd__mmdet_roi_data), \
+     mmd__mmcv_multi_level_roi_align_f32_prepare, mmd__mmcv_multi_level_roi_align_f32_eval})                       \
+    MMD__K(mmdeploy_MMCVMultiLevelRotatedRoiAlign, {"mmdeploy", "MMCVMultiLevelRotatedRoiAlign", 1, 1, 0, sizeof(mmd__mmdet_roi_data), \
+     mmd__mmcv_multi_level_rotated_roi_align_f32_prepare, mmd__mmcv_multi_level_roi_align_f32_eval})
 
 
 /* ==== >>ops table ==== */
@@ -7746,169 +7783,174 @@ static const mmd_kernel mmd__kernels[] = {
     MMD__MMDEPLOY_KERNELS
     MMD__MMDEPLOY_DET_KERNELS
     /* Elementwise maps. Relu takes the signed integers opset 14 added at any opset. */
-    {"", "Relu", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "LeakyRelu", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Sigmoid", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "HardSigmoid", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "HardSwish", 14, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Tanh", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Erf", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Sqrt", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Clip", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__clip_any_prepare, mmd__map_any_eval},
-    {"", "Abs", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Neg", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Sign", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Acos", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Acosh", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Asin", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Asinh", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Atan", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Atanh", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Ceil", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Cos", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Cosh", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Exp", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Floor", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Log", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Reciprocal", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Round", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Sin", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Sinh", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Tan", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Softplus", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Softsign", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Celu", 12, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Elu", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Selu", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Shrink", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "ThresholdedRelu", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "IsInf", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__is_inf_any_prepare, mmd__map_any_eval},
-    {"", "IsNaN", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
-    {"", "Not", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval},
+    MMD__K(Relu, {"", "Relu", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(LeakyRelu, {"", "LeakyRelu", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Sigmoid, {"", "Sigmoid", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(HardSigmoid, {"", "HardSigmoid", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(HardSwish, {"", "HardSwish", 14, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Tanh, {"", "Tanh", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Erf, {"", "Erf", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Sqrt, {"", "Sqrt", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Clip, {"", "Clip", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__clip_any_prepare, mmd__map_any_eval})
+    MMD__K(Abs, {"", "Abs", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Neg, {"", "Neg", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Sign, {"", "Sign", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Acos, {"", "Acos", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Acosh, {"", "Acosh", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Asin, {"", "Asin", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Asinh, {"", "Asinh", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Atan, {"", "Atan", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Atanh, {"", "Atanh", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Ceil, {"", "Ceil", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Cos, {"", "Cos", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Cosh, {"", "Cosh", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Exp, {"", "Exp", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Floor, {"", "Floor", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Log, {"", "Log", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Reciprocal, {"", "Reciprocal", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Round, {"", "Round", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Sin, {"", "Sin", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Sinh, {"", "Sinh", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Tan, {"", "Tan", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Softplus, {"", "Softplus", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Softsign, {"", "Softsign", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Celu, {"", "Celu", 12, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Elu, {"", "Elu", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Selu, {"", "Selu", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Shrink, {"", "Shrink", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(ThresholdedRelu, {"", "ThresholdedRelu", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(IsInf, {"", "IsInf", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__is_inf_any_prepare, mmd__map_any_eval})
+    MMD__K(IsNaN, {"", "IsNaN", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
+    MMD__K(Not, {"", "Not", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__map_data), mmd__map_any_prepare, mmd__map_any_eval})
     /* Binary ops, Where, the variadic ops and the casts. Opset 1 to 6 binary ops had the
        `broadcast` attribute; before opset 8 Max, Min, Sum and Mean required equal shapes, which
        broadcasting serves as well. */
-    {"", "Add", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "Sub", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "Mul", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "Div", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "Pow", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "Mod", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__mod_any_prepare, mmd__binary_eval},
-    {"", "PRelu", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__prelu_any_prepare, mmd__binary_eval},
-    {"", "Equal", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "Greater", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "GreaterOrEqual", 12, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "Less", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "LessOrEqual", 12, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "And", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "Or", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "Xor", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval},
-    {"", "Where", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__where_data), mmd__where_any_prepare, mmd__where_any_eval},
-    {"", "Max", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__variadic_data), mmd__variadic_any_prepare, mmd__variadic_any_eval},
-    {"", "Min", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__variadic_data), mmd__variadic_any_prepare, mmd__variadic_any_eval},
-    {"", "Sum", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__variadic_data), mmd__variadic_any_prepare, mmd__variadic_any_eval},
-    {"", "Mean", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__variadic_data), mmd__variadic_any_prepare, mmd__variadic_any_eval},
-    {"", "Cast", 6, MMD__OPSET_CHECKED, 0, sizeof(mmd__cast_data), mmd__cast_prepare, mmd__cast_eval},
-    {"", "CastLike", 15, MMD__OPSET_CHECKED, 0, sizeof(mmd__cast_data), mmd__cast_like_any_prepare, mmd__cast_eval},
+    MMD__K(Add, {"", "Add", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval})
+    MMD__K(Sub, {"", "Sub", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval})
+    MMD__K(Mul, {"", "Mul", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval})
+    MMD__K(Div, {"", "Div", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval})
+    MMD__K(Pow, {"", "Pow", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval})
+    MMD__K(Mod, {"", "Mod", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__mod_any_prepare, mmd__binary_eval})
+    MMD__K(PRelu, {"", "PRelu", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__prelu_any_prepare, mmd__binary_eval})
+    MMD__K(Equal, {"", "Equal", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval})
+    MMD__K(Greater, {"", "Greater", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval})
+    MMD__K(GreaterOrEqual, {"", "GreaterOrEqual", 12, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval})
+    MMD__K(Less, {"", "Less", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval})
+    MMD__K(LessOrEqual, {"", "LessOrEqual", 12, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval})
+    MMD__K(And, {"", "And", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval})
+    MMD__K(Or, {"", "Or", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval})
+    MMD__K(Xor, {"", "Xor", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__binary_data), mmd__binary_any_prepare, mmd__binary_eval})
+    MMD__K(Where, {"", "Where", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__where_data), mmd__where_any_prepare, mmd__where_any_eval})
+    MMD__K(Max, {"", "Max", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__variadic_data), mmd__variadic_any_prepare, mmd__variadic_any_eval})
+    MMD__K(Min, {"", "Min", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__variadic_data), mmd__variadic_any_prepare, mmd__variadic_any_eval})
+    MMD__K(Sum, {"", "Sum", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__variadic_data), mmd__variadic_any_prepare, mmd__variadic_any_eval})
+    MMD__K(Mean, {"", "Mean", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__variadic_data), mmd__variadic_any_prepare, mmd__variadic_any_eval})
+    MMD__K(Cast, {"", "Cast", 6, MMD__OPSET_CHECKED, 0, sizeof(mmd__cast_data), mmd__cast_prepare, mmd__cast_eval})
+    MMD__K(CastLike, {"", "CastLike", 15, MMD__OPSET_CHECKED, 0, sizeof(mmd__cast_data), mmd__cast_like_any_prepare, mmd__cast_eval})
     /* Shape and layout. */
-    {"", "Constant", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__constant_data), mmd__constant_any_prepare, mmd__constant_any_eval},
-    {"", "ConstantOfShape", 9, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(0), sizeof(mmd__constant_of_shape_data), mmd__constant_of_shape_any_prepare, mmd__constant_of_shape_any_eval},
-    {"", "Shape", 1, MMD__OPSET_CHECKED, MMD_KERNEL_SHAPE_ONLY, sizeof(mmd__shape_data), mmd__shape_any_prepare, mmd__shape_any_eval},
-    {"", "Size", 1, MMD__OPSET_CHECKED, MMD_KERNEL_SHAPE_ONLY, 0, mmd__size_any_prepare, mmd__size_any_eval},
-    {"", "Identity", 1, MMD__OPSET_CHECKED, 0, 0, mmd__identity_any_prepare, mmd__identity_any_eval},
-    {"", "Dropout", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(2), sizeof(mmd__dropout_data), mmd__dropout_any_prepare, mmd__dropout_any_eval},
-    {"", "Flatten", 1, MMD__OPSET_CHECKED, 0, 0, mmd__flatten_any_prepare, mmd__identity_any_eval},
-    {"", "Reshape", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__reshape_any_prepare, mmd__identity_any_eval},
-    {"", "Squeeze", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__squeeze_any_prepare, mmd__identity_any_eval},
-    {"", "Unsqueeze", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__unsqueeze_any_prepare, mmd__identity_any_eval},
-    {"", "Transpose", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__view_data), mmd__transpose_any_prepare, mmd__view_any_eval},
-    {"", "Slice", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(2) | MMD_KERNEL_VALUE_INPUT(3) | MMD_KERNEL_VALUE_INPUT(4), sizeof(mmd__view_data), mmd__slice_any_prepare, mmd__view_any_eval},
-    {"", "Expand", 8, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__view_data), mmd__expand_any_prepare, mmd__view_any_eval},
-    {"", "Concat", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__axis_data), mmd__concat_any_prepare, mmd__concat_any_eval},
-    {"", "Split", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__axis_data), mmd__split_any_prepare, mmd__split_any_eval},
-    {"", "Gather", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__axis_data), mmd__gather_any_prepare, mmd__gather_any_eval},
+    MMD__K(Constant, {"", "Constant", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__constant_data), mmd__constant_any_prepare, mmd__constant_any_eval})
+    MMD__K(ConstantOfShape, {"", "ConstantOfShape", 9, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(0), sizeof(mmd__constant_of_shape_data), mmd__constant_of_shape_any_prepare, mmd__constant_of_shape_any_eval})
+    MMD__K(Shape, {"", "Shape", 1, MMD__OPSET_CHECKED, MMD_KERNEL_SHAPE_ONLY, sizeof(mmd__shape_data), mmd__shape_any_prepare, mmd__shape_any_eval})
+    MMD__K(Size, {"", "Size", 1, MMD__OPSET_CHECKED, MMD_KERNEL_SHAPE_ONLY, 0, mmd__size_any_prepare, mmd__size_any_eval})
+    MMD__K(Identity, {"", "Identity", 1, MMD__OPSET_CHECKED, 0, 0, mmd__identity_any_prepare, mmd__identity_any_eval})
+    MMD__K(Dropout, {"", "Dropout", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(2), sizeof(mmd__dropout_data), mmd__dropout_any_prepare, mmd__dropout_any_eval})
+    MMD__K(Flatten, {"", "Flatten", 1, MMD__OPSET_CHECKED, 0, 0, mmd__flatten_any_prepare, mmd__identity_any_eval})
+    MMD__K(Reshape, {"", "Reshape", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__reshape_any_prepare, mmd__identity_any_eval})
+    MMD__K(Squeeze, {"", "Squeeze", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__squeeze_any_prepare, mmd__identity_any_eval})
+    MMD__K(Unsqueeze, {"", "Unsqueeze", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__unsqueeze_any_prepare, mmd__identity_any_eval})
+    MMD__K(Transpose, {"", "Transpose", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__view_data), mmd__transpose_any_prepare, mmd__view_any_eval})
+    MMD__K(Slice, {"", "Slice", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(2) | MMD_KERNEL_VALUE_INPUT(3) | MMD_KERNEL_VALUE_INPUT(4), sizeof(mmd__view_data), mmd__slice_any_prepare, mmd__view_any_eval})
+    MMD__K(Expand, {"", "Expand", 8, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__view_data), mmd__expand_any_prepare, mmd__view_any_eval})
+    MMD__K(Concat, {"", "Concat", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__axis_data), mmd__concat_any_prepare, mmd__concat_any_eval})
+    MMD__K(Split, {"", "Split", 1, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__axis_data), mmd__split_any_prepare, mmd__split_any_eval})
+    MMD__K(Gather, {"", "Gather", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__axis_data), mmd__gather_any_prepare, mmd__gather_any_eval})
     /* Indexing. Versions whose semantics changed are handled inside the kernels (Pad's inputs at
        11, axes at 18, wrap at 19; scatter reductions at 16 and 18; OneHot's negative indices at
        11; DepthToSpace's mode at 11). Scatter stops at 10: version 11 is deprecated in favour of
        ScatterElements. */
-    {"", "GatherElements", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__elements_data), mmd__gather_elements_any_prepare, mmd__gather_elements_any_eval},
-    {"", "ScatterElements", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__elements_data), mmd__scatter_elements_any_prepare, mmd__scatter_elements_any_eval},
-    {"", "Scatter", 9, 10, 0, sizeof(mmd__elements_data), mmd__scatter_elements_any_prepare, mmd__scatter_elements_any_eval},
-    {"", "GatherND", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__nd_data), mmd__gather_nd_any_prepare, mmd__gather_nd_any_eval},
-    {"", "ScatterND", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__nd_data), mmd__scatter_nd_any_prepare, mmd__scatter_nd_any_eval},
-    {"", "NonZero", 9, MMD__OPSET_CHECKED, 0, 0, mmd__non_zero_any_prepare, mmd__non_zero_any_eval},
-    {"", "Compress", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__compress_data), mmd__compress_any_prepare, mmd__compress_any_eval},
-    {"", "OneHot", 9, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__one_hot_data), mmd__one_hot_any_prepare, mmd__one_hot_any_eval},
-    {"", "Range", 11, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(0) | MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(2), 0, mmd__range_any_prepare, mmd__range_any_eval},
-    {"", "Tile", 6, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__tile_any_prepare, mmd__tile_any_eval},
-    {"", "Pad", 2, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(3), sizeof(mmd__pad_data), mmd__pad_any_prepare, mmd__pad_any_eval},
-    {"", "Trilu", 14, MMD__OPSET_CHECKED, 0, sizeof(mmd__trilu_data), mmd__trilu_any_prepare, mmd__trilu_any_eval},
-    {"", "EyeLike", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__eye_like_data), mmd__eye_like_any_prepare, mmd__eye_like_any_eval},
-    {"", "DepthToSpace", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__block_data), mmd__depth_to_space_any_prepare, mmd__block_any_eval},
-    {"", "SpaceToDepth", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__block_data), mmd__space_to_depth_any_prepare, mmd__block_any_eval},
+    MMD__K(GatherElements, {"", "GatherElements", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__elements_data), mmd__gather_elements_any_prepare, mmd__gather_elements_any_eval})
+    MMD__K(ScatterElements, {"", "ScatterElements", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__elements_data), mmd__scatter_elements_any_prepare, mmd__scatter_elements_any_eval})
+    MMD__K(Scatter, {"", "Scatter", 9, 10, 0, sizeof(mmd__elements_data), mmd__scatter_elements_any_prepare, mmd__scatter_elements_any_eval})
+    MMD__K(GatherND, {"", "GatherND", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__nd_data), mmd__gather_nd_any_prepare, mmd__gather_nd_any_eval})
+    MMD__K(ScatterND, {"", "ScatterND", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__nd_data), mmd__scatter_nd_any_prepare, mmd__scatter_nd_any_eval})
+    MMD__K(NonZero, {"", "NonZero", 9, MMD__OPSET_CHECKED, 0, 0, mmd__non_zero_any_prepare, mmd__non_zero_any_eval})
+    MMD__K(Compress, {"", "Compress", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__compress_data), mmd__compress_any_prepare, mmd__compress_any_eval})
+    MMD__K(OneHot, {"", "OneHot", 9, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__one_hot_data), mmd__one_hot_any_prepare, mmd__one_hot_any_eval})
+    MMD__K(Range, {"", "Range", 11, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(0) | MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(2), 0, mmd__range_any_prepare, mmd__range_any_eval})
+    MMD__K(Tile, {"", "Tile", 6, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), 0, mmd__tile_any_prepare, mmd__tile_any_eval})
+    MMD__K(Pad, {"", "Pad", 2, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(3), sizeof(mmd__pad_data), mmd__pad_any_prepare, mmd__pad_any_eval})
+    MMD__K(Trilu, {"", "Trilu", 14, MMD__OPSET_CHECKED, 0, sizeof(mmd__trilu_data), mmd__trilu_any_prepare, mmd__trilu_any_eval})
+    MMD__K(EyeLike, {"", "EyeLike", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__eye_like_data), mmd__eye_like_any_prepare, mmd__eye_like_any_eval})
+    MMD__K(DepthToSpace, {"", "DepthToSpace", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__block_data), mmd__depth_to_space_any_prepare, mmd__block_any_eval})
+    MMD__K(SpaceToDepth, {"", "SpaceToDepth", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__block_data), mmd__space_to_depth_any_prepare, mmd__block_any_eval})
     /* Reductions and sorting: Reduce* and TopK before the opset that moved axes (k) to an input,
        then from it on, flagged so that a graph input feeding it re-plans when rebound. */
-    {"", "ReduceSum", 1, 12, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ReduceSum", 13, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ReduceMean", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ReduceMean", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ReduceProd", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ReduceProd", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ReduceMax", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ReduceMax", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ReduceMin", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ReduceMin", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ReduceL1", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ReduceL1", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ReduceL2", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ReduceL2", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ReduceSumSquare", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ReduceSumSquare", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ReduceLogSum", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ReduceLogSum", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ReduceLogSumExp", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ReduceLogSumExp", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval},
-    {"", "ArgMax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__arg_data), mmd__arg_prepare, mmd__arg_eval},
-    {"", "ArgMin", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__arg_data), mmd__arg_prepare, mmd__arg_eval},
-    {"", "CumSum", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__cumsum_data), mmd__cumsum_prepare, mmd__cumsum_eval},
-    {"", "TopK", 1, 9, 0, sizeof(mmd__topk_data), mmd__topk_prepare, mmd__topk_eval},
-    {"", "TopK", 10, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__topk_data), mmd__topk_prepare, mmd__topk_eval},
-    {"", "Einsum", 12, MMD__OPSET_CHECKED, 0, sizeof(mmd__einsum_data), mmd__einsum_prepare, mmd__einsum_eval},
+    MMD__K(ReduceSum, {"", "ReduceSum", 1, 12, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ReduceSum, {"", "ReduceSum", 13, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ReduceMean, {"", "ReduceMean", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ReduceMean, {"", "ReduceMean", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ReduceProd, {"", "ReduceProd", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ReduceProd, {"", "ReduceProd", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ReduceMax, {"", "ReduceMax", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ReduceMax, {"", "ReduceMax", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ReduceMin, {"", "ReduceMin", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ReduceMin, {"", "ReduceMin", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ReduceL1, {"", "ReduceL1", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ReduceL1, {"", "ReduceL1", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ReduceL2, {"", "ReduceL2", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ReduceL2, {"", "ReduceL2", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ReduceSumSquare, {"", "ReduceSumSquare", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ReduceSumSquare, {"", "ReduceSumSquare", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ReduceLogSum, {"", "ReduceLogSum", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ReduceLogSum, {"", "ReduceLogSum", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ReduceLogSumExp, {"", "ReduceLogSumExp", 1, 17, 0, sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ReduceLogSumExp, {"", "ReduceLogSumExp", 18, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__reduction_data), mmd__reduce_prepare, mmd__reduce_eval})
+    MMD__K(ArgMax, {"", "ArgMax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__arg_data), mmd__arg_prepare, mmd__arg_eval})
+    MMD__K(ArgMin, {"", "ArgMin", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__arg_data), mmd__arg_prepare, mmd__arg_eval})
+    MMD__K(CumSum, {"", "CumSum", 11, MMD__OPSET_CHECKED, 0, sizeof(mmd__cumsum_data), mmd__cumsum_prepare, mmd__cumsum_eval})
+    MMD__K(TopK, {"", "TopK", 1, 9, 0, sizeof(mmd__topk_data), mmd__topk_prepare, mmd__topk_eval})
+    MMD__K(TopK, {"", "TopK", 10, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__topk_data), mmd__topk_prepare, mmd__topk_eval})
+    MMD__K(Einsum, {"", "Einsum", 12, MMD__OPSET_CHECKED, 0, sizeof(mmd__einsum_data), mmd__einsum_prepare, mmd__einsum_eval})
     /* Convolution and pooling. */
-    {"", "Conv", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__conv_data), mmd__conv_f32_prepare, mmd__conv_f32_eval},
-    {"", "ConvTranspose", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__conv_data), mmd__conv_transpose_f32_prepare, mmd__conv_transpose_f32_eval},
-    {"", "MaxPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__pool_data), mmd__pool_f32_prepare, mmd__pool_f32_eval},
-    {"", "AveragePool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__pool_data), mmd__pool_f32_prepare, mmd__pool_f32_eval},
-    {"", "LpPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__pool_data), mmd__pool_f32_prepare, mmd__pool_f32_eval},
-    {"", "GlobalAveragePool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__plane_data), mmd__global_pool_f32_prepare, mmd__global_pool_f32_eval},
-    {"", "GlobalMaxPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__plane_data), mmd__global_pool_f32_prepare, mmd__global_pool_f32_eval},
-    {"", "GlobalLpPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__plane_data), mmd__global_pool_f32_prepare, mmd__global_pool_f32_eval},
+    MMD__K(Conv, {"", "Conv", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__conv_data), mmd__conv_f32_prepare, mmd__conv_f32_eval})
+    MMD__K(ConvTranspose, {"", "ConvTranspose", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__conv_data), mmd__conv_transpose_f32_prepare, mmd__conv_transpose_f32_eval})
+    MMD__K(MaxPool, {"", "MaxPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__pool_data), mmd__pool_f32_prepare, mmd__pool_f32_eval})
+    MMD__K(AveragePool, {"", "AveragePool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__pool_data), mmd__pool_f32_prepare, mmd__pool_f32_eval})
+    MMD__K(LpPool, {"", "LpPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__pool_data), mmd__pool_f32_prepare, mmd__pool_f32_eval})
+    MMD__K(GlobalAveragePool, {"", "GlobalAveragePool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__plane_data), mmd__global_pool_f32_prepare, mmd__global_pool_f32_eval})
+    MMD__K(GlobalMaxPool, {"", "GlobalMaxPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__plane_data), mmd__global_pool_f32_prepare, mmd__global_pool_f32_eval})
+    MMD__K(GlobalLpPool, {"", "GlobalLpPool", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__plane_data), mmd__global_pool_f32_prepare, mmd__global_pool_f32_eval})
     /* Matrix products and normalisation. */
-    {"", "Gemm", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__gemm_data), mmd__gemm_f32_prepare, mmd__gemm_f32_eval},
-    {"", "MatMul", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__matmul_data), mmd__matmul_f32_prepare, mmd__matmul_f32_eval},
-    {"", "Softmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval},
-    {"", "LogSoftmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval},
-    {"", "Hardmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval},
-    {"", "BatchNormalization", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__batchnorm_data), mmd__batchnorm_f32_prepare, mmd__batchnorm_f32_eval},
-    {"", "InstanceNormalization", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__batchnorm_data), mmd__instance_norm_f32_prepare, mmd__instance_norm_f32_eval},
-    {"", "LayerNormalization", 17, MMD__OPSET_CHECKED, 0, sizeof(mmd__layer_norm_data), mmd__layer_norm_f32_prepare, mmd__layer_norm_f32_eval},
-    {"", "LRN", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__lrn_data), mmd__lrn_f32_prepare, mmd__lrn_f32_eval},
-    {"", "MeanVarianceNormalization", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__mvn_data), mmd__mvn_f32_prepare, mmd__mvn_f32_eval},
+    MMD__K(Gemm, {"", "Gemm", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__gemm_data), mmd__gemm_f32_prepare, mmd__gemm_f32_eval})
+    MMD__K(MatMul, {"", "MatMul", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__matmul_data), mmd__matmul_f32_prepare, mmd__matmul_f32_eval})
+    MMD__K(Softmax, {"", "Softmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval})
+    MMD__K(LogSoftmax, {"", "LogSoftmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval})
+    MMD__K(Hardmax, {"", "Hardmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval})
+    MMD__K(BatchNormalization, {"", "BatchNormalization", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__batchnorm_data), mmd__batchnorm_f32_prepare, mmd__batchnorm_f32_eval})
+    MMD__K(InstanceNormalization, {"", "InstanceNormalization", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__batchnorm_data), mmd__instance_norm_f32_prepare, mmd__instance_norm_f32_eval})
+    MMD__K(LayerNormalization, {"", "LayerNormalization", 17, MMD__OPSET_CHECKED, 0, sizeof(mmd__layer_norm_data), mmd__layer_norm_f32_prepare, mmd__layer_norm_f32_eval})
+    MMD__K(LRN, {"", "LRN", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__lrn_data), mmd__lrn_f32_prepare, mmd__lrn_f32_eval})
+    MMD__K(MeanVarianceNormalization, {"", "MeanVarianceNormalization", 9, MMD__OPSET_CHECKED, 0, sizeof(mmd__mvn_data), mmd__mvn_f32_prepare, mmd__mvn_f32_eval})
     /* Resampling and detection. */
-    {"", "GridSample", 16, MMD__OPSET_CHECKED, 0, sizeof(mmd__grid_sample_data), mmd__grid_sample_f32_prepare, mmd__grid_sample_f32_eval},
-    {"", "Upsample", 7, 9, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__resize_data), mmd__resize_prepare, mmd__resize_eval},
-    {"", "Resize", 10, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(2) | MMD_KERNEL_VALUE_INPUT(3), sizeof(mmd__resize_data), mmd__resize_prepare, mmd__resize_eval},
-    {"", "RoiAlign", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__roi_align_data), mmd__roi_align_prepare, mmd__roi_align_eval},
-    {"", "NonMaxSuppression", 10, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(2), sizeof(mmd__nms_data), mmd__nms_prepare, mmd__nms_eval},
+    MMD__K(GridSample, {"", "GridSample", 16, MMD__OPSET_CHECKED, 0, sizeof(mmd__grid_sample_data), mmd__grid_sample_f32_prepare, mmd__grid_sample_f32_eval})
+    MMD__K(Upsample, {"", "Upsample", 7, 9, MMD_KERNEL_VALUE_INPUT(1), sizeof(mmd__resize_data), mmd__resize_prepare, mmd__resize_eval})
+    MMD__K(Resize, {"", "Resize", 10, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(1) | MMD_KERNEL_VALUE_INPUT(2) | MMD_KERNEL_VALUE_INPUT(3), sizeof(mmd__resize_data), mmd__resize_prepare, mmd__resize_eval})
+    MMD__K(RoiAlign, {"", "RoiAlign", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__roi_align_data), mmd__roi_align_prepare, mmd__roi_align_eval})
+    MMD__K(NonMaxSuppression, {"", "NonMaxSuppression", 10, MMD__OPSET_CHECKED, MMD_KERNEL_VALUE_INPUT(2), sizeof(mmd__nms_data), mmd__nms_prepare, mmd__nms_eval})
+    {"", "", 1, 0, 0, 0, NULL, NULL} /* matches no node (opset 1..0): never empty */
 };
 
 /* "" and "ai.onnx" name the same domain. */
 static int32_t mmd__domain_is_onnx(const char *d) { return !d || !d[0] || !strcmp(d, "ai.onnx"); }
 
+#if defined(MMD_ONLY_OPS) && (defined(__GNUC__) || defined(__clang__))
+#pragma GCC diagnostic pop
+#endif
+
 MMD_API const mmd_kernel *mmd_ops_find(const char *domain, const char *op_type, int64_t opset) {
     size_t i;
     if (!op_type) return NULL;
-    for (i = 0; i < sizeof mmd__kernels / sizeof mmd__kernels[0]; ++i) {
+    for (i = 0; i < mmd_ops_count(); ++i) {
         const mmd_kernel *k = &mmd__kernels[i];
         int32_t same = mmd__domain_is_onnx(domain) ? mmd__domain_is_onnx(k->domain)
                                                    : k->domain && !strcmp(domain, k->domain);
@@ -7917,7 +7959,7 @@ MMD_API const mmd_kernel *mmd_ops_find(const char *domain, const char *op_type, 
     return NULL;
 }
 
-MMD_API size_t mmd_ops_count(void) { return sizeof mmd__kernels / sizeof mmd__kernels[0]; }
+MMD_API size_t mmd_ops_count(void) { return sizeof mmd__kernels / sizeof mmd__kernels[0] - 1; }
 
 MMD_API const mmd_kernel *mmd_ops_at(size_t i) { return i < mmd_ops_count() ? &mmd__kernels[i] : NULL; }
 

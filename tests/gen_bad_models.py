@@ -569,6 +569,12 @@ def cases():
                                        featmap_strides=[4.0, 8.0])],
                      [("rois", TensorProto.FLOAT, [2, 5]), ("X", TensorProto.FLOAT, [1, 4, 8, 8])],
                      [("Y", TensorProto.FLOAT, [2, 4, 2, 2])], opsets=(("", 13), ("mmdeploy", 1)))))
+    # Found by fuzz_run: a tiny scale gives an empty output, whose kernel asked for no scratch;
+    # the runtime must still hand it a valid pointer (NULL plus zero is undefined behaviour).
+    add("bicubic_scale_to_empty_output", "OK",
+        ser(x_model(helper.make_node("TRTBicubicInterpolate", ["X"], ["Y"], domain="mmdeploy",
+                                     scale_factor=[1e-20, 1e-20]), [1, 4, 0, 0],
+                    opsets=(("", 13), ("mmdeploy", 1)))))
     add("gather_from_empty_axis", "ERR_INDEX",
         ser(x_model(helper.make_node("Gather", ["X", "i"], ["Y"], axis=1), [1, 1, 2, 2],
                     [numpy_helper.from_array(np.array([0], np.int64), "i")], x_dims=(1, 0, 2, 2))))
