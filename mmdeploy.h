@@ -17,7 +17,8 @@
 
    WHAT IT DOES NOT DO
      No training, no control-flow operators (If/Loop/Scan), no external-data tensors, no sparse
-     tensors, no string tensors, no intra-op threads, no big-endian hosts (weights are read as
+     tensors, no string tensors, no inter-op parallelism (nodes run one after another, each on
+     up to mmd_options.threads threads), no big-endian hosts (weights are read as
      stored). Each limit gives a status code, not a crash. Subgraph attributes are never
      decoded, so nesting depth is bounded by construction.
 
@@ -34,6 +35,9 @@
                                firmware builds can say so, and `make mcu-size` checks it with nm
      MMD_ONLY_OPS              compile only the kernels whose MMD_OP_<op_type> is defined too;
                                `mmdeploy convert M.onnx --ops-header ops.h` writes that list
+     MMD_NO_THREADS            no built-in thread pool and no pthread symbol (implied by
+                               MMD_NO_MALLOC and on Windows); threads > 1 then need
+                               mmd_options.parallel
      MMD_NO_ERROR_STRINGS      drop message text (codes stay)
      MMD_MAX_RANK              largest tensor rank (default 8)
      MMD_MAX_TENSOR_BYTES      largest tensor a model may declare or a plan may make (default 1 GiB)
@@ -68,6 +72,11 @@
 
    THREAD SAFETY
      A session is used by one thread at a time. Different sessions share nothing.
+     Inside a run, one node may use up to mmd_options.threads threads: its kernel splits its
+     work into independent shares (output rows, tiles, channels), each computed exactly as it
+     would be on one thread, so results do not depend on the thread count. The shares run on
+     mmd_options.parallel when given, else on a pthreads pool the session starts at create
+     (threads - 1 workers that spin briefly between nodes, then sleep) and joins at destroy.
 
    LIMITS
      The model bytes and the caller's inputs are untrusted: every count, length, offset, dim,
@@ -378,6 +387,15 @@ typedef struct mmd_profile_event {
 } mmd_profile_event;
 typedef void (*mmd_profiler_fn)(void *user, const mmd_profile_event *event);
 
+/* ---- threads (types) ---------------------------------------------------------------------- */
+/* One share of a parallel loop: index runs over [0, count) of the mmd_parallel_fn call. */
+typedef void (*mmd_task_fn)(void *ctx, int32_t index);
+/* The thread hook. Calls task(ctx, i) exactly once for every i in [0, count), on up to the
+   session's `threads` threads at once (the calling thread may take some), and returns only when
+   every call has returned. Calls never nest: a task does not call the hook again. An RTOS or an
+   application's own pool plugs in here; without it the host build uses a built-in pool. */
+typedef void (*mmd_parallel_fn)(void *user, mmd_task_fn task, void *ctx, int32_t count);
+
 /* Options for mmd_session_create; zero means default (all-zero struct or NULL pointer). */
 typedef struct mmd_options {
     void *arena;                     /* caller-owned memory; NULL: grow one with MMD_MALLOC */
@@ -385,6 +403,11 @@ typedef struct mmd_options {
     int32_t copy_weights;            /* 1: copy every initializer so the model bytes may be freed */
     const mmd_backend_registry *backends; /* tried in order before the reference kernels; NULL none */
     const char *backend_dir;         /* work directory for the backends' create (to_backend's) */
+    int32_t threads;                 /* threads one node may use; 0 or 1: the calling thread only */
+    mmd_parallel_fn parallel;        /* runs the parallel loops when threads > 1; NULL: the built-in
+                                        pthreads pool of threads - 1 workers (host builds; builds
+                                        with MMD_NO_THREADS then refuse threads > 1) */
+    void *parallel_user;             /* passed back to parallel */
 } mmd_options;
 
 /* Plan figures, for reports and for sizing a firmware arena. */
@@ -395,6 +418,7 @@ typedef struct mmd_plan_stats {
     size_t activation_sum_bytes;     /* sum of all activations if none shared memory */
     size_t constant_bytes;           /* tensors folded at prepare time */
     size_t scratch_bytes;            /* largest kernel scratch request */
+    size_t packed_bytes;             /* weights repacked once at plan time for the kernels */
     int32_t node_count, folded_count;
     int32_t reprepare_count;         /* nodes that re-run prepare at run time (dynamic shapes) */
 } mmd_plan_stats;
@@ -813,6 +837,139 @@ MMD_API void mmd_arena_release(mmd_arena *a) {
     a->used = 0;
 }
 
+/* ==== >>threads ==== */
+/* The built-in pool behind mmd_options.threads: threads - 1 workers plus the calling thread take
+   the indices of one parallel loop from a shared counter. A job is a barrier for every worker
+   (each checks in when it has no index left), so no worker still holds the previous job's task
+   when the next one starts. Between jobs workers spin for a while (a model's nodes follow each
+   other within microseconds) and then sleep on a condition variable. */
+#if defined(MMD_NO_MALLOC) || defined(_WIN32)
+#ifndef MMD_NO_THREADS
+#define MMD_NO_THREADS
+#endif
+#endif
+#ifndef MMD_NO_THREADS
+#include <pthread.h>
+#include <sched.h>
+
+/* Spins (about 50-100 microseconds) before a worker sleeps, and before the caller, waiting for
+   workers, yields. */
+#define MMD__POOL_SPINS 20000
+
+typedef struct mmd__pool {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pthread_t *workers;
+    int32_t worker_count;            /* started and to be joined */
+    mmd_task_fn task;                /* the current job, written before generation moves */
+    void *ctx;
+    int32_t count;
+    int32_t next;                    /* atomic: next index to hand out */
+    int32_t checked_in;              /* atomic: workers done with the current job */
+    uint32_t generation;             /* atomic: bumped once per job */
+    int32_t quit;                    /* atomic: set once, at destroy */
+} mmd__pool;
+
+static void mmd__pool_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ __volatile__("pause");
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static void mmd__pool_drain(mmd__pool *p) {
+    int32_t i;
+    while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_ACQ_REL)) < p->count) p->task(p->ctx, i);
+}
+
+static void *mmd__pool_worker(void *arg) {
+    mmd__pool *p = (mmd__pool *)arg;
+    uint32_t seen = 0;
+    for (;;) {
+        int32_t spins = 0;
+        while (__atomic_load_n(&p->generation, __ATOMIC_ACQUIRE) == seen &&
+               !__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE) && spins++ < MMD__POOL_SPINS)
+            mmd__pool_pause();
+        if (__atomic_load_n(&p->generation, __ATOMIC_ACQUIRE) == seen) {
+            pthread_mutex_lock(&p->lock);
+            while (__atomic_load_n(&p->generation, __ATOMIC_ACQUIRE) == seen &&
+                   !__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE))
+                pthread_cond_wait(&p->wake, &p->lock);
+            pthread_mutex_unlock(&p->lock);
+        }
+        if (__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE)) return NULL;
+        seen = __atomic_load_n(&p->generation, __ATOMIC_ACQUIRE);
+        mmd__pool_drain(p);
+        __atomic_fetch_add(&p->checked_in, 1, __ATOMIC_ACQ_REL);
+    }
+}
+
+/* The mmd_parallel_fn of the built-in pool. */
+static void mmd__pool_run(void *user, mmd_task_fn task, void *ctx, int32_t count) {
+    mmd__pool *p = (mmd__pool *)user;
+    int32_t spins = 0;
+    p->task = task;
+    p->ctx = ctx;
+    p->count = count;
+    __atomic_store_n(&p->next, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->checked_in, 0, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&p->generation, 1, __ATOMIC_ACQ_REL);
+    /* Taking the lock orders this wake after any worker's last look at generation. */
+    pthread_mutex_lock(&p->lock);
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+    mmd__pool_drain(p);
+    while (__atomic_load_n(&p->checked_in, __ATOMIC_ACQUIRE) < p->worker_count) {
+        if (spins++ < MMD__POOL_SPINS) mmd__pool_pause();
+        else sched_yield();
+    }
+}
+
+static void mmd__pool_stop(mmd__pool *p) {
+    int32_t i;
+    if (!p) return;
+    pthread_mutex_lock(&p->lock);
+    __atomic_store_n(&p->quit, 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+    for (i = 0; i < p->worker_count; ++i) pthread_join(p->workers[i], NULL);
+    pthread_cond_destroy(&p->wake);
+    pthread_mutex_destroy(&p->lock);
+    MMD_FREE(p->workers);
+    MMD_FREE(p);
+}
+
+/* Starts threads - 1 workers. The pool lives on the heap, not in the arena, because a caller
+   arena may be reused after destroy while a worker would still be leaving. */
+static mmd_status mmd__pool_start(int32_t threads, mmd__pool **out, mmd_error *err) {
+    mmd__pool *p = (mmd__pool *)MMD_MALLOC(sizeof(mmd__pool));
+    int32_t i;
+    *out = NULL;
+    if (!p) return mmd_error_set(err, MMD_ERR_OUT_OF_MEMORY, -1, NULL, "out of memory starting a thread pool");
+    memset(p, 0, sizeof(*p));
+    p->workers = (pthread_t *)MMD_MALLOC(sizeof(pthread_t) * (size_t)(threads - 1));
+    if (!p->workers || pthread_mutex_init(&p->lock, NULL) != 0) {
+        MMD_FREE(p->workers);
+        MMD_FREE(p);
+        return mmd_error_set(err, MMD_ERR_OUT_OF_MEMORY, -1, NULL, "cannot set up a pool of %d threads", (int)threads);
+    }
+    pthread_cond_init(&p->wake, NULL);
+    for (i = 0; i < threads - 1; ++i) {
+        if (pthread_create(&p->workers[i], NULL, mmd__pool_worker, p) != 0) {
+            mmd__pool_stop(p);
+            return mmd_error_set(err, MMD_ERR_OUT_OF_MEMORY, -1, NULL,
+                                 "cannot start thread %d of %d (pthread_create failed)", (int)i + 2, (int)threads);
+        }
+        p->worker_count = i + 1;
+    }
+    *out = p;
+    return MMD_OK;
+}
+#else
+typedef struct mmd__pool mmd__pool;
+#endif
+
 /* ==== >>session ==== */
 /* One registered backend as a session sees it. */
 typedef struct mmd__backend_slot {
@@ -837,8 +994,46 @@ struct mmd_session {
     int32_t whole;            /* slot of the backend running the whole graph, -1 for none */
     int32_t *claims;          /* per node: slot of the backend running it, -1 for reference */
     mmd_tensor **io;          /* whole graph: the input tensors, then the output tensors */
+    mmd__pool *pool;          /* the built-in thread pool, NULL for one thread or a caller's hook */
     uint32_t live;            /* MMD__SESSION_LIVE from create to destroy */
 };
+
+/* Gives the model the thread count and hook from the options, starting the built-in pool when
+   more than one thread is asked for without a hook. */
+static mmd_status mmd__session_threads(mmd_session *s, const mmd_options *opts, mmd_error *err) {
+    int32_t threads = opts ? opts->threads : 0;
+    if (threads < 0 || threads > 1024)
+        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL,
+                             "mmd_options.threads is %d; expects 0 to 1024", (int)threads);
+    s->model->threads = threads > 1 ? threads : 1;
+    if (threads <= 1) return MMD_OK;
+    if (opts->parallel) {
+        s->model->parallel = opts->parallel;
+        s->model->parallel_user = opts->parallel_user;
+        return MMD_OK;
+    }
+#ifdef MMD_NO_THREADS
+    return mmd_error_set(err, MMD_ERR_UNSUPPORTED, -1, NULL,
+                         "mmd_options.threads is %d, but this build has no thread pool (MMD_NO_THREADS): "
+                         "pass mmd_options.parallel", (int)threads);
+#else
+    {
+        mmd_status st = mmd__pool_start(threads, &s->pool, err);
+        if (st != MMD_OK) return st;
+        s->model->parallel = mmd__pool_run;
+        s->model->parallel_user = s->pool;
+        return MMD_OK;
+    }
+#endif
+}
+
+/* Joins the built-in pool's workers, if any. */
+static void mmd__session_threads_stop(mmd_session *s) {
+#ifndef MMD_NO_THREADS
+    mmd__pool_stop(s->pool);
+#endif
+    s->pool = NULL;
+}
 
 /* Destroy clears live, so a session destroyed in a caller-owned arena (whose memory stays
    readable) is refused by every call with MMD_ERR_INVALID_ARGUMENT. A session on the heap is
@@ -1103,6 +1298,7 @@ static mmd_status mmd__session_create(mmd_arena *a, const void *model, size_t si
     if ((st = mmd_model_parse(a, model, size, opts ? opts->copy_weights : 0, &s->model, err)) != MMD_OK)
         goto fail;
     m = s->model;
+    if ((st = mmd__session_threads(s, opts, err)) != MMD_OK) goto fail;
     if ((st = mmd__backends_create(s, opts, model, size, err)) != MMD_OK) goto fail;
     /* A node without a reference kernel is an error only if no backend claims it either. */
     for (i = 0; i < m->node_count && s->whole < 0; ++i) {
@@ -1149,6 +1345,7 @@ fail:
     {
         mmd_arena tmp = s->arena;
         mmd__backends_destroy(s);
+        mmd__session_threads_stop(s);
         mmd_arena_release(&tmp);
     }
     return st;
@@ -1189,6 +1386,7 @@ MMD_API void mmd_session_destroy(mmd_session *s) {
     if (!mmd__live(s)) return;
     s->live = 0;
     mmd__backends_destroy(s);
+    mmd__session_threads_stop(s);
     a = s->arena;
     mmd_arena_release(&a);
 }

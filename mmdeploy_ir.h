@@ -115,6 +115,8 @@ typedef struct mmd_node {
     int32_t folded;                  /* 1: computed at prepare time, skipped by run */
     int32_t reprepare;               /* 1: reads a dynamic tensor, so run calls prepare first */
     void *backend;                   /* handle of the backend that claimed it, NULL: reference */
+    void *packed;                    /* mmd_kernel_packed's buffer for this plan, or NULL */
+    size_t packed_size;
 } mmd_node;
 
 typedef struct mmd_opset {
@@ -140,6 +142,9 @@ typedef struct mmd_model {
                                         mmd_graph_plan applies; NULL for ONNX */
     mmd_profiler_fn profiler;        /* called around each node graph_run evaluates, or NULL */
     void *profiler_user;
+    int32_t threads;                 /* handed to every kernel (mmd_kernel_ctx); set by the */
+    mmd_parallel_fn parallel;        /* session, 0 and NULL by default: one thread */
+    void *parallel_user;
 } mmd_model;
 
 /* ---- kernels ----------------------------------------------------------------------------- */
@@ -158,6 +163,10 @@ typedef struct mmd_kernel_ctx {
     size_t scratch_size;             /* prepare: set to the bytes of scratch eval needs */
     mmd_error *err;
     void *backend;                   /* the claiming backend's handle (mmd_backend.create) */
+    int32_t threads;                 /* threads eval may use through mmd_kernel_parallel (0, 1: one) */
+    mmd_parallel_fn parallel;        /* the session's thread hook, NULL for one thread */
+    void *parallel_user;
+    mmd_arena *arena;                /* plan-time prepare only (mmd_kernel_packed), else NULL */
 } mmd_kernel_ctx;
 
 typedef mmd_status (*mmd_kernel_fn)(mmd_kernel_ctx *ctx);
@@ -222,6 +231,19 @@ MMD_API mmd_status mmd_kernel_fail(mmd_kernel_ctx *c, mmd_status status, const c
 /* 1 when t's value is known now: an initializer, a folded constant, a bound graph input, or
    (in a run-time prepare) anything already computed. prepare may then read t->data. */
 MMD_API int32_t mmd_tensor_is_const(const mmd_tensor *t);
+/* Memory that lives as long as the plan, for what prepare derives once from constant inputs
+   (weights repacked for a micro-kernel). At plan time it is fresh zeroed arena memory (*fresh
+   = 1: fill it); a run-time prepare of the same node gets the same buffer back, already filled
+   (*fresh = 0), when it asks for the same size. NULL with c->err->status left MMD_OK means none
+   is available (a .mmd blob's plan, a hand-made context): eval must then work from the inputs
+   as they are. NULL with a status set is an allocation failure to return. */
+MMD_API void *mmd_kernel_packed(mmd_kernel_ctx *c, size_t bytes, int32_t *fresh);
+
+/* ---- run: threads (for kernels' eval) ------------------------------------------------------ */
+/* Runs task(data, i) for i in [0, count): through the session's thread hook when it has more
+   than one thread and count > 1, else in order on the calling thread. The shares must write
+   disjoint memory (a share that needs scratch takes its own slice: index * bytes). */
+MMD_API void mmd_kernel_parallel(const mmd_kernel_ctx *c, mmd_task_fn task, void *data, int32_t count);
 
 /* ---- setup: planning ------------------------------------------------------------------------ */
 /* Runs every bound kernel's prepare in order (shape and dtype inference), evaluates nodes whose
@@ -1357,6 +1379,36 @@ static void mmd__kernel_ctx(mmd_kernel_ctx *c, mmd_model *m, int32_t i, mmd_erro
     c->scratch_size = n->scratch_size;
     c->err = err;
     c->backend = n->backend;
+    c->threads = m->threads;
+    c->parallel = m->parallel;
+    c->parallel_user = m->parallel_user;
+    c->arena = NULL;
+}
+
+MMD_API void *mmd_kernel_packed(mmd_kernel_ctx *c, size_t bytes, int32_t *fresh) {
+    /* The node belongs to the model being planned; the context shows it read-only to kernels. */
+    mmd_node *n = (mmd_node *)(uintptr_t)c->node;
+    void *p;
+    *fresh = 0;
+    if (n->packed && n->packed_size == bytes) return n->packed;
+    if (!c->arena) return NULL;
+    if (!(p = mmd_arena_alloc(c->arena, bytes, c->err))) {
+        mmd_kernel_fail(c, c->err->status, "cannot allocate %zu bytes of packed weights", bytes);
+        return NULL;
+    }
+    n->packed = p;
+    n->packed_size = bytes;
+    *fresh = 1;
+    return p;
+}
+
+MMD_API void mmd_kernel_parallel(const mmd_kernel_ctx *c, mmd_task_fn task, void *data, int32_t count) {
+    int32_t i;
+    if (count > 1 && c->threads > 1 && c->parallel) {
+        c->parallel(c->parallel_user, task, data, count);
+        return;
+    }
+    for (i = 0; i < count; ++i) task(data, i);
 }
 
 /* Puts a kernel's own failure in context when the kernel returned a status without a message. */
@@ -1455,13 +1507,18 @@ MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *st
         n->reprepare = 0;
         n->scratch_size = 0;
         n->op_data = NULL;
+        n->packed = NULL;
+        n->packed_size = 0;
         if (n->kernel->op_data_size && !(n->op_data = mmd_arena_alloc(a, n->kernel->op_data_size, err)))
             return err->status;
         for (j = 0; j < n->input_count; ++j)
             if (n->in[j] && n->in[j]->dynamic) dyn_in = 1;
         mmd__kernel_ctx(&c, m, i, err);
+        c.arena = a;
         if ((st = mmd__kernel_status(&c, n->kernel->prepare(&c), "prepare")) != MMD_OK) return st;
+        c.arena = NULL;
         n->scratch_size = c.scratch_size;
+        ps.packed_bytes += n->packed_size;
         n->reprepare = dyn_in;
         for (j = 0; j < n->output_count; ++j) {
             if (n->out[j] && n->out[j]->dynamic) dyn_out = 1;
@@ -2016,6 +2073,8 @@ static mmd_status mmd__blob_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *sta
                                  n->domain[0] ? n->domain : "ai.onnx", n->op_type, (int)n->opset);
         n->folded = n->reprepare = 0;
         n->op_data = NULL;
+        n->packed = NULL;      /* a blob's kernels read their weights in place from the blob */
+        n->packed_size = 0;
         if (n->kernel->op_data_size && !(n->op_data = mmd_arena_alloc(a, n->kernel->op_data_size, err)))
             return err->status;
         mmd__kernel_ctx(&c, m, i, err);

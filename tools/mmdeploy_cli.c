@@ -33,6 +33,7 @@ static const char cli_usage[] =
     "        kernel, the nodes each backend claims and the memory plan for the declared shapes\n"
     "        (symbolic dims = 1). Without --backend every bundled backend is listed and tried.\n"
     "  run   MODEL.onnx [--input [NAME=]FILE]... [--outdir DIR] [--backend NAME[,NAME...]]\n"
+    "        [--threads N]\n"
     "        runs the model once and writes each output to DIR/<output name>.npy ('/' and ':'\n"
     "        in the name become '_'); DIR defaults to \".\" and is created if missing\n"
     "  bench MODEL.onnx [--input [NAME=]FILE]... [--iters N] [--warmup N] [--threads N]\n"
@@ -40,7 +41,7 @@ static const char cli_usage[] =
     "        times the load (parse, create, prepare) and --iters runs (default 10) after\n"
     "        --warmup untimed runs (default 1); the last line printed is one JSON object:\n"
     "        {\"median_ms\":..., \"min_ms\":..., \"load_ms\":..., \"arena_bytes\":...}\n"
-    "        --threads: the runtime is single-threaded today, so only 1 is accepted\n"
+    "        --threads N: each node may use N threads (default 1); results do not depend on N\n"
     "        --profile: before the JSON line, a table of the nodes by time per run (op type,\n"
     "        backend, ms, %, name) and the same by op type\n"
     "  convert MODEL.onnx [-o OUT.mmd] [--c-array OUT.c [--name NAME]] [--ops-header OPS.h]\n"
@@ -290,7 +291,7 @@ static int cli_parse_args(int argc, char **argv, cli_args *a) {
         if ((strcmp(a->command, "convert") == 0) != cli_is_convert_option(name) ||
             (strcmp(a->command, "info") == 0 && strcmp(name, "--backend")) ||
             (strcmp(a->command, "run") == 0 && strcmp(name, "--input") && strcmp(name, "--outdir") &&
-             strcmp(name, "--backend")) ||
+             strcmp(name, "--backend") && strcmp(name, "--threads")) ||
             (strcmp(a->command, "bench") == 0 && strcmp(name, "--outdir") == 0))
             return cli_usage_error("option %s does not apply to '%s'", name, a->command);
         if (strcmp(name, "--profile") == 0) {
@@ -321,11 +322,6 @@ static int cli_parse_args(int argc, char **argv, cli_args *a) {
     if (strcmp(a->command, "convert") == 0 && !a->output && !a->c_array && !a->ops_header)
         return cli_usage_error("convert needs -o, --c-array or --ops-header");
     if (a->c_name && !a->c_array) return cli_usage_error("--name names the --c-array");
-    if (a->threads != 1) {
-        cli_fail("--threads %ld: the runtime is single-threaded today; only --threads 1 is "
-                 "supported", a->threads);
-        return 2;
-    }
     if (!a->outdir[0]) return cli_usage_error("--outdir needs a directory name");
     /* Output paths are built in fixed buffers (cli_output_file) with room for this and a name. */
     if (strlen(a->outdir) > 1024) return cli_usage_error("--outdir is longer than 1024 bytes");
@@ -454,6 +450,7 @@ typedef struct cli_ctx {
     mmd_arena arena;
     cli_input *in;
     int32_t in_count;
+    int32_t threads;                 /* --threads */
 } cli_ctx;
 
 static void cli_ctx_free(cli_ctx *c) {
@@ -476,6 +473,7 @@ static int cli_create(cli_ctx *c) {
     memset(&err, 0, sizeof err);
     memset(&opts, 0, sizeof opts);
     if (c->backends.reg.count) opts.backends = &c->backends.reg;
+    opts.threads = c->threads;
     if (mmd_session_create(c->model, c->model_size, &opts, &c->s, &err) != MMD_OK) {
         snprintf(what, sizeof what, "'%s'", c->model_path);
         return cli_fail_err(what, &err);
@@ -1208,6 +1206,7 @@ static int cli_run(const cli_args *a) {
     int32_t i, j, n_missing = 0, n_out;
     int rc = 1;
     memset(&c, 0, sizeof c);
+    c.threads = (int32_t)a->threads;
     if ((rc = cli_backends_init(&c.backends, a->backends, 0)) != 0) return rc;
     rc = 1;
     if (cli_open(&c, a)) goto done;
@@ -1335,6 +1334,7 @@ static int cli_bench(const cli_args *a) {
     cli_profile prof;
     memset(&c, 0, sizeof c);
     memset(&prof, 0, sizeof prof);
+    c.threads = (int32_t)a->threads;
     if ((rc = cli_backends_init(&c.backends, a->backends, 0)) != 0) return rc;
     rc = 1;
     /* The load is timed from the bytes in memory: parse + create, then bind + prepare; reading
