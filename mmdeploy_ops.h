@@ -409,6 +409,94 @@ static void mmd__gemm_f32(int64_t m, int64_t n, int64_t k, float alpha, const fl
     }
 }
 
+/* ==== >>ops activations ==== */
+/* The activation a Conv, ConvTranspose, Gemm or MatMul applies to its output before storing it:
+   what com.microsoft's FusedConv and FusedGemm name in their `activation` attribute (the
+   operators ONNX Runtime writes into the graphs it optimises), and what the load-time rewrites
+   fuse into the producing node. HardSwish and SiLU (x * sigmoid(x)) go beyond ONNX Runtime's
+   list; they are this runtime's own spellings. One row function applies them, so a fused
+   activation computes exactly what the standalone operator computes. */
+enum {
+    MMD__ACT_NONE, MMD__ACT_RELU, MMD__ACT_CLIP, MMD__ACT_LEAKY_RELU, MMD__ACT_SIGMOID,
+    MMD__ACT_HARD_SIGMOID, MMD__ACT_HARD_SWISH, MMD__ACT_SILU, MMD__ACT_TANH
+};
+
+typedef struct mmd__act {
+    int32_t kind;                       /* MMD__ACT_* */
+    float alpha, beta;                  /* Clip: min, max; LeakyRelu: alpha; HardSigmoid: alpha, beta */
+} mmd__act;
+
+/* Applies a to n floats in place. */
+static void mmd__act_f32(const mmd__act *a, float *x, int64_t n) {
+    float lo = a->alpha, hi = a->beta, al = a->alpha, be = a->beta;
+    int64_t i;
+    switch (a->kind) {
+    case MMD__ACT_RELU:
+        for (i = 0; i < n; ++i) x[i] = x[i] < 0.0f ? 0.0f : x[i];
+        break;
+    case MMD__ACT_CLIP:
+        for (i = 0; i < n; ++i) x[i] = x[i] < lo ? (lo > hi ? hi : lo) : x[i] > hi ? hi : x[i];
+        break;
+    case MMD__ACT_LEAKY_RELU:
+        for (i = 0; i < n; ++i) x[i] = x[i] < 0.0f ? al * x[i] : x[i];
+        break;
+    case MMD__ACT_SIGMOID:
+        for (i = 0; i < n; ++i) x[i] = 1.0f / (1.0f + expf(-x[i]));
+        break;
+    case MMD__ACT_HARD_SIGMOID:
+        for (i = 0; i < n; ++i) {
+            float v = al * x[i] + be;
+            x[i] = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+        }
+        break;
+    case MMD__ACT_HARD_SWISH:
+        for (i = 0; i < n; ++i) {
+            float v = x[i] / 6.0f + 0.5f;
+            x[i] = x[i] * (v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v);
+        }
+        break;
+    case MMD__ACT_SILU:
+        for (i = 0; i < n; ++i) x[i] = x[i] / (1.0f + expf(-x[i]));
+        break;
+    case MMD__ACT_TANH:
+        for (i = 0; i < n; ++i) x[i] = tanhf(x[i]);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Reads a fused activation from the node: `activation` (absent: none) with its parameters in
+   `activation_params` (FusedConv) or `activation_alpha` and `activation_beta` (FusedGemm).
+   Clip takes [min, max], LeakyRelu [alpha], HardSigmoid [alpha, beta]; parameters past those
+   are ignored, missing ones are an error. */
+static mmd_status mmd__act_attrs(mmd_kernel_ctx *c, mmd__act *a) {
+    static const char *const names[] = {"Relu", "Clip", "LeakyRelu", "Sigmoid", "HardSigmoid",
+                                        "HardSwish", "SiLU", "Tanh", NULL};
+    static const int32_t wants[] = {0, 0, 2, 1, 0, 2, 0, 0, 0};
+    const float *params;
+    int64_t count;
+    int32_t kind;
+    mmd_status st;
+    memset(a, 0, sizeof(*a));
+    if (!mmd_node_attr(c->node, "activation")) return MMD_OK;
+    if ((st = mmd__detect_pick(c, "activation", "", names, &kind)) != MMD_OK) return st;
+    a->kind = ++kind;
+    if (mmd_node_attr(c->node, "activation_params")) {
+        if ((st = mmd_attr_get_floats(c, "activation_params", &params, &count)) != MMD_OK) return st;
+        if (count < wants[kind])
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "activation %s needs %d activation_params, has %lld",
+                                   names[kind - 1], (int)wants[kind], (long long)count);
+        if (count > 0) a->alpha = params[0];
+        if (count > 1) a->beta = params[1];
+        return MMD_OK;
+    }
+    if (wants[kind] && !mmd_node_attr(c->node, "activation_alpha"))
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "activation %s needs its parameters", names[kind - 1]);
+    if ((st = mmd_attr_get_float(c, "activation_alpha", 0.0f, &a->alpha)) != MMD_OK) return st;
+    return mmd_attr_get_float(c, "activation_beta", 0.0f, &a->beta);
+}
+
 /* ==== >>ops element conversion ==== */
 
 /* IEEE half from float, rounding to nearest even; overflow gives infinity, NaN stays NaN. */
@@ -4169,6 +4257,8 @@ static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_
 typedef struct mmd__conv_data {
     mmd__window w;
     int64_t batch, in_ch, out_ch, group;
+    mmd__act act;                       /* FusedConv: applied after the sum */
+    int32_t has_z;                      /* FusedConv: input 3 (Z, the output's shape) is added */
 } mmd__conv_data;
 
 /* The checks Conv and ConvTranspose share, which fill p's batch, channels and group: float32
@@ -4179,7 +4269,8 @@ static mmd_status mmd__conv_check(mmd_kernel_ctx *c, int32_t transposed, mmd__co
     const mmd_tensor *x, *wt, *bias;
     const int64_t *kshape;
     int64_t nk, g, i;
-    mmd_status st = mmd__check_io(c, 2, 3, 1);
+    /* com.microsoft's FusedConv adds the optional Z after the bias. */
+    mmd_status st = mmd__check_io(c, 2, strcmp(c->node->op_type, "FusedConv") ? 3 : 4, 1);
     if (st == MMD_OK) st = mmd__want_dtype_all(c, MMD_DTYPE_FLOAT32);
     if (st == MMD_OK) st = mmd__want_rank(c, 0, 3, 5);
     if (st == MMD_OK) st = mmd_attr_get_int(c, "group", 1, &p->group);
@@ -4349,6 +4440,41 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
                     mmd__conv_plane_f32(w, (const int64_t *)c->scratch, xg + ci * in_plane,
                                         wt + (m * cg + ci) * ksize, cg * ksize, nm, yp, out_plane);
             }
+    return MMD_OK;
+}
+
+/* com.microsoft FusedConv: Y = activation(Conv(X, W, B) + Z), Z optional and of Y's shape. */
+static mmd_status mmd__fused_conv_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__conv_data *p = (mmd__conv_data *)c->op_data;
+    const mmd_tensor *y, *z;
+    int32_t d;
+    mmd_status st = mmd__conv_f32_prepare(c);
+    if (st == MMD_OK) st = mmd__act_attrs(c, &p->act);
+    if (st != MMD_OK) return st;
+    y = c->outputs[0];
+    z = c->input_count > 3 ? c->inputs[3] : NULL;
+    p->has_z = z != NULL;
+    if (!z) return MMD_OK;
+    for (d = 0; d < y->rank && z->rank == y->rank && z->dims[d] == y->dims[d]; ++d) {}
+    if (d < y->rank || z->rank != y->rank) {
+        char tz[96], ty[96];
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "Z %s is not the output's shape %s",
+                               mmd__dims_text(tz, sizeof tz, z->rank, z->dims), mmd__dims_text(ty, sizeof ty, y->rank, y->dims));
+    }
+    return MMD_OK;
+}
+
+static mmd_status mmd__fused_conv_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__conv_data *p = (const mmd__conv_data *)c->op_data;
+    float *y = (float *)c->outputs[0]->data;
+    int64_t i, n = mmd_tensor_numel(c->outputs[0]);
+    mmd_status st = mmd__conv_f32_eval(c);
+    if (st != MMD_OK) return st;
+    if (p->has_z) {
+        const float *z = (const float *)c->inputs[3]->data;
+        for (i = 0; i < n; ++i) y[i] += z[i];
+    }
+    mmd__act_f32(&p->act, y, n);
     return MMD_OK;
 }
 
@@ -4687,6 +4813,7 @@ typedef struct mmd__gemm_data {
     int64_t cs0, cs1;                   /* strides of C read as (M, N), 0 where broadcast */
     float alpha, beta;
     int32_t has_c;
+    mmd__act act;                       /* FusedGemm: applied to the result */
 } mmd__gemm_data;
 
 /* Gemm 7 to 13: Y = alpha * op(A) * op(B) + beta * C, with C (optional from opset 11)
@@ -4747,6 +4874,21 @@ static mmd_status mmd__gemm_f32_eval(mmd_kernel_ctx *c) {
         for (j = 0; j < p->n; ++j) y[i * p->n + j] = cm ? p->beta * cm[i * p->cs0 + j * p->cs1] : 0.0f;
     mmd__gemm_f32(p->m, p->n, p->k, p->alpha, (const float *)c->inputs[0]->data, p->as0, p->as1,
                   (const float *)c->inputs[1]->data, p->bs0, p->bs1, y);
+    return MMD_OK;
+}
+
+/* com.microsoft FusedGemm: Y = activation(alpha * op(A) * op(B) + beta * C). */
+static mmd_status mmd__fused_gemm_f32_prepare(mmd_kernel_ctx *c) {
+    mmd_status st = mmd__gemm_f32_prepare(c);
+    if (st != MMD_OK) return st;
+    return mmd__act_attrs(c, &((mmd__gemm_data *)c->op_data)->act);
+}
+
+static mmd_status mmd__fused_gemm_f32_eval(mmd_kernel_ctx *c) {
+    mmd_status st = mmd__gemm_f32_eval(c);
+    if (st != MMD_OK) return st;
+    mmd__act_f32(&((const mmd__gemm_data *)c->op_data)->act, (float *)c->outputs[0]->data,
+                 mmd_tensor_numel(c->outputs[0]));
     return MMD_OK;
 }
 
@@ -7923,6 +8065,10 @@ static const mmd_kernel mmd__kernels[] = {
     /* Matrix products and normalisation. */
     MMD__K(Gemm, {"", "Gemm", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__gemm_data), mmd__gemm_f32_prepare, mmd__gemm_f32_eval})
     MMD__K(MatMul, {"", "MatMul", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__matmul_data), mmd__matmul_f32_prepare, mmd__matmul_f32_eval})
+    /* ONNX Runtime's fused operators (version 1 of com.microsoft): what its optimiser writes
+       and what this runtime's load-time rewrites make. */
+    MMD__K(com_microsoft_FusedConv, {"com.microsoft", "FusedConv", 1, 1, 0, sizeof(mmd__conv_data), mmd__fused_conv_f32_prepare, mmd__fused_conv_f32_eval})
+    MMD__K(com_microsoft_FusedGemm, {"com.microsoft", "FusedGemm", 1, 1, 0, sizeof(mmd__gemm_data), mmd__fused_gemm_f32_prepare, mmd__fused_gemm_f32_eval})
     MMD__K(Softmax, {"", "Softmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval})
     MMD__K(LogSoftmax, {"", "LogSoftmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval})
     MMD__K(Hardmax, {"", "Hardmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval})
