@@ -92,6 +92,9 @@ MMD_API const mmd_kernel *mmd_ops_find(const char *domain, const char *op_type, 
 /* Number of table entries and entry i, for listing what is supported. */
 MMD_API size_t mmd_ops_count(void);
 MMD_API const mmd_kernel *mmd_ops_at(size_t i);
+/* The instruction set the kernels choose on this CPU: "avx512", "avx2", "neon" or "portable"
+   (see >>ops simd). Thread safe. */
+MMD_API const char *mmd_ops_isa(void);
 
 #ifdef __cplusplus
 }
@@ -407,6 +410,51 @@ static void mmd__gemm_f32(int64_t m, int64_t n, int64_t k, float alpha, const fl
                 y[i * n + j] += alpha * s;
             }
     }
+}
+
+/* ==== >>ops simd ==== */
+/* The one SIMD dispatch. Kernels that have intrinsics paths define them as separate functions
+   compiled for their instruction set with MMD__TARGET_AVX2 / MMD__TARGET_AVX512 (GCC and Clang
+   function attributes, so the translation unit itself is built for baseline x86-64 and one
+   binary runs on any x86-64 CPU), and pick one at prepare from mmd__isa(), storing the choice in
+   their op data so that eval and anything packed at prepare agree. On AArch64 NEON is always
+   there and chosen at compile time. Builds with MMD_NO_SIMD (firmware, the portable reference
+   build) have only the portable C paths, written so that compilers vectorise them.
+     MMD_NO_SIMD      no intrinsics at all
+     MMD_NO_AVX512    never choose the AVX-512 paths (to test the AVX2 ones on an AVX-512 CPU) */
+enum { MMD__ISA_PORTABLE, MMD__ISA_AVX2, MMD__ISA_AVX512, MMD__ISA_NEON };
+
+#if !defined(MMD_NO_SIMD) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MMD__X86 1
+#include <immintrin.h>
+#define MMD__TARGET_AVX2 __attribute__((target("avx2,fma")))
+#define MMD__TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
+#elif !defined(MMD_NO_SIMD) && defined(__aarch64__) && defined(__ARM_NEON)
+#define MMD__NEON 1
+#include <arm_neon.h>
+#endif
+
+/* The best instruction set this CPU runs (cpuid, read through the compiler's runtime, which also
+   checks that the operating system saves the wide registers). */
+static int32_t mmd__isa(void) {
+#if defined(MMD__X86)
+#ifndef MMD_NO_AVX512
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+        return MMD__ISA_AVX512;
+#endif
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return MMD__ISA_AVX2;
+    return MMD__ISA_PORTABLE;
+#elif defined(MMD__NEON)
+    return MMD__ISA_NEON;
+#else
+    return MMD__ISA_PORTABLE;
+#endif
+}
+
+MMD_API const char *mmd_ops_isa(void) {
+    static const char *const names[] = {"portable", "avx2", "avx512", "neon"};
+    return names[mmd__isa()];
 }
 
 /* ==== >>ops activations ==== */

@@ -40,7 +40,8 @@ static const char cli_usage[] =
     "        [--backend NAME[,NAME...]] [--profile]\n"
     "        times the load (parse, create, prepare) and --iters runs (default 10) after\n"
     "        --warmup untimed runs (default 1); the last line printed is one JSON object:\n"
-    "        {\"median_ms\":..., \"min_ms\":..., \"load_ms\":..., \"arena_bytes\":...}\n"
+    "        {\"median_ms\":..., \"min_ms\":..., \"load_ms\":..., \"arena_bytes\":..., \"packed_bytes\":...,\n"
+    "        \"threads\":..., \"isa\":...}\n"
     "        --threads N: each node may use N threads (default 1); results do not depend on N\n"
     "        --profile: before the JSON line, a table of the nodes by time per run (op type,\n"
     "        backend, ms, %, name) and the same by op type\n"
@@ -1391,15 +1392,17 @@ static int cli_bench(const cli_args *a) {
     mmd_session_stats(c.s, &st);
     cli_line("model    %s", a->model);
     cli_line("load     %.4f ms (parse + create + bind + prepare)", load_ms);
-    cli_line("runs     %ld timed after %ld warmup, 1 thread", n, a->warmup);
+    cli_line("runs     %ld timed after %ld warmup, %ld thread%s, kernels for %s", n, a->warmup, a->threads,
+             a->threads == 1 ? "" : "s", mmd_ops_isa());
     cli_line("per run  mean %.4f ms, median %.4f ms, min %.4f ms, max %.4f ms, p90 %.4f ms",
              sum / (double)n, median, ms[0], ms[n - 1], p90);
-    cli_line("arena    %zu bytes", st.arena_bytes);
+    cli_line("arena    %zu bytes (%zu of them packed weights)", st.arena_bytes, st.packed_bytes);
     for (i = 0; i < mmd_session_backend_count(c.s); ++i)
         cli_line("backend  %s (before the reference kernels)", mmd_session_backend(c.s, i)->name);
     if (a->profile && cli_print_profile(&prof, c.s, n)) goto done;
-    printf("{\"median_ms\":%.6f, \"min_ms\":%.6f, \"load_ms\":%.6f, \"arena_bytes\":%zu}\n", median,
-           ms[0], load_ms, st.arena_bytes);
+    printf("{\"median_ms\":%.6f, \"min_ms\":%.6f, \"load_ms\":%.6f, \"arena_bytes\":%zu, \"packed_bytes\":%zu, "
+           "\"threads\":%ld, \"isa\":\"%s\"}\n", median, ms[0], load_ms, st.arena_bytes, st.packed_bytes, a->threads,
+           mmd_ops_isa());
     rc = 0;
 done:
     free(ms);
