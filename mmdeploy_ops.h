@@ -96,6 +96,51 @@ MMD_API const mmd_kernel *mmd_ops_at(size_t i);
    (see >>ops simd). Thread safe. */
 MMD_API const char *mmd_ops_isa(void);
 
+/* ---- resampling coefficients ---------------------------------------------------------------
+   The one place where resize math lives: the Resize and Upsample kernels and the image resize
+   of mmdeploy_sdk.h both map output coordinates to input taps and weights through
+   mmd_resize_axis_taps, one axis at a time. Modes, coordinate transformations and nearest
+   roundings are ONNX Resize's; OpenCV's cv::resize is MMD_RESIZE_LINEAR with
+   MMD_RESIZE_HALF_PIXEL (INTER_LINEAR) and MMD_RESIZE_NEAREST with MMD_RESIZE_ASYMMETRIC and
+   MMD_RESIZE_ROUND_FLOOR (INTER_NEAREST). */
+typedef enum mmd_resize_mode { MMD_RESIZE_NEAREST, MMD_RESIZE_LINEAR, MMD_RESIZE_CUBIC } mmd_resize_mode;
+typedef enum mmd_resize_coord {
+    MMD_RESIZE_HALF_PIXEL, MMD_RESIZE_HALF_PIXEL_SYMMETRIC, MMD_RESIZE_PYTORCH_HALF_PIXEL,
+    MMD_RESIZE_ALIGN_CORNERS, MMD_RESIZE_ASYMMETRIC, MMD_RESIZE_TF_HALF_PIXEL_FOR_NN,
+    MMD_RESIZE_TF_CROP_AND_RESIZE
+} mmd_resize_coord;
+typedef enum mmd_resize_round {
+    MMD_RESIZE_ROUND_PREFER_FLOOR, MMD_RESIZE_ROUND_PREFER_CEIL, MMD_RESIZE_ROUND_FLOOR,
+    MMD_RESIZE_ROUND_CEIL
+} mmd_resize_round;
+
+/* One axis of a resize. The caller validates: in >= 1, out >= 0, scale finite and positive,
+   roi finite (only MMD_RESIZE_TF_CROP_AND_RESIZE reads it). */
+typedef struct mmd_resize_axis {
+    int32_t mode;                    /* mmd_resize_mode */
+    int32_t coord;                   /* mmd_resize_coord */
+    int32_t nearest;                 /* mmd_resize_round: how MMD_RESIZE_NEAREST rounds */
+    int32_t exclude_outside;         /* 1: taps outside the input weigh 0, the rest renormalised */
+    float cubic_a;                   /* Keys' cubic coefficient (ONNX default -0.75) */
+    int64_t in, out;                 /* input and output lengths */
+    double scale;                    /* the scale the coordinate formulas divide by: out / in,
+                                        or ONNX's scales value */
+    double roi_start, roi_end;       /* tf_crop_and_resize: normalised crop on this axis */
+} mmd_resize_axis;
+
+/* The input positions (element offsets: index times the axis' stride) and weights behind one
+   output coordinate. n is 1 (nearest, or a coordinate on an input element), 2 (linear), 4
+   (cubic), or 0 for a tf_crop_and_resize coordinate outside the input. */
+typedef struct mmd_resize_tap {
+    int64_t off[4];
+    float w[4];
+    int32_t n;
+} mmd_resize_tap;
+
+/* Fills taps[0 .. a->out) for one axis whose input stride is `stride` elements. Offsets are
+   clamped into the input. Any phase, no allocation, thread safe. */
+MMD_API void mmd_resize_axis_taps(const mmd_resize_axis *a, int64_t stride, mmd_resize_tap *taps);
+
 #ifdef __cplusplus
 }
 #endif
@@ -5562,8 +5607,9 @@ static mmd_status mmd__grid_sample_f32_eval(mmd_kernel_ctx *c) {
 /* ==== >>ops resize ==== */
 /* Resize and Upsample are separable: each output coordinate along each axis maps to at most
    four input positions and weights (nearest one, linear two, cubic four), computed once per
-   eval into scratch; an output element is the sum over every combination of its axes' taps.
-   That serves any rank and any set of resized axes with one loop.
+   eval into scratch by mmd_resize_axis_taps; an output element is the sum over every
+   combination of its axes' taps. That serves any rank and any set of resized axes with one
+   loop; nearest, the common case in detection and segmentation necks, has a faster one.
    The formulas follow the ONNX reference implementation that the backend tests come from,
    including two places where it is more precise than the spec text: the "length_resized" of
    the coordinate formulas is input length times scale (not the rounded output length), and a
@@ -5573,32 +5619,15 @@ static mmd_status mmd__grid_sample_f32_eval(mmd_kernel_ctx *c) {
    have no coordinate attributes: they map asymmetrically and round nearest down, which is
    what PyTorch's nearest and linear meant when it exported them. */
 
-enum { MMD__RESIZE_NEAREST, MMD__RESIZE_LINEAR, MMD__RESIZE_CUBIC };
-enum {
-    MMD__COORD_HALF_PIXEL, MMD__COORD_HALF_PIXEL_SYMMETRIC, MMD__COORD_PYTORCH_HALF_PIXEL,
-    MMD__COORD_ALIGN_CORNERS, MMD__COORD_ASYMMETRIC, MMD__COORD_TF_HALF_PIXEL_FOR_NN,
-    MMD__COORD_TF_CROP_AND_RESIZE
-};
-enum { MMD__ROUND_PREFER_FLOOR, MMD__ROUND_PREFER_CEIL, MMD__ROUND_FLOOR, MMD__ROUND_CEIL };
-
 typedef struct mmd__resize_data {
-    int32_t rank, dtype, mode, coord, nearest, exclude_outside;
-    float cubic_a, extrapolation;
-    int64_t in[MMD_MAX_RANK], out[MMD_MAX_RANK];
-    double scale[MMD_MAX_RANK];       /* the scale the coordinate formulas divide by */
-    double roi[2][MMD_MAX_RANK];      /* tf_crop_and_resize: normalised start and end */
+    int32_t rank, dtype, mode;
+    float extrapolation;
+    mmd_resize_axis ax[MMD_MAX_RANK];
 } mmd__resize_data;
 
-/* The input positions (as element offsets) and weights behind one output coordinate along
-   one axis. n = 0 marks a tf_crop_and_resize coordinate outside the input. */
-typedef struct mmd__resize_tap {
-    int64_t off[4];
-    float w[4];
-    int32_t n;
-} mmd__resize_tap;
-
 /* Reads the output size and scale of every axis from sizes or scales (Upsample 7: the scales
-   attribute), each value applying to axes[k]. */
+   attribute), each value applying to axes[k]. A scale must be positive and finite: infinity
+   times an empty axis would be NaN, which no comparison catches and no cast may see. */
 static mmd_status mmd__resize_sizes(mmd_kernel_ctx *c, mmd__resize_data *p, const int64_t *axes,
                                     int32_t naxes, const mmd_tensor *scales,
                                     const float *attr_scales, int64_t attr_count,
@@ -5610,44 +5639,44 @@ static mmd_status mmd__resize_sizes(mmd_kernel_ctx *c, mmd__resize_data *p, cons
         return mmd_kernel_fail(c, MMD_ERR_SHAPE, "%s has %lld values, expects %d",
                                sizes ? "sizes" : "scales", (long long)count, (int)naxes);
     for (k = 0; k < naxes; ++k) {
-        int32_t d = (int32_t)axes[k];
-        double in = (double)p->in[d];
+        mmd_resize_axis *a = &p->ax[axes[k]];
+        double in = (double)a->in;
         if (sizes) {
             int64_t v = ((const int64_t *)sizes->data)[k];
-            if (v < 0 || v > MMD__ELEMS_MAX || (p->in[d] == 0 && v != 0))
+            if (v < 0 || v > MMD__ELEMS_MAX || (a->in == 0 && v != 0))
                 return mmd_kernel_fail(c, MMD_ERR_SHAPE, "sizes[%d] = %lld is invalid for an "
                                        "axis of length %lld", (int)k, (long long)v,
-                                       (long long)p->in[d]);
+                                       (long long)a->in);
             if (policy != 0) {
                 /* keep_aspect_ratio_policy: one scale for every listed axis, the smallest
                    (not_larger) or largest (not_smaller) of the per-axis ones. */
                 double s;
-                if (p->in[d] == 0)
+                if (a->in == 0)
                     return mmd_kernel_fail(c, MMD_ERR_SHAPE, "keep_aspect_ratio_policy needs "
-                                           "non-empty axes, axis %d is empty", (int)d);
+                                           "non-empty axes, axis %d is empty", (int)axes[k]);
                 s = (double)v / in;
                 if (k == 0 || (policy == 1 ? s < keep : s > keep)) keep = s;
                 continue;
             }
-            p->out[d] = v;
-            p->scale[d] = p->in[d] ? (double)v / in : 1.0;
+            a->out = v;
+            a->scale = a->in ? (double)v / in : 1.0;
         } else {
             double s = scales ? (double)((const float *)scales->data)[k] : (double)attr_scales[k];
-            if (!(s > 0.0) || s * in > (double)MMD__ELEMS_MAX)
+            if (!(s > 0.0 && s <= (double)FLT_MAX) || s * in > (double)MMD__ELEMS_MAX)
                 return mmd_kernel_fail(c, MMD_ERR_SHAPE, "scales[%d] = %g is not a positive "
-                                       "scale within limits", (int)k, s);
-            p->out[d] = (int64_t)floor(s * in);
-            p->scale[d] = s;
+                                       "finite scale within limits", (int)k, s);
+            a->out = (int64_t)floor(s * in);
+            a->scale = s;
         }
     }
     if (sizes && policy != 0)
         for (k = 0; k < naxes; ++k) {
-            int32_t d = (int32_t)axes[k];
-            double v = keep * (double)p->in[d] + 0.5;
+            mmd_resize_axis *a = &p->ax[axes[k]];
+            double v = keep * (double)a->in + 0.5;
             if (v > (double)MMD__ELEMS_MAX)
-                return mmd_kernel_fail(c, MMD_ERR_LIMIT, "axis %d would be too long", (int)d);
-            p->out[d] = (int64_t)v;
-            p->scale[d] = keep;
+                return mmd_kernel_fail(c, MMD_ERR_LIMIT, "axis %d would be too long", (int)axes[k]);
+            a->out = (int64_t)v;
+            a->scale = keep;
         }
     return MMD_OK;
 }
@@ -5664,8 +5693,10 @@ static mmd_status mmd__resize_prepare(mmd_kernel_ctx *c) {
     const mmd_tensor *x, *roi = NULL, *scales = NULL, *sizes = NULL;
     const float *attr_scales = NULL;
     const int64_t *attr_axes = NULL;
-    int64_t attr_count = 0, naxes = 0, antialias = 0, axes[MMD_MAX_RANK], sum = 0;
+    int64_t attr_count = 0, naxes = 0, antialias = 0, axes[MMD_MAX_RANK], sum = 0, exclude = 0;
     int32_t legacy = c->opset < 11, policy = 0, used[MMD_MAX_RANK] = {0}, d, k;
+    int32_t coord = MMD_RESIZE_ASYMMETRIC, nearest = MMD_RESIZE_ROUND_FLOOR;
+    float cubic_a = -0.75f;
     mmd_status st = mmd__check_io(c, c->opset < 9 ? 1 : legacy ? 2 : 1,
                                   c->opset < 9 ? 1 : legacy ? 2 : 4, 1);
     if (st != MMD_OK) return st;
@@ -5673,26 +5704,21 @@ static mmd_status mmd__resize_prepare(mmd_kernel_ctx *c) {
     if ((st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK)) != MMD_OK) return st;
     p->rank = x->rank;
     p->dtype = x->dtype;
-    p->coord = MMD__COORD_ASYMMETRIC;
-    p->nearest = MMD__ROUND_FLOOR;
-    p->cubic_a = -0.75f;
     st = mmd__detect_pick(c, "mode", "nearest", modes, &p->mode);
-    if (st == MMD_OK && legacy && p->mode == MMD__RESIZE_CUBIC)
+    if (st == MMD_OK && legacy && p->mode == MMD_RESIZE_CUBIC)
         st = mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "mode cubic needs opset 11");
     if (st == MMD_OK && !legacy) {
-        int64_t exclude = 0;
-        st = mmd__detect_pick(c, "coordinate_transformation_mode", "half_pixel", coords, &p->coord);
-        if (st == MMD_OK) st = mmd__detect_pick(c, "nearest_mode", "round_prefer_floor", roundings, &p->nearest);
-        if (st == MMD_OK) st = mmd_attr_get_float(c, "cubic_coeff_a", -0.75f, &p->cubic_a);
+        st = mmd__detect_pick(c, "coordinate_transformation_mode", "half_pixel", coords, &coord);
+        if (st == MMD_OK) st = mmd__detect_pick(c, "nearest_mode", "round_prefer_floor", roundings, &nearest);
+        if (st == MMD_OK) st = mmd_attr_get_float(c, "cubic_coeff_a", -0.75f, &cubic_a);
         if (st == MMD_OK) st = mmd_attr_get_int(c, "exclude_outside", 0, &exclude);
         if (st == MMD_OK) st = mmd_attr_get_float(c, "extrapolation_value", 0.0f, &p->extrapolation);
-        p->exclude_outside = exclude != 0;
     }
     if (st == MMD_OK && c->opset >= 18) {
         st = mmd_attr_get_int(c, "antialias", 0, &antialias);
         if (st == MMD_OK) st = mmd_attr_get_ints(c, "axes", &attr_axes, &naxes);
         if (st == MMD_OK) st = mmd__detect_pick(c, "keep_aspect_ratio_policy", "stretch", policies, &policy);
-        if (st == MMD_OK && antialias != 0 && p->mode != MMD__RESIZE_NEAREST)
+        if (st == MMD_OK && antialias != 0 && p->mode != MMD_RESIZE_NEAREST)
             st = mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "antialias is not implemented");
     }
     if (st != MMD_OK) return st;
@@ -5710,10 +5736,16 @@ static mmd_status mmd__resize_prepare(mmd_kernel_ctx *c) {
         axes[k] = a;
     }
     for (d = 0; d < x->rank; ++d) {
-        p->in[d] = p->out[d] = x->dims[d];
-        p->scale[d] = 1.0;
-        p->roi[0][d] = 0.0;
-        p->roi[1][d] = 1.0;
+        mmd_resize_axis *a = &p->ax[d];
+        a->mode = p->mode;
+        a->coord = coord;
+        a->nearest = nearest;
+        a->exclude_outside = exclude != 0;
+        a->cubic_a = cubic_a;
+        a->in = a->out = x->dims[d];
+        a->scale = 1.0;
+        a->roi_start = 0.0;
+        a->roi_end = 1.0;
     }
 
     if (c->opset < 9) {
@@ -5728,7 +5760,7 @@ static mmd_status mmd__resize_prepare(mmd_kernel_ctx *c) {
         if (st == MMD_OK) st = mmd__want_value(c, 3, MMD_DTYPE_INT64, "sizes", &sizes);
         if (st == MMD_OK && (!scales) == (!sizes))
             st = mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "needs exactly one of scales and sizes");
-        if (st == MMD_OK && p->coord == MMD__COORD_TF_CROP_AND_RESIZE)
+        if (st == MMD_OK && coord == MMD_RESIZE_TF_CROP_AND_RESIZE)
             st = mmd__want_value(c, 1, MMD_DTYPE_UNDEFINED, "roi", &roi);
     }
     if (st == MMD_OK) st = mmd__resize_sizes(c, p, axes, (int32_t)naxes, scales, attr_scales, attr_count, sizes, policy);
@@ -5740,56 +5772,59 @@ static mmd_status mmd__resize_prepare(mmd_kernel_ctx *c) {
         if (mmd_tensor_numel(roi) != 2 * naxes)
             return mmd_kernel_fail(c, MMD_ERR_SHAPE, "roi has %lld values, expects %d",
                                    (long long)mmd_tensor_numel(roi), (int)(2 * naxes));
-        for (k = 0; k < naxes; ++k) {
-            p->roi[0][axes[k]] = mmd__load_float(roi->dtype, roi->data, k);
-            p->roi[1][axes[k]] = mmd__load_float(roi->dtype, roi->data, naxes + k);
+        for (k = 0; k < 2 * naxes; ++k) {
+            double v = mmd__load_float(roi->dtype, roi->data, k);
+            if (!(fabs(v) <= DBL_MAX))
+                return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "roi[%d] = %g is not finite", (int)k, v);
+            if (k < naxes) p->ax[axes[k]].roi_start = v;
+            else p->ax[axes[k - naxes]].roi_end = v;
         }
     }
 
-    if (p->mode == MMD__RESIZE_NEAREST ? mmd_dtype_size(x->dtype) == 0 : mmd__cast_kind(x->dtype) == 0)
+    if (p->mode == MMD_RESIZE_NEAREST ? mmd_dtype_size(x->dtype) == 0 : mmd__cast_kind(x->dtype) == 0)
         return mmd_kernel_fail(c, MMD_ERR_DTYPE, "cannot resize %s with mode %s",
                                mmd_dtype_name(x->dtype), modes[p->mode]);
-    if ((st = mmd__set_output(c, 0, x->dtype, x->rank, p->out)) != MMD_OK) return st;
+    for (d = 0; d < x->rank; ++d) axes[d] = p->ax[d].out;
+    if ((st = mmd__set_output(c, 0, x->dtype, x->rank, axes)) != MMD_OK) return st;
     if (mmd_tensor_numel(c->outputs[0]) > 0) {
-        for (d = 0; d < x->rank; ++d) sum += p->out[d];
-        if ((uint64_t)sum > SIZE_MAX / sizeof(mmd__resize_tap))
+        for (d = 0; d < x->rank; ++d) sum += p->ax[d].out;
+        if ((uint64_t)sum > SIZE_MAX / sizeof(mmd_resize_tap))
             return mmd_kernel_fail(c, MMD_ERR_LIMIT, "output is too large");
-        c->scratch_size = (size_t)sum * sizeof(mmd__resize_tap);
+        c->scratch_size = (size_t)sum * sizeof(mmd_resize_tap);
     }
     return MMD_OK;
 }
 
-/* Input coordinate of output coordinate o along axis d, before rounding or clamping. */
-static double mmd__resize_coord(const mmd__resize_data *p, int32_t d, int64_t o) {
-    double in = (double)p->in[d], s = p->scale[d], len = s * in, x = (double)o;
-    double start = p->roi[0][d], end = p->roi[1][d];
-    switch (p->coord) {
-    case MMD__COORD_HALF_PIXEL: return (x + 0.5) / s - 0.5;
-    case MMD__COORD_HALF_PIXEL_SYMMETRIC: {
+/* Input coordinate of output coordinate o, before rounding or clamping. */
+static double mmd__resize_coord(const mmd_resize_axis *a, int64_t o) {
+    double in = (double)a->in, s = a->scale, len = s * in, x = (double)o;
+    switch (a->coord) {
+    case MMD_RESIZE_HALF_PIXEL: return (x + 0.5) / s - 0.5;
+    case MMD_RESIZE_HALF_PIXEL_SYMMETRIC: {
         /* Centres the output on the input when rounding made the output shorter than len. */
-        double offset = in / 2.0 * (1.0 - (double)p->out[d] / len);
+        double offset = in / 2.0 * (1.0 - (double)a->out / len);
         return offset + (x + 0.5) / s - 0.5;
     }
-    case MMD__COORD_PYTORCH_HALF_PIXEL: return p->out[d] > 1 ? (x + 0.5) / s - 0.5 : 0.0;
-    case MMD__COORD_ALIGN_CORNERS: return len == 1.0 ? 0.0 : x * (in - 1.0) / (len - 1.0);
-    case MMD__COORD_TF_HALF_PIXEL_FOR_NN: return (x + 0.5) / s;
-    case MMD__COORD_TF_CROP_AND_RESIZE:
+    case MMD_RESIZE_PYTORCH_HALF_PIXEL: return a->out > 1 ? (x + 0.5) / s - 0.5 : 0.0;
+    case MMD_RESIZE_ALIGN_CORNERS: return len == 1.0 ? 0.0 : x * (in - 1.0) / (len - 1.0);
+    case MMD_RESIZE_TF_HALF_PIXEL_FOR_NN: return (x + 0.5) / s;
+    case MMD_RESIZE_TF_CROP_AND_RESIZE:
         /* A single output takes the centre of the crop, as the spec and TensorFlow say. */
-        return (p->out[d] == 1 ? (end - start) * (in - 1.0) / 2.0
-                               : x * (end - start) * (in - 1.0) / (len - 1.0)) + start * (in - 1.0);
+        return (a->out == 1 ? (a->roi_end - a->roi_start) * (in - 1.0) / 2.0
+                            : x * (a->roi_end - a->roi_start) * (in - 1.0) / (len - 1.0)) +
+               a->roi_start * (in - 1.0);
     default: return x / s;
     }
 }
 
-/* Fills the taps of every output coordinate along axis d, whose input stride is `stride`. */
-static void mmd__resize_axis(const mmd__resize_data *p, int32_t d, int64_t stride, mmd__resize_tap *taps) {
-    int64_t last = p->in[d] - 1, o;
-    for (o = 0; o < p->out[d]; ++o) {
-        mmd__resize_tap *t = &taps[o];
-        double x = mmd__resize_coord(p, d, o), f, r, w[4], a = (double)p->cubic_a, sum = 0.0;
+MMD_API void mmd_resize_axis_taps(const mmd_resize_axis *a, int64_t stride, mmd_resize_tap *taps) {
+    int64_t last = a->in - 1, o;
+    for (o = 0; o < a->out; ++o) {
+        mmd_resize_tap *t = &taps[o];
+        double x = mmd__resize_coord(a, o), f, r, w[4], ca = (double)a->cubic_a, sum = 0.0;
         int64_t base;
         int32_t k, up;
-        if (p->coord == MMD__COORD_TF_CROP_AND_RESIZE && !(x >= 0.0 && x <= (double)last)) {
+        if (a->coord == MMD_RESIZE_TF_CROP_AND_RESIZE && !(x >= 0.0 && x <= (double)last)) {
             t->n = 0;
             continue;
         }
@@ -5800,11 +5835,11 @@ static void mmd__resize_axis(const mmd__resize_data *p, int32_t d, int64_t strid
         f = floor(x);
         r = x - f;
         base = (int64_t)f;
-        if (r == 0.0 || p->mode == MMD__RESIZE_NEAREST) {
-            switch (p->nearest) {
-            case MMD__ROUND_PREFER_FLOOR: up = r > 0.5; break;
-            case MMD__ROUND_PREFER_CEIL: up = r >= 0.5; break;
-            case MMD__ROUND_FLOOR: up = 0; break;
+        if (r == 0.0 || a->mode == MMD_RESIZE_NEAREST) {
+            switch (a->nearest) {
+            case MMD_RESIZE_ROUND_PREFER_FLOOR: up = r > 0.5; break;
+            case MMD_RESIZE_ROUND_PREFER_CEIL: up = r >= 0.5; break;
+            case MMD_RESIZE_ROUND_FLOOR: up = 0; break;
             default: up = r > 0.0; break;
             }
             base += up;
@@ -5813,7 +5848,7 @@ static void mmd__resize_axis(const mmd__resize_data *p, int32_t d, int64_t strid
             t->w[0] = 1.0f;
             continue;
         }
-        if (p->mode == MMD__RESIZE_LINEAR) {
+        if (a->mode == MMD_RESIZE_LINEAR) {
             t->n = 2;
             w[0] = 1.0 - r;
             w[1] = r;
@@ -5822,29 +5857,29 @@ static void mmd__resize_axis(const mmd__resize_data *p, int32_t d, int64_t strid
             double q = 1.0 - r;
             t->n = 4;
             base -= 1;
-            w[0] = ((a * (r + 1.0) - 5.0 * a) * (r + 1.0) + 8.0 * a) * (r + 1.0) - 4.0 * a;
-            w[1] = ((a + 2.0) * r - (a + 3.0)) * r * r + 1.0;
-            w[2] = ((a + 2.0) * q - (a + 3.0)) * q * q + 1.0;
-            w[3] = ((a * (q + 1.0) - 5.0 * a) * (q + 1.0) + 8.0 * a) * (q + 1.0) - 4.0 * a;
+            w[0] = ((ca * (r + 1.0) - 5.0 * ca) * (r + 1.0) + 8.0 * ca) * (r + 1.0) - 4.0 * ca;
+            w[1] = ((ca + 2.0) * r - (ca + 3.0)) * r * r + 1.0;
+            w[2] = ((ca + 2.0) * q - (ca + 3.0)) * q * q + 1.0;
+            w[3] = ((ca * (q + 1.0) - 5.0 * ca) * (q + 1.0) + 8.0 * ca) * (q + 1.0) - 4.0 * ca;
         }
         for (k = 0; k < t->n; ++k) {
             int64_t i = base + k;
-            if (p->exclude_outside && (i < 0 || i > last)) w[k] = 0.0;
+            if (a->exclude_outside && (i < 0 || i > last)) w[k] = 0.0;
             sum += w[k];
             t->off[k] = (i < 0 ? 0 : i > last ? last : i) * stride;
         }
-        for (k = 0; k < t->n; ++k) t->w[k] = (float)(p->exclude_outside && sum != 0.0 ? w[k] / sum : w[k]);
+        for (k = 0; k < t->n; ++k) t->w[k] = (float)(a->exclude_outside && sum != 0.0 ? w[k] / sum : w[k]);
     }
 }
 
 /* Walks the combinations of one output element's taps, one per axis. */
 typedef struct mmd__resize_iter {
-    const mmd__resize_tap *t[MMD_MAX_RANK];
+    const mmd_resize_tap *t[MMD_MAX_RANK];
     int32_t k[MMD_MAX_RANK], rank, more;
 } mmd__resize_iter;
 
 /* Starts at output coordinates o; 0 when some axis is outside a tf_crop_and_resize crop. */
-static int32_t mmd__resize_iter_start(mmd__resize_iter *it, mmd__resize_tap *const *taps, int32_t rank,
+static int32_t mmd__resize_iter_start(mmd__resize_iter *it, mmd_resize_tap *const *taps, int32_t rank,
                                       const int64_t *o) {
     int32_t d;
     it->rank = rank;
@@ -5875,27 +5910,72 @@ static int32_t mmd__resize_iter_next(mmd__resize_iter *it, float *w, int64_t *of
     return 1;
 }
 
+/* Nearest with one tap everywhere: output rows (the last axis) are gathered through the last
+   axis' offset table, and a row whose source row is the previous row's (upsampling repeats
+   each) is a copy of the row just written. */
+static void mmd__resize_nearest_rows(const mmd__resize_data *p, mmd_resize_tap *const *taps,
+                                     const void *x, void *y, size_t elem) {
+    int32_t last = p->rank - 1, d;
+    int64_t inner = p->ax[last].out, rows = 1, o[MMD_MAX_RANK] = {0}, r, j, prev = -1;
+    const mmd_resize_tap *tl = taps[last];
+    size_t row_bytes = (size_t)inner * elem;
+    for (d = 0; d < last; ++d) rows *= p->ax[d].out;
+    for (r = 0; r < rows; ++r) {
+        int64_t src = 0;
+        char *yr = (char *)y + (size_t)r * row_bytes;
+        for (d = 0; d < last; ++d) src += taps[d][o[d]].off[0];
+        if (src == prev) {
+            memcpy(yr, yr - row_bytes, row_bytes);
+        } else if (elem == 4) {
+            const uint32_t *xr = (const uint32_t *)x + src;
+            uint32_t *yo = (uint32_t *)yr;
+            for (j = 0; j < inner; ++j) yo[j] = xr[tl[j].off[0]];
+        } else if (elem == 8) {
+            const uint64_t *xr = (const uint64_t *)x + src;
+            uint64_t *yo = (uint64_t *)yr;
+            for (j = 0; j < inner; ++j) yo[j] = xr[tl[j].off[0]];
+        } else if (elem == 1) {
+            const uint8_t *xr = (const uint8_t *)x + src;
+            uint8_t *yo = (uint8_t *)yr;
+            for (j = 0; j < inner; ++j) yo[j] = xr[tl[j].off[0]];
+        } else {
+            const char *xr = (const char *)x + (size_t)src * elem;
+            for (j = 0; j < inner; ++j) memcpy(yr + (size_t)j * elem, xr + (size_t)tl[j].off[0] * elem, elem);
+        }
+        prev = src;
+        for (d = last - 1; d >= 0; --d) {
+            if (++o[d] < p->ax[d].out) break;
+            o[d] = 0;
+        }
+    }
+}
+
 static mmd_status mmd__resize_eval(mmd_kernel_ctx *c) {
     const mmd__resize_data *p = (const mmd__resize_data *)c->op_data;
     const void *x = c->inputs[0]->data;
     void *y = c->outputs[0]->data;
-    mmd__resize_tap *taps[MMD_MAX_RANK], *next = (mmd__resize_tap *)c->scratch;
+    mmd_resize_tap *taps[MMD_MAX_RANK], *next = (mmd_resize_tap *)c->scratch;
     int64_t n = mmd_tensor_numel(c->outputs[0]), stride = 1, o[MMD_MAX_RANK] = {0}, i, off;
     size_t elem = mmd_dtype_size(p->dtype);
-    int32_t d, kind = mmd__cast_kind(p->dtype);
+    int32_t d, kind = mmd__cast_kind(p->dtype), single = 1;
     mmd__resize_iter it;
     float w;
     if (n == 0) return MMD_OK;
     for (d = p->rank - 1; d >= 0; --d) {
         taps[d] = next;
-        next += p->out[d];
-        mmd__resize_axis(p, d, stride, taps[d]);
-        stride *= p->in[d];
+        mmd_resize_axis_taps(&p->ax[d], stride, taps[d]);
+        for (i = 0; i < p->ax[d].out; ++i) single &= next[i].n == 1;
+        next += p->ax[d].out;
+        stride *= p->ax[d].in;
+    }
+    if (p->mode == MMD_RESIZE_NEAREST && single) {
+        mmd__resize_nearest_rows(p, taps, x, y, elem);
+        return MMD_OK;
     }
     for (i = 0; i < n; ++i) {
         if (!mmd__resize_iter_start(&it, taps, p->rank, o)) {
             mmd__store_float(p->dtype, y, i, (double)p->extrapolation);
-        } else if (p->mode == MMD__RESIZE_NEAREST) {
+        } else if (p->mode == MMD_RESIZE_NEAREST) {
             /* One tap per axis: a plain copy, whatever the dtype. */
             mmd__resize_iter_next(&it, &w, &off);
             memcpy((char *)y + (size_t)i * elem, (const char *)x + (size_t)off * elem, elem);
@@ -5913,7 +5993,7 @@ static mmd_status mmd__resize_eval(mmd_kernel_ctx *c) {
             mmd__store_float(p->dtype, y, i, acc);
         }
         for (d = p->rank - 1; d >= 0; --d) {
-            if (++o[d] < p->out[d]) break;
+            if (++o[d] < p->ax[d].out) break;
             o[d] = 0;
         }
     }

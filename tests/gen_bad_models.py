@@ -605,6 +605,21 @@ def cases():
     add("resize_to_enormous_size", "ERR_LIMIT", ser(resize(sizes=[1, 4, 1 << 20, 1 << 20])))
     add("resize_scale_enormous", "ERR_LIMIT", ser(resize(scales=[1, 1, 1e9, 1e9])))
     add("resize_scale_nan", "ERR_SHAPE", ser(resize(scales=[1, 1, float("nan"), 2])))
+    # Found by fuzz_parse (issue 16): infinity times an empty axis is NaN, which passed the
+    # size test and was cast to an integer.
+    add("resize_scale_inf_on_empty_axis", "ERR_SHAPE",
+        ser(x_model(helper.make_node("Resize", ["X", "roi", "scales"], ["Y"], mode="nearest"),
+                    [1, 4, 0, 2], [numpy_helper.from_array(np.zeros(0, np.float32), "roi"),
+                                   numpy_helper.from_array(np.array([1, 1, np.inf, 1],
+                                                                    np.float32), "scales")],
+                    x_dims=(1, 4, 0, 2))))
+    add("resize_roi_nan", "ERR_INVALID_MODEL",
+        ser(x_model(helper.make_node("Resize", ["X", "roi", "scales"], ["Y"], mode="linear",
+                                     coordinate_transformation_mode="tf_crop_and_resize"),
+                    [1, 4, 4, 4], [numpy_helper.from_array(np.array([0, 0, 0, 0, 1, 1, np.nan, 1],
+                                                                    np.float32), "roi"),
+                                   numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32),
+                                                           "scales")])))
     add("topk_k_past_axis", "ERR_INVALID_MODEL",
         ser(op_model([helper.make_node("TopK", ["X", "k"], ["V", "I"], axis=1)],
                      [("X", TensorProto.FLOAT, [1, 4])],
