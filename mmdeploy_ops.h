@@ -435,26 +435,13 @@ static float mmd__dot_f32(int64_t n, const float *x, const float *y) {
     return (s0 + s1) + (s2 + s3);
 }
 
-/* y (m x n, rows contiguous) += alpha * A * B with A(i,p) = a[i*as0 + p*as1] and
-   B(p,j) = b[p*bs0 + j*bs1], so one routine serves Gemm's transposes and MatMul's batches.
-   The loop order keeps the innermost loop on contiguous memory where the layout allows. */
-static void mmd__gemm_f32(int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t as0,
-                          int64_t as1, const float *b, int64_t bs0, int64_t bs1, float *y) {
-    int64_t i, j, p;
-    if (as1 == 1 && bs0 == 1 && (bs1 != 1 || n == 1)) {
-        for (i = 0; i < m; ++i)
-            for (j = 0; j < n; ++j) y[i * n + j] += alpha * mmd__dot_f32(k, a + i * as0, b + j * bs1);
-    } else if (bs1 == 1) {
-        for (i = 0; i < m; ++i)
-            for (p = 0; p < k; ++p) mmd__axpy_f32(n, alpha * a[i * as0 + p * as1], b + p * bs0, y + i * n);
-    } else {
-        for (i = 0; i < m; ++i)
-            for (j = 0; j < n; ++j) {
-                float s = 0.0f;
-                for (p = 0; p < k; ++p) s += a[i * as0 + p * as1] * b[p * bs0 + j * bs1];
-                y[i * n + j] += alpha * s;
-            }
-    }
+/* Requests bytes of scratch, refusing with MMD_ERR_LIMIT what size_t cannot hold (32-bit
+   targets) rather than letting the size wrap. */
+static mmd_status mmd__scratch_request(mmd_kernel_ctx *c, uint64_t bytes) {
+    if (bytes > (uint64_t)SIZE_MAX)
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "needs %llu bytes of scratch", (unsigned long long)bytes);
+    c->scratch_size = (size_t)bytes;
+    return MMD_OK;
 }
 
 /* ==== >>ops simd ==== */
@@ -4235,6 +4222,503 @@ static mmd_status mmd__einsum_eval(mmd_kernel_ctx *c) {
 #undef MMD__ISNAN_FLOAT
 #undef MMD__ISNAN_INT
 
+/* ==== >>ops gemm ==== */
+/* The one matrix product: C (m x n, row stride ldc) = act(A (m x k) * B (k x n) + init), used
+   by Conv, ConvTranspose, Gemm, MatMul and the deformable convolutions. It is blocked as the
+   fast BLAS libraries are (Goto and van de Geijn, "Anatomy of high-performance matrix
+   multiplication"): K in blocks of MMD_GEMM_KC, A in row panels of MMD__GEMM_MR rows laid out
+   [k][MR] so the micro-kernel reads it in order, B in column panels of NR columns, and a
+   register-tiled micro-kernel that keeps the whole MR x NR tile of C in registers for one K
+   block. B is read in place whenever its columns are contiguous (a row-major matrix, an NCHW
+   plane, a padded plane for a stride-1 convolution): the micro-kernel takes a table with the
+   offset of each of its K rows, so no im2col copy is needed there; other B layouts are packed
+   per block. A that is a constant (weights) is packed once at plan time into the arena.
+   Work is split over the session's threads by column blocks (or row blocks when C is narrow);
+   every element is summed in the same order whatever the thread count, so results do not
+   depend on it. */
+#ifndef MMD_GEMM_KC
+#define MMD_GEMM_KC 256                 /* K block: one B panel of KC x NR floats stays in L1 */
+#endif
+#ifndef MMD_GEMM_MC
+#define MMD_GEMM_MC 120                 /* rows of A per block (a multiple of MR): stays in L2 */
+#endif
+#ifndef MMD_GEMM_NC
+#define MMD_GEMM_NC 1024                /* columns of B packed at once */
+#endif
+#define MMD__GEMM_MR 6
+#if MMD_GEMM_MC % MMD__GEMM_MR || MMD_GEMM_MC < 1 || MMD_GEMM_NC % 32 || MMD_GEMM_NC < 1 || MMD_GEMM_KC < 1
+#error "MMD_GEMM_MC must be a positive multiple of 6, MMD_GEMM_NC of 32, MMD_GEMM_KC positive"
+#endif
+
+/* Micro-kernel flags. FIRST: this is C's first K block, so C starts from the bias (and from
+   C's old contents with LOAD); otherwise the block adds to C. CLAMP: the last K block applies
+   max(lo, min(hi, .)), which is Relu and Clip fused. */
+enum { MMD__GK_FIRST = 1, MMD__GK_LOAD = 2, MMD__GK_CLAMP = 4 };
+
+typedef void (*mmd__gemm_ukernel)(int64_t kc, const float *a, const float *b, const int64_t *boff,
+                                  float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
+                                  float hi);
+
+/* Column panel width of each instruction set's micro-kernel. */
+static int64_t mmd__gemm_nr(int32_t isa) {
+    return isa == MMD__ISA_AVX512 ? 32 : isa == MMD__ISA_AVX2 || isa == MMD__ISA_NEON ? 16 : 8;
+}
+
+/* The portable micro-kernel (6 x 8), written so compilers keep acc in vector registers. */
+static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, const int64_t *boff,
+                                float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
+                                float hi) {
+    float acc[MMD__GEMM_MR][8];
+    int64_t p;
+    int32_t i, j;
+    memset(acc, 0, sizeof acc);
+    for (p = 0; p < kc; ++p) {
+        const float *bp = b + boff[p], *ap = a + p * MMD__GEMM_MR;
+        for (i = 0; i < MMD__GEMM_MR; ++i)
+            for (j = 0; j < 8; ++j) acc[i][j] += ap[i] * bp[j];
+    }
+    for (i = 0; i < MMD__GEMM_MR; ++i) {
+        float *cr = c + i * ldc;
+        for (j = 0; j < 8; ++j) {
+            float v = acc[i][j];
+            if (!(flags & MMD__GK_FIRST)) v = cr[j] + v;
+            else {
+                if (bias) v += bias[i];
+                if (flags & MMD__GK_LOAD) v += cr[j];
+            }
+            if (flags & MMD__GK_CLAMP) {
+                v = v < lo ? lo : v;
+                v = v > hi ? hi : v;
+            }
+            cr[j] = v;
+        }
+    }
+}
+
+#if defined(MMD__X86)
+/* The epilogue of one row of the x86 kernels: the vector macros below keep it one text. max
+   and min take the accumulated value as their second operand, which they return when it is
+   NaN, so a NaN stays NaN through a fused Relu or Clip as it does through the operators. */
+#define MMD__GEMM_EPILOGUE(V, ADD, LD, ST, SET1, MAX, MIN, ACC, PTR)                            \
+    do {                                                                                       \
+        V v_ = (ACC);                                                                          \
+        if (!(flags & MMD__GK_FIRST)) v_ = ADD(LD(PTR), v_);                                  \
+        else {                                                                                 \
+            if (bias) v_ = ADD(v_, SET1(bias[i]));                                             \
+            if (flags & MMD__GK_LOAD) v_ = ADD(v_, LD(PTR));                                   \
+        }                                                                                      \
+        if (flags & MMD__GK_CLAMP) v_ = MIN(SET1(hi), MAX(SET1(lo), v_));                      \
+        ST(PTR, v_);                                                                           \
+    } while (0)
+
+MMD__TARGET_AVX2 static void mmd__gemm_ukernel_avx2(int64_t kc, const float *a, const float *b,
+                                                    const int64_t *boff, float *c, int64_t ldc,
+                                                    const float *bias, int32_t flags, float lo, float hi) {
+    __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+    __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+    __m256 acc[12];
+    int64_t p;
+    int32_t i;
+    for (p = 0; p < kc; ++p, a += MMD__GEMM_MR) {
+        const float *bp = b + boff[p];
+        __m256 b0 = _mm256_loadu_ps(bp), b1 = _mm256_loadu_ps(bp + 8), av;
+        av = _mm256_broadcast_ss(a + 0);
+        c00 = _mm256_fmadd_ps(av, b0, c00);
+        c01 = _mm256_fmadd_ps(av, b1, c01);
+        av = _mm256_broadcast_ss(a + 1);
+        c10 = _mm256_fmadd_ps(av, b0, c10);
+        c11 = _mm256_fmadd_ps(av, b1, c11);
+        av = _mm256_broadcast_ss(a + 2);
+        c20 = _mm256_fmadd_ps(av, b0, c20);
+        c21 = _mm256_fmadd_ps(av, b1, c21);
+        av = _mm256_broadcast_ss(a + 3);
+        c30 = _mm256_fmadd_ps(av, b0, c30);
+        c31 = _mm256_fmadd_ps(av, b1, c31);
+        av = _mm256_broadcast_ss(a + 4);
+        c40 = _mm256_fmadd_ps(av, b0, c40);
+        c41 = _mm256_fmadd_ps(av, b1, c41);
+        av = _mm256_broadcast_ss(a + 5);
+        c50 = _mm256_fmadd_ps(av, b0, c50);
+        c51 = _mm256_fmadd_ps(av, b1, c51);
+    }
+    acc[0] = c00, acc[1] = c01, acc[2] = c10, acc[3] = c11, acc[4] = c20, acc[5] = c21;
+    acc[6] = c30, acc[7] = c31, acc[8] = c40, acc[9] = c41, acc[10] = c50, acc[11] = c51;
+    for (i = 0; i < MMD__GEMM_MR; ++i) {
+        float *cr = c + i * ldc;
+        MMD__GEMM_EPILOGUE(__m256, _mm256_add_ps, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps,
+                           _mm256_max_ps, _mm256_min_ps, acc[2 * i], cr);
+        MMD__GEMM_EPILOGUE(__m256, _mm256_add_ps, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps,
+                           _mm256_max_ps, _mm256_min_ps, acc[2 * i + 1], cr + 8);
+    }
+}
+
+MMD__TARGET_AVX512 static void mmd__gemm_ukernel_avx512(int64_t kc, const float *a, const float *b,
+                                                        const int64_t *boff, float *c, int64_t ldc,
+                                                        const float *bias, int32_t flags, float lo, float hi) {
+    __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+    __m512 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+    __m512 acc[12];
+    int64_t p;
+    int32_t i;
+    for (p = 0; p < kc; ++p, a += MMD__GEMM_MR) {
+        const float *bp = b + boff[p];
+        __m512 b0 = _mm512_loadu_ps(bp), b1 = _mm512_loadu_ps(bp + 16), av;
+        av = _mm512_set1_ps(a[0]);
+        c00 = _mm512_fmadd_ps(av, b0, c00);
+        c01 = _mm512_fmadd_ps(av, b1, c01);
+        av = _mm512_set1_ps(a[1]);
+        c10 = _mm512_fmadd_ps(av, b0, c10);
+        c11 = _mm512_fmadd_ps(av, b1, c11);
+        av = _mm512_set1_ps(a[2]);
+        c20 = _mm512_fmadd_ps(av, b0, c20);
+        c21 = _mm512_fmadd_ps(av, b1, c21);
+        av = _mm512_set1_ps(a[3]);
+        c30 = _mm512_fmadd_ps(av, b0, c30);
+        c31 = _mm512_fmadd_ps(av, b1, c31);
+        av = _mm512_set1_ps(a[4]);
+        c40 = _mm512_fmadd_ps(av, b0, c40);
+        c41 = _mm512_fmadd_ps(av, b1, c41);
+        av = _mm512_set1_ps(a[5]);
+        c50 = _mm512_fmadd_ps(av, b0, c50);
+        c51 = _mm512_fmadd_ps(av, b1, c51);
+    }
+    acc[0] = c00, acc[1] = c01, acc[2] = c10, acc[3] = c11, acc[4] = c20, acc[5] = c21;
+    acc[6] = c30, acc[7] = c31, acc[8] = c40, acc[9] = c41, acc[10] = c50, acc[11] = c51;
+    for (i = 0; i < MMD__GEMM_MR; ++i) {
+        float *cr = c + i * ldc;
+        MMD__GEMM_EPILOGUE(__m512, _mm512_add_ps, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps,
+                           _mm512_max_ps, _mm512_min_ps, acc[2 * i], cr);
+        MMD__GEMM_EPILOGUE(__m512, _mm512_add_ps, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps,
+                           _mm512_max_ps, _mm512_min_ps, acc[2 * i + 1], cr + 16);
+    }
+}
+#endif
+
+#if defined(MMD__NEON)
+static void mmd__gemm_ukernel_neon(int64_t kc, const float *a, const float *b, const int64_t *boff,
+                                   float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
+                                   float hi) {
+    float32x4_t acc[MMD__GEMM_MR][4];
+    int64_t p;
+    int32_t i, j;
+    for (i = 0; i < MMD__GEMM_MR; ++i)
+        for (j = 0; j < 4; ++j) acc[i][j] = vdupq_n_f32(0.0f);
+    for (p = 0; p < kc; ++p, a += MMD__GEMM_MR) {
+        const float *bp = b + boff[p];
+        float32x4_t b0 = vld1q_f32(bp), b1 = vld1q_f32(bp + 4), b2 = vld1q_f32(bp + 8), b3 = vld1q_f32(bp + 12);
+        float32x4_t a0 = vld1q_f32(a);
+        float32x2_t a1 = vld1_f32(a + 4);
+        acc[0][0] = vfmaq_laneq_f32(acc[0][0], b0, a0, 0);
+        acc[0][1] = vfmaq_laneq_f32(acc[0][1], b1, a0, 0);
+        acc[0][2] = vfmaq_laneq_f32(acc[0][2], b2, a0, 0);
+        acc[0][3] = vfmaq_laneq_f32(acc[0][3], b3, a0, 0);
+        acc[1][0] = vfmaq_laneq_f32(acc[1][0], b0, a0, 1);
+        acc[1][1] = vfmaq_laneq_f32(acc[1][1], b1, a0, 1);
+        acc[1][2] = vfmaq_laneq_f32(acc[1][2], b2, a0, 1);
+        acc[1][3] = vfmaq_laneq_f32(acc[1][3], b3, a0, 1);
+        acc[2][0] = vfmaq_laneq_f32(acc[2][0], b0, a0, 2);
+        acc[2][1] = vfmaq_laneq_f32(acc[2][1], b1, a0, 2);
+        acc[2][2] = vfmaq_laneq_f32(acc[2][2], b2, a0, 2);
+        acc[2][3] = vfmaq_laneq_f32(acc[2][3], b3, a0, 2);
+        acc[3][0] = vfmaq_laneq_f32(acc[3][0], b0, a0, 3);
+        acc[3][1] = vfmaq_laneq_f32(acc[3][1], b1, a0, 3);
+        acc[3][2] = vfmaq_laneq_f32(acc[3][2], b2, a0, 3);
+        acc[3][3] = vfmaq_laneq_f32(acc[3][3], b3, a0, 3);
+        acc[4][0] = vfmaq_lane_f32(acc[4][0], b0, a1, 0);
+        acc[4][1] = vfmaq_lane_f32(acc[4][1], b1, a1, 0);
+        acc[4][2] = vfmaq_lane_f32(acc[4][2], b2, a1, 0);
+        acc[4][3] = vfmaq_lane_f32(acc[4][3], b3, a1, 0);
+        acc[5][0] = vfmaq_lane_f32(acc[5][0], b0, a1, 1);
+        acc[5][1] = vfmaq_lane_f32(acc[5][1], b1, a1, 1);
+        acc[5][2] = vfmaq_lane_f32(acc[5][2], b2, a1, 1);
+        acc[5][3] = vfmaq_lane_f32(acc[5][3], b3, a1, 1);
+    }
+    for (i = 0; i < MMD__GEMM_MR; ++i) {
+        float *cr = c + i * ldc;
+        for (j = 0; j < 4; ++j) {
+            float32x4_t v = acc[i][j];
+            if (!(flags & MMD__GK_FIRST)) v = vaddq_f32(vld1q_f32(cr + 4 * j), v);
+            else {
+                if (bias) v = vaddq_f32(v, vdupq_n_f32(bias[i]));
+                if (flags & MMD__GK_LOAD) v = vaddq_f32(v, vld1q_f32(cr + 4 * j));
+            }
+            if (flags & MMD__GK_CLAMP) {
+                /* vbsl keeps NaN lanes (comparisons with NaN are false) as the scalar code does. */
+                v = vbslq_f32(vcltq_f32(v, vdupq_n_f32(lo)), vdupq_n_f32(lo), v);
+                v = vbslq_f32(vcgtq_f32(v, vdupq_n_f32(hi)), vdupq_n_f32(hi), v);
+            }
+            vst1q_f32(cr + 4 * j, v);
+        }
+    }
+}
+#endif
+
+static mmd__gemm_ukernel mmd__gemm_kernel(int32_t isa) {
+#if defined(MMD__X86)
+    if (isa == MMD__ISA_AVX512) return mmd__gemm_ukernel_avx512;
+    if (isa == MMD__ISA_AVX2) return mmd__gemm_ukernel_avx2;
+#elif defined(MMD__NEON)
+    if (isa == MMD__ISA_NEON) return mmd__gemm_ukernel_neon;
+#endif
+    (void)isa;
+    return mmd__gemm_ukernel_c;
+}
+
+/* One product. A is read from a_packed (mmd__gemm_pack_a's layout) or else from a with row and
+   column strides. B is one of: b_packed (mmd__gemm_pack_b's layout); b with contiguous columns
+   and row p at b + b_rows[p]; b with row and column strides (packed per block). */
+typedef struct mmd__gemm {
+    int64_t m, n, k;
+    const float *a, *a_packed;
+    int64_t a_rs, a_cs;
+    const float *b, *b_packed;
+    const int64_t *b_rows;
+    int64_t b_rs, b_cs;
+    float *c;
+    int64_t ldc;
+    const float *bias;                  /* per row of C, added at the start; may be NULL */
+    int32_t load;                       /* C's old contents are added (MMD__GK_LOAD) */
+    mmd__act act;
+    int32_t isa;
+} mmd__gemm;
+
+static int64_t mmd__round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
+
+/* Floats of packed A for m x k, and of packed B for k x n. */
+static int64_t mmd__gemm_packed_a_size(int64_t m, int64_t k) { return mmd__round_up(m, MMD__GEMM_MR) * k; }
+static int64_t mmd__gemm_packed_b_size(int64_t k, int64_t n, int32_t isa) {
+    return mmd__round_up(n, mmd__gemm_nr(isa)) * k;
+}
+
+/* Packs rows [m0, m0 + mc) and K range [k0, k0 + kc) of A into row panels [kc][MR], rows past
+   m zero. */
+static void mmd__gemm_pack_a_block(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t m0,
+                                   int64_t mc, int64_t k0, int64_t kc, float *dst) {
+    int64_t i0, i, p;
+    for (i0 = 0; i0 < mc; i0 += MMD__GEMM_MR, dst += kc * MMD__GEMM_MR)
+        for (i = 0; i < MMD__GEMM_MR; ++i) {
+            int64_t row = m0 + i0 + i;
+            const float *src = a + row * rs + k0 * cs;
+            if (row >= m || i0 + i >= mc) {
+                for (p = 0; p < kc; ++p) dst[p * MMD__GEMM_MR + i] = 0.0f;
+            } else {
+                for (p = 0; p < kc; ++p) dst[p * MMD__GEMM_MR + i] = src[p * cs];
+            }
+        }
+}
+
+/* Packs all of A (m x k) once: for each K block, its row panels in order, so the block of
+   rows ic (a multiple of MR) and K block k0 starts at k0 * round_up(m, MR) + ic * kc. */
+static void mmd__gemm_pack_a(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t k, float *dst) {
+    int64_t mp = mmd__round_up(m, MMD__GEMM_MR), k0, kc;
+    for (k0 = 0; k0 < k; k0 += kc) {
+        kc = k - k0 < MMD_GEMM_KC ? k - k0 : MMD_GEMM_KC;
+        mmd__gemm_pack_a_block(a, rs, cs, m, 0, mp, k0, kc, dst + k0 * mp);
+    }
+}
+
+/* Packs columns [n0, n0 + nc) and K range [k0, k0 + kc) of B into column panels [kc][NR],
+   columns past n zero. */
+static void mmd__gemm_pack_b_block(const float *b, int64_t rs, int64_t cs, int64_t n, int64_t n0,
+                                   int64_t nc, int64_t k0, int64_t kc, int64_t nr, float *dst) {
+    int64_t j0, j, p;
+    for (j0 = 0; j0 < nc; j0 += nr, dst += kc * nr)
+        for (p = 0; p < kc; ++p) {
+            const float *src = b + (k0 + p) * rs;
+            float *d = dst + p * nr;
+            for (j = 0; j < nr; ++j) {
+                int64_t col = n0 + j0 + j;
+                d[j] = col < n && j0 + j < nc ? src[col * cs] : 0.0f;
+            }
+        }
+}
+
+/* Packs all of B (k x n) once: the panel of columns j (a multiple of NR) in K block k0 starts
+   at k0 * round_up(n, NR) + j * kc. */
+static void mmd__gemm_pack_b(const float *b, int64_t rs, int64_t cs, int64_t k, int64_t n, int32_t isa,
+                             float *dst) {
+    int64_t nr = mmd__gemm_nr(isa), np = mmd__round_up(n, nr), k0, kc;
+    for (k0 = 0; k0 < k; k0 += kc) {
+        kc = k - k0 < MMD_GEMM_KC ? k - k0 : MMD_GEMM_KC;
+        mmd__gemm_pack_b_block(b, rs, cs, n, 0, np, k0, kc, nr, dst + k0 * np);
+    }
+}
+
+/* Per-share scratch, in floats (each part rounded to 64 bytes): A's block, B's block, one B
+   edge panel, the row offsets of a packed panel and the edge tile of C. Sized for the worst
+   case whatever is prepacked, so that a plan from ONNX (packed weights) and one from a .mmd
+   blob (none) need the same scratch. */
+static int64_t mmd__gemm_share_floats(int64_t m, int64_t n, int64_t k, int32_t isa) {
+    int64_t nr = mmd__gemm_nr(isa);
+    int64_t kc = k < MMD_GEMM_KC ? k : MMD_GEMM_KC;
+    int64_t mc = mmd__round_up(m < MMD_GEMM_MC ? m : MMD_GEMM_MC, MMD__GEMM_MR);
+    int64_t nc = mmd__round_up(n < MMD_GEMM_NC ? n : MMD_GEMM_NC, nr);
+    if (kc < 1) kc = 1;
+    return mmd__round_up(mc * kc, 16) + mmd__round_up(kc * nc, 16) + mmd__round_up(kc * nr, 16) +
+           mmd__round_up(2 * kc, 16) + mmd__round_up(MMD__GEMM_MR * nr, 16) + 16;
+}
+
+/* How many shares a product is split into for `threads` threads. */
+static int32_t mmd__gemm_shares(int64_t m, int64_t n, int32_t threads, int32_t isa) {
+    int64_t by_cols = n / (2 * mmd__gemm_nr(isa)), by_rows = m / (2 * MMD__GEMM_MR);
+    int64_t most = by_cols > by_rows ? by_cols : by_rows;
+    if (threads < 1) threads = 1;
+    if (most < 1) most = 1;
+    return (int32_t)(threads < most ? threads : most);
+}
+
+/* Scratch bytes for a product run with up to `threads` threads, plus 64 bytes of alignment. */
+static uint64_t mmd__gemm_scratch(int64_t m, int64_t n, int64_t k, int32_t isa, int32_t threads) {
+    return (uint64_t)mmd__gemm_shares(m, n, threads, isa) * (uint64_t)mmd__gemm_share_floats(m, n, k, isa) *
+               sizeof(float) + 64u;
+}
+
+typedef struct mmd__gemm_job {
+    const mmd__gemm *g;
+    float *scratch;                     /* 64-byte aligned, `share` floats per share */
+    int64_t share, step;                /* floats per share; rows or columns per share */
+    int32_t by_rows;
+} mmd__gemm_job;
+
+/* One share: rows [m0, m1) and columns [n0, n1) of C. */
+static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, float *scratch) {
+    mmd__gemm_ukernel kern = mmd__gemm_kernel(g->isa);
+    int64_t nr = mmd__gemm_nr(g->isa);
+    int64_t kcmax = g->k < MMD_GEMM_KC ? g->k : MMD_GEMM_KC;
+    int64_t mcmax = mmd__round_up(g->m < MMD_GEMM_MC ? g->m : MMD_GEMM_MC, MMD__GEMM_MR);
+    int64_t ncmax = mmd__round_up(g->n < MMD_GEMM_NC ? g->n : MMD_GEMM_NC, nr);
+    float *apack, *bpack, *bedge, *ctile;
+    int64_t *poff, mp = mmd__round_up(g->m, MMD__GEMM_MR), np = mmd__round_up(g->n, nr);
+    int64_t jc, pc, ic, jr, ir, p;
+    int32_t clamp = g->act.kind == MMD__ACT_RELU || g->act.kind == MMD__ACT_CLIP;
+    float lo = g->act.kind == MMD__ACT_CLIP ? g->act.alpha : 0.0f;
+    float hi = g->act.kind == MMD__ACT_CLIP ? g->act.beta : INFINITY;
+    if (kcmax < 1) kcmax = 1;
+    apack = scratch;
+    bpack = apack + mmd__round_up(mcmax * kcmax, 16);
+    bedge = bpack + mmd__round_up(kcmax * ncmax, 16);
+    poff = (int64_t *)(bedge + mmd__round_up(kcmax * nr, 16));
+    ctile = (float *)poff + mmd__round_up(2 * kcmax, 16);
+    for (p = 0; p < kcmax; ++p) poff[p] = p * nr;
+    if (g->k == 0) {
+        /* No products: C is its start value, then the activation. */
+        for (ir = m0; ir < m1; ++ir) {
+            float *cr = g->c + ir * g->ldc;
+            for (jr = n0; jr < n1; ++jr) {
+                float v = (g->bias ? g->bias[ir] : 0.0f) + (g->load ? cr[jr] : 0.0f);
+                if (clamp) {
+                    v = v < lo ? lo : v;
+                    v = v > hi ? hi : v;
+                }
+                cr[jr] = v;
+            }
+            if (!clamp) mmd__act_f32(&g->act, cr + n0, n1 - n0);
+        }
+        return;
+    }
+    for (jc = n0; jc < n1; jc += MMD_GEMM_NC) {
+        int64_t nc = n1 - jc < MMD_GEMM_NC ? n1 - jc : MMD_GEMM_NC;
+        for (pc = 0; pc < g->k; pc += MMD_GEMM_KC) {
+            int64_t kc = g->k - pc < MMD_GEMM_KC ? g->k - pc : MMD_GEMM_KC;
+            int32_t flags = (pc == 0 ? MMD__GK_FIRST | (g->load ? MMD__GK_LOAD : 0) : 0) |
+                            (clamp && pc + kc == g->k ? MMD__GK_CLAMP : 0);
+            const float *bsrc;
+            const int64_t *boff;
+            int64_t bstep;              /* from one column panel to the next */
+            if (g->b_packed) {
+                bsrc = g->b_packed + pc * np + jc * kc;
+                boff = poff;
+                bstep = kc * nr;
+            } else if (g->b_rows) {
+                bsrc = g->b + jc;
+                boff = g->b_rows + pc;
+                bstep = nr;
+            } else {
+                mmd__gemm_pack_b_block(g->b, g->b_rs, g->b_cs, g->n, jc, nc, pc, kc, nr, bpack);
+                bsrc = bpack;
+                boff = poff;
+                bstep = kc * nr;
+            }
+            for (ic = m0; ic < m1; ic += MMD_GEMM_MC) {
+                int64_t mc = m1 - ic < MMD_GEMM_MC ? m1 - ic : MMD_GEMM_MC;
+                const float *ablk;
+                if (g->a_packed) {
+                    ablk = g->a_packed + pc * mp + ic * kc;
+                } else {
+                    mmd__gemm_pack_a_block(g->a, g->a_rs, g->a_cs, g->m, ic, mc, pc, kc, apack);
+                    ablk = apack;
+                }
+                for (jr = 0; jr < nc; jr += nr) {
+                    int64_t nrr = nc - jr < nr ? nc - jr : nr;
+                    const float *bp = bsrc + jr / nr * bstep;
+                    const int64_t *bo = boff;
+                    if (nrr < nr && g->b_rows && !g->b_packed) {
+                        /* Columns read in place past the edge could leave the tensor: this
+                           last panel is copied, zero-filled. */
+                        int64_t q, j;
+                        for (q = 0; q < kc; ++q)
+                            for (j = 0; j < nr; ++j) bedge[q * nr + j] = j < nrr ? bp[boff[q] + j] : 0.0f;
+                        bp = bedge;
+                        bo = poff;
+                    }
+                    for (ir = 0; ir < mc; ir += MMD__GEMM_MR) {
+                        int64_t mr = mc - ir < MMD__GEMM_MR ? mc - ir : MMD__GEMM_MR, i, j;
+                        float *ct = g->c + (ic + ir) * g->ldc + jc + jr;
+                        const float *bias = g->bias ? g->bias + ic + ir : NULL;
+                        if (mr == MMD__GEMM_MR && nrr == nr) {
+                            kern(kc, ablk + ir * kc, bp, bo, ct, g->ldc, bias, flags, lo, hi);
+                            continue;
+                        }
+                        /* An edge tile goes through a full-size tile in scratch; the bias
+                           of rows past the edge is never read. */
+                        if (bias && mr < MMD__GEMM_MR) {
+                            float *bt = ctile + MMD__GEMM_MR * nr;
+                            for (i = 0; i < MMD__GEMM_MR; ++i) bt[i] = i < mr ? bias[i] : 0.0f;
+                            bias = bt;
+                        }
+                        for (i = 0; i < mr; ++i)
+                            for (j = 0; j < nrr; ++j) ctile[i * nr + j] = ct[i * g->ldc + j];
+                        kern(kc, ablk + ir * kc, bp, bo, ctile, nr, bias, flags, lo, hi);
+                        for (i = 0; i < mr; ++i)
+                            for (j = 0; j < nrr; ++j) ct[i * g->ldc + j] = ctile[i * nr + j];
+                    }
+                }
+                if (!clamp && g->act.kind != MMD__ACT_NONE && pc + kc == g->k)
+                    for (ir = 0; ir < mc; ++ir) mmd__act_f32(&g->act, g->c + (ic + ir) * g->ldc + jc, nc);
+            }
+        }
+    }
+}
+
+static void mmd__gemm_task(void *data, int32_t index) {
+    const mmd__gemm_job *j = (const mmd__gemm_job *)data;
+    const mmd__gemm *g = j->g;
+    int64_t lo = index * j->step, hi = lo + j->step, end = j->by_rows ? g->m : g->n;
+    if (hi > end) hi = end;
+    if (lo >= hi) return;
+    if (j->by_rows)
+        mmd__gemm_block(g, lo, hi, 0, g->n, j->scratch + index * j->share);
+    else
+        mmd__gemm_block(g, 0, g->m, lo, hi, j->scratch + index * j->share);
+}
+
+/* Runs g over the session's threads with scratch of mmd__gemm_scratch(m, n, k, isa, threads)
+   bytes, threads being the count given there. */
+static void mmd__gemm_run(const mmd_kernel_ctx *c, const mmd__gemm *g, void *scratch, int32_t threads) {
+    mmd__gemm_job job;
+    int64_t nr = mmd__gemm_nr(g->isa);
+    int32_t shares = mmd__gemm_shares(g->m, g->n, threads < c->threads ? threads : c->threads, g->isa);
+    if (g->m == 0 || g->n == 0) return;
+    job.g = g;
+    job.scratch = (float *)(((uintptr_t)scratch + 63u) & ~(uintptr_t)63u);
+    job.share = mmd__gemm_share_floats(g->m, g->n, g->k, g->isa);
+    job.by_rows = g->n / (2 * nr) < shares;
+    job.step = job.by_rows ? mmd__round_up((g->m + shares - 1) / shares, MMD__GEMM_MR)
+                           : mmd__round_up((g->n + shares - 1) / shares, nr);
+    shares = (int32_t)(((job.by_rows ? g->m : g->n) + job.step - 1) / job.step);
+    mmd_kernel_parallel(c, mmd__gemm_task, &job, shares);
+}
+
 /* ==== >>ops convolution and pooling ==== */
 
 /* Sliding-window geometry of Conv and the pools over up to three spatial axes, right aligned:
@@ -4347,11 +4831,31 @@ static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_
     return MMD_OK;
 }
 
+/* How a convolution is computed (per image and group, as a product W [M, C * taps] x columns):
+   DIRECT: the tap loops of mmd__conv_plane_f32, for convolutions with one input channel per
+   group (depthwise), where a product has nothing to share; POINTWISE: a 1x1 stride-1 kernel
+   with no padding, whose columns are the input planes themselves; SHIFTED: stride 1 in 1-D or
+   2-D, where the input is copied into a zero-padded plane, so that every kernel tap is the same
+   plane shifted and the product reads it in place (the output is computed over the padded
+   width and then compacted); IM2COL: the rest (strides, 3-D), whose columns are gathered into
+   scratch a band of output rows at a time. */
+enum { MMD__CONV_DIRECT, MMD__CONV_POINTWISE, MMD__CONV_SHIFTED, MMD__CONV_IM2COL };
+
+#ifndef MMD_CONV_COLUMNS_MAX
+#define MMD_CONV_COLUMNS_MAX ((int64_t)1 << 20) /* floats of im2col columns gathered at once */
+#endif
+
 typedef struct mmd__conv_data {
     mmd__window w;
     int64_t batch, in_ch, out_ch, group;
     mmd__act act;                       /* FusedConv: applied after the sum */
     int32_t has_z;                      /* FusedConv: input 3 (Z, the output's shape) is added */
+    int32_t path, isa, threads;         /* MMD__CONV_*; instruction set and threads of the product */
+    int64_t gm, gk, gn;                 /* product per image and group: M, K and N (columns) */
+    int64_t hp, wp, plane;              /* SHIFTED: padded sizes, floats per padded channel */
+    int64_t band;                       /* IM2COL: output rows (axes 0 and 1) gathered at once */
+    const float *packed;                /* the weights packed per group, or NULL */
+    size_t gemm_bytes;                  /* scratch of the product, the rest follows it */
 } mmd__conv_data;
 
 /* The checks Conv and ConvTranspose share, which fill p's batch, channels and group: float32
@@ -4411,29 +4915,92 @@ static mmd_status mmd__conv_check(mmd_kernel_ctx *c, int32_t transposed, mmd__co
     return MMD_OK;
 }
 
+/* Picks the path and sizes the scratch: the product's, then (at 64-byte alignment) the row
+   offsets of the columns and the padded input and output (SHIFTED) or the columns (IM2COL). */
+static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
+    const mmd__window *w = &p->w;
+    int64_t cg = p->in_ch / p->group, taps = w->k[0] * w->k[1] * w->k[2];
+    int64_t out_plane = w->out[0] * w->out[1] * w->out[2], extra = 0;
+    int32_t a, pointwise = 1, stride1 = w->k[0] == 1 && w->in[0] == 1;
+    uint64_t bytes;
+    for (a = 0; a < 3; ++a) {
+        if (w->k[a] != 1 || w->s[a] != 1 || w->pad[a] || w->pad_end[a]) pointwise = 0;
+        if (w->s[a] != 1) stride1 = 0;
+    }
+    p->isa = mmd__isa();
+    p->threads = c->threads > 1 ? c->threads : 1;
+    p->gm = p->out_ch / p->group;
+    p->gk = cg * taps;
+    p->gn = out_plane;
+    if (p->group > 1 && cg == 1) {
+        /* eval's table of output ranges per kernel tap (see mmd__conv_plane_f32). */
+        p->path = MMD__CONV_DIRECT;
+        c->scratch_size = (size_t)(w->k[0] + w->k[1] + w->k[2]) * 2 * sizeof(int64_t);
+        return MMD_OK;
+    }
+    if (pointwise) {
+        p->path = MMD__CONV_POINTWISE;
+    } else if (stride1) {
+        p->path = MMD__CONV_SHIFTED;
+        p->hp = w->in[1] + w->pad[1] + w->pad_end[1];
+        p->wp = w->in[2] + w->pad[2] + w->pad_end[2];
+        /* Past the last padded row the shifted reads of the discarded columns run on by up to
+           (kw - 1) * dw. */
+        p->plane = mmd__round_up(p->hp * p->wp + (w->k[2] - 1) * w->d[2], 16);
+        p->gn = w->out[1] * p->wp;
+        if ((p->plane && cg > MMD__ELEMS_MAX / p->plane) || (p->gn && p->gm > MMD__ELEMS_MAX / p->gn))
+            return mmd_kernel_fail(c, MMD_ERR_LIMIT, "padded input or output too large");
+        extra = cg * p->plane + p->gm * p->gn;
+    } else {
+        int64_t rows = w->out[0] * w->out[1], per_row = p->gk * w->out[2];
+        p->path = MMD__CONV_IM2COL;
+        p->band = per_row > 0 && MMD_CONV_COLUMNS_MAX / per_row > 1 ? MMD_CONV_COLUMNS_MAX / per_row : 1;
+        if (p->band > rows) p->band = rows > 0 ? rows : 1;
+        p->gn = p->band * w->out[2];
+        if (p->gk > MMD__ELEMS_MAX / (p->gn > 0 ? p->gn : 1))
+            return mmd_kernel_fail(c, MMD_ERR_LIMIT, "im2col columns too large");
+        extra = p->gk * p->gn;
+    }
+    bytes = mmd__gemm_scratch(p->gm, p->gn, p->gk, p->isa, p->threads);
+    p->gemm_bytes = (size_t)mmd__round_up((int64_t)bytes, 64);
+    bytes = p->gemm_bytes + (uint64_t)mmd__round_up(p->gk, 8) * sizeof(int64_t) + (uint64_t)extra * sizeof(float) + 64u;
+    if (bytes > (uint64_t)SIZE_MAX)
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "needs %llu bytes of scratch", (unsigned long long)bytes);
+    c->scratch_size = (size_t)bytes;
+    /* Constant weights are packed once, per group, for the product. */
+    p->packed = NULL;
+    if (mmd_tensor_is_const(c->inputs[1]) && p->gm > 0 && p->gk > 0) {
+        int64_t per = mmd__gemm_packed_a_size(p->gm, p->gk), g;
+        int32_t fresh;
+        float *dst = (float *)mmd_kernel_packed(c, (size_t)(per * p->group) * sizeof(float), &fresh);
+        if (!dst && c->err->status != MMD_OK) return c->err->status;
+        if (dst && fresh)
+            for (g = 0; g < p->group; ++g)
+                mmd__gemm_pack_a((const float *)c->inputs[1]->data + g * p->gm * p->gk, p->gk, 1, p->gm,
+                                 p->gk, dst + g * per);
+        p->packed = dst;
+    }
+    return MMD_OK;
+}
+
 static mmd_status mmd__conv_f32_prepare(mmd_kernel_ctx *c) {
     mmd__conv_data *p = (mmd__conv_data *)c->op_data;
     const mmd_tensor *x, *wt;
     int64_t dims[5];
-    int32_t n, a, i;
+    int32_t n, i;
     mmd_status st = mmd__conv_check(c, 0, p);
     if (st != MMD_OK) return st;
+    memset(&p->act, 0, sizeof p->act);
+    p->has_z = 0;
     x = c->inputs[0];
     wt = c->inputs[1];
     n = x->rank - 2;
     if ((st = mmd__window_prepare(c, n, x->dims + 2, wt->dims + 2, 0, &p->w)) != MMD_OK) return st;
-    /* eval's table of output ranges per kernel tap (see mmd__conv_plane_f32). */
-    c->scratch_size = (size_t)(p->w.k[0] + p->w.k[1] + p->w.k[2]) * 2 * sizeof(int64_t);
     dims[0] = p->batch;
     dims[1] = p->out_ch;
     for (i = 0; i < n; ++i) dims[2 + i] = p->w.out[3 - n + i];
     if ((st = mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, dims)) != MMD_OK) return st;
-    /* A pointwise conv (kernel 1, stride 1, no padding) reads each plane as one long row. */
-    for (a = 0; a < 3; ++a)
-        if (p->w.k[a] != 1 || p->w.s[a] != 1 || p->w.pad[a] || p->w.pad_end[a]) return MMD_OK;
-    p->w.in[2] = p->w.out[2] = p->w.in[0] * p->w.in[1] * p->w.in[2];
-    p->w.in[0] = p->w.in[1] = p->w.out[0] = p->w.out[1] = 1;
-    return MMD_OK;
+    return mmd__conv_plan(c, p);
 }
 
 /* y[j] += a[j] * x for four output rows y[0..3] sharing one input row: each input element
@@ -4463,8 +5030,8 @@ static void mmd__axpy4_f32(int64_t n, const float *a, const float *MMD__RESTRICT
    their output planes y, y + out_plane, ...; kernel j starts at k + j * kstride. Each kernel
    tap is a weight times a run of input elements added into a run of output elements, so the
    inner loop has no bounds tests. Sharing each input run among up to four output channels
-   halves the memory traffic of the small late layers. range[] holds, per axis and tap, the
-   outputs the tap reaches inside the input (lo, hi pairs; axis 0's taps first). */
+   halves the memory traffic. range[] holds, per axis and tap, the outputs the tap reaches
+   inside the input (lo, hi pairs; axis 0's taps first). */
 static void mmd__conv_plane_f32(const mmd__window *w, const int64_t *range, const float *x,
                                 const float *k, int64_t kstride, int32_t nm, float *y,
                                 int64_t out_plane) {
@@ -4504,35 +5071,190 @@ static void mmd__conv_plane_f32(const mmd__window *w, const int64_t *range, cons
     }
 }
 
-/* Output channels are taken four at a time within a group (see mmd__conv_plane_f32). */
+/* What the parallel parts of a convolution share. */
+typedef struct mmd__conv_job {
+    const mmd__conv_data *p;
+    const float *x, *wt, *bias, *z;     /* this image and group (DIRECT: the whole tensors) */
+    float *y, *buf, *tmp;               /* output; padded input or columns; SHIFTED's output */
+    const int64_t *range;               /* DIRECT: mmd__conv_plane_f32's table */
+    int64_t r0, r1;                     /* IM2COL: the band of output rows */
+} mmd__conv_job;
+
+/* DIRECT: one (image, group) pair, its output channels four at a time. */
+static void mmd__conv_direct_task(void *data, int32_t index) {
+    const mmd__conv_job *j = (const mmd__conv_job *)data;
+    const mmd__conv_data *p = j->p;
+    const mmd__window *w = &p->w;
+    int64_t in_plane = w->in[0] * w->in[1] * w->in[2], out_plane = w->out[0] * w->out[1] * w->out[2];
+    int64_t ksize = w->k[0] * w->k[1] * w->k[2], cg = p->in_ch / p->group, mg = p->out_ch / p->group;
+    int64_t b = index / p->group, g = index % p->group, m, ci, i;
+    for (m = g * mg; m < (g + 1) * mg; m += 4) {
+        int32_t nm = (int32_t)((g + 1) * mg - m < 4 ? (g + 1) * mg - m : 4), k;
+        float *yp = j->y + (b * p->out_ch + m) * out_plane;
+        const float *xg = j->x + (b * p->in_ch + g * cg) * in_plane;
+        for (k = 0; k < nm; ++k) {
+            float init = j->bias ? j->bias[m + k] : 0.0f;
+            for (i = 0; i < out_plane; ++i) yp[k * out_plane + i] = init;
+        }
+        for (ci = 0; ci < cg; ++ci)
+            mmd__conv_plane_f32(w, j->range, xg + ci * in_plane, j->wt + (m * cg + ci) * ksize, cg * ksize,
+                                nm, yp, out_plane);
+        for (k = 0; k < nm; ++k) {
+            float *yk = yp + k * out_plane;
+            if (j->z)
+                for (i = 0; i < out_plane; ++i) yk[i] += j->z[(b * p->out_ch + m + k) * out_plane + i];
+            mmd__act_f32(&p->act, yk, out_plane);
+        }
+    }
+}
+
+/* SHIFTED: input channel `index` of the group into its zero-padded plane. */
+static void mmd__conv_pad_task(void *data, int32_t index) {
+    const mmd__conv_job *j = (const mmd__conv_job *)data;
+    const mmd__conv_data *p = j->p;
+    const mmd__window *w = &p->w;
+    const float *src = j->x + index * w->in[1] * w->in[2];
+    float *dst = j->buf + index * p->plane;
+    int64_t r;
+    memset(dst, 0, (size_t)p->plane * sizeof(float));
+    for (r = 0; r < w->in[1]; ++r)
+        memcpy(dst + (r + w->pad[1]) * p->wp + w->pad[2], src + r * w->in[2], (size_t)w->in[2] * sizeof(float));
+}
+
+/* SHIFTED: output channel `index` from the padded width to the output's, adding Z and applying
+   the activation when Z has to come first. */
+static void mmd__conv_compact_task(void *data, int32_t index) {
+    const mmd__conv_job *j = (const mmd__conv_job *)data;
+    const mmd__conv_data *p = j->p;
+    int64_t oh = p->w.out[1], ow = p->w.out[2], r, i;
+    const float *src = j->tmp + index * p->gn;
+    float *dst = j->y + index * oh * ow;
+    for (r = 0; r < oh; ++r) memcpy(dst + r * ow, src + r * p->wp, (size_t)ow * sizeof(float));
+    if (!j->z) return;
+    for (i = 0; i < oh * ow; ++i) dst[i] += j->z[index * oh * ow + i];
+    mmd__act_f32(&p->act, dst, oh * ow);
+}
+
+/* IM2COL: row `index` of the columns, kernel tap (t0, t1, t2) of input channel ci, over the band
+   of output rows. */
+static void mmd__conv_im2col_task(void *data, int32_t index) {
+    const mmd__conv_job *j = (const mmd__conv_job *)data;
+    const mmd__conv_data *p = j->p;
+    const mmd__window *w = &p->w;
+    int64_t taps = w->k[0] * w->k[1] * w->k[2], ci = index / taps, t = index % taps;
+    int64_t t2 = t % w->k[2], t1 = t / w->k[2] % w->k[1], t0 = t / (w->k[1] * w->k[2]);
+    const float *xc = j->x + ci * w->in[0] * w->in[1] * w->in[2];
+    float *dst = j->buf + index * (j->r1 - j->r0) * w->out[2];
+    int64_t r, lo, hi, o, s2 = w->s[2], ow = w->out[2];
+    mmd__valid_range(t2 * w->d[2] - w->pad[2], s2, ow, w->in[2], &lo, &hi);
+    for (r = j->r0; r < j->r1; ++r, dst += ow) {
+        int64_t i0 = r / w->out[1] * w->s[0] + t0 * w->d[0] - w->pad[0];
+        int64_t i1 = r % w->out[1] * w->s[1] + t1 * w->d[1] - w->pad[1];
+        const float *src;
+        if (i0 < 0 || i0 >= w->in[0] || i1 < 0 || i1 >= w->in[1] || lo >= hi) {
+            memset(dst, 0, (size_t)ow * sizeof(float));
+            continue;
+        }
+        src = xc + (i0 * w->in[1] + i1) * w->in[2] + t2 * w->d[2] - w->pad[2];
+        for (o = 0; o < lo; ++o) dst[o] = 0.0f;
+        if (s2 == 1) memcpy(dst + lo, src + lo, (size_t)(hi - lo) * sizeof(float));
+        else
+            for (o = lo; o < hi; ++o) dst[o] = src[o * s2];
+        for (o = hi; o < ow; ++o) dst[o] = 0.0f;
+    }
+}
+
 static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
     const mmd__conv_data *p = (const mmd__conv_data *)c->op_data;
     const mmd__window *w = &p->w;
-    const float *x = (const float *)c->inputs[0]->data, *wt = (const float *)c->inputs[1]->data;
-    const float *bias = c->input_count > 2 && c->inputs[2] ? (const float *)c->inputs[2]->data : NULL;
-    float *y = (float *)c->outputs[0]->data;
-    int64_t *r = (int64_t *)c->scratch;
+    mmd__conv_job job;
+    mmd__gemm g;
     int64_t in_plane = w->in[0] * w->in[1] * w->in[2], out_plane = w->out[0] * w->out[1] * w->out[2];
-    int64_t ksize = w->k[0] * w->k[1] * w->k[2];
-    int64_t cg = p->in_ch / p->group, mg = p->out_ch / p->group, b, g, m, ci, i, a, t;
-    int32_t j;
-    for (a = 0; a < 3; ++a)
-        for (t = 0; t < w->k[a]; ++t, r += 2)
-            mmd__valid_range(t * w->d[a] - w->pad[a], w->s[a], w->out[a], w->in[a], &r[0], &r[1]);
+    int64_t cg = p->in_ch / p->group, mg = p->gm, per = mmd__gemm_packed_a_size(p->gm, p->gk);
+    int64_t *rows = (int64_t *)((char *)c->scratch + p->gemm_bytes), b, grp, q, a, t;
+    float *extra = (float *)(rows + mmd__round_up(p->gk, 8));
+    const float *z;
+    memset(&job, 0, sizeof job);
+    job.p = p;
+    job.wt = (const float *)c->inputs[1]->data;
+    job.bias = c->input_count > 2 && c->inputs[2] ? (const float *)c->inputs[2]->data : NULL;
+    job.z = z = p->has_z ? (const float *)c->inputs[3]->data : NULL;
+    if (p->path == MMD__CONV_DIRECT) {
+        int64_t *r = (int64_t *)c->scratch;
+        for (a = 0; a < 3; ++a)
+            for (t = 0; t < w->k[a]; ++t, r += 2)
+                mmd__valid_range(t * w->d[a] - w->pad[a], w->s[a], w->out[a], w->in[a], &r[0], &r[1]);
+        job.x = (const float *)c->inputs[0]->data;
+        job.y = (float *)c->outputs[0]->data;
+        job.range = (const int64_t *)c->scratch;
+        mmd_kernel_parallel(c, mmd__conv_direct_task, &job, (int32_t)(p->batch * p->group));
+        return MMD_OK;
+    }
+    /* The offsets of the K rows of the columns within the columns' buffer. */
+    for (q = 0; q < p->gk; ++q) {
+        int64_t ci = q / (w->k[1] * w->k[2]), kh = q / w->k[2] % w->k[1], kw = q % w->k[2];
+        rows[q] = p->path == MMD__CONV_POINTWISE ? q * in_plane
+                  : p->path == MMD__CONV_SHIFTED ? ci * p->plane + kh * w->d[1] * p->wp + kw * w->d[2]
+                                                 : q * p->gn;
+    }
+    memset(&g, 0, sizeof g);
+    g.m = mg;
+    g.k = p->gk;
+    g.a_rs = p->gk;
+    g.a_cs = 1;
+    g.b_rows = rows;
+    g.isa = p->isa;
+    g.act = p->act;
+    job.buf = extra;
+    job.tmp = extra + cg * p->plane;
     for (b = 0; b < p->batch; ++b)
-        for (g = 0; g < p->group; ++g)
-            for (m = g * mg; m < (g + 1) * mg; m += 4) {
-                int32_t nm = (int32_t)((g + 1) * mg - m < 4 ? (g + 1) * mg - m : 4);
-                float *yp = y + (b * p->out_ch + m) * out_plane;
-                const float *xg = x + (b * p->in_ch + g * cg) * in_plane;
-                for (j = 0; j < nm; ++j) {
-                    float init = bias ? bias[m + j] : 0.0f;
-                    for (i = 0; i < out_plane; ++i) yp[j * out_plane + i] = init;
+        for (grp = 0; grp < p->group; ++grp) {
+            const float *xg = (const float *)c->inputs[0]->data + (b * p->in_ch + grp * cg) * in_plane;
+            float *yg = (float *)c->outputs[0]->data + (b * p->out_ch + grp * mg) * out_plane;
+            const float *zg = z ? z + (b * p->out_ch + grp * mg) * out_plane : NULL;
+            g.a = job.wt + grp * mg * p->gk;
+            g.a_packed = p->packed ? p->packed + grp * per : NULL;
+            g.bias = job.bias ? job.bias + grp * mg : NULL;
+            job.x = xg;
+            if (p->path == MMD__CONV_POINTWISE) {
+                g.b = xg;
+                g.n = out_plane;
+                g.c = yg;
+                g.ldc = out_plane;
+                g.load = zg != NULL;
+                if (zg) memcpy(yg, zg, (size_t)(mg * out_plane) * sizeof(float));
+                mmd__gemm_run(c, &g, c->scratch, p->threads);
+            } else if (p->path == MMD__CONV_SHIFTED) {
+                mmd_kernel_parallel(c, mmd__conv_pad_task, &job, (int32_t)cg);
+                g.b = job.buf;
+                g.n = p->gn;
+                g.c = job.tmp;
+                g.ldc = p->gn;
+                if (zg) g.act.kind = MMD__ACT_NONE;
+                mmd__gemm_run(c, &g, c->scratch, p->threads);
+                job.y = yg;
+                job.z = zg;
+                mmd_kernel_parallel(c, mmd__conv_compact_task, &job, (int32_t)mg);
+            } else {
+                int64_t rows_all = w->out[0] * w->out[1], r0, m;
+                for (r0 = 0; r0 < rows_all; r0 += p->band) {
+                    int64_t r1 = r0 + p->band < rows_all ? r0 + p->band : rows_all, cols = (r1 - r0) * w->out[2];
+                    job.r0 = r0;
+                    job.r1 = r1;
+                    mmd_kernel_parallel(c, mmd__conv_im2col_task, &job, (int32_t)p->gk);
+                    for (q = 0; q < p->gk; ++q) rows[q] = q * cols;
+                    g.b = job.buf;
+                    g.n = cols;
+                    g.c = yg + r0 * w->out[2];
+                    g.ldc = out_plane;
+                    g.load = zg != NULL;
+                    if (zg)
+                        for (m = 0; m < mg; ++m)
+                            memcpy(g.c + m * out_plane, zg + m * out_plane + r0 * w->out[2], (size_t)cols * sizeof(float));
+                    mmd__gemm_run(c, &g, c->scratch, p->threads);
                 }
-                for (ci = 0; ci < cg; ++ci)
-                    mmd__conv_plane_f32(w, (const int64_t *)c->scratch, xg + ci * in_plane,
-                                        wt + (m * cg + ci) * ksize, cg * ksize, nm, yp, out_plane);
             }
+        }
     return MMD_OK;
 }
 
@@ -4554,20 +5276,6 @@ static mmd_status mmd__fused_conv_f32_prepare(mmd_kernel_ctx *c) {
         return mmd_kernel_fail(c, MMD_ERR_SHAPE, "Z %s is not the output's shape %s",
                                mmd__dims_text(tz, sizeof tz, z->rank, z->dims), mmd__dims_text(ty, sizeof ty, y->rank, y->dims));
     }
-    return MMD_OK;
-}
-
-static mmd_status mmd__fused_conv_f32_eval(mmd_kernel_ctx *c) {
-    const mmd__conv_data *p = (const mmd__conv_data *)c->op_data;
-    float *y = (float *)c->outputs[0]->data;
-    int64_t i, n = mmd_tensor_numel(c->outputs[0]);
-    mmd_status st = mmd__conv_f32_eval(c);
-    if (st != MMD_OK) return st;
-    if (p->has_z) {
-        const float *z = (const float *)c->inputs[3]->data;
-        for (i = 0; i < n; ++i) y[i] += z[i];
-    }
-    mmd__act_f32(&p->act, y, n);
     return MMD_OK;
 }
 
@@ -4907,6 +5615,8 @@ typedef struct mmd__gemm_data {
     float alpha, beta;
     int32_t has_c;
     mmd__act act;                       /* FusedGemm: applied to the result */
+    int32_t isa, threads;
+    const float *packed;                /* constant B packed for the product, or NULL */
 } mmd__gemm_data;
 
 /* Gemm 7 to 13: Y = alpha * op(A) * op(B) + beta * C, with C (optional from opset 11)
@@ -4955,18 +5665,58 @@ static mmd_status mmd__gemm_f32_prepare(mmd_kernel_ctx *c) {
         p->cs0 = strides[0];
         p->cs1 = strides[1];
     }
+    memset(&p->act, 0, sizeof p->act);
+    p->isa = mmd__isa();
+    p->threads = c->threads > 1 ? c->threads : 1;
+    p->packed = NULL;
+    if ((st = mmd__scratch_request(c, mmd__gemm_scratch(p->m, p->n, p->k, p->isa, p->threads))) != MMD_OK) return st;
+    if (mmd_tensor_is_const(b) && p->k > 0 && p->n > 0) {
+        int32_t fresh;
+        float *dst = (float *)mmd_kernel_packed(c, (size_t)mmd__gemm_packed_b_size(p->k, p->n, p->isa) * sizeof(float), &fresh);
+        if (!dst && c->err->status != MMD_OK) return c->err->status;
+        if (dst && fresh) mmd__gemm_pack_b((const float *)b->data, p->bs0, p->bs1, p->k, p->n, p->isa, dst);
+        p->packed = dst;
+    }
     return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, 2, dims);
 }
 
+/* With alpha 1 the product starts from beta * C and applies the activation itself; otherwise
+   alpha scales the product before beta * C is added, in a pass of its own. */
 static mmd_status mmd__gemm_f32_eval(mmd_kernel_ctx *c) {
     const mmd__gemm_data *p = (const mmd__gemm_data *)c->op_data;
     const float *cm = p->has_c ? (const float *)c->inputs[2]->data : NULL;
     float *y = (float *)c->outputs[0]->data;
+    int32_t direct = p->alpha == 1.0f;
     int64_t i, j;
-    for (i = 0; i < p->m; ++i)
-        for (j = 0; j < p->n; ++j) y[i * p->n + j] = cm ? p->beta * cm[i * p->cs0 + j * p->cs1] : 0.0f;
-    mmd__gemm_f32(p->m, p->n, p->k, p->alpha, (const float *)c->inputs[0]->data, p->as0, p->as1,
-                  (const float *)c->inputs[1]->data, p->bs0, p->bs1, y);
+    mmd__gemm g;
+    memset(&g, 0, sizeof g);
+    g.m = p->m;
+    g.n = p->n;
+    g.k = p->k;
+    g.a = (const float *)c->inputs[0]->data;
+    g.a_rs = p->as0;
+    g.a_cs = p->as1;
+    g.b = (const float *)c->inputs[1]->data;
+    g.b_packed = p->packed;
+    g.b_rs = p->bs0;
+    g.b_cs = p->bs1;
+    g.c = y;
+    g.ldc = p->n;
+    g.isa = p->isa;
+    if (direct) {
+        g.act = p->act;
+        g.load = cm != NULL;
+        if (cm)
+            for (i = 0; i < p->m; ++i)
+                for (j = 0; j < p->n; ++j) y[i * p->n + j] = p->beta * cm[i * p->cs0 + j * p->cs1];
+    }
+    mmd__gemm_run(c, &g, c->scratch, p->threads);
+    if (direct) return MMD_OK;
+    for (i = 0; i < p->m; ++i) {
+        for (j = 0; j < p->n; ++j)
+            y[i * p->n + j] = p->alpha * y[i * p->n + j] + (cm ? p->beta * cm[i * p->cs0 + j * p->cs1] : 0.0f);
+        mmd__act_f32(&p->act, y + i * p->n, p->n);
+    }
     return MMD_OK;
 }
 
@@ -4977,17 +5727,13 @@ static mmd_status mmd__fused_gemm_f32_prepare(mmd_kernel_ctx *c) {
     return mmd__act_attrs(c, &((mmd__gemm_data *)c->op_data)->act);
 }
 
-static mmd_status mmd__fused_gemm_f32_eval(mmd_kernel_ctx *c) {
-    mmd_status st = mmd__gemm_f32_eval(c);
-    if (st != MMD_OK) return st;
-    mmd__act_f32(&((const mmd__gemm_data *)c->op_data)->act, (float *)c->outputs[0]->data,
-                 mmd_tensor_numel(c->outputs[0]));
-    return MMD_OK;
-}
 
 typedef struct mmd__matmul_data {
     mmd__walk batch;                    /* over the broadcast batch axes, in whole matrices */
     int64_t m, n, k;
+    int32_t isa, threads;
+    const float *packed;                /* a constant 2-D B packed for the product, or NULL */
+    size_t gemm_bytes;                  /* scratch of the product; B's row offsets follow */
 } mmd__matmul_data;
 
 /* MatMul with numpy semantics: a 1-D A is a row (its axis dropped from the result), a 1-D B a
@@ -5030,6 +5776,18 @@ static mmd_status mmd__matmul_f32_prepare(mmd_kernel_ctx *c) {
     }
     p->batch.elem[0] = p->batch.elem[1] = p->batch.elem[2] = sizeof(float);
     mmd__walk_merge(&p->batch);
+    p->isa = mmd__isa();
+    p->threads = c->threads > 1 ? c->threads : 1;
+    p->gemm_bytes = (size_t)mmd__round_up((int64_t)mmd__gemm_scratch(p->m, p->n, p->k, p->isa, p->threads), 64);
+    if ((st = mmd__scratch_request(c, (uint64_t)p->gemm_bytes + (uint64_t)p->k * sizeof(int64_t))) != MMD_OK) return st;
+    p->packed = NULL;
+    if (b->rank <= 2 && mmd_tensor_is_const(b) && p->k > 0 && p->n > 0) {
+        int32_t fresh;
+        float *dst = (float *)mmd_kernel_packed(c, (size_t)mmd__gemm_packed_b_size(p->k, p->n, p->isa) * sizeof(float), &fresh);
+        if (!dst && c->err->status != MMD_OK) return c->err->status;
+        if (dst && fresh) mmd__gemm_pack_b((const float *)b->data, p->n, 1, p->k, p->n, p->isa, dst);
+        p->packed = dst;
+    }
     if (a->rank > 1) dims[rank++] = p->m;
     if (b->rank > 1) dims[rank++] = p->n;
     return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, rank, dims);
@@ -5039,12 +5797,26 @@ static mmd_status mmd__matmul_f32_eval(mmd_kernel_ctx *c) {
     const mmd__matmul_data *p = (const mmd__matmul_data *)c->op_data;
     const float *a = (const float *)c->inputs[0]->data, *b = (const float *)c->inputs[1]->data;
     float *y = (float *)c->outputs[0]->data;
-    int64_t idx[MMD_MAX_RANK] = {0}, off[3] = {0, 0, 0}, i, mn = p->m * p->n;
+    int64_t idx[MMD_MAX_RANK] = {0}, off[3] = {0, 0, 0}, q;
+    int64_t *rows = (int64_t *)((char *)c->scratch + p->gemm_bytes);
+    mmd__gemm g;
     if (mmd__walk_empty(&p->batch)) return MMD_OK;
+    for (q = 0; q < p->k; ++q) rows[q] = q * p->n;
+    memset(&g, 0, sizeof g);
+    g.m = p->m;
+    g.n = p->n;
+    g.k = p->k;
+    g.a_rs = p->k;
+    g.a_cs = 1;
+    g.b_packed = p->packed;
+    g.b_rows = rows;
+    g.ldc = p->n;
+    g.isa = p->isa;
     do {
-        float *yb = y + off[0];
-        for (i = 0; i < mn; ++i) yb[i] = 0.0f;
-        mmd__gemm_f32(p->m, p->n, p->k, 1.0f, a + off[1], p->k, 1, b + off[2], p->n, 1, yb);
+        g.a = a + off[1];
+        g.b = b + off[2];
+        g.c = y + off[0];
+        mmd__gemm_run(c, &g, c->scratch, p->threads);
     } while (mmd__walk_next(&p->batch, p->batch.rank, idx, off));
     return MMD_OK;
 }
@@ -6434,15 +7206,6 @@ static mmd_status mmd__nms_eval(mmd_kernel_ctx *c) {
 
 #define MMD__MMDEPLOY_OPSET 1
 
-/* Requests bytes of scratch, refusing with MMD_ERR_LIMIT what size_t cannot hold (32-bit
-   targets) rather than letting the size wrap. */
-static mmd_status mmd__mmdeploy_scratch(mmd_kernel_ctx *c, uint64_t bytes) {
-    if (bytes > (uint64_t)SIZE_MAX)
-        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "needs %llu bytes of scratch", (unsigned long long)bytes);
-    c->scratch_size = (size_t)bytes;
-    return MMD_OK;
-}
-
 /* ---- sampling helpers ---------------------------------------------------------------------- */
 
 /* Bilinear interpolation at pixel coordinates (x, y) of an h x w plane whose outside reads 0, as
@@ -6649,6 +7412,8 @@ typedef struct mmd__deform_conv_data {
     int64_t stride[2], pad[2], dilation[2], group, dgroup;
     int64_t tile;                       /* output pixels per column tile */
     int32_t mask, weight, bias;         /* input index of each; -1 when absent */
+    int32_t isa;                        /* of the product */
+    size_t gemm_bytes;                  /* scratch of the product; the rest follows */
 } mmd__deform_conv_data;
 
 /* A pair of ints (height, width) from an INTS attribute, def for both when absent; each must
@@ -6789,8 +7554,11 @@ static mmd_status mmd__deform_conv_prepare(mmd_kernel_ctx *c, int32_t modulated)
     if (cg * kk > MMD__DEFORM_COLUMNS_MAX || p->out_ch / p->group > MMD__DEFORM_COLUMNS_MAX)
         return mmd_kernel_fail(c, MMD_ERR_LIMIT, "%lld input or %lld output channels per group times a %lld-tap kernel",
                                (long long)cg, (long long)(p->out_ch / p->group), (long long)kk);
-    st = mmd__mmdeploy_scratch(c, (uint64_t)(p->dgroup * kk * p->tile * 4) * (sizeof(int64_t) + sizeof(float)) +
-                                      (uint64_t)((cg * kk + p->out_ch / p->group) * p->tile) * sizeof(float));
+    p->isa = mmd__isa();
+    p->gemm_bytes = (size_t)mmd__round_up((int64_t)mmd__gemm_scratch(p->out_ch / p->group, p->tile, cg * kk, p->isa, 1), 64);
+    st = mmd__scratch_request(c, (uint64_t)p->gemm_bytes + (uint64_t)(cg * kk) * sizeof(int64_t) +
+                                     (uint64_t)(p->dgroup * kk * p->tile * 4) * (sizeof(int64_t) + sizeof(float)) +
+                                     (uint64_t)(cg * kk * p->tile) * sizeof(float));
     if (st != MMD_OK) return st;
     dims[0] = p->batch;
     dims[1] = p->out_ch;
@@ -6818,8 +7586,9 @@ static mmd_status mmd__deform_conv_f32_eval(mmd_kernel_ctx *c) {
     int64_t kk = p->kh * p->kw, pixels = p->out_h * p->out_w, plane = p->in_h * p->in_w;
     int64_t cg = p->in_ch / p->group, mg = p->out_ch / p->group, kcols = cg * kk;
     int64_t per_dgroup = p->in_ch / p->dgroup, taps = p->dgroup * kk * p->tile * 4;
-    int64_t *toff = (int64_t *)c->scratch;
-    float *twt = (float *)(toff + taps), *cols = twt + taps, *prod = cols + kcols * p->tile;
+    int64_t *rows = (int64_t *)((char *)c->scratch + p->gemm_bytes), *toff = rows + kcols;
+    float *twt = (float *)(toff + taps), *cols = twt + taps;
+    mmd__gemm gm;
     int64_t n, p0, d, t, j, g, ci, m;
     int32_t nq;
     /* An empty input samples only zeros, leaving the bias; it also has no element that even a
@@ -6865,13 +7634,21 @@ static mmd_status mmd__deform_conv_f32_eval(mmd_kernel_ctx *c) {
                                              twt + (dg * kk + t) * p->tile * 4, 4, nt,
                                              cols + (ci * kk + t) * nt, kk * nt);
                 }
-                memset(prod, 0, (size_t)(mg * nt) * sizeof(float));
-                mmd__gemm_f32(mg, nt, kcols, 1.0f, weight + g * mg * kcols, kcols, 1, cols, nt, 1, prod);
-                for (m = 0; m < mg; ++m) {
-                    float *yp = y + (n * p->out_ch + g * mg + m) * pixels + p0;
-                    float b0 = bias ? bias[g * mg + m] : 0.0f;
-                    for (j = 0; j < nt; ++j) yp[j] = prod[m * nt + j] + b0;
-                }
+                for (m = 0; m < kcols; ++m) rows[m] = m * nt;
+                memset(&gm, 0, sizeof gm);
+                gm.m = mg;
+                gm.n = nt;
+                gm.k = kcols;
+                gm.a = weight + g * mg * kcols;
+                gm.a_rs = kcols;
+                gm.a_cs = 1;
+                gm.b = cols;
+                gm.b_rows = rows;
+                gm.c = y + (n * p->out_ch + g * mg) * pixels + p0;
+                gm.ldc = pixels;
+                gm.bias = bias ? bias + g * mg : NULL;
+                gm.isa = p->isa;
+                mmd__gemm_run(c, &gm, c->scratch, 1);
             }
         }
     return MMD_OK;
@@ -7047,7 +7824,7 @@ static mmd_status mmd__sdpa_f32_prepare(mmd_kernel_ctx *c) {
     }
     /* Without the attn output one row of scores lives in scratch. */
     if ((c->output_count < 2 || !c->outputs[1]) &&
-        (st = mmd__mmdeploy_scratch(c, (uint64_t)p->ls * sizeof(float))) != MMD_OK)
+        (st = mmd__scratch_request(c, (uint64_t)p->ls * sizeof(float))) != MMD_OK)
         return st;
     if ((st = mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, 3, q->dims)) != MMD_OK) return st;
     if (c->output_count < 2 || !c->outputs[1]) return MMD_OK;
@@ -7195,7 +7972,7 @@ static mmd_status mmd__bicubic_f32_prepare(mmd_kernel_ctx *c) {
     /* Per output row and column: four clamped source indices and their weights. An empty input
        axis has an empty output axis (the floor of 0 times the scale), so no index is ever
        clamped into an empty range. */
-    st = mmd__mmdeploy_scratch(c, (uint64_t)(p->out[0] + p->out[1]) * 4 * (sizeof(int64_t) + sizeof(float)));
+    st = mmd__scratch_request(c, (uint64_t)(p->out[0] + p->out[1]) * 4 * (sizeof(int64_t) + sizeof(float)));
     if (st != MMD_OK) return st;
     dims[0] = x->dims[0];
     dims[1] = x->dims[1];
@@ -8195,8 +8972,8 @@ static const mmd_kernel mmd__kernels[] = {
     MMD__K(MatMul, {"", "MatMul", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__matmul_data), mmd__matmul_f32_prepare, mmd__matmul_f32_eval})
     /* ONNX Runtime's fused operators (version 1 of com.microsoft): what its optimiser writes
        and what this runtime's load-time rewrites make. */
-    MMD__K(com_microsoft_FusedConv, {"com.microsoft", "FusedConv", 1, 1, 0, sizeof(mmd__conv_data), mmd__fused_conv_f32_prepare, mmd__fused_conv_f32_eval})
-    MMD__K(com_microsoft_FusedGemm, {"com.microsoft", "FusedGemm", 1, 1, 0, sizeof(mmd__gemm_data), mmd__fused_gemm_f32_prepare, mmd__fused_gemm_f32_eval})
+    MMD__K(com_microsoft_FusedConv, {"com.microsoft", "FusedConv", 1, 1, 0, sizeof(mmd__conv_data), mmd__fused_conv_f32_prepare, mmd__conv_f32_eval})
+    MMD__K(com_microsoft_FusedGemm, {"com.microsoft", "FusedGemm", 1, 1, 0, sizeof(mmd__gemm_data), mmd__fused_gemm_f32_prepare, mmd__gemm_f32_eval})
     MMD__K(Softmax, {"", "Softmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval})
     MMD__K(LogSoftmax, {"", "LogSoftmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval})
     MMD__K(Hardmax, {"", "Hardmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval})
