@@ -13,7 +13,7 @@ HEADERS := mmdeploy.h mmdeploy_ir.h mmdeploy_ops.h
 # C test programs: each is one translation unit that includes the implementation.
 C_TESTS := test_core test_npy test_bad_models test_kernels_nn test_kernels_shape \
            test_kernels_elementwise test_kernels_reduce test_kernels_index test_kernels_nn2 \
-           test_kernels_detect test_backends test_api_misuse test_blob test_limits
+           test_kernels_detect test_kernels_gemm test_backends test_api_misuse test_blob test_limits
 NODE_DIR := $(BUILD)/onnx_node_tests
 
 .PHONY: all deps demo test clean
@@ -50,8 +50,9 @@ $(BUILD)/test_node: tests/test_node.c $(HEADERS) tools/mmd_npy.h | $(BUILD)
 $(NODE_DIR)/node: tests/gen_node_tests.py | $(BUILD)
 	$(PY) tests/gen_node_tests.py $(NODE_DIR)
 
-test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node
+test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node $(addprefix $(NEON_BUILD)/,$(NEON_TESTS))
 	tests/run_all.sh $(addprefix $(BUILD)/,$(C_TESTS)) \
+	    $(addprefix "$(NEON_RUN) $(NEON_BUILD)/,$(addsuffix ",$(NEON_TESTS))) \
 	    "$(BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
 	    "$(PY) tests/test_models.py" \
 	    "$(PY) tests/test_detection_tail.py" \
@@ -65,6 +66,18 @@ test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node
 
 clean:
 	rm -rf $(BUILD)
+
+# ==== Arm64 =======================================================================================
+# The kernel unit tests cross-built for AArch64 and run under user-mode QEMU, so that the NEON
+# paths are tested on an x86 machine (Debian gcc-aarch64-linux-gnu, libc6-dev-arm64-cross,
+# qemu-user).
+NEON_BUILD := $(BUILD)/aarch64
+NEON_TESTS := test_kernels_gemm test_kernels_nn test_kernels_elementwise
+NEON_RUN   := qemu-aarch64 -L /usr/aarch64-linux-gnu
+
+$(NEON_BUILD)/test_%: tests/test_%.c tests/test.h tests/kernel_harness.h $(HEADERS) tools/mmd_npy.h
+	mkdir -p $(NEON_BUILD)
+	aarch64-linux-gnu-gcc $(WARN) -O2 -I. -Itests -Itools $< -lm -o $@
 
 # ==== backends ===================================================================================
 # Vendor libraries are detected, never required: each bundled backend (backends/*.h) is built

@@ -59,11 +59,11 @@ def run(args, timeout=300):
 BACKEND = None
 
 
-def run_model(model, input_path, output_name):
-    """Our output for one input, read back from the .npy the CLI writes."""
+def run_model(model, input_path, output_name, extra=()):
+    """Our output for one input, read back from the .npy the CLI writes; extra CLI flags after."""
     with tempfile.TemporaryDirectory() as outdir:
         run([CLI, "run", model, "--input", f"input={input_path}", "--outdir", outdir] +
-            (["--backend", BACKEND] if BACKEND else []))
+            (["--backend", BACKEND] if BACKEND else []) + list(extra))
         path = os.path.join(outdir, f"{output_name}.npy")
         if not os.path.exists(path):
             raise Failure(f"no {output_name}.npy in the outdir")
@@ -104,8 +104,19 @@ def check_plan_shares(model):
         raise Failure(f"{planned} activation bytes planned, not below the {unshared} unshared")
 
 
+def check_threads_identical(model, files):
+    """Three threads split every kernel's work differently from one, yet each output element is
+    summed in the same order, so the outputs must be bit-identical."""
+    one = run_model(model, files["input"], "output", ["--threads", "1"])
+    three = run_model(model, files["input"], "output", ["--threads", "3"])
+    if one.tobytes() != three.tobytes():
+        diff = np.abs(one.astype(np.float64) - three).max()
+        raise Failure(f"--threads 3 differs from --threads 1 (max |diff| {diff:.3g})")
+
+
 def model_tests():
-    """(name, function) for every torchvision model and opset, run and plan check."""
+    """(name, function) for every torchvision model and opset, run and plan check; for the last
+    opset also the threads check."""
     tests = []
     for name in gen_torchvision.MODELS:
         files = gen_torchvision.paths(MODELS_DIR, name)
@@ -117,6 +128,7 @@ def model_tests():
 
             tests.append((f"{name}_op{op}", compare))
             tests.append((f"{name}_op{op}_plan", lambda model=model: check_plan_shares(model)))
+        tests.append((f"{name}_threads", lambda model=model, files=files: check_threads_identical(model, files)))
     return tests
 
 
@@ -203,7 +215,7 @@ def main(argv):
                              ("classify_images", test_classify_images)]
     if BACKEND:
         tests = [(f"{BACKEND}:{name}", fn) for name, fn in tests
-                 if not name.endswith("_plan") and name != "classify_images"]
+                 if not name.endswith(("_plan", "_threads")) and name != "classify_images"]
         try:
             missing = unavailable_backends(BACKEND)
         except Failure as e:
