@@ -113,23 +113,37 @@ bench-backends: $(BUILD)/mmdeploy
 # blob in a C array (its header holds the arena size), the runtime built with MMD_NO_MALLOC,
 # MMD_NO_STDIO and only the kernels the model runs. Needs the Debian packages gcc-arm-none-eabi,
 # libnewlib-arm-none-eabi and qemu-system-arm.
-#   make mcu-test   runs both firmwares (Cortex-M4F, soft-float Cortex-M3) and compares their
-#                   results with the host's from the ONNX model; ends "N passed, M failed"
+#   make mcu-test   runs the firmware on five cores (Cortex-M4F, soft-float Cortex-M3, Cortex-M7,
+#                   Cortex-M33, Cortex-M55) and compares their results with the host's from the
+#                   ONNX model; ends "N passed, M failed"
 #   make mcu-size   sections of the runtime alone and of the blob, largest stack frames, and a
 #                   check that the runtime references no heap, stdio or file function
 MCU_BUILD    := $(BUILD)/mcu
 MCU_CC       := arm-none-eabi-gcc
 MCU_CFLAGS   := $(WARN) -Os -g -ffunction-sections -fdata-sections -mthumb
+# Per core: compiler flags, the QEMU board and the board's linker script (examples/mcu/*.ld).
+MCU_CPUS     := m4 m3 m7 m33 m55
 MCU_CPU_m4   := -mcpu=cortex-m4 -mfloat-abi=hard -mfpu=fpv4-sp-d16
 MCU_CPU_m3   := -mcpu=cortex-m3 -mfloat-abi=soft
+MCU_CPU_m7   := -mcpu=cortex-m7 -mfloat-abi=hard -mfpu=fpv5-d16
+MCU_CPU_m33  := -mcpu=cortex-m33 -mfloat-abi=hard -mfpu=fpv5-sp-d16
+MCU_CPU_m55  := -mcpu=cortex-m55 -mfloat-abi=hard
 MCU_BOARD_m4 := mps2-an386
 MCU_BOARD_m3 := mps2-an385
+MCU_BOARD_m7 := mps2-an500
+MCU_BOARD_m33 := mps2-an505
+MCU_BOARD_m55 := mps3-an547
+MCU_LD_m4    := mps2.ld
+MCU_LD_m3    := mps2.ld
+MCU_LD_m7    := mps2.ld
+MCU_LD_m33   := mps2-an505.ld
+MCU_LD_m55   := mps3-an547.ld
 MCU_DATA     := tests/data/digits_test_x.npy tests/data/digits_test_y.npy 16
 MCU_GEN      := $(MCU_BUILD)/digits_model.c $(MCU_BUILD)/digits_inputs.c
 MCU_QEMU     := timeout 60 qemu-system-arm -semihosting-config enable=on,target=native -nographic
 
 .PHONY: mcu-test mcu-size
-.SECONDARY: $(MCU_BUILD)/runtime-m4.o $(MCU_BUILD)/runtime-m3.o
+.SECONDARY: $(foreach c,$(MCU_CPUS),$(MCU_BUILD)/runtime-$(c).o)
 
 # The blob, as a file and as a C array with its header, and the list of its kernels.
 $(MCU_BUILD)/digits_model.c $(MCU_BUILD)/digits_model.h $(MCU_BUILD)/digits_ops.h &: \
@@ -151,21 +165,21 @@ $(MCU_BUILD)/runtime-%.o: mmdeploy.c $(HEADERS) $(MCU_BUILD)/digits_ops.h
 	    -include $(MCU_BUILD)/digits_ops.h -I. -c mmdeploy.c -o $@
 
 $(MCU_BUILD)/fw-%.elf: $(MCU_BUILD)/runtime-%.o examples/mcu/main.c examples/mcu/startup.c \
-        examples/mcu/mcu.h examples/mcu/link.ld $(MCU_GEN) $(HEADERS)
+        examples/mcu/mcu.h examples/mcu/sections.ld $(wildcard examples/mcu/*.ld) $(MCU_GEN) $(HEADERS)
 	$(MCU_CC) $(MCU_CFLAGS) $(MCU_CPU_$*) -I. -Iexamples/mcu -I$(MCU_BUILD) examples/mcu/main.c \
-	    examples/mcu/startup.c $(MCU_GEN) $< -nostartfiles -T examples/mcu/link.ld -Wl,--gc-sections \
-	    --specs=nano.specs -lm -o $@
+	    examples/mcu/startup.c $(MCU_GEN) $< -nostartfiles -Lexamples/mcu -T $(MCU_LD_$*) \
+	    -Wl,--gc-sections --specs=nano.specs -lm -o $@
 
 # QEMU prints the semihosting output on stderr; a firmware that stops early fails the compare.
-mcu-test: $(MCU_BUILD)/fw-m4.elf $(MCU_BUILD)/fw-m3.elf $(MCU_BUILD)/mcu_host
+mcu-test: $(foreach c,$(MCU_CPUS),$(MCU_BUILD)/fw-$(c).elf) $(MCU_BUILD)/mcu_host
 	$(MCU_BUILD)/mcu_host run examples/models/digits.onnx $(MCU_DATA) > $(MCU_BUILD)/host.txt
-	for run in m4:$(MCU_BOARD_m4) m3:$(MCU_BOARD_m3); do \
+	for run in $(foreach c,$(MCU_CPUS),$(c):$(MCU_BOARD_$(c))); do \
 	    cpu=$${run%%:*}; board=$${run#*:}; \
 	    $(MCU_QEMU) -M $$board -kernel $(MCU_BUILD)/fw-$$cpu.elf > $(MCU_BUILD)/fw-$$cpu.txt 2>&1 || \
 	        echo "qemu-system-arm -M $$board exited with status $$?" >> $(MCU_BUILD)/fw-$$cpu.txt; \
-	    head -n 1 $(MCU_BUILD)/fw-$$cpu.txt; tail -n 1 $(MCU_BUILD)/fw-$$cpu.txt; \
+	    echo "$$cpu on $$board: $$(head -n 1 $(MCU_BUILD)/fw-$$cpu.txt) / $$(tail -n 1 $(MCU_BUILD)/fw-$$cpu.txt)"; \
 	done
-	$(MCU_BUILD)/mcu_host compare $(MCU_BUILD)/host.txt $(MCU_BUILD)/fw-m4.txt $(MCU_BUILD)/fw-m3.txt
+	$(MCU_BUILD)/mcu_host compare $(MCU_BUILD)/host.txt $(foreach c,$(MCU_CPUS),$(MCU_BUILD)/fw-$(c).txt)
 
 mcu-size: $(MCU_BUILD)/runtime-m4.o $(MCU_BUILD)/fw-m4.elf
 	examples/mcu/size.sh $(MCU_BUILD)/runtime-m4.o $(MCU_BUILD)/digits.mmd $(MCU_BUILD)/digits_ops.h \

@@ -5,9 +5,9 @@
 
        sample 3: label 7 (true 7) scores -5.120458 ... (the model's 10 raw scores)
 
-   `make mcu-test` runs it under QEMU for a Cortex-M4F and a soft-float Cortex-M3 and compares
+   `make mcu-test` runs it under QEMU on five cores (Cortex-M3 soft-float, M4F, M7, M33, M55) and compares
    the lines with the host's, from the ONNX model (examples/mcu/mcu_host.c). On a real board,
-   the vendor's start code and linker script replace startup.c and link.ld, and mcu_write a
+   the vendor's start code and linker script replace startup.c and the *.ld files, and mcu_write a
    UART write; nothing here depends on the board. */
 #include "digits_model.h"
 #include "mcu.h"
