@@ -13,7 +13,7 @@ HEADERS := mmdeploy.h mmdeploy_ir.h mmdeploy_ops.h
 # C test programs: each is one translation unit that includes the implementation.
 C_TESTS := test_core test_npy test_bad_models test_kernels_nn test_kernels_shape \
            test_kernels_elementwise test_kernels_reduce test_kernels_index test_kernels_nn2 \
-           test_kernels_detect test_kernels_gemm test_backends test_api_misuse test_blob test_limits
+           test_kernels_detect test_kernels_gemm test_kernels_conv test_backends test_api_misuse test_blob test_limits
 NODE_DIR := $(BUILD)/onnx_node_tests
 
 .PHONY: all deps demo test clean
@@ -72,7 +72,7 @@ clean:
 # paths are tested on an x86 machine (Debian gcc-aarch64-linux-gnu, libc6-dev-arm64-cross,
 # qemu-user).
 NEON_BUILD := $(BUILD)/aarch64
-NEON_TESTS := test_kernels_gemm test_kernels_nn test_kernels_elementwise
+NEON_TESTS := test_kernels_gemm test_kernels_conv test_kernels_nn test_kernels_elementwise
 NEON_RUN   := qemu-aarch64 -L /usr/aarch64-linux-gnu
 
 $(NEON_BUILD)/test_%: tests/test_%.c tests/test.h tests/kernel_harness.h $(HEADERS) tools/mmd_npy.h

@@ -4226,7 +4226,7 @@ static mmd_status mmd__einsum_eval(mmd_kernel_ctx *c) {
 /* The one matrix product: C (m x n, row stride ldc) = act(A (m x k) * B (k x n) + init), used
    by Conv, ConvTranspose, Gemm, MatMul and the deformable convolutions. It is blocked as the
    fast BLAS libraries are (Goto and van de Geijn, "Anatomy of high-performance matrix
-   multiplication"): K in blocks of MMD_GEMM_KC, A in row panels of MMD__GEMM_MR rows laid out
+   multiplication"): K in blocks (mmd__gemm_kc), A in row panels of MMD__GEMM_MR rows laid out
    [k][MR] so the micro-kernel reads it in order, B in column panels of NR columns, and a
    register-tiled micro-kernel that keeps the whole MR x NR tile of C in registers for one K
    block. B is read in place whenever its columns are contiguous (a row-major matrix, an NCHW
@@ -4237,7 +4237,7 @@ static mmd_status mmd__einsum_eval(mmd_kernel_ctx *c) {
    every element is summed in the same order whatever the thread count, so results do not
    depend on it. */
 #ifndef MMD_GEMM_KC
-#define MMD_GEMM_KC 256                 /* K block: one B panel of KC x NR floats stays in L1 */
+#define MMD_GEMM_KC 256                 /* K block for 16-column panels; 32-column ones take half */
 #endif
 #ifndef MMD_GEMM_MC
 #define MMD_GEMM_MC 120                 /* rows of A per block (a multiple of MR): stays in L2 */
@@ -4262,6 +4262,11 @@ typedef void (*mmd__gemm_ukernel)(int64_t kc, const float *a, const float *b, co
 /* Column panel width of each instruction set's micro-kernel. */
 static int64_t mmd__gemm_nr(int32_t isa) {
     return isa == MMD__ISA_AVX512 ? 32 : isa == MMD__ISA_AVX2 || isa == MMD__ISA_NEON ? 16 : 8;
+}
+
+/* K block: a B panel of KC x NR floats fits half of a 32 KB L1. */
+static int64_t mmd__gemm_kc(int32_t isa) {
+    return isa == MMD__ISA_AVX512 && MMD_GEMM_KC > 1 ? MMD_GEMM_KC / 2 : MMD_GEMM_KC;
 }
 
 /* The portable micro-kernel (6 x 8), written so compilers keep acc in vector registers. */
@@ -4509,10 +4514,11 @@ static void mmd__gemm_pack_a_block(const float *a, int64_t rs, int64_t cs, int64
 
 /* Packs all of A (m x k) once: for each K block, its row panels in order, so the block of
    rows ic (a multiple of MR) and K block k0 starts at k0 * round_up(m, MR) + ic * kc. */
-static void mmd__gemm_pack_a(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t k, float *dst) {
-    int64_t mp = mmd__round_up(m, MMD__GEMM_MR), k0, kc;
+static void mmd__gemm_pack_a(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t k, int32_t isa,
+                             float *dst) {
+    int64_t mp = mmd__round_up(m, MMD__GEMM_MR), k0, kc, kb = mmd__gemm_kc(isa);
     for (k0 = 0; k0 < k; k0 += kc) {
-        kc = k - k0 < MMD_GEMM_KC ? k - k0 : MMD_GEMM_KC;
+        kc = k - k0 < kb ? k - k0 : kb;
         mmd__gemm_pack_a_block(a, rs, cs, m, 0, mp, k0, kc, dst + k0 * mp);
     }
 }
@@ -4537,9 +4543,9 @@ static void mmd__gemm_pack_b_block(const float *b, int64_t rs, int64_t cs, int64
    at k0 * round_up(n, NR) + j * kc. */
 static void mmd__gemm_pack_b(const float *b, int64_t rs, int64_t cs, int64_t k, int64_t n, int32_t isa,
                              float *dst) {
-    int64_t nr = mmd__gemm_nr(isa), np = mmd__round_up(n, nr), k0, kc;
+    int64_t nr = mmd__gemm_nr(isa), np = mmd__round_up(n, nr), k0, kc, kb = mmd__gemm_kc(isa);
     for (k0 = 0; k0 < k; k0 += kc) {
-        kc = k - k0 < MMD_GEMM_KC ? k - k0 : MMD_GEMM_KC;
+        kc = k - k0 < kb ? k - k0 : kb;
         mmd__gemm_pack_b_block(b, rs, cs, n, 0, np, k0, kc, nr, dst + k0 * np);
     }
 }
@@ -4550,7 +4556,7 @@ static void mmd__gemm_pack_b(const float *b, int64_t rs, int64_t cs, int64_t k, 
    blob (none) need the same scratch. */
 static int64_t mmd__gemm_share_floats(int64_t m, int64_t n, int64_t k, int32_t isa) {
     int64_t nr = mmd__gemm_nr(isa);
-    int64_t kc = k < MMD_GEMM_KC ? k : MMD_GEMM_KC;
+    int64_t kc = k < mmd__gemm_kc(isa) ? k : mmd__gemm_kc(isa);
     int64_t mc = mmd__round_up(m < MMD_GEMM_MC ? m : MMD_GEMM_MC, MMD__GEMM_MR);
     int64_t nc = mmd__round_up(n < MMD_GEMM_NC ? n : MMD_GEMM_NC, nr);
     if (kc < 1) kc = 1;
@@ -4584,7 +4590,7 @@ typedef struct mmd__gemm_job {
 static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, float *scratch) {
     mmd__gemm_ukernel kern = mmd__gemm_kernel(g->isa);
     int64_t nr = mmd__gemm_nr(g->isa);
-    int64_t kcmax = g->k < MMD_GEMM_KC ? g->k : MMD_GEMM_KC;
+    int64_t kb = mmd__gemm_kc(g->isa), kcmax = g->k < kb ? g->k : kb;
     int64_t mcmax = mmd__round_up(g->m < MMD_GEMM_MC ? g->m : MMD_GEMM_MC, MMD__GEMM_MR);
     int64_t ncmax = mmd__round_up(g->n < MMD_GEMM_NC ? g->n : MMD_GEMM_NC, nr);
     float *apack, *bpack, *bedge, *ctile;
@@ -4618,8 +4624,8 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
     }
     for (jc = n0; jc < n1; jc += MMD_GEMM_NC) {
         int64_t nc = n1 - jc < MMD_GEMM_NC ? n1 - jc : MMD_GEMM_NC;
-        for (pc = 0; pc < g->k; pc += MMD_GEMM_KC) {
-            int64_t kc = g->k - pc < MMD_GEMM_KC ? g->k - pc : MMD_GEMM_KC;
+        for (pc = 0; pc < g->k; pc += kb) {
+            int64_t kc = g->k - pc < kb ? g->k - pc : kb;
             int32_t flags = (pc == 0 ? MMD__GK_FIRST | (g->load ? MMD__GK_LOAD : 0) : 0) |
                             (clamp && pc + kc == g->k ? MMD__GK_CLAMP : 0);
             const float *bsrc;
@@ -4639,6 +4645,14 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                 boff = poff;
                 bstep = kc * nr;
             }
+            if (nc % nr && g->b_rows && !g->b_packed) {
+                /* Columns read in place past the edge could leave the tensor: the last, partial
+                   panel is copied, zero-filled, once for all row blocks. */
+                const float *src = bsrc + (nc - nc % nr);
+                int64_t q, j;
+                for (q = 0; q < kc; ++q)
+                    for (j = 0; j < nr; ++j) bedge[q * nr + j] = j < nc % nr ? src[boff[q] + j] : 0.0f;
+            }
             for (ic = m0; ic < m1; ic += MMD_GEMM_MC) {
                 int64_t mc = m1 - ic < MMD_GEMM_MC ? m1 - ic : MMD_GEMM_MC;
                 const float *ablk;
@@ -4653,11 +4667,6 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                     const float *bp = bsrc + jr / nr * bstep;
                     const int64_t *bo = boff;
                     if (nrr < nr && g->b_rows && !g->b_packed) {
-                        /* Columns read in place past the edge could leave the tensor: this
-                           last panel is copied, zero-filled. */
-                        int64_t q, j;
-                        for (q = 0; q < kc; ++q)
-                            for (j = 0; j < nr; ++j) bedge[q * nr + j] = j < nrr ? bp[boff[q] + j] : 0.0f;
                         bp = bedge;
                         bo = poff;
                     }
@@ -4838,8 +4847,10 @@ static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_
    2-D, where the input is copied into a zero-padded plane, so that every kernel tap is the same
    plane shifted and the product reads it in place (the output is computed over the padded
    width and then compacted); IM2COL: the rest (strides, 3-D), whose columns are gathered into
-   scratch a band of output rows at a time. */
-enum { MMD__CONV_DIRECT, MMD__CONV_POINTWISE, MMD__CONV_SHIFTED, MMD__CONV_IM2COL };
+   scratch a band of output rows at a time; DEPTHWISE: one input channel per group in 1-D or
+   2-D, any kernel, stride and dilation, as rows of vector multiply-adds over a padded copy of
+   the input plane split by column phase (see mmd__dw_task). 3-D depthwise takes DIRECT. */
+enum { MMD__CONV_DIRECT, MMD__CONV_POINTWISE, MMD__CONV_SHIFTED, MMD__CONV_IM2COL, MMD__CONV_DEPTHWISE };
 
 #ifndef MMD_CONV_COLUMNS_MAX
 #define MMD_CONV_COLUMNS_MAX ((int64_t)1 << 20) /* floats of im2col columns gathered at once */
@@ -4854,6 +4865,7 @@ typedef struct mmd__conv_data {
     int64_t gm, gk, gn;                 /* product per image and group: M, K and N (columns) */
     int64_t hp, wp, plane;              /* SHIFTED: padded sizes, floats per padded channel */
     int64_t band;                       /* IM2COL: output rows (axes 0 and 1) gathered at once */
+    int64_t wq, share;                  /* DEPTHWISE: phase row length, scratch floats per share */
     const float *packed;                /* the weights packed per group, or NULL */
     size_t gemm_bytes;                  /* scratch of the product, the rest follows it */
 } mmd__conv_data;
@@ -4932,6 +4944,17 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
     p->gm = p->out_ch / p->group;
     p->gk = cg * taps;
     p->gn = out_plane;
+    if (p->group > 1 && cg == 1 && w->k[0] == 1 && w->in[0] == 1) {
+        /* Per share: the phases of one padded input plane, then the taps' row pointers. */
+        int64_t sx = w->s[2], shares = p->threads < p->in_ch * p->batch ? p->threads : p->in_ch * p->batch;
+        p->path = MMD__CONV_DEPTHWISE;
+        p->hp = w->in[1] + w->pad[1] + w->pad_end[1];
+        p->wq = w->out[2] + (w->k[2] - 1) * w->d[2] / sx + 1;
+        if (p->hp > MMD__ELEMS_MAX / (p->wq * sx))
+            return mmd_kernel_fail(c, MMD_ERR_LIMIT, "padded input too large");
+        p->share = mmd__round_up(sx * p->hp * p->wq, 16) + 2 * mmd__round_up(taps, 8);
+        return mmd__scratch_request(c, (uint64_t)(shares > 1 ? shares : 1) * (uint64_t)p->share * sizeof(float) + 64u);
+    }
     if (p->group > 1 && cg == 1) {
         /* eval's table of output ranges per kernel tap (see mmd__conv_plane_f32). */
         p->path = MMD__CONV_DIRECT;
@@ -4977,7 +5000,7 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
         if (dst && fresh)
             for (g = 0; g < p->group; ++g)
                 mmd__gemm_pack_a((const float *)c->inputs[1]->data + g * p->gm * p->gk, p->gk, 1, p->gm,
-                                 p->gk, dst + g * per);
+                                 p->gk, p->isa, dst + g * per);
         p->packed = dst;
     }
     return MMD_OK;
@@ -5070,6 +5093,82 @@ static void mmd__conv_plane_f32(const mmd__window *w, const int64_t *range, cons
         }
     }
 }
+
+/* One output row of a depthwise convolution: o[j] = bias + sum over taps t of w[t] * p[t][j],
+   the sum kept in registers over all taps. */
+static void mmd__dw_row_c(float *MMD__RESTRICT o, const float *const *p, const float *w, int64_t taps,
+                          float bias, int64_t n) {
+    int64_t j, t;
+    for (j = 0; j < n; ++j) {
+        float acc = bias;
+        for (t = 0; t < taps; ++t) acc += w[t] * p[t][j];
+        o[j] = acc;
+    }
+}
+
+#if defined(MMD__X86)
+MMD__TARGET_AVX2 static void mmd__dw_row_avx2(float *o, const float *const *p, const float *w, int64_t taps,
+                                              float bias, int64_t n) {
+    int64_t j = 0, t;
+    for (; j + 16 <= n; j += 16) {
+        __m256 a0 = _mm256_set1_ps(bias), a1 = a0;
+        for (t = 0; t < taps; ++t) {
+            __m256 wv = _mm256_broadcast_ss(w + t);
+            a0 = _mm256_fmadd_ps(wv, _mm256_loadu_ps(p[t] + j), a0);
+            a1 = _mm256_fmadd_ps(wv, _mm256_loadu_ps(p[t] + j + 8), a1);
+        }
+        _mm256_storeu_ps(o + j, a0);
+        _mm256_storeu_ps(o + j + 8, a1);
+    }
+    for (; j + 8 <= n; j += 8) {
+        __m256 a0 = _mm256_set1_ps(bias);
+        for (t = 0; t < taps; ++t) a0 = _mm256_fmadd_ps(_mm256_broadcast_ss(w + t), _mm256_loadu_ps(p[t] + j), a0);
+        _mm256_storeu_ps(o + j, a0);
+    }
+    for (; j < n; ++j) {
+        float acc = bias;
+        for (t = 0; t < taps; ++t) acc = fmaf(w[t], p[t][j], acc);
+        o[j] = acc;
+    }
+}
+
+MMD__TARGET_AVX512 static void mmd__dw_row_avx512(float *o, const float *const *p, const float *w, int64_t taps,
+                                                  float bias, int64_t n) {
+    int64_t j = 0, t;
+    for (; j + 16 <= n; j += 16) {
+        __m512 a0 = _mm512_set1_ps(bias);
+        for (t = 0; t < taps; ++t) a0 = _mm512_fmadd_ps(_mm512_set1_ps(w[t]), _mm512_loadu_ps(p[t] + j), a0);
+        _mm512_storeu_ps(o + j, a0);
+    }
+    if (j < n) {
+        __mmask16 k = (__mmask16)((1u << (n - j)) - 1u);
+        __m512 a0 = _mm512_set1_ps(bias);
+        for (t = 0; t < taps; ++t)
+            a0 = _mm512_fmadd_ps(_mm512_set1_ps(w[t]), _mm512_maskz_loadu_ps(k, p[t] + j), a0);
+        _mm512_mask_storeu_ps(o + j, k, a0);
+    }
+}
+#endif
+
+#if defined(MMD__NEON)
+static void mmd__dw_row_neon(float *o, const float *const *p, const float *w, int64_t taps, float bias, int64_t n) {
+    int64_t j = 0, t;
+    for (; j + 8 <= n; j += 8) {
+        float32x4_t a0 = vdupq_n_f32(bias), a1 = a0;
+        for (t = 0; t < taps; ++t) {
+            a0 = vfmaq_n_f32(a0, vld1q_f32(p[t] + j), w[t]);
+            a1 = vfmaq_n_f32(a1, vld1q_f32(p[t] + j + 4), w[t]);
+        }
+        vst1q_f32(o + j, a0);
+        vst1q_f32(o + j + 4, a1);
+    }
+    for (; j < n; ++j) {
+        float acc = bias;
+        for (t = 0; t < taps; ++t) acc = fmaf(w[t], p[t][j], acc);
+        o[j] = acc;
+    }
+}
+#endif
 
 /* What the parallel parts of a convolution share. */
 typedef struct mmd__conv_job {
@@ -5164,6 +5263,63 @@ static void mmd__conv_im2col_task(void *data, int32_t index) {
     }
 }
 
+/* DEPTHWISE: input channel `index` (over images and channels, in shares of `threads`): its
+   plane is copied zero-padded into phases by column modulo the stride, so that tap (kh, kw)
+   of output row oh reads phase (kw * d) % s, row oh * s + kh * d, from column ow + (kw * d) / s
+   on: every tap is a contiguous run, whatever the stride. Then each output channel of the
+   input channel is computed row by row. */
+static void mmd__dw_task(void *data, int32_t index) {
+    const mmd__conv_job *j = (const mmd__conv_job *)data;
+    const mmd__conv_data *p = j->p;
+    const mmd__window *w = &p->w;
+    int64_t sx = w->s[2], taps = w->k[1] * w->k[2], mg = p->out_ch / p->group, count = p->batch * p->in_ch;
+    int64_t oh = w->out[1], ow = w->out[2], in_plane = w->in[1] * w->in[2], ch, ph, r, q, m, kh, kw, y0;
+    float *phase = j->buf + index * p->share;
+    const float **ptr = (const float **)(void *)(phase + mmd__round_up(sx * p->hp * p->wq, 16));
+    void (*row)(float *, const float *const *, const float *, int64_t, float, int64_t) = mmd__dw_row_c;
+#if defined(MMD__X86)
+    if (p->isa == MMD__ISA_AVX512) row = mmd__dw_row_avx512;
+    else if (p->isa == MMD__ISA_AVX2) row = mmd__dw_row_avx2;
+#elif defined(MMD__NEON)
+    if (p->isa == MMD__ISA_NEON) row = mmd__dw_row_neon;
+#endif
+    for (ch = index; ch < count; ch += p->threads) {
+        const float *x = j->x + ch * in_plane;
+        int64_t cin = ch % p->in_ch, b = ch / p->in_ch;
+        memset(phase, 0, (size_t)(sx * p->hp * p->wq) * sizeof(float));
+        for (r = 0; r < w->in[1]; ++r) {
+            const float *src = x + r * w->in[2];
+            float *dst = phase + (r + w->pad[1]) * p->wq;
+            int64_t col = w->pad[2], at = col % sx, pos = col / sx;
+            if (sx == 1) {
+                memcpy(dst + col, src, (size_t)w->in[2] * sizeof(float));
+                continue;
+            }
+            for (q = 0; q < w->in[2]; ++q) {
+                dst[at * p->hp * p->wq + pos] = src[q];
+                if (++at == sx) at = 0, ++pos;
+            }
+        }
+        for (m = cin * mg; m < (cin + 1) * mg; ++m) {
+            const float *k = j->wt + m * taps;
+            float bias = j->bias ? j->bias[m] : 0.0f;
+            float *y = j->y + (b * p->out_ch + m) * oh * ow;
+            const float *z = j->z ? j->z + (b * p->out_ch + m) * oh * ow : NULL;
+            for (y0 = 0; y0 < oh; ++y0) {
+                for (kh = 0; kh < w->k[1]; ++kh)
+                    for (kw = 0; kw < w->k[2]; ++kw) {
+                        int64_t off = kw * w->d[2];
+                        ptr[kh * w->k[2] + kw] = phase + ((off % sx) * p->hp + y0 * w->s[1] + kh * w->d[1]) * p->wq + off / sx;
+                    }
+                row(y + y0 * ow, ptr, k, taps, bias, ow);
+                if (z)
+                    for (ph = 0; ph < ow; ++ph) y[y0 * ow + ph] += z[y0 * ow + ph];
+                mmd__act_f32(&p->act, y + y0 * ow, ow);
+            }
+        }
+    }
+}
+
 static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
     const mmd__conv_data *p = (const mmd__conv_data *)c->op_data;
     const mmd__window *w = &p->w;
@@ -5188,6 +5344,14 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
         job.y = (float *)c->outputs[0]->data;
         job.range = (const int64_t *)c->scratch;
         mmd_kernel_parallel(c, mmd__conv_direct_task, &job, (int32_t)(p->batch * p->group));
+        return MMD_OK;
+    }
+    if (p->path == MMD__CONV_DEPTHWISE) {
+        int64_t count = p->batch * p->in_ch;
+        job.x = (const float *)c->inputs[0]->data;
+        job.y = (float *)c->outputs[0]->data;
+        job.buf = (float *)(((uintptr_t)c->scratch + 63u) & ~(uintptr_t)63u);
+        if (count > 0) mmd_kernel_parallel(c, mmd__dw_task, &job, (int32_t)(p->threads < count ? p->threads : count));
         return MMD_OK;
     }
     /* The offsets of the K rows of the columns within the columns' buffer. */

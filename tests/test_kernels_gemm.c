@@ -73,7 +73,7 @@ static double run_case(const gemm_case *t, float *out) {
     g.a_rs = k;
     g.a_cs = 1;
     if (t->apacked) {
-        mmd__gemm_pack_a(a, k, 1, m, k, ap);
+        mmd__gemm_pack_a(a, k, 1, m, k, t->isa, ap);
         g.a_packed = ap;
     }
     switch (t->bmode) {

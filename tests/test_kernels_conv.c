@@ -1,0 +1,104 @@
+/* tests/test_kernels_conv.c - Conv and com.microsoft FusedConv against torch, one case for each
+   way the runtime computes a convolution (pointwise, shifted stride-1, im2col, grouped,
+   depthwise in 1-D and 2-D with strides, dilations and channel multipliers, 3-D) and their
+   edges (asymmetric pads, batches). Each case runs with one thread and with three (through a
+   thread hook that runs the shares backwards), which must agree bit for bit, and as FusedConv
+   with Z set to torch's output and Relu, which must give relu(2 * y). The cases are generated
+   by tests/gen_conv_cases.py into tests/data/conv_cases.h. */
+#define MMD_IMPLEMENTATION
+#include "mmdeploy.h"
+#include "test.h"
+#include "kernel_harness.h"
+#include "data/conv_cases.h"
+
+static void backwards(void *user, mmd_task_fn task, void *ctx, int32_t count) {
+    int32_t i;
+    (void)user;
+    for (i = count - 1; i >= 0; --i) task(ctx, i);
+}
+
+/* Runs one case as Conv (z NULL) or FusedConv with Z and Relu, on `threads` threads; returns
+   the output (malloc'd) or NULL on failure. */
+static float *run_case(const struct conv_case *k, const float *z, int32_t threads) {
+    int32_t n = k->rank - 2, nattr = 0;
+    int64_t pads[6], i;
+    mmd_tensor tx = tensor("x", MMD_DTYPE_FLOAT32, k->rank, k->x_dims, k->x);
+    mmd_tensor tw = tensor("w", MMD_DTYPE_FLOAT32, k->rank, k->w_dims, k->w);
+    mmd_tensor tb = tensor("b", MMD_DTYPE_FLOAT32, 1, k->w_dims, k->b);
+    mmd_tensor tz = tensor("z", MMD_DTYPE_FLOAT32, k->rank, k->y_dims, z);
+    mmd_tensor ty = output("y");
+    mmd_tensor *in[4], *out[1];
+    mmd_attr attrs[5];
+    op_case t;
+    float *y = NULL;
+    in[0] = &tx, in[1] = &tw, in[2] = &tb, in[3] = &tz, out[0] = &ty;
+    for (i = 0; i < 2 * n; ++i) pads[i] = k->pads[i];
+    attrs[nattr++] = attr_int("group", k->group);
+    attrs[nattr++] = attr_ints("strides", k->strides, n);
+    attrs[nattr++] = attr_ints("pads", pads, 2 * n);
+    attrs[nattr++] = attr_ints("dilations", k->dilations, n);
+    if (z) attrs[nattr++] = attr_string("activation", "Relu");
+    memset(&t, 0, sizeof t);
+    t.k = mmd_ops_find(z ? "com.microsoft" : "", z ? "FusedConv" : "Conv", z ? 1 : 11);
+    CHECK(t.k != NULL);
+    if (!t.k) return NULL;
+    t.node.name = "n0";
+    t.node.op_type = z ? "FusedConv" : "Conv";
+    t.node.domain = z ? "com.microsoft" : "";
+    t.node.attrs = attrs;
+    t.node.attr_count = nattr;
+    t.node.opset = z ? 1 : 11;
+    t.c.node = &t.node;
+    t.c.opset = t.node.opset;
+    t.c.input_count = z ? 4 : 3;
+    t.c.inputs = in;
+    t.c.output_count = 1;
+    t.c.outputs = out;
+    t.c.op_data = calloc(1, t.k->op_data_size + 1);
+    t.c.err = &t.err;
+    t.c.threads = threads;
+    t.c.parallel = threads > 1 ? backwards : NULL;
+    if (t.k->prepare(&t.c) == MMD_OK && case_eval(&t) == MMD_OK) {
+        check_dims(&ty, k->rank, k->y_dims);
+        y = (float *)ty.data;
+        ty.data = NULL;
+    } else {
+        fprintf(stderr, "%s: %s\n", k->name, t.err.msg);
+        CHECK(0);
+    }
+    case_free(&t);
+    return y;
+}
+
+static void conv_matches_torch_on_every_path(void) {
+    size_t i;
+    for (i = 0; i < COUNT(conv_cases); ++i) {
+        const struct conv_case *k = &conv_cases[i];
+        int64_t n = 1, j;
+        float *one, *three, *fused;
+        int32_t d, bad = 0;
+        for (d = 0; d < k->rank; ++d) n *= k->y_dims[d];
+        one = run_case(k, NULL, 1);
+        three = run_case(k, NULL, 3);
+        fused = run_case(k, k->y, 1);
+        if (!one || !three || !fused) {
+            free(one), free(three), free(fused);
+            continue;
+        }
+        for (j = 0; j < n; ++j) {
+            float twice = 2.0f * k->y[j];
+            if (!(fabs(one[j] - k->y[j]) <= 1e-5 * (1.0 + fabs(k->y[j]))) ||
+                !(fabs(fused[j] - (twice > 0.0f ? twice : 0.0f)) <= 2e-5 * (1.0 + fabs(twice))))
+                bad = 1;
+        }
+        if (bad) fprintf(stderr, "%s: differs from torch\n", k->name);
+        CHECK(!bad);
+        CHECK(memcmp(one, three, (size_t)n * sizeof(float)) == 0);
+        free(one), free(three), free(fused);
+    }
+}
+
+int main(void) {
+    TEST_RUN(conv_matches_torch_on_every_path);
+    return test_summary();
+}
