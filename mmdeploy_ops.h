@@ -5653,6 +5653,43 @@ static mmd_status mmd__global_pool_f32_eval(mmd_kernel_ctx *c) {
 
 /* ---- ConvTranspose ------------------------------------------------------------------------ */
 
+/* ConvTranspose as a product and a scatter (col2im), per image and group and per band of input
+   rows: columns [(m, tap), pixel] = W^T [(m, tap), ci] x X [ci, pixel], then each column row is
+   added into output channel m at the tap's offset. A band is as many input rows as keep the
+   columns under MMD_CONV_COLUMNS_MAX floats. */
+static mmd_status mmd__conv_transpose_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
+    const mmd__window *w = &p->w;
+    int64_t cg = p->in_ch / p->group, taps = w->k[0] * w->k[1] * w->k[2], rows = w->in[0] * w->in[1], per_row;
+    uint64_t bytes;
+    p->isa = mmd__isa();
+    p->threads = c->threads > 1 ? c->threads : 1;
+    p->gm = p->out_ch / p->group * taps;
+    p->gk = cg;
+    per_row = p->gm * w->in[2];
+    p->band = per_row > 0 && MMD_CONV_COLUMNS_MAX / per_row > 1 ? MMD_CONV_COLUMNS_MAX / per_row : 1;
+    if (p->band > rows) p->band = rows > 0 ? rows : 1;
+    p->gn = p->band * w->in[2];
+    if (p->gn && p->gm > MMD__ELEMS_MAX / p->gn) return mmd_kernel_fail(c, MMD_ERR_LIMIT, "columns too large");
+    p->gemm_bytes = (size_t)mmd__round_up((int64_t)mmd__gemm_scratch(p->gm, p->gn, p->gk, p->isa, p->threads), 64);
+    bytes = p->gemm_bytes + (uint64_t)mmd__round_up(p->gk, 8) * sizeof(int64_t) + (uint64_t)(p->gm * p->gn) * sizeof(float);
+    if ((uint64_t)bytes > (uint64_t)SIZE_MAX)
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "needs %llu bytes of scratch", (unsigned long long)bytes);
+    c->scratch_size = (size_t)bytes;
+    p->packed = NULL;
+    if (mmd_tensor_is_const(c->inputs[1]) && p->gm > 0 && p->gk > 0) {
+        int64_t per = mmd__gemm_packed_a_size(p->gm, p->gk), g;
+        int32_t fresh;
+        float *dst = (float *)mmd_kernel_packed(c, (size_t)(per * p->group) * sizeof(float), &fresh);
+        if (!dst && c->err->status != MMD_OK) return c->err->status;
+        if (dst && fresh)
+            for (g = 0; g < p->group; ++g)
+                mmd__gemm_pack_a((const float *)c->inputs[1]->data + g * cg * p->gm, 1, p->gm, p->gm, p->gk, p->isa,
+                                 dst + g * per);
+        p->packed = dst;
+    }
+    return MMD_OK;
+}
+
 /* ConvTranspose 1 to 25, 1-D to 3-D, weight [C, M / group, k...]. Without output_shape or
    auto_pad the output is s * (in - 1) + output_padding + (k - 1) * d + 1 - pads. With
    output_shape (spatial, or the full [N, C, ...]) or SAME (output in * s) the start pad comes
@@ -5709,39 +5746,34 @@ static mmd_status mmd__conv_transpose_f32_prepare(mmd_kernel_ctx *c) {
     }
     dims[0] = p->batch;
     dims[1] = p->out_ch;
-    return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, dims);
+    if ((st = mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, dims)) != MMD_OK) return st;
+    return mmd__conv_transpose_plan(c, p);
 }
 
-/* Adds input plane x, spread through kernel k, into output plane y. A kernel tap adds a run of
-   input elements, scaled by its weight, into a run of output elements a stride apart;
-   mmd__valid_range keeps the runs inside the output, so the inner loop has no bounds tests. */
-static void mmd__conv_transpose_plane_f32(const mmd__window *w, const float *MMD__RESTRICT x,
-                                          const float *k, float *MMD__RESTRICT y) {
-    int64_t t0, t1, t2, o0, o1, i, lo0, hi0, lo1, hi1, lo2, hi2, tap = 0, s2 = w->s[2];
-    for (t0 = 0; t0 < w->k[0]; ++t0) {
-        int64_t off0 = t0 * w->d[0] - w->pad[0];
-        mmd__valid_range(off0, w->s[0], w->in[0], w->out[0], &lo0, &hi0);
-        for (t1 = 0; t1 < w->k[1]; ++t1) {
-            int64_t off1 = t1 * w->d[1] - w->pad[1];
-            mmd__valid_range(off1, w->s[1], w->in[1], w->out[1], &lo1, &hi1);
-            for (t2 = 0; t2 < w->k[2]; ++t2, ++tap) {
-                int64_t off2 = t2 * w->d[2] - w->pad[2], run;
-                float wv = k[tap];
-                mmd__valid_range(off2, s2, w->in[2], w->out[2], &lo2, &hi2);
-                run = hi2 - lo2;
-                if (run <= 0) continue;
-                for (o0 = lo0; o0 < hi0; ++o0)
-                    for (o1 = lo1; o1 < hi1; ++o1) {
-                        const float *src = x + (o0 * w->in[1] + o1) * w->in[2] + lo2;
-                        float *dst = y + ((o0 * w->s[0] + off0) * w->out[1] + o1 * w->s[1] + off1) * w->out[2] +
-                                     lo2 * s2 + off2;
-                        if (s2 == 1) {
-                            mmd__axpy_f32(run, wv, src, dst);
-                        } else {
-                            for (i = 0; i < run; ++i) dst[i * s2] += wv * src[i];
-                        }
-                    }
-            }
+/* col2im for output channel `index` of the group: every tap's column row of the band added
+   where the tap puts it; the band's rows run r0 .. r1 (axes 0 and 1 of X flattened). */
+static void mmd__col2im_task(void *data, int32_t index) {
+    const mmd__conv_job *j = (const mmd__conv_job *)data;
+    const mmd__conv_data *p = j->p;
+    const mmd__window *w = &p->w;
+    int64_t taps = w->k[0] * w->k[1] * w->k[2], cols = (j->r1 - j->r0) * w->in[2], t, r, i, lo, hi;
+    float *y = j->y + index * w->out[0] * w->out[1] * w->out[2];
+    for (t = 0; t < taps; ++t) {
+        int64_t t2 = t % w->k[2], t1 = t / w->k[2] % w->k[1], t0 = t / (w->k[1] * w->k[2]), s2 = w->s[2];
+        int64_t off2 = t2 * w->d[2] - w->pad[2];
+        const float *src = j->buf + (index * taps + t) * cols;
+        mmd__valid_range(off2, s2, w->in[2], w->out[2], &lo, &hi);
+        if (lo >= hi) continue;
+        for (r = j->r0; r < j->r1; ++r, src += w->in[2]) {
+            int64_t o0 = r / w->in[1] * w->s[0] + t0 * w->d[0] - w->pad[0];
+            int64_t o1 = r % w->in[1] * w->s[1] + t1 * w->d[1] - w->pad[1];
+            float *dst;
+            if (o0 < 0 || o0 >= w->out[0] || o1 < 0 || o1 >= w->out[1]) continue;
+            dst = y + (o0 * w->out[1] + o1) * w->out[2] + off2;
+            if (s2 == 1)
+                for (i = lo; i < hi; ++i) dst[i] += src[i];
+            else
+                for (i = lo; i < hi; ++i) dst[i * s2] += src[i];
         }
     }
 }
@@ -5753,19 +5785,41 @@ static mmd_status mmd__conv_transpose_f32_eval(mmd_kernel_ctx *c) {
     const float *bias = c->input_count > 2 && c->inputs[2] ? (const float *)c->inputs[2]->data : NULL;
     float *y = (float *)c->outputs[0]->data;
     int64_t in_plane = w->in[0] * w->in[1] * w->in[2], out_plane = w->out[0] * w->out[1] * w->out[2];
-    int64_t ksize = w->k[0] * w->k[1] * w->k[2];
-    int64_t cg = p->in_ch / p->group, mg = p->out_ch / p->group, b, m, ci, i;
+    int64_t cg = p->in_ch / p->group, mg = p->out_ch / p->group, per = mmd__gemm_packed_a_size(p->gm, p->gk);
+    int64_t rows_all = w->in[0] * w->in[1], *rows = (int64_t *)((char *)c->scratch + p->gemm_bytes), b, g, i, q, r0;
+    mmd__conv_job job;
+    mmd__gemm gm;
+    memset(&job, 0, sizeof job);
+    memset(&gm, 0, sizeof gm);
+    job.p = p;
+    job.buf = (float *)(rows + mmd__round_up(p->gk, 8));
+    for (b = 0; b < p->batch * p->out_ch; ++b) {
+        float init = bias ? bias[b % p->out_ch] : 0.0f;
+        for (i = 0; i < out_plane; ++i) y[b * out_plane + i] = init;
+    }
+    for (q = 0; q < cg; ++q) rows[q] = q * in_plane;
+    gm.m = p->gm;
+    gm.k = p->gk;
+    gm.a_rs = 1;
+    gm.a_cs = p->gm;
+    gm.b_rows = rows;
+    gm.c = job.buf;
+    gm.isa = p->isa;
     for (b = 0; b < p->batch; ++b)
-        for (m = 0; m < p->out_ch; ++m) {
-            /* Output channel m of group g reads input channels g * cg ... and weight rows
-               [ci][m - g * mg]. */
-            int64_t g = m / mg;
-            float *yp = y + (b * p->out_ch + m) * out_plane;
-            float init = bias ? bias[m] : 0.0f;
-            for (i = 0; i < out_plane; ++i) yp[i] = init;
-            for (ci = g * cg; ci < (g + 1) * cg; ++ci)
-                mmd__conv_transpose_plane_f32(w, x + (b * p->in_ch + ci) * in_plane,
-                                              wt + (ci * mg + m - g * mg) * ksize, yp);
+        for (g = 0; g < p->group; ++g) {
+            const float *xg = x + (b * p->in_ch + g * cg) * in_plane;
+            gm.a = wt + g * cg * p->gm;
+            gm.a_packed = p->packed ? p->packed + g * per : NULL;
+            job.y = y + (b * p->out_ch + g * mg) * out_plane;
+            for (r0 = 0; r0 < rows_all; r0 += p->band) {
+                job.r0 = r0;
+                job.r1 = r0 + p->band < rows_all ? r0 + p->band : rows_all;
+                gm.b = xg + r0 * w->in[2];
+                gm.n = (job.r1 - r0) * w->in[2];
+                gm.ldc = gm.n;
+                mmd__gemm_run(c, &gm, c->scratch, p->threads);
+                mmd_kernel_parallel(c, mmd__col2im_task, &job, (int32_t)mg);
+            }
         }
     return MMD_OK;
 }
