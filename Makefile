@@ -62,7 +62,8 @@ test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node 
 	    "$(PY) tests/test_models.py --backend openblas" \
 	    "$(PY) tests/test_models.py --backend onednn" \
 	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend openblas" \
-	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend onednn"
+	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend onednn" \
+	    "$(PY) tests/test_backend_threads.py"
 
 clean:
 	rm -rf $(BUILD)
@@ -89,7 +90,7 @@ HAVE_OPENBLAS := $(shell printf '\043include <cblas.h>\nint main(void){return 0;
 HAVE_ONEDNN   := $(shell printf '\043include <dnnl.h>\nint main(void){return 0;}\n' | \
                    $(CC) -x c - -ldnnl -o /dev/null 2>/dev/null && echo 1 || echo 0)
 BACKEND_DEFS  := -DMMD_HAVE_OPENBLAS=$(HAVE_OPENBLAS) -DMMD_HAVE_ONEDNN=$(HAVE_ONEDNN)
-BACKEND_LIBS  := $(if $(filter 1,$(HAVE_OPENBLAS)),-lopenblas) $(if $(filter 1,$(HAVE_ONEDNN)),-ldnnl)
+BACKEND_LIBS  := $(if $(filter 1,$(HAVE_OPENBLAS)),-lopenblas) $(if $(filter 1,$(HAVE_ONEDNN)),-ldnnl -lgomp)
 BACKEND_OBJ   := $(BUILD)/mmd_backends.o
 
 $(BACKEND_OBJ): backends/mmd_backends.c $(wildcard backends/*.h) $(HEADERS) | $(BUILD)

@@ -307,6 +307,10 @@ typedef struct mmd_session mmd_session;
      a per-node backend.
 
    THREADING
+     create gets the session's thread count (mmd_backend_args.threads, from mmd_options.threads,
+     at least 1) and each kernel's context has it too (mmd_kernel_ctx.threads): a backend runs a
+     node on at most that many threads, counting the calling thread, whatever its library's
+     own default or environment variables say; check_env reports the library's setting.
      is_available, get_version, check_env and to_backend may be called from any thread at any
      time, concurrently. The others are called on the thread using the session, one call at a
      time per session; sessions on different threads may call into one backend concurrently with
@@ -322,7 +326,7 @@ typedef struct mmd_session mmd_session;
    ABI
      abi_version must be MMD_BACKEND_ABI_VERSION or mmd_backend_register refuses the backend.
      The number changes whenever this struct or a callback's signature changes. */
-#define MMD_BACKEND_ABI_VERSION 1u
+#define MMD_BACKEND_ABI_VERSION 2u
 
 struct mmd_model;
 struct mmd_kernel;
@@ -333,6 +337,7 @@ typedef struct mmd_backend_args {
     const void *onnx;                /* the model bytes; alive as long as the session */
     size_t onnx_size;
     const char *work_dir;            /* mmd_options.backend_dir, NULL when not given */
+    int32_t threads;                 /* threads a node may use, the caller's included (>= 1) */
 } mmd_backend_args;
 
 typedef struct mmd_backend {
@@ -1156,6 +1161,7 @@ static mmd_status mmd__backends_create(mmd_session *s, const mmd_options *opts, 
     args.onnx = bytes;
     args.onnx_size = size;
     args.work_dir = opts->backend_dir;
+    args.threads = s->model->threads;
     for (i = 0; i < r->count; ++i) {
         mmd__backend_slot *k = &s->backends[i];
         const mmd_backend *b = r->items[i];

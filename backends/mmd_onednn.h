@@ -12,7 +12,7 @@
          mmd_backend_register(&reg, &dnnl, &err);
          opts.backends = &reg;
          mmd_session_create(bytes, size, &opts, &s, &err);
-     Link with -ldnnl.
+     Link with -ldnnl (and -lgomp: see THREADS).
 
    WHAT IT CLAIMS (ai.onnx, float32, at the opsets the reference kernels cover)
      Conv                 1-D to 3-D, groups, strides, dilations, pads, fused bias; the weight
@@ -47,8 +47,12 @@
                                 is_available is 0 ("built without oneDNN")
 
    THREADS
-     Debian's oneDNN runs on OpenMP: OMP_NUM_THREADS=1 makes it single-threaded. Each session
-     has its own engine, stream and primitives, so sessions on different threads share nothing.
+     Debian's oneDNN runs on OpenMP, so each kernel sets the calling thread's OpenMP thread
+     count (omp_set_num_threads, which only that thread's parallel regions see) to the
+     session's (mmd_options.threads, 1 when unset) in prepare, where primitives are made for
+     it, and again in eval when it differs: OMP_NUM_THREADS no longer decides. With that
+     runtime a program links -lgomp too. Each session has its own engine, stream and
+     primitives, so sessions on different threads share nothing.
 */
 #ifndef MMD_ONEDNN_H
 #define MMD_ONEDNN_H
@@ -82,6 +86,9 @@ MMD_API void mmd_onednn_backend(mmd_backend *b);
 #include <stdlib.h>
 
 #include <dnnl.h>
+#if DNNL_CPU_RUNTIME == DNNL_RUNTIME_OMP
+#include <omp.h>
+#endif
 
 #include "mmd_backend_util.h"
 
@@ -357,12 +364,23 @@ static dnnl_status_t mmd__dnnl_tensor_md(const mmd__dnnl *h, dnnl_memory_desc_t 
     return mmd__dnnl_is_cl(h, t) ? mmd__dnnl_md_cl(md, t->rank, t->dims) : mmd__dnnl_md(md, t->rank, t->dims);
 }
 
+/* The session's thread count for the primitives this thread makes and runs (see THREADS). */
+static void mmd__dnnl_threads(const mmd_kernel_ctx *c) {
+#if DNNL_CPU_RUNTIME == DNNL_RUNTIME_OMP
+    int threads = c->threads > 1 ? (int)c->threads : 1;
+    if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
+#else
+    (void)c;
+#endif
+}
+
 /* Every prepare's start: the reference prepare on the head of the op data, the layouts once,
    and the node's state emptied. */
 static mmd_status mmd__dnnl_begin(mmd_kernel_ctx *c, int32_t op, mmd__dnnl_node **n) {
     mmd__dnnl *h = (mmd__dnnl *)c->backend;
     mmd_status st = h->ref[op]->prepare(c);
     if (st != MMD_OK) return st;
+    mmd__dnnl_threads(c);
     if (!h->layouts_ready && mmd__dnnl_layouts(h) != MMD_OK)
         return mmd_kernel_fail(c, MMD_ERR_OUT_OF_MEMORY, "onednn: out of memory");
     *n = mmd__dnnl_node_reset(c, op);
@@ -398,6 +416,7 @@ static mmd_status mmd__dnnl_eval(mmd_kernel_ctx *c) {
     unsigned char *scratch = (unsigned char *)MMD__DNNL_ALIGN((uintptr_t)c->scratch);
     int32_t i, j;
     if (n->nsteps == 0) return h->ref[n->op]->eval(c);
+    mmd__dnnl_threads(c);
     for (j = 0; j < n->nsteps; ++j) {
         mmd__dnnl_step *s = &n->steps[j];
         for (i = 0; i < s->nargs; ++i) {
@@ -879,13 +898,17 @@ static void mmd__dnnl_version(void *user, char *buf, size_t cap) {
 }
 
 static mmd_status mmd__dnnl_check_env(void *user, char *buf, size_t cap) {
-    const char *threads = getenv("OMP_NUM_THREADS");
     (void)user;
     if (dnnl_engine_get_count(dnnl_cpu) == 0) {
         snprintf(buf, cap, "oneDNN finds no CPU engine");
         return MMD_ERR_UNSUPPORTED;
     }
-    snprintf(buf, cap, "ISA %s, OMP_NUM_THREADS=%s", mmd__dnnl_isa(), threads ? threads : "(unset: all cores)");
+#if DNNL_CPU_RUNTIME == DNNL_RUNTIME_OMP
+    snprintf(buf, cap, "ISA %s, %d OpenMP thread%s now; sessions set mmd_options.threads", mmd__dnnl_isa(),
+             omp_get_max_threads(), omp_get_max_threads() == 1 ? "" : "s");
+#else
+    snprintf(buf, cap, "ISA %s; threads: the library's own pool", mmd__dnnl_isa());
+#endif
     return MMD_OK;
 }
 

@@ -33,8 +33,12 @@
                                   without the library still lists and skips it
 
    THREADS
-     OpenBLAS keeps its own thread pool; OPENBLAS_NUM_THREADS=1 makes it single-threaded.
-     Sessions on different threads may share this backend: it has no state outside handles.
+     Each kernel sets OpenBLAS's thread count to the session's (mmd_options.threads, 1 when
+     unset) before its sgemm calls, whatever OPENBLAS_NUM_THREADS said: prepare first, so that
+     OpenBLAS starts any thread it needs at plan time, then eval again, when it differs (a call
+     that starts no thread), because the setting is process-wide. Sessions on different threads
+     may share this backend, but two sessions with different thread counts running at once see
+     each other's setting.
 */
 #ifndef MMD_OPENBLAS_H
 #define MMD_OPENBLAS_H
@@ -83,6 +87,16 @@ typedef struct mmd__blas {
 } mmd__blas;
 
 /* ==== >>openblas conv ==== */
+/* The session's thread count for the sgemm calls to come (see THREADS above). */
+static void mmd__blas_threads(const mmd_kernel_ctx *c) {
+#ifdef OPENBLAS_VERSION
+    int threads = c->threads > 1 ? (int)c->threads : 1;
+    if (openblas_get_num_threads() != threads) openblas_set_num_threads(threads);
+#else
+    (void)c;
+#endif
+}
+
 /* CBLAS takes int sizes. */
 static int32_t mmd__blas_fits(int64_t m, int64_t n, int64_t k) {
     return m <= INT_MAX && n <= INT_MAX && k <= INT_MAX && m * n <= INT_MAX && m * k <= INT_MAX &&
@@ -106,6 +120,7 @@ static mmd_status mmd__blas_conv_prepare(mmd_kernel_ctx *c) {
     int32_t n, a, j;
     mmd_status st = ref->prepare(c);
     if (st != MMD_OK) return st;
+    mmd__blas_threads(c);
     y = c->outputs[0];
     n = x->rank - 2;
     if ((st = mmd__bk_window_read(c, n, x->dims + 2, w->dims + 2, y->dims + 2, &win)) != MMD_OK) return st;
@@ -179,6 +194,7 @@ static mmd_status mmd__blas_conv_eval(mmd_kernel_ctx *c) {
     int64_t cg = p->in_ch / p->group, mg = p->out_ch / p->group, kdim = cg * p->ksize, b, g, m, i;
     /* Empty outputs need nothing; an empty reduction (no input channel) leaves the bias. */
     if (mg == 0 || p->out_plane == 0) return MMD_OK;
+    mmd__blas_threads(c);
     if (kdim == 0) {
         for (i = 0; i < p->batch * p->out_ch * p->out_plane; ++i)
             y[i] = bias ? bias[i / p->out_plane % p->out_ch] : 0.0f;
@@ -218,6 +234,7 @@ static mmd_status mmd__blas_gemm_prepare(mmd_kernel_ctx *c) {
     if (st == MMD_OK) st = mmd_attr_get_float(c, "alpha", 1.0f, &p->alpha);
     if (st == MMD_OK) st = mmd_attr_get_float(c, "beta", 1.0f, &p->beta);
     if (st != MMD_OK) return st;
+    mmd__blas_threads(c);
     p->trans_a = ta != 0;
     p->trans_b = tb != 0;
     p->m = c->outputs[0]->dims[0];
@@ -246,6 +263,7 @@ static mmd_status mmd__blas_gemm_eval(mmd_kernel_ctx *c) {
     }
     /* CBLAS rejects a zero leading dimension (and says so on stderr): an empty product adds 0. */
     if (p->m == 0 || p->n == 0) return MMD_OK;
+    mmd__blas_threads(c);
     if (p->k == 0) {
         if (!p->has_c) memset(y, 0, (size_t)(p->m * p->n) * sizeof(float));
         return MMD_OK;
@@ -277,6 +295,7 @@ static mmd_status mmd__blas_matmul_prepare(mmd_kernel_ctx *c) {
     int64_t stride_a, stride_b;
     mmd_status st = ref->prepare(c);
     if (st != MMD_OK) return st;
+    mmd__blas_threads(c);
     p->m = a->rank > 1 ? a->dims[a->rank - 2] : 1;
     p->k = a->dims[a->rank - 1];
     p->n = b->rank > 1 ? b->dims[b->rank - 1] : 1;
@@ -311,6 +330,7 @@ static mmd_status mmd__blas_matmul_eval(mmd_kernel_ctx *c) {
     int64_t idx[MMD_MAX_RANK], t, oa = 0, ob = 0;
     int32_t i;
     if (p->batch * p->m == 0 || p->n == 0) return MMD_OK;
+    mmd__blas_threads(c);
     if (p->k == 0) {
         memset(y, 0, (size_t)(p->batch * p->m * p->n) * sizeof(float));
         return MMD_OK;
@@ -350,8 +370,8 @@ static void mmd__blas_version(void *user, char *buf, size_t cap) {
 static mmd_status mmd__blas_check_env(void *user, char *buf, size_t cap) {
     (void)user;
 #ifdef OPENBLAS_VERSION
-    snprintf(buf, cap, "OpenBLAS core %s, %d thread%s (OPENBLAS_NUM_THREADS)", openblas_get_corename(),
-             openblas_get_num_threads(), openblas_get_num_threads() == 1 ? "" : "s");
+    snprintf(buf, cap, "OpenBLAS core %s, %d thread%s now; sessions set mmd_options.threads",
+             openblas_get_corename(), openblas_get_num_threads(), openblas_get_num_threads() == 1 ? "" : "s");
 #else
     snprintf(buf, cap, "CBLAS linked; thread count unknown");
 #endif

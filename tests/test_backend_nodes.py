@@ -32,7 +32,6 @@ CLI = os.environ.get("MMDEPLOY_BIN") or os.path.join(ROOT, "build", "mmdeploy") 
 OPS = re.compile(r"^test_(conv|maxpool|averagepool|globalaveragepool|batchnorm|relu|leakyrelu|"
                  r"sigmoid|tanh|clip|hardswish|sqrt|exp|log|abs|elu|softplus|add|mul|matmul|"
                  r"gemm)(_|$)")
-ENV = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
 
 
 class Failure(Exception):
@@ -40,7 +39,7 @@ class Failure(Exception):
 
 
 def cli(args):
-    p = subprocess.run([CLI] + args, capture_output=True, text=True, env=ENV)
+    p = subprocess.run([CLI] + args, capture_output=True, text=True)
     if p.returncode != 0:
         lines = (p.stderr.strip() or p.stdout.strip()).splitlines()
         raise Failure(lines[-1] if lines else f"exit {p.returncode}")

@@ -33,6 +33,8 @@ typedef struct fake {
     long evals;
     int32_t wrong_handle;            /* an eval saw a ctx->backend other than its handle */
     int32_t last_claim_dtype;        /* dtype of input 0 of the last node claimed */
+    int32_t create_threads;          /* mmd_backend_args.threads of the last create */
+    int32_t eval_threads;            /* mmd_kernel_ctx.threads of the last eval */
 } fake;
 
 /* Per session: the fake and the kernel it hands out (the reference kernel with counting). */
@@ -51,6 +53,7 @@ static mmd_status fake_eval(mmd_kernel_ctx *c) {
     fake_session *h = (fake_session *)c->backend;
     if (&h->kernel != c->node->kernel) h->f->wrong_handle = 1;
     h->f->evals++;
+    h->f->eval_threads = c->threads;
     return h->ref->eval(c);
 }
 
@@ -68,6 +71,7 @@ static mmd_status fake_create(void *user, const mmd_backend_args *args, void **h
     if (f->fail_create) return mmd_error_set(err, MMD_ERR_UNSUPPORTED, -1, NULL, "no device found");
     h = (fake_session *)calloc(1, sizeof(fake_session));
     h->f = f;
+    f->create_threads = args->threads;
     if (f->claim_op) {
         h->ref = mmd_ops_find("", f->claim_op, mmd_model_opset(args->model, ""));
         h->kernel = *h->ref;
@@ -137,6 +141,34 @@ static mmd_status run_digits(const blob *b, const mmd_backend_registry *reg, flo
 static int same_logits(const float *a, const float *b) { return memcmp(a, b, 10 * sizeof(float)) == 0; }
 
 /* ---- tests ------------------------------------------------------------------------------- */
+/* create and every claimed kernel learn the session's thread count (1 when unset). */
+static void backends_get_the_session_thread_count(void) {
+    blob b = load("examples/models/digits.onnx");
+    fake f = {0};
+    mmd_backend fb;
+    mmd_backend_registry reg = {0};
+    mmd_options opts;
+    mmd_session *s = NULL;
+    mmd_error err = {0};
+    int64_t dims[4] = {1, 1, 8, 8};
+    int32_t threads[2] = {0, 3}, i;
+    f.claim_op = "Relu";
+    fb = fake_backend(&f, "fake");
+    CHECK(mmd_backend_register(&reg, &fb, &err) == MMD_OK);
+    for (i = 0; i < 2; ++i) {
+        memset(&opts, 0, sizeof opts);
+        opts.backends = &reg;
+        opts.threads = threads[i];
+        CHECK(mmd_session_create(b.data, b.size, &opts, &s, &err) == MMD_OK);
+        CHECK(mmd_session_set_input(s, 0, MMD_DTYPE_FLOAT32, 4, dims, digits_x, &err) == MMD_OK);
+        CHECK(mmd_session_prepare(s, &err) == MMD_OK && mmd_session_run(s, &err) == MMD_OK);
+        CHECK(f.create_threads == (i ? 3 : 1));
+        CHECK(f.eval_threads == (i ? 3 : 1));
+        mmd_session_destroy(s);
+    }
+    free(b.data);
+}
+
 static void partial_claims_give_reference_outputs(void) {
     blob b = load("examples/models/digits.onnx");
     fake f = {0};
@@ -500,6 +532,7 @@ static void whole_graph_backend_after_a_used_backend_is_skipped(void) {
 
 int main(void) {
     TEST_RUN(partial_claims_give_reference_outputs);
+    TEST_RUN(backends_get_the_session_thread_count);
     TEST_RUN(declining_backend_gives_reference_outputs);
     TEST_RUN(failed_create_is_reported_and_skipped);
     TEST_RUN(unavailable_backend_is_skipped);

@@ -14,7 +14,7 @@ With --backend (e.g. openblas, onednn or openblas,onednn) every run goes through
 `build/mmdeploy run --backend ...` and only the tests that run a model are kept (the plan checks
 and the classify example do not involve backends), named BACKEND:TEST. A backend the CLI reports
 unavailable (built without its library) skips them all: `0 passed, 0 failed, N skipped`. The
-vendor libraries run single-threaded unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS say otherwise.
+vendor libraries run single-threaded, as `run` does without --threads.
 """
 import os
 import re
@@ -195,9 +195,6 @@ def main(argv):
         print("FAIL setup: --backend needs a name")
         print("0 passed, 1 failed")
         return 1
-    if BACKEND:
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-        os.environ.setdefault("OMP_NUM_THREADS", "1")
     if not os.access(CLI, os.X_OK):
         print(f"FAIL setup: {CLI} missing (make build/mmdeploy)")
         print("0 passed, 1 failed")
