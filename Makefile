@@ -50,7 +50,13 @@ $(BUILD)/test_node: tests/test_node.c $(HEADERS) tools/mmd_npy.h | $(BUILD)
 $(NODE_DIR)/node: tests/gen_node_tests.py | $(BUILD)
 	$(PY) tests/gen_node_tests.py $(NODE_DIR)
 
-test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node $(addprefix $(NEON_BUILD)/,$(NEON_TESTS))
+# Models for the refusing-backend test; test_models.py exports the torchvision ones first.
+FALLBACK_MODELS := examples/models/digits.onnx tests/data/core/gemm_fixed.onnx \
+                   $(addprefix $(BUILD)/models/,mobilenet_v2_op13.onnx squeezenet1_1_op13.onnx \
+                   fcn_resnet18_op13.onnx efficientnet_b0_op13.onnx regnet_y_400mf_op11.onnx)
+
+test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node $(BUILD)/test_backend_fallback \
+      $(addprefix $(NEON_BUILD)/,$(NEON_TESTS))
 	tests/run_all.sh $(addprefix $(BUILD)/,$(C_TESTS)) \
 	    $(addprefix "$(NEON_RUN) $(NEON_BUILD)/,$(addsuffix ",$(NEON_TESTS))) \
 	    "$(BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
@@ -63,7 +69,11 @@ test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node 
 	    "$(PY) tests/test_models.py --backend onednn" \
 	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend openblas" \
 	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend onednn" \
-	    "$(PY) tests/test_backend_threads.py"
+	    "$(PY) tests/test_models.py --backend xnnpack" \
+	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend xnnpack" \
+	    "$(PY) tests/test_backend_threads.py" \
+	    "$(PY) tests/test_cli_output_names.py" \
+	    "$(BUILD)/test_backend_fallback $(FALLBACK_MODELS)"
 
 clean:
 	rm -rf $(BUILD)
@@ -89,14 +99,22 @@ HAVE_OPENBLAS := $(shell printf '\043include <cblas.h>\nint main(void){return 0;
                    $(CC) -x c - -lopenblas -o /dev/null 2>/dev/null && echo 1 || echo 0)
 HAVE_ONEDNN   := $(shell printf '\043include <dnnl.h>\nint main(void){return 0;}\n' | \
                    $(CC) -x c - -ldnnl -o /dev/null 2>/dev/null && echo 1 || echo 0)
-BACKEND_DEFS  := -DMMD_HAVE_OPENBLAS=$(HAVE_OPENBLAS) -DMMD_HAVE_ONEDNN=$(HAVE_ONEDNN)
-BACKEND_LIBS  := $(if $(filter 1,$(HAVE_OPENBLAS)),-lopenblas) $(if $(filter 1,$(HAVE_ONEDNN)),-ldnnl -lgomp)
+HAVE_XNNPACK  := $(shell printf '\043include <xnnpack.h>\nint main(void){return xnn_initialize(0);}\n' | \
+                   $(CC) -x c - -lXNNPACK -lpthreadpool -o /dev/null 2>/dev/null && echo 1 || echo 0)
+BACKEND_DEFS  := -DMMD_HAVE_OPENBLAS=$(HAVE_OPENBLAS) -DMMD_HAVE_ONEDNN=$(HAVE_ONEDNN) \
+                 -DMMD_HAVE_XNNPACK=$(HAVE_XNNPACK)
+BACKEND_LIBS  := $(if $(filter 1,$(HAVE_OPENBLAS)),-lopenblas) $(if $(filter 1,$(HAVE_ONEDNN)),-ldnnl -lgomp) \
+                 $(if $(filter 1,$(HAVE_XNNPACK)),-lXNNPACK -lpthreadpool)
 BACKEND_OBJ   := $(BUILD)/mmd_backends.o
 
 $(BACKEND_OBJ): backends/mmd_backends.c $(wildcard backends/*.h) $(HEADERS) | $(BUILD)
 	$(CC) $(WARN) $(CFLAGS) $(BACKEND_DEFS) -I. -c backends/mmd_backends.c -o $@
 
 $(BUILD)/mmdeploy: $(BACKEND_OBJ)
+
+# The refusing-backend test links the bundled backends too (tests/test_backend_fallback.c).
+$(BUILD)/test_backend_fallback: tests/test_backend_fallback.c $(HEADERS) $(BACKEND_OBJ)
+	$(CC) $(WARN) $(CFLAGS) -I. -Itests tests/test_backend_fallback.c $(BACKEND_OBJ) $(BACKEND_LIBS) -lm -o $@
 
 # A backend written entirely outside the project's files (examples/custom_backend.c).
 all: $(BUILD)/custom_backend
@@ -282,11 +300,15 @@ $(ASAN_BUILD)/mmdeploy: tools/mmdeploy_cli.c tools/mmd_npy.h $(HEADERS) $(ASAN_B
 $(ASAN_BUILD)/classify: examples/classify.c $(HEADERS) $(ASAN_BUILD)/mmdeploy.o
 	$(CC) $(WARN) $(ASAN_FLAGS) -I. examples/classify.c $(ASAN_BUILD)/mmdeploy.o -lstb -lm -o $@
 
+$(ASAN_BUILD)/test_backend_fallback: tests/test_backend_fallback.c $(HEADERS) $(ASAN_BUILD)/mmd_backends.o
+	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itests $< $(ASAN_BUILD)/mmd_backends.o $(BACKEND_LIBS) -lm -o $@
+
 $(ASAN_BUILD)/test_%: tests/test_%.c tests/test.h $(HEADERS) tools/mmd_npy.h
 	mkdir -p $(ASAN_BUILD)
 	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itests -Itools $< -lm -o $@
 
 asan-test: $(ASAN_BUILD)/mmdeploy $(ASAN_BUILD)/classify $(addprefix $(ASAN_BUILD)/,$(ASAN_TESTS)) \
+           $(ASAN_BUILD)/test_backend_fallback \
            $(ASAN_BUILD)/test_node $(NODE_DIR)/node
 	$(ASAN_ENV) tests/run_all.sh $(addprefix $(ASAN_BUILD)/,$(ASAN_TESTS)) \
 	    "$(ASAN_BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
@@ -297,4 +319,8 @@ asan-test: $(ASAN_BUILD)/mmdeploy $(ASAN_BUILD)/classify $(addprefix $(ASAN_BUIL
 	    "$(PY) tests/test_models.py --backend openblas" \
 	    "$(PY) tests/test_models.py --backend onednn" \
 	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend openblas" \
-	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend onednn"
+	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend onednn" \
+	    "$(PY) tests/test_models.py --backend xnnpack" \
+	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend xnnpack" \
+	    "$(ASAN_BUILD)/test_backend_fallback $(FALLBACK_MODELS)" \
+	    "$(PY) tests/test_cli_output_names.py"

@@ -293,6 +293,19 @@ typedef struct mmd_session mmd_session;
      have dtype 0 (unknown). mmd_backend_match makes a declarative claim from a table of
      mmd_backend_rule (domain, op_type, opset range, dtype).
 
+   A CLAIM IS A PROMISE
+     A backend should claim only what it can run, deciding in claim from the dtypes and shapes
+     the trial plan gives. If a claimed kernel's prepare still returns MMD_ERR_UNSUPPORTED (at
+     create's plan or at mmd_session_prepare's), the runtime takes the node away for good: it
+     offers it to the backends registered after that one (claim again, with the shapes known up
+     to that node), else gives it to the reference kernels, records why
+     (mmd_session_fallback) and plans again. Any other status from prepare is the model's
+     fault and fails as before. mmd_model.claim_epoch changes whenever a node moves, so a
+     backend that keeps tensors in its own layout (below) re-derives that layout from the
+     claims as they are at the next prepare: the moved node's tensors become plain and the
+     backend's kernels next to it convert at the boundary. A run-time prepare (a node after a
+     data-dependent shape) cannot re-plan: refusing there fails the run.
+
    WHOLE-GRAPH BACKENDS
      A backend with forward and execute (both or neither) runs the entire graph: it is used only
      when it is the first backend that is available and created, no node is claimed or planned,
@@ -519,6 +532,13 @@ MMD_API mmd_status mmd_session_backend_status(const mmd_session *s, int32_t i, m
 /* Index (in the session's backends) of the backend that runs node `node`, -1 when the reference
    kernels run it or the index is out of range. */
 MMD_API int32_t mmd_session_node_backend(const mmd_session *s, int32_t node);
+/* Nodes taken from the backend that claimed them because its kernel refused them at prepare
+   (see A CLAIM IS A PROMISE above), oldest first. Fallback i: the node, the index of the backend
+   that refused it, and the refusal's message (owned by the session); the node now runs where
+   mmd_session_node_backend says. Returns MMD_ERR_INDEX when i is out of range. No allocation. */
+MMD_API int32_t mmd_session_fallback_count(const mmd_session *s);
+MMD_API mmd_status mmd_session_fallback(const mmd_session *s, int32_t i, int32_t *node, int32_t *backend,
+                                        const char **msg);
 /* Calls fn(user, event) before and after each node run evaluates (fn NULL: none, at no cost).
    The runtime keeps no clock; fn reads one. Setup; fn runs on the thread calling run. */
 MMD_API void mmd_session_set_profiler(mmd_session *s, mmd_profiler_fn fn, void *user);
@@ -985,6 +1005,12 @@ typedef struct mmd__backend_slot {
     char msg[MMD_ERROR_MSG_SIZE];
 } mmd__backend_slot;
 
+/* A node taken from the backend that claimed it (see A CLAIM IS A PROMISE). */
+typedef struct mmd__fallback {
+    int32_t node, slot;       /* the node, the slot of the backend whose kernel refused it */
+    char msg[MMD_ERROR_MSG_SIZE];
+} mmd__fallback;
+
 struct mmd_session {
     mmd_arena arena;          /* owns everything below, the session struct included */
     mmd_model *model;
@@ -999,6 +1025,8 @@ struct mmd_session {
     int32_t whole;            /* slot of the backend running the whole graph, -1 for none */
     int32_t *claims;          /* per node: slot of the backend running it, -1 for reference */
     mmd_tensor **io;          /* whole graph: the input tensors, then the output tensors */
+    mmd__fallback *fallbacks; /* fallback_count of them, oldest first, each move re-allocated */
+    int32_t fallback_count;
     mmd__pool *pool;          /* the built-in thread pool, NULL for one thread or a caller's hook */
     uint32_t live;            /* MMD__SESSION_LIVE from create to destroy */
 };
@@ -1046,6 +1074,8 @@ static void mmd__session_threads_stop(mmd_session *s) {
 #define MMD__SESSION_LIVE 0x6d6d6473u
 static int32_t mmd__live(const mmd_session *s) { return s && s->live == MMD__SESSION_LIVE; }
 
+static mmd_status mmd__fallback_take(mmd_session *s, mmd_status st, mmd_error *err);
+
 static mmd_status mmd__session_plan(mmd_session *s, mmd_error *err) {
     mmd_status st;
     void *act = NULL;
@@ -1054,9 +1084,12 @@ static mmd_status mmd__session_plan(mmd_session *s, mmd_error *err) {
         s->stale = 0;
         return MMD_OK;
     }
-    mmd_arena_reset(&s->arena, s->plan_mark);
-    s->stale = 1;
-    st = mmd_graph_plan(s->model, &s->arena, &s->stats, &act, &s->scratch, err);
+    /* Each refusal moves one node one backend further down, so this ends. */
+    do {
+        mmd_arena_reset(&s->arena, s->plan_mark);
+        s->stale = 1;
+        st = mmd_graph_plan(s->model, &s->arena, &s->stats, &act, &s->scratch, err);
+    } while (st != MMD_OK && mmd__fallback_take(s, st, err) == MMD_OK);
     if (st != MMD_OK) return st;
     s->stale = 0;
     s->stats.model_bytes = s->plan_mark;
@@ -1252,6 +1285,49 @@ static mmd_status mmd__backends_claim(mmd_session *s, int32_t plannable, mmd_err
         }
     }
     mmd_arena_reset(&s->arena, s->plan_mark);
+    return MMD_OK;
+}
+
+/* After a failed plan: when the failing node's kernel came from a backend and said
+   MMD_ERR_UNSUPPORTED, moves the node to the next backend that claims it or to its reference
+   kernel and records why; MMD_OK when it moved (plan again), else the status to fail with
+   (st, err untouched, unless recording ran out of memory). Claims are asked before the failed
+   plan's memory is given back, so they see its shapes. The records are copied to the arena
+   below the plan, each move once (moves are rare), and the plan mark moves after them. */
+static mmd_status mmd__fallback_take(mmd_session *s, mmd_status st, mmd_error *err) {
+    mmd_model *m = s->model;
+    int32_t i = err->node, k, from, to = -1;
+    mmd_node *n;
+    const mmd_kernel *kern = NULL;
+    mmd__fallback *list;
+    if (st != MMD_ERR_UNSUPPORTED || !s->claims || i < 0 || i >= m->node_count || s->claims[i] < 0) return st;
+    n = &m->nodes[i];
+    from = s->claims[i];
+    for (k = from + 1; k < s->backend_count && to < 0; ++k) {
+        const mmd__backend_slot *slot = &s->backends[k];
+        if (!slot->created || !slot->b->claim) continue;
+        kern = slot->b->claim(slot->b->user, slot->handle, m, i);
+        if (kern && kern->prepare && kern->eval) to = k;
+        else kern = NULL;
+    }
+    if (!kern && !(kern = mmd_ops_find(n->domain, n->op_type, n->opset))) return st;
+    mmd_arena_reset(&s->arena, s->plan_mark);
+    list = (mmd__fallback *)mmd_arena_alloc(&s->arena, (size_t)(s->fallback_count + 1) * sizeof(mmd__fallback), err);
+    if (!list) return err->status;
+    if (s->fallback_count) memcpy(list, s->fallbacks, (size_t)s->fallback_count * sizeof(mmd__fallback));
+    list[s->fallback_count].node = i;
+    list[s->fallback_count].slot = from;
+    memcpy(list[s->fallback_count].msg, err->msg, sizeof(err->msg));
+    s->fallbacks = list;
+    s->fallback_count++;
+    s->plan_mark = s->arena.used;
+    n->kernel = kern;
+    s->claims[i] = to;
+    n->backend = to >= 0 ? s->backends[to].handle : NULL;
+    m->claim_epoch++;
+    err->status = MMD_OK;
+    err->node = -1;
+    err->op[0] = err->msg[0] = '\0';
     return MMD_OK;
 }
 
@@ -1544,6 +1620,17 @@ MMD_API int32_t mmd_session_node_backend(const mmd_session *s, int32_t node) {
     if (!mmd__live(s) || node < 0 || node >= s->model->node_count) return -1;
     if (s->whole >= 0) return s->whole;
     return s->claims ? s->claims[node] : -1;
+}
+
+MMD_API int32_t mmd_session_fallback_count(const mmd_session *s) { return mmd__live(s) ? s->fallback_count : 0; }
+
+MMD_API mmd_status mmd_session_fallback(const mmd_session *s, int32_t i, int32_t *node, int32_t *backend,
+                                        const char **msg) {
+    if (!mmd__live(s) || i < 0 || i >= s->fallback_count) return MMD_ERR_INDEX;
+    if (node) *node = s->fallbacks[i].node;
+    if (backend) *backend = s->fallbacks[i].slot;
+    if (msg) *msg = s->fallbacks[i].msg;
+    return MMD_OK;
 }
 
 MMD_API void mmd_session_set_profiler(mmd_session *s, mmd_profiler_fn fn, void *user) {

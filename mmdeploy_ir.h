@@ -145,6 +145,8 @@ typedef struct mmd_model {
     int32_t threads;                 /* handed to every kernel (mmd_kernel_ctx); set by the */
     mmd_parallel_fn parallel;        /* session, 0 and NULL by default: one thread */
     void *parallel_user;
+    int32_t claim_epoch;             /* changes whenever the session moves a node to another
+                                        kernel after a backend refused it (mmdeploy.h) */
 } mmd_model;
 
 /* ---- kernels ----------------------------------------------------------------------------- */

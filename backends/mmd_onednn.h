@@ -154,6 +154,7 @@ typedef struct mmd__dnnl {
     mmd__dnnl_node *nodes;
     uint8_t *cl;                     /* per tensor: 1 when held channels-last */
     int32_t layouts_ready;
+    int32_t layouts_epoch;           /* the model's claim_epoch the layouts were derived at */
 } mmd__dnnl;
 
 /* ==== >>onednn helpers ==== */
@@ -275,7 +276,8 @@ static dnnl_status_t mmd__dnnl_weights(mmd__dnnl *h, mmd__dnnl_node *n, mmd__dnn
    output is channels-last too, and not a graph output. Channels-last takes the bytes NCHW takes,
    so the planned buffer holds it; no other kernel ever sees one. Decided once, from the claims,
    at the first prepare (claims are final by then): candidates are dropped until nothing
-   changes. */
+   changes. When the runtime moves a node away after a refusal (mmd_model.claim_epoch changes),
+   the next prepare derives the layouts again, so the moved node's tensors become plain. */
 enum { MMD__DNNL_KIND_PLAIN, MMD__DNNL_KIND_CONV, MMD__DNNL_KIND_SAME, MMD__DNNL_KIND_SINK };
 
 /* How a node of ours treats layouts: conv (each side chosen freely, reordered as needed),
@@ -299,8 +301,8 @@ static int32_t mmd__dnnl_layout_inputs(const mmd__dnnl *h, const mmd_node *n) {
 static mmd_status mmd__dnnl_layouts(mmd__dnnl *h) {
     const mmd_model *m = h->model;
     int32_t i, j, k, changed = 1;
-    h->cl = (uint8_t *)calloc((size_t)m->tensor_count + 1, 1);
-    if (!h->cl) return MMD_ERR_OUT_OF_MEMORY;
+    if (!h->cl && !(h->cl = (uint8_t *)calloc((size_t)m->tensor_count + 1, 1))) return MMD_ERR_OUT_OF_MEMORY;
+    memset(h->cl, 0, (size_t)m->tensor_count + 1);
     for (i = 0; i < m->node_count; ++i) {
         const mmd_node *n = &m->nodes[i];
         int32_t kind = mmd__dnnl_kind(h, n);
@@ -334,6 +336,7 @@ static mmd_status mmd__dnnl_layouts(mmd__dnnl *h) {
         }
     }
     h->layouts_ready = 1;
+    h->layouts_epoch = m->claim_epoch;
     return MMD_OK;
 }
 
@@ -381,7 +384,7 @@ static mmd_status mmd__dnnl_begin(mmd_kernel_ctx *c, int32_t op, mmd__dnnl_node 
     mmd_status st = h->ref[op]->prepare(c);
     if (st != MMD_OK) return st;
     mmd__dnnl_threads(c);
-    if (!h->layouts_ready && mmd__dnnl_layouts(h) != MMD_OK)
+    if ((!h->layouts_ready || h->layouts_epoch != h->model->claim_epoch) && mmd__dnnl_layouts(h) != MMD_OK)
         return mmd_kernel_fail(c, MMD_ERR_OUT_OF_MEMORY, "onednn: out of memory");
     *n = mmd__dnnl_node_reset(c, op);
     return MMD_OK;
@@ -389,7 +392,8 @@ static mmd_status mmd__dnnl_begin(mmd_kernel_ctx *c, int32_t op, mmd__dnnl_node 
 
 /* The end of every prepare: steps made, or, when oneDNN refused the configuration, the
    reference eval with the scratch the reference prepare asked for. That eval reads and writes
-   plain tensors, so a node with a channels-last tensor cannot fall back. */
+   plain tensors, so a node with a channels-last tensor refuses with MMD_ERR_UNSUPPORTED: the
+   runtime then gives it to the reference kernels and the layouts are derived again. */
 static mmd_status mmd__dnnl_done(mmd_kernel_ctx *c, mmd__dnnl_node *n, dnnl_status_t st, dnnl_primitive_desc_t pd,
                                  size_t scratch) {
     const mmd__dnnl *h = (const mmd__dnnl *)c->backend;
@@ -733,8 +737,6 @@ static mmd_status mmd__dnnl_binary_prepare(mmd_kernel_ctx *c) {
     flat = mmd_tensor_numel(a) == numel && mmd_tensor_numel(b) == numel;
     if (numel == 0 || y->rank > DNNL_MAX_NDIMS || (!flat && mmd_tensor_numel(a) != numel && mmd_tensor_numel(b) != numel))
         return mmd__dnnl_done(c, n, dnnl_unimplemented, NULL, 0);
-    if (!flat && (mmd__dnnl_is_cl(h, a) || mmd__dnnl_is_cl(h, b) || mmd__dnnl_is_cl(h, y)))
-        return mmd__dnnl_done(c, n, dnnl_unimplemented, NULL, 0);
     if (!flat && mmd_tensor_numel(a) != numel) {
         ia = 1;
         ib = 0;
@@ -744,11 +746,16 @@ static mmd_status mmd__dnnl_binary_prepare(mmd_kernel_ctx *c) {
         bmd = amd;
         ymd = amd;
     } else {
-        /* The broadcast operand, right-aligned to the output's rank with leading 1s. */
+        /* The broadcast operand, right-aligned to the output's rank with leading 1s. The full
+           operand and the output share one layout (mmd__dnnl_layouts); a channels-last
+           broadcast operand (an SE block's [N, C, 1, 1] scale) is described channels-last. */
         const mmd_tensor *t = c->inputs[ib];
         for (i = 0; i < y->rank; ++i) bd[i] = i < y->rank - t->rank ? 1 : t->dims[i - (y->rank - t->rank)];
-        st = mmd__dnnl_md(&amd, y->rank, y->dims);
-        if (st == dnnl_success) st = mmd__dnnl_md(&bmd, y->rank, bd);
+        st = mmd__dnnl_tensor_md(h, &amd, y);
+        if (st == dnnl_success)
+            st = !mmd__dnnl_is_cl(h, t)    ? mmd__dnnl_md(&bmd, y->rank, bd)
+                 : t->rank == y->rank ? mmd__dnnl_md_cl(&bmd, y->rank, bd)
+                                      : dnnl_unimplemented;
         ymd = amd;
     }
     if (st == dnnl_success)
@@ -975,7 +982,8 @@ static mmd_status mmd__dnnl_create(void *user, const mmd_backend_args *args, voi
 
 /* The rule table, plus what only the node can tell: MaxPool's Indices output has no primitive
    here, an AveragePool counting padding with ceil_mode would count ceil_mode's extra padding
-   too, and a Conv weight computed at run time cannot be reordered once. */
+   too, a Conv weight computed at run time cannot be reordered once, and a binary op must
+   broadcast at most one operand. */
 static const mmd_kernel *mmd__dnnl_claim(void *user, void *handle, const mmd_model *m, int32_t node) {
     const mmd__dnnl *h = (const mmd__dnnl *)handle;
     const mmd_node *n = &m->nodes[node];
@@ -991,6 +999,15 @@ static const mmd_kernel *mmd__dnnl_claim(void *user, void *handle, const mmd_mod
         (n->input_count < 2 || !n->in[1] ||
          (n->in[1]->kind != MMD_TENSOR_INITIALIZER && n->in[1]->kind != MMD_TENSOR_CONSTANT)))
         return NULL;
+    /* A binary primitive broadcasts one operand: with the shapes known, both broadcast
+       ([1, C, 1, W] + [1, 1, H, 1]) is declined. */
+    if ((k == &h->kernels[MMD__DNNL_ADD] || k == &h->kernels[MMD__DNNL_MUL]) && n->input_count == 2 &&
+        n->output_count == 1 && n->in[0] && n->in[1] && n->out[0] && n->out[0]->dtype) {
+        int64_t numel = mmd_tensor_numel(n->out[0]);
+        if (n->out[0]->rank > DNNL_MAX_NDIMS ||
+            (mmd_tensor_numel(n->in[0]) != numel && mmd_tensor_numel(n->in[1]) != numel))
+            return NULL;
+    }
     return k;
 }
 

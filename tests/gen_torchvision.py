@@ -18,7 +18,8 @@ import numpy as np
 import torch
 import torchvision
 
-MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_1", "mnasnet0_5", "densenet121", "fcn_resnet18"]
+MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_1", "mnasnet0_5", "densenet121", "fcn_resnet18",
+          "efficientnet_b0", "regnet_y_400mf"]
 OPSETS = [11, 13]
 # 96x96 keeps every network's spatial pyramid non-empty (densenet121 and resnet18 end at 3x3)
 # while the twenty runs of the reference kernels stay within a few minutes on two cores.

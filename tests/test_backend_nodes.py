@@ -4,8 +4,9 @@
     /usr/bin/python3 tests/test_backend_nodes.py NODE_DIR --backend NAME[,NAME...] [SUBSTRING...]
 
 NODE_DIR holds the node tests (tests/gen_node_tests.py writes them). Each test of an operator
-that backends/mmd_openblas.h or backends/mmd_onednn.h claims (Conv, the pools, BatchNormalization,
-the element-wise ops, Add, Mul, MatMul, Gemm) runs twice through `build/mmdeploy run --backend`:
+that backends/mmd_openblas.h, backends/mmd_onednn.h or backends/mmd_xnnpack.h claims (Conv, the
+pools, BatchNormalization, the element-wise ops, Add, Mul, Sub, Div, Softmax, MatMul, Gemm) runs
+twice through `build/mmdeploy run --backend`:
 as written, and with every input after the first turned into an initializer, since the node
 tests feed weights as graph inputs and a backend may claim a Conv only when its weight is a
 constant. The first must give the test's expected outputs, the second the reference kernels'
@@ -30,8 +31,8 @@ from onnx import numpy_helper  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLI = os.environ.get("MMDEPLOY_BIN") or os.path.join(ROOT, "build", "mmdeploy")  # make asan-test sets it
 OPS = re.compile(r"^test_(conv|maxpool|averagepool|globalaveragepool|batchnorm|relu|leakyrelu|"
-                 r"sigmoid|tanh|clip|hardswish|sqrt|exp|log|abs|elu|softplus|add|mul|matmul|"
-                 r"gemm)(_|$)")
+                 r"sigmoid|tanh|clip|hardswish|sqrt|exp|log|abs|elu|softplus|add|mul|sub|div|neg|"
+                 r"floor|ceil|softmax|matmul|gemm)(_|$)")
 
 
 class Failure(Exception):

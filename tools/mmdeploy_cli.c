@@ -20,6 +20,7 @@
 #include "mmdeploy_ops.h" /* mmd_ops_find: info lists every operator without a kernel */
 #include "backends/mmd_onednn.h"   /* the bundled backends, built real or as stubs in */
 #include "backends/mmd_openblas.h" /* build/mmd_backends.o (backends/mmd_backends.c) */
+#include "backends/mmd_xnnpack.h"
 #define MMD_NPY_IMPLEMENTATION
 #include "mmd_npy.h"
 
@@ -30,12 +31,17 @@ static const char cli_usage[] =
     "  info  [MODEL.onnx] [--backend NAME[,NAME...]]\n"
     "        the backends (availability, version, environment); with a model also its inputs,\n"
     "        outputs, ir_version, producer, opsets, operator counts, every operator without a\n"
-    "        kernel, the nodes each backend claims and the memory plan for the declared shapes\n"
+    "        kernel, the nodes each backend claims (and those it refused at prepare, with why)\n"
+    "        and the memory plan for the declared shapes\n"
     "        (symbolic dims = 1). Without --backend every bundled backend is listed and tried.\n"
     "  run   MODEL.onnx [--input [NAME=]FILE]... [--outdir DIR] [--backend NAME[,NAME...]]\n"
     "        [--threads N]\n"
-    "        runs the model once and writes each output to DIR/<output name>.npy ('/' and ':'\n"
-    "        in the name become '_'); DIR defaults to \".\" and is created if missing\n"
+    "        runs the model once and writes each output to DIR/<output name>.npy; DIR defaults\n"
+    "        to \".\" and is created if missing. A name that is not a portable file name is\n"
+    "        renamed, and printed beside its file: bytes other than A-Z a-z 0-9 . _ - become\n"
+    "        '_', past 100 bytes it keeps 80 and adds ~ and 8 hex digits of its hash, an empty\n"
+    "        or all-dots name becomes output_<index>, and a file name taken already (ignoring\n"
+    "        case) gets ~<index>\n"
     "  bench MODEL.onnx [--input [NAME=]FILE]... [--iters N] [--warmup N] [--threads N]\n"
     "        [--backend NAME[,NAME...]] [--profile]\n"
     "        times the load (parse, create, prepare) and --iters runs (default 10) after\n"
@@ -330,7 +336,7 @@ static int cli_parse_args(int argc, char **argv, cli_args *a) {
 }
 
 /* ==== >>backends ==== */
-#define CLI_BUNDLED 2
+#define CLI_BUNDLED 3
 
 /* The bundled backends, in their default priority order, and the registry --backend builds. */
 typedef struct cli_backends {
@@ -347,6 +353,7 @@ static int cli_backends_init(cli_backends *cb, const char *list, int all_if_none
     memset(cb, 0, sizeof *cb);
     mmd_openblas_backend(&cb->bundled[0]);
     mmd_onednn_backend(&cb->bundled[1]);
+    mmd_xnnpack_backend(&cb->bundled[2]);
     if (!list) {
         for (i = 0; i < CLI_BUNDLED && all_if_none; ++i) mmd_backend_register(&cb->reg, &cb->bundled[i], NULL);
         return 0;
@@ -362,7 +369,7 @@ static int cli_backends_init(cli_backends *cb, const char *list, int all_if_none
         if (len == 9 && strncmp(list, "reference", 9) == 0) {
             /* The fallback is implied; naming it documents the order. */
         } else if (i == CLI_BUNDLED) {
-            return cli_usage_error("--backend: unknown backend '%.*s' (known: openblas, onednn, reference)",
+            return cli_usage_error("--backend: unknown backend '%.*s' (known: openblas, onednn, xnnpack, reference)",
                                    (int)len, list);
         } else if (mmd_backend_register(&cb->reg, &cb->bundled[i], &err) != MMD_OK) {
             return cli_usage_error("--backend: %s", err.msg);
@@ -426,6 +433,14 @@ static void cli_print_claims(const mmd_model *m, const mmd_session *s, int with_
         for (i = 0; i < m->node_count; ++i)
             if (mmd_session_node_backend(s, i) == b)
                 cli_line("  %-10s   #%-4d %-20s %s", "", (int)i, m->nodes[i].op_type, m->nodes[i].name);
+    }    /* Nodes a backend claimed, then refused at prepare: where they went and why. */
+    for (i = 0; i < mmd_session_fallback_count(s); ++i) {
+        int32_t node, from, to;
+        const char *why;
+        mmd_session_fallback(s, i, &node, &from, &why);
+        to = mmd_session_node_backend(s, node);
+        cli_line("  fallback   #%-4d %-20s %s refused it, %s runs it: %s", (int)node, m->nodes[node].op_type,
+                 mmd_session_backend(s, from)->name, to < 0 ? "reference" : mmd_session_backend(s, to)->name, why);
     }
 }
 
@@ -1158,28 +1173,70 @@ static int cli_open(cli_ctx *c, const cli_args *a) {
     return 0;
 }
 
-/* The file name of an output: '/' and ':' (common in exported names) would leave DIR or
-   confuse tools, so they become '_'; a name made only of dots or empty gets its index. */
-static void cli_output_file(char *buf, size_t cap, const char *dir, const char *name, int32_t i) {
-    size_t len = (size_t)snprintf(buf, cap, "%s/", dir), k, start = len;
+/* Output file names. An output's name becomes its file name when it is short and made only of
+   the POSIX portable file name characters (A-Z a-z 0-9 . _ -); otherwise, so that run never
+   fails on a name the file system refuses:
+     - every other byte ('/', ':', spaces, non-ASCII) becomes '_';
+     - a name of dots only, or an empty one, becomes output_<index>;
+     - past CLI_NAME_MAX bytes the name keeps its first CLI_NAME_KEEP bytes, then '~' and the
+       8 hex digits of a hash (FNV-1a) of the whole name;
+     - a file name another output already has (compared ignoring case, as some file systems
+       do) gets ~<index> appended.
+   run prints each renamed output's name beside its file. */
+#define CLI_NAME_MAX 100
+#define CLI_NAME_KEEP 80
+#define CLI_FILE_MAX (CLI_NAME_MAX + 24)
+
+static void cli_output_name(char *buf, const char *name, int32_t i) {
+    size_t len = 0, k, n = strlen(name);
+    uint32_t hash = 2166136261u;
     int only_dots = 1;
-    for (k = 0; name[k] && len + 5 < cap; ++k) {
-        char ch = name[k];
-        buf[len++] = ch == '/' || ch == ':' ? '_' : ch;
+    for (k = 0; k < n; ++k) {
+        unsigned char ch = (unsigned char)name[k];
+        int keep = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                   ch == '.' || ch == '_' || ch == '-';
+        hash = (hash ^ ch) * 16777619u;
         only_dots &= ch == '.';
+        if (n <= CLI_NAME_MAX || len < CLI_NAME_KEEP) buf[len++] = keep ? (char)ch : '_';
     }
-    if (only_dots) len = start + (size_t)snprintf(buf + start, cap - start, "output_%d", (int)i);
-    snprintf(buf + len, cap - len, ".npy");
+    buf[len] = '\0';
+    if (only_dots) snprintf(buf, CLI_FILE_MAX, "output_%d", (int)i);
+    else if (n > CLI_NAME_MAX) snprintf(buf + len, CLI_FILE_MAX - len, "~%08x", (unsigned)hash);
 }
 
-static int cli_write_output(const char *dir, int32_t i, const mmd_tensor *t) {
+/* 1 when two file names are equal ignoring ASCII case. */
+static int cli_same_file(const char *a, const char *b) {
+    for (; *a && *b; ++a, ++b) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a, y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
+        if (x != y) return 0;
+    }
+    return *a == *b;
+}
+
+/* files[i]: output i's file name in DIR (CLI_FILE_MAX bytes each), unique among them. One ~<i>
+   suffix suffices: names made above hold '~' only before 8 hex digits (of a hash), and no two
+   outputs share an index, so a suffixed name cannot equal any other. */
+static void cli_output_files(const mmd_session *s, char (*files)[CLI_FILE_MAX]) {
+    int32_t i, j, n = mmd_session_output_count(s);
+    for (i = 0; i < n; ++i) {
+        cli_output_name(files[i], mmd_session_output(s, i)->name, i);
+        for (j = 0; j < i; ++j)
+            if (cli_same_file(files[i], files[j])) {
+                size_t len = strlen(files[i]);
+                snprintf(files[i] + len, CLI_FILE_MAX - len, "~%d", (int)i);
+                break;
+            }
+    }
+}
+
+static int cli_write_output(const char *dir, const char *file, const mmd_tensor *t) {
     char path[4096], shape[256];
     mmd_error err;
     mmd_npy npy;
     FILE *f;
     memset(&err, 0, sizeof err);
     memset(&npy, 0, sizeof npy);
-    cli_output_file(path, sizeof path, dir, t->name, i);
+    snprintf(path, sizeof path, "%s/%s.npy", dir, file);
     npy.dtype = t->dtype;
     npy.rank = t->rank;
     memcpy(npy.dims, t->dims, sizeof npy.dims);
@@ -1195,16 +1252,19 @@ static int cli_write_output(const char *dir, int32_t i, const mmd_tensor *t) {
         return cli_fail("cannot write '%s': %s", path, err.msg);
     }
     if (fclose(f) != 0) return cli_fail("cannot write '%s': %s", path, strerror(errno));
-    cli_line("%s  %s %s", path, mmd_dtype_name(t->dtype),
-             cli_shape(shape, sizeof shape, t->rank, t->dims, NULL));
+    if (strcmp(file, t->name) == 0)
+        cli_line("%s  %s %s", path, mmd_dtype_name(t->dtype), cli_shape(shape, sizeof shape, t->rank, t->dims, NULL));
+    else
+        cli_line("%s  %s %s  (output '%s')", path, mmd_dtype_name(t->dtype),
+                 cli_shape(shape, sizeof shape, t->rank, t->dims, NULL), t->name);
     return 0;
 }
 
 static int cli_run(const cli_args *a) {
     cli_ctx c;
-    char missing[512];
+    char missing[512], (*files)[CLI_FILE_MAX] = NULL;
     size_t len = 0;
-    int32_t i, j, n_missing = 0, n_out;
+    int32_t i, n_missing = 0, n_out;
     int rc = 1;
     memset(&c, 0, sizeof c);
     c.threads = (int32_t)a->threads;
@@ -1222,25 +1282,19 @@ static int cli_run(const cli_args *a) {
                       missing);
         goto done;
     }
-    /* Two outputs whose names differ only in '/' or ':' would write one file. */
     n_out = mmd_session_output_count(c.s);
-    for (i = 0; i < n_out; ++i)
-        for (j = 0; j < i; ++j) {
-            char pi[4096], pj[4096];
-            cli_output_file(pi, sizeof pi, a->outdir, mmd_session_output(c.s, i)->name, i);
-            cli_output_file(pj, sizeof pj, a->outdir, mmd_session_output(c.s, j)->name, j);
-            if (strcmp(pi, pj) == 0) {
-                rc = cli_fail("outputs '%s' and '%s' would both be written to '%s'",
-                              mmd_session_output(c.s, j)->name, mmd_session_output(c.s, i)->name, pi);
-                goto done;
-            }
-        }
+    if (!(files = (char(*)[CLI_FILE_MAX])malloc((size_t)n_out * CLI_FILE_MAX + 1))) {
+        rc = cli_fail("out of memory");
+        goto done;
+    }
+    cli_output_files(c.s, files);
     if (cli_bind_inputs(&c) || cli_prepare(&c) || cli_run_once(&c) || cli_make_dir(a->outdir))
         goto done;
     for (i = 0; i < n_out; ++i)
-        if (cli_write_output(a->outdir, i, mmd_session_output(c.s, i))) goto done;
+        if (cli_write_output(a->outdir, files[i], mmd_session_output(c.s, i))) goto done;
     rc = 0;
 done:
+    free(files);
     cli_ctx_free(&c);
     return rc;
 }
