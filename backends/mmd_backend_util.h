@@ -1,6 +1,6 @@
 /* backends/mmd_backend_util.h - v0.1.0 - MIT licence (see mmdeploy.h)
-   Helpers shared by the bundled backends (mmd_openblas.h, mmd_onednn.h); not needed by backends
-   written elsewhere, which see only mmdeploy.h's public API.
+   Helpers shared by the bundled backends (mmd_openblas.h, mmd_onednn.h, mmd_xnnpack.h); not
+   needed by backends written elsewhere, which see only mmdeploy.h's public API.
 
    Every helper is a static inline function, so any number of backend implementations may
    include this file in one translation unit.
@@ -14,6 +14,7 @@
 #ifndef MMD_BACKEND_UTIL_H
 #define MMD_BACKEND_UTIL_H
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "../mmdeploy.h"
@@ -80,6 +81,81 @@ static inline mmd_status mmd__bk_window_read(mmd_kernel_ctx *c, int32_t n, const
         }
     }
     return MMD_OK;
+}
+
+/* ---- channels-last tensors between a backend's own nodes ---------------------------------- */
+/* Libraries whose convolutions want channels-last (NHWC) data pay two conversions per conv when
+   every tensor is NCHW. A tensor that only one backend's nodes touch may instead hold
+   channels-last data in the bytes the plan gave it (the same size): produced by a conv-like
+   node or by a layout-sharing node whose inputs are channels-last, read only by conv-like
+   nodes (as input 0), sinks, or layout-sharing nodes whose output is channels-last too, and
+   not a graph output. No other kernel ever sees one. The backend says how each node treats
+   layouts:
+     MMD__BK_PLAIN  not its node, or one that reads and writes plain tensors
+     MMD__BK_CONV   reads input 0 and writes output 0 in either layout (converting as needed)
+     MMD__BK_SAME   its first *nin inputs and output 0 share one layout (element-wise ops)
+     MMD__BK_SINK   reads input 0 in either layout, writes plain (global pooling to [N, C])
+   mmd__bk_layouts starts from every conv-like and layout-sharing output and drops candidates
+   until nothing changes. It runs at the first prepare and again whenever the model's
+   claim_epoch changed (the runtime moved a node away after a refusal), so the layouts always
+   follow the claims as they are. */
+enum { MMD__BK_PLAIN, MMD__BK_CONV, MMD__BK_SAME, MMD__BK_SINK };
+typedef int32_t (*mmd__bk_kind_fn)(const void *handle, const mmd_node *n, int32_t *nin);
+
+typedef struct mmd__bk_layout {
+    uint8_t *cl;                     /* per tensor: 1 when held channels-last (malloc'd) */
+    int32_t ready;
+    int32_t epoch;                   /* the model's claim_epoch the layouts were derived at */
+} mmd__bk_layout;
+
+static inline mmd_status mmd__bk_layouts(mmd__bk_layout *l, const mmd_model *m, const void *handle,
+                                         mmd__bk_kind_fn kind) {
+    int32_t i, j, k, changed = 1;
+    uint8_t *cl;
+    if (l->ready && l->epoch == m->claim_epoch) return MMD_OK;
+    if (!l->cl && !(l->cl = (uint8_t *)calloc((size_t)m->tensor_count + 1, 1))) return MMD_ERR_OUT_OF_MEMORY;
+    cl = l->cl;
+    memset(cl, 0, (size_t)m->tensor_count + 1);
+    for (i = 0; i < m->node_count; ++i) {
+        const mmd_node *n = &m->nodes[i];
+        int32_t nin = 1, kd = kind(handle, n, &nin);
+        if ((kd == MMD__BK_CONV || kd == MMD__BK_SAME) && n->output_count >= 1 && n->outputs[0] >= 0 &&
+            !m->tensors[n->outputs[0]].is_output)
+            cl[n->outputs[0]] = 1;
+    }
+    while (changed) {
+        changed = 0;
+        for (i = 0; i < m->node_count; ++i) {
+            const mmd_node *n = &m->nodes[i];
+            int32_t nin = 1, kd = kind(handle, n, &nin);
+            int32_t out = n->output_count >= 1 ? n->outputs[0] : -1;
+            for (j = 0; j < n->input_count; ++j) {
+                int32_t t = n->inputs[j], ok;
+                if (t < 0 || !cl[t]) continue;
+                ok = (kd == MMD__BK_CONV || kd == MMD__BK_SINK) ? j == 0
+                     : kd == MMD__BK_SAME ? j < nin && out >= 0 && cl[out] : 0;
+                if (!ok) {
+                    cl[t] = 0;
+                    changed = 1;
+                }
+            }
+            /* A layout-sharing node's output is channels-last only if all its inputs are. */
+            if (kd == MMD__BK_SAME && out >= 0 && cl[out])
+                for (k = 0; k < nin && k < n->input_count; ++k)
+                    if (n->inputs[k] < 0 || !cl[n->inputs[k]]) {
+                        cl[out] = 0;
+                        changed = 1;
+                    }
+        }
+    }
+    l->ready = 1;
+    l->epoch = m->claim_epoch;
+    return MMD_OK;
+}
+
+/* 1 when tensor t (of m) is held channels-last. */
+static inline int32_t mmd__bk_is_cl(const mmd__bk_layout *l, const mmd_model *m, const mmd_tensor *t) {
+    return t && l->cl && l->cl[t - m->tensors];
 }
 
 #endif /* MMD_BACKEND_UTIL_H */

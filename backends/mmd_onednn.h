@@ -141,7 +141,7 @@ typedef struct mmd__dnnl_node {
 } mmd__dnnl_node;
 
 /* Per session: engine, stream, the claim table, every node's primitives and the layout of
-   every tensor (see mmd__dnnl_layouts). */
+   every tensor (see >>onednn layouts). */
 typedef struct mmd__dnnl {
     dnnl_engine_t engine;
     dnnl_stream_t stream;
@@ -152,9 +152,7 @@ typedef struct mmd__dnnl {
     int32_t rule_count;
     int32_t node_count;
     mmd__dnnl_node *nodes;
-    uint8_t *cl;                     /* per tensor: 1 when held channels-last */
-    int32_t layouts_ready;
-    int32_t layouts_epoch;           /* the model's claim_epoch the layouts were derived at */
+    mmd__bk_layout layout;           /* which tensors are held channels-last */
 } mmd__dnnl;
 
 /* ==== >>onednn helpers ==== */
@@ -269,80 +267,26 @@ static dnnl_status_t mmd__dnnl_weights(mmd__dnnl *h, mmd__dnnl_node *n, mmd__dnn
 
 /* ==== >>onednn layouts ==== */
 /* oneDNN's fast convolutions read and write channels-last (NHWC) tensors, the runtime keeps
-   NCHW. Converting around every conv costs more than the convs in a mobile network, so a
-   tensor that only this backend's nodes touch stays channels-last: produced by a conv or by a
-   layout-transparent node (element-wise, pool, batch norm, same-shape Add/Mul) whose inputs are
-   channels-last, read only by convs (as input 0), GlobalAveragePool or transparent nodes whose
-   output is channels-last too, and not a graph output. Channels-last takes the bytes NCHW takes,
-   so the planned buffer holds it; no other kernel ever sees one. Decided once, from the claims,
-   at the first prepare (claims are final by then): candidates are dropped until nothing
-   changes. When the runtime moves a node away after a refusal (mmd_model.claim_epoch changes),
-   the next prepare derives the layouts again, so the moved node's tensors become plain. */
-enum { MMD__DNNL_KIND_PLAIN, MMD__DNNL_KIND_CONV, MMD__DNNL_KIND_SAME, MMD__DNNL_KIND_SINK };
-
-/* How a node of ours treats layouts: conv (each side chosen freely, reordered as needed),
-   same (inputs and output share one layout), sink (reads channels-last, writes plain), plain. */
-static int32_t mmd__dnnl_kind(const mmd__dnnl *h, const mmd_node *n) {
+   NCHW. Converting around every conv costs more than the convs in a mobile network, so tensors
+   that only this backend's nodes touch stay channels-last (mmd__bk_layouts in
+   mmd_backend_util.h decides which, from the claims): convs choose each side freely,
+   element-wise, pool, batch norm and Add/Mul nodes keep their inputs' layout, and
+   GlobalAveragePool reads either and writes plain. */
+static int32_t mmd__dnnl_kind(const void *handle, const mmd_node *n, int32_t *nin) {
+    const mmd__dnnl *h = (const mmd__dnnl *)handle;
     int32_t op;
-    if (n->backend != (const void *)h) return MMD__DNNL_KIND_PLAIN;
+    if (n->backend != handle) return MMD__BK_PLAIN;
     op = (int32_t)(n->kernel - h->kernels);
-    if (op == MMD__DNNL_CONV) return MMD__DNNL_KIND_CONV;
-    if (op == MMD__DNNL_GAP) return MMD__DNNL_KIND_SINK;
-    if (op == MMD__DNNL_MATMUL || op == MMD__DNNL_GEMM) return MMD__DNNL_KIND_PLAIN;
-    return MMD__DNNL_KIND_SAME;
-}
-
-/* The inputs whose layout a node's kind constrains: data inputs, not weights or statistics. */
-static int32_t mmd__dnnl_layout_inputs(const mmd__dnnl *h, const mmd_node *n) {
-    int32_t op = (int32_t)(n->kernel - h->kernels);
-    return op == MMD__DNNL_ADD || op == MMD__DNNL_MUL ? 2 : 1;
-}
-
-static mmd_status mmd__dnnl_layouts(mmd__dnnl *h) {
-    const mmd_model *m = h->model;
-    int32_t i, j, k, changed = 1;
-    if (!h->cl && !(h->cl = (uint8_t *)calloc((size_t)m->tensor_count + 1, 1))) return MMD_ERR_OUT_OF_MEMORY;
-    memset(h->cl, 0, (size_t)m->tensor_count + 1);
-    for (i = 0; i < m->node_count; ++i) {
-        const mmd_node *n = &m->nodes[i];
-        int32_t kind = mmd__dnnl_kind(h, n);
-        if ((kind == MMD__DNNL_KIND_CONV || kind == MMD__DNNL_KIND_SAME) && n->output_count >= 1 &&
-            n->outputs[0] >= 0 && !m->tensors[n->outputs[0]].is_output)
-            h->cl[n->outputs[0]] = 1;
-    }
-    while (changed) {
-        changed = 0;
-        for (i = 0; i < m->node_count; ++i) {
-            const mmd_node *n = &m->nodes[i];
-            int32_t kind = mmd__dnnl_kind(h, n), nin = mmd__dnnl_layout_inputs(h, n);
-            int32_t out = n->output_count >= 1 ? n->outputs[0] : -1;
-            for (j = 0; j < n->input_count; ++j) {
-                int32_t t = n->inputs[j], ok;
-                if (t < 0 || !h->cl[t]) continue;
-                ok = (kind == MMD__DNNL_KIND_CONV || kind == MMD__DNNL_KIND_SINK) ? j == 0
-                     : kind == MMD__DNNL_KIND_SAME ? j < nin && out >= 0 && h->cl[out] : 0;
-                if (!ok) {
-                    h->cl[t] = 0;
-                    changed = 1;
-                }
-            }
-            /* A layout-sharing node's output is channels-last only if all its inputs are. */
-            if (kind == MMD__DNNL_KIND_SAME && out >= 0 && h->cl[out])
-                for (k = 0; k < nin && k < n->input_count; ++k)
-                    if (n->inputs[k] < 0 || !h->cl[n->inputs[k]]) {
-                        h->cl[out] = 0;
-                        changed = 1;
-                    }
-        }
-    }
-    h->layouts_ready = 1;
-    h->layouts_epoch = m->claim_epoch;
-    return MMD_OK;
+    *nin = op == MMD__DNNL_ADD || op == MMD__DNNL_MUL ? 2 : 1;
+    if (op == MMD__DNNL_CONV) return MMD__BK_CONV;
+    if (op == MMD__DNNL_GAP) return MMD__BK_SINK;
+    if (op == MMD__DNNL_MATMUL || op == MMD__DNNL_GEMM) return MMD__BK_PLAIN;
+    return MMD__BK_SAME;
 }
 
 /* 1 when tensor t is held channels-last. */
 static int32_t mmd__dnnl_is_cl(const mmd__dnnl *h, const mmd_tensor *t) {
-    return t && h->cl[t - h->model->tensors];
+    return mmd__bk_is_cl(&h->layout, h->model, t);
 }
 
 /* The descriptor of tensor t as it is held: plain row-major, or channels-last (N, spatial...,
@@ -384,7 +328,7 @@ static mmd_status mmd__dnnl_begin(mmd_kernel_ctx *c, int32_t op, mmd__dnnl_node 
     mmd_status st = h->ref[op]->prepare(c);
     if (st != MMD_OK) return st;
     mmd__dnnl_threads(c);
-    if ((!h->layouts_ready || h->layouts_epoch != h->model->claim_epoch) && mmd__dnnl_layouts(h) != MMD_OK)
+    if (mmd__bk_layouts(&h->layout, h->model, h, mmd__dnnl_kind) != MMD_OK)
         return mmd_kernel_fail(c, MMD_ERR_OUT_OF_MEMORY, "onednn: out of memory");
     *n = mmd__dnnl_node_reset(c, op);
     return MMD_OK;
@@ -747,7 +691,7 @@ static mmd_status mmd__dnnl_binary_prepare(mmd_kernel_ctx *c) {
         ymd = amd;
     } else {
         /* The broadcast operand, right-aligned to the output's rank with leading 1s. The full
-           operand and the output share one layout (mmd__dnnl_layouts); a channels-last
+           operand and the output share one layout (mmd__bk_layouts); a channels-last
            broadcast operand (an SE block's [N, C, 1, 1] scale) is described channels-last. */
         const mmd_tensor *t = c->inputs[ib];
         for (i = 0; i < y->rank; ++i) bd[i] = i < y->rank - t->rank ? 1 : t->dims[i - (y->rank - t->rank)];
@@ -926,7 +870,7 @@ static void mmd__dnnl_destroy(void *user, void *handle) {
     if (!h) return;
     for (i = 0; h->nodes && i < h->node_count; ++i) mmd__dnnl_release(&h->nodes[i]);
     free(h->nodes);
-    free(h->cl);
+    free(h->layout.cl);
     if (h->stream) dnnl_stream_destroy(h->stream);
     if (h->engine) dnnl_engine_destroy(h->engine);
     free(h);

@@ -35,11 +35,14 @@
 
    LAYOUTS
      XNNPACK's convolutions and pools read and write channels-last (NHWC) data, the runtime's
-     tensors are NCHW: those nodes transpose their input into scratch and their output back.
-     Element-wise ops, fully connected layers and softmax run on the tensors as they are.
+     tensors are NCHW. A tensor that only this backend's nodes touch stays channels-last
+     (mmd__bk_layouts, as oneDNN's do): convs and pools read and write either layout,
+     transposing a plain side through scratch; element-wise ops keep their inputs' layout;
+     GlobalAveragePool reads either. So a chain of claimed nodes transposes only at its ends.
+     Fully connected layers and softmax run on plain tensors.
 
    WHAT IT DOES NOT DO
-     No subgraph delegation yet (one operator per node, so no fusion and the transposes above),
+     No subgraph delegation yet (one operator per node, so no fusion of activations into convs),
      no ConvTranspose, no Concat, no Resize, no to_backend.
 
    CONFIGURATION
@@ -115,6 +118,7 @@ enum { MMD__XNN_RUN_SPATIAL, MMD__XNN_RUN_GAP, MMD__XNN_RUN_UNARY, MMD__XNN_RUN_
 typedef struct mmd__xnn_node {
     xnn_operator_t op;
     int32_t op_id, run;
+    int32_t in_cl, out_cl;           /* input 0 / output 0 held channels-last */
     size_t n, c, h, w, oc, oh, ow;   /* NCHW sizes of input and output (spatial and GAP) */
     size_t rows;                     /* unary: elements; rows: rows of the row-wise op */
     size_t rank[2], shape[2][XNN_MAX_TENSOR_DIMS]; /* binary operands */
@@ -123,6 +127,8 @@ typedef struct mmd__xnn_node {
 /* Per session: the pool, the claim table and every node's operator. */
 typedef struct mmd__xnn {
     pthreadpool_t pool;              /* NULL: the calling thread only */
+    const mmd_model *model;
+    mmd__bk_layout layout;           /* which tensors are held channels-last */
     const mmd_kernel *ref[MMD__XNN_OPS];
     mmd_kernel kernels[MMD__XNN_OPS];
     mmd_backend_rule rules[MMD__XNN_OPS];
@@ -140,15 +146,33 @@ static mmd_status mmd__xnn_refuse(mmd_kernel_ctx *c, const char *what, enum xnn_
     return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "xnnpack: %s failed (status %d)", what, (int)st);
 }
 
-/* The reference prepare, then the node's old operator deleted. */
+/* How a node treats layouts (mmd__bk_layouts): convs and pools convert either side, element-wise
+   ops share their inputs' layout, GlobalAveragePool reads either, the rest is plain. */
+static int32_t mmd__xnn_kind(const void *handle, const mmd_node *n, int32_t *nin) {
+    const mmd__xnn *h = (const mmd__xnn *)handle;
+    int32_t op;
+    if (n->backend != handle) return MMD__BK_PLAIN;
+    op = (int32_t)(n->kernel - h->kernels);
+    *nin = op >= MMD__XNN_ADD && op <= MMD__XNN_DIV ? 2 : 1;
+    if (op <= MMD__XNN_AVGPOOL) return MMD__BK_CONV;
+    if (op == MMD__XNN_GAP) return MMD__BK_SINK;
+    return op <= MMD__XNN_DIV ? MMD__BK_SAME : MMD__BK_PLAIN;
+}
+
+/* The reference prepare, the layouts (again when the claims changed), then the node's old
+   operator deleted. */
 static mmd_status mmd__xnn_begin(mmd_kernel_ctx *c, int32_t op, mmd__xnn_node **out) {
     mmd__xnn *h = (mmd__xnn *)c->backend;
     mmd__xnn_node *n = &h->nodes[c->node_index];
     mmd_status st = h->ref[op]->prepare(c);
     if (st != MMD_OK) return st;
+    if (mmd__bk_layouts(&h->layout, h->model, h, mmd__xnn_kind) != MMD_OK)
+        return mmd_kernel_fail(c, MMD_ERR_OUT_OF_MEMORY, "xnnpack: out of memory");
     if (n->op) xnn_delete_operator(n->op);
     memset(n, 0, sizeof(*n));
     n->op_id = op;
+    n->in_cl = mmd__bk_is_cl(&h->layout, h->model, c->inputs[0]);
+    n->out_cl = mmd__bk_is_cl(&h->layout, h->model, c->outputs[0]);
     *out = n;
     return MMD_OK;
 }
@@ -168,8 +192,8 @@ static void mmd__xnn_transpose(const float *x, float *y, size_t n, size_t a, siz
 #define MMD__XNN_ALIGN(x) (((x) + 63u) & ~(size_t)63u)
 
 /* ==== >>xnnpack spatial ==== */
-/* Conv, MaxPool, AveragePool on 4-D tensors: NCHW sizes, windows and scratch for the two
-   transposes. */
+/* Conv, MaxPool, AveragePool on 4-D tensors: NCHW sizes, and scratch for the transposes of
+   the plain sides. */
 static mmd_status mmd__xnn_spatial_sizes(mmd_kernel_ctx *c, mmd__xnn_node *n) {
     const mmd_tensor *x = c->inputs[0], *y = c->outputs[0];
     n->run = MMD__XNN_RUN_SPATIAL;
@@ -180,8 +204,8 @@ static mmd_status mmd__xnn_spatial_sizes(mmd_kernel_ctx *c, mmd__xnn_node *n) {
     n->oc = (size_t)y->dims[1];
     n->oh = (size_t)y->dims[2];
     n->ow = (size_t)y->dims[3];
-    c->scratch_size = MMD__XNN_ALIGN(n->n * n->c * n->h * n->w * sizeof(float)) +
-                      MMD__XNN_ALIGN(n->n * n->oc * n->oh * n->ow * sizeof(float)) + 64;
+    c->scratch_size = (n->in_cl ? 0 : MMD__XNN_ALIGN(n->n * n->c * n->h * n->w * sizeof(float))) +
+                      (n->out_cl ? 0 : MMD__XNN_ALIGN(n->n * n->oc * n->oh * n->ow * sizeof(float))) + 64;
     return MMD_OK;
 }
 
@@ -275,7 +299,7 @@ static mmd_status mmd__xnn_gap_prepare(mmd_kernel_ctx *c) {
     n->c = (size_t)x->dims[1];
     n->h = (size_t)x->dims[2];
     n->w = (size_t)x->dims[3];
-    c->scratch_size = n->n * n->c * n->h * n->w * sizeof(float) + 64;
+    c->scratch_size = n->in_cl ? 0 : n->n * n->c * n->h * n->w * sizeof(float) + 64;
     xs = xnn_create_global_average_pooling_nwc_f32(n->c, n->c, n->c, -INFINITY, INFINITY, 0, &n->op);
     return xs == xnn_status_success ? MMD_OK : mmd__xnn_refuse(c, "xnn_create_global_average_pooling_nwc_f32", xs);
 }
@@ -344,6 +368,13 @@ static mmd_status mmd__xnn_binary_prepare(mmd_kernel_ctx *c) {
             return mmd__xnn_refuse(c, "an operand of more than 6 axes or none", xnn_status_invalid_parameter);
         n->rank[k] = (size_t)x->rank;
         for (j = 0; j < x->rank; ++j) n->shape[k][j] = (size_t)x->dims[j];
+        /* Channels-last operands (both are, or neither) broadcast as NHWC shapes. */
+        if (n->out_cl) {
+            if (x->rank != 4) return mmd__xnn_refuse(c, "a channels-last operand that is not 4-D", xnn_status_invalid_parameter);
+            n->shape[k][1] = (size_t)x->dims[2];
+            n->shape[k][2] = (size_t)x->dims[3];
+            n->shape[k][3] = (size_t)x->dims[1];
+        }
     }
     xs = op == MMD__XNN_ADD   ? xnn_create_add_nd_f32(-INFINITY, INFINITY, 0, &n->op)
          : op == MMD__XNN_MUL ? xnn_create_multiply_nd_f32(-INFINITY, INFINITY, 0, &n->op)
@@ -402,21 +433,24 @@ static mmd_status mmd__xnn_eval(mmd_kernel_ctx *c) {
     mmd__xnn_node *n = &h->nodes[c->node_index];
     const float *x = (const float *)c->inputs[0]->data;
     float *y = (float *)c->outputs[0]->data;
-    float *sx = (float *)MMD__XNN_ALIGN((uintptr_t)c->scratch), *sy;
+    float *sx = (float *)MMD__XNN_ALIGN((uintptr_t)c->scratch);
     enum xnn_status xs = xnn_status_success;
     switch (n->run) {
-    case MMD__XNN_RUN_SPATIAL:
-        sy = sx + MMD__XNN_ALIGN(n->n * n->c * n->h * n->w * sizeof(float)) / sizeof(float);
-        mmd__xnn_transpose(x, sx, n->n, n->c, n->h * n->w);
-        xs = n->op_id == MMD__XNN_CONV    ? xnn_setup_convolution2d_nhwc_f32(n->op, n->n, n->h, n->w, sx, sy, h->pool)
-             : n->op_id == MMD__XNN_MAXPOOL ? xnn_setup_max_pooling2d_nhwc_f32(n->op, n->n, n->h, n->w, sx, sy, h->pool)
-                                            : xnn_setup_average_pooling2d_nhwc_f32(n->op, n->n, n->h, n->w, sx, sy, h->pool);
+    case MMD__XNN_RUN_SPATIAL: {
+        /* A plain side goes through scratch: the input first, then the output. */
+        const float *in = n->in_cl ? x : sx;
+        float *out = n->out_cl ? y : n->in_cl ? sx : sx + MMD__XNN_ALIGN(n->n * n->c * n->h * n->w * sizeof(float)) / sizeof(float);
+        if (!n->in_cl) mmd__xnn_transpose(x, sx, n->n, n->c, n->h * n->w);
+        xs = n->op_id == MMD__XNN_CONV    ? xnn_setup_convolution2d_nhwc_f32(n->op, n->n, n->h, n->w, in, out, h->pool)
+             : n->op_id == MMD__XNN_MAXPOOL ? xnn_setup_max_pooling2d_nhwc_f32(n->op, n->n, n->h, n->w, in, out, h->pool)
+                                            : xnn_setup_average_pooling2d_nhwc_f32(n->op, n->n, n->h, n->w, in, out, h->pool);
         if (xs == xnn_status_success) xs = xnn_run_operator(n->op, h->pool);
-        mmd__xnn_transpose(sy, y, n->n, n->oh * n->ow, n->oc);
+        if (!n->out_cl) mmd__xnn_transpose(out, y, n->n, n->oh * n->ow, n->oc);
         break;
+    }
     case MMD__XNN_RUN_GAP:
-        mmd__xnn_transpose(x, sx, n->n, n->c, n->h * n->w);
-        xs = xnn_setup_global_average_pooling_nwc_f32(n->op, n->n, n->h * n->w, sx, y, h->pool);
+        if (!n->in_cl) mmd__xnn_transpose(x, sx, n->n, n->c, n->h * n->w);
+        xs = xnn_setup_global_average_pooling_nwc_f32(n->op, n->n, n->h * n->w, n->in_cl ? x : sx, y, h->pool);
         if (xs == xnn_status_success) xs = xnn_run_operator(n->op, h->pool);
         break;
     case MMD__XNN_RUN_UNARY:
@@ -485,6 +519,7 @@ static void mmd__xnn_destroy(void *user, void *handle) {
     for (i = 0; h->nodes && i < h->node_count; ++i)
         if (h->nodes[i].op) xnn_delete_operator(h->nodes[i].op);
     free(h->nodes);
+    free(h->layout.cl);
     if (h->pool) pthreadpool_destroy(h->pool);
     free(h);
 }
@@ -510,6 +545,7 @@ static mmd_status mmd__xnn_create(void *user, const mmd_backend_args *args, void
         return mmd_error_set(err, MMD_ERR_UNSUPPORTED, -1, NULL, "xnnpack: cannot initialise on this CPU");
     if (!(h = (mmd__xnn *)calloc(1, sizeof(mmd__xnn))))
         return mmd_error_set(err, MMD_ERR_OUT_OF_MEMORY, -1, NULL, "xnnpack: out of memory");
+    h->model = args->model;
     h->node_count = args->model->node_count;
     h->nodes = (mmd__xnn_node *)calloc((size_t)h->node_count + 1, sizeof(mmd__xnn_node));
     if (args->threads > 1 && h->nodes) h->pool = pthreadpool_create((size_t)args->threads);

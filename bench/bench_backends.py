@@ -10,11 +10,12 @@ tests/gen_torchvision.py does at 96x96), then times one inference per run, batch
     reference   build/mmdeploy bench --backend reference   (the reference C kernels)
     openblas    build/mmdeploy bench --backend openblas    (Conv/Gemm/MatMul on cblas_sgemm)
     onednn      build/mmdeploy bench --backend onednn      (oneDNN primitives)
+    xnnpack     build/mmdeploy bench --backend xnnpack     (XNNPACK operators, one per node)
     ort         node bench/ort_bench.js                    (onnxruntime-node, CPU provider)
 
 and prints one table: median and best time per run, and each as a multiple of ONNX Runtime's
-(x ORT; below 1 is faster). OPENBLAS_NUM_THREADS and OMP_NUM_THREADS are set to 1 (Debian's
-oneDNN runs on OpenMP); ONNX Runtime gets intraOpNumThreads 1. A backend the CLI was built
+(x ORT; below 1 is faster). The CLI runs with --threads 1, which the backends' libraries follow
+(OpenBLAS, oneDNN's OpenMP, XNNPACK's pthreadpool); ONNX Runtime gets intraOpNumThreads 1. A backend the CLI was built
 without, or a missing node/onnxruntime-node, is reported and left out of the table.
 
 The machine's other load shows up in the medians; the best time is the steadier figure.
@@ -27,7 +28,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLI = os.path.join(ROOT, "build", "mmdeploy")
 OUT = os.path.join(ROOT, "build", "bench")
-BACKENDS = ["reference", "openblas", "onednn"]
+BACKENDS = ["reference", "openblas", "onednn", "xnnpack"]
 
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 import gen_torchvision  # noqa: E402  (after the path it lives on)
@@ -40,8 +41,8 @@ def last_json(out):
     raise ValueError("no JSON line")
 
 
-def run(args, env):
-    p = subprocess.run(args, capture_output=True, text=True, env=env)
+def run(args):
+    p = subprocess.run(args, capture_output=True, text=True)
     if p.returncode != 0:
         msg = (p.stderr.strip() or p.stdout.strip()).splitlines()
         return None, msg[-1] if msg else f"exit {p.returncode}"
@@ -71,7 +72,6 @@ def main(argv):
         if gen_torchvision.generate(OUT, name):
             print(f"exported {name} (1x3x224x224) into {OUT}", file=sys.stderr)
 
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     rows, notes = [], []
     for name in names:
         files = gen_torchvision.paths(OUT, name)
@@ -79,13 +79,13 @@ def main(argv):
         results = {}
         for be in BACKENDS:
             r, why = run([CLI, "bench", model, "--input", f"input={x}", "--backend", be,
-                          "--iters", str(iters), "--warmup", str(warmup)], env)
+                          "--iters", str(iters), "--warmup", str(warmup), "--threads", "1"])
             if r:
                 results[be] = r
             else:
                 notes.append(f"{name} {be}: {why}")
         r, why = run(["node", os.path.join(ROOT, "bench", "ort_bench.js"), model, x, str(iters),
-                      str(warmup)], env)
+                      str(warmup)])
         if r:
             results["ort"] = r
         else:
