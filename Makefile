@@ -55,8 +55,7 @@ FALLBACK_MODELS := examples/models/digits.onnx tests/data/core/gemm_fixed.onnx \
                    $(addprefix $(BUILD)/models/,mobilenet_v2_op13.onnx squeezenet1_1_op13.onnx \
                    fcn_resnet18_op13.onnx efficientnet_b0_op13.onnx regnet_y_400mf_op11.onnx)
 
-test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node $(BUILD)/test_backend_fallback \
-      $(addprefix $(NEON_BUILD)/,$(NEON_TESTS))
+test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node $(BUILD)/test_backend_fallback
 	tests/run_all.sh $(addprefix $(BUILD)/,$(C_TESTS)) \
 	    $(addprefix "$(NEON_RUN) $(NEON_BUILD)/,$(addsuffix ",$(NEON_TESTS))) \
 	    "$(BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
@@ -85,6 +84,8 @@ clean:
 NEON_BUILD := $(BUILD)/aarch64
 NEON_TESTS := test_kernels_gemm test_kernels_conv test_kernels_nn test_kernels_elementwise
 NEON_RUN   := qemu-aarch64 -L /usr/aarch64-linux-gnu
+# Here, not on the test rule above: make expands a rule's prerequisites where the rule stands.
+test: $(addprefix $(NEON_BUILD)/,$(NEON_TESTS))
 
 $(NEON_BUILD)/test_%: tests/test_%.c tests/test.h tests/kernel_harness.h $(HEADERS) tools/mmd_npy.h
 	mkdir -p $(NEON_BUILD)

@@ -65,10 +65,11 @@
 
    BACKENDS
      Vendor libraries plug in at run time, without patching these headers: fill an mmd_backend
-     (backends/mmd_openblas.h and backends/mmd_onednn.h are two), register it in a caller-owned
-     mmd_backend_registry and pass that in mmd_options.backends. Each node runs on the first
-     backend that claims it and on the reference kernels otherwise; the contract is written
-     above struct mmd_backend.
+     (backends/mmd_openblas.h, backends/mmd_onednn.h and backends/mmd_xnnpack.h are three),
+     register it in a caller-owned mmd_backend_registry and pass that in mmd_options.backends.
+     Each node runs on the first backend that claims it and on the reference kernels otherwise,
+     also when a claimed kernel refuses at prepare; the contract is written above struct
+     mmd_backend, and docs/backends.md is a guide for backend authors.
 
    THREAD SAFETY
      A session is used by one thread at a time. Different sessions share nothing.
