@@ -122,6 +122,16 @@ all: $(BUILD)/custom_backend
 $(BUILD)/custom_backend: examples/custom_backend.c $(HEADERS) $(BUILD)/mmdeploy.o
 	$(CC) $(WARN) $(CFLAGS) -I. examples/custom_backend.c $(BUILD)/mmdeploy.o -lm -o $@
 
+# The speed table: our kernels at 1 and 2 threads, the portable (MMD_NO_SIMD) build, and ONNX
+# Runtime at 1 and 2 threads (needs torch, node and onnxruntime-node: see bench/bench_speed.py).
+.PHONY: bench
+bench: $(BUILD)/mmdeploy $(BUILD)/mmdeploy-portable
+	$(PY) bench/bench_speed.py
+
+$(BUILD)/mmdeploy-portable: tools/mmdeploy_cli.c tools/mmd_npy.h mmdeploy.c $(HEADERS) $(BACKEND_OBJ)
+	$(CC) $(WARN) $(CFLAGS) -DMMD_NO_SIMD -I. -Itools tools/mmdeploy_cli.c mmdeploy.c $(BACKEND_OBJ) \
+	    $(BACKEND_LIBS) -lm -o $@
+
 # Latency per backend next to ONNX Runtime's (needs torch, node and onnxruntime-node: see
 # bench/bench_backends.py).
 .PHONY: bench-backends

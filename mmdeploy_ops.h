@@ -4277,11 +4277,22 @@ static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, cons
     int64_t p;
     int32_t i, j;
     memset(acc, 0, sizeof acc);
-    for (p = 0; p < kc; ++p) {
-        const float *bp = b + boff[p], *ap = a + p * MMD__GEMM_MR;
-        for (i = 0; i < MMD__GEMM_MR; ++i)
-            for (j = 0; j < 8; ++j) acc[i][j] += ap[i] * bp[j];
+    /* Every index a constant: compilers then keep acc in vector registers at -O2, which they do
+       not for loops over it. */
+#define MMD__GEMM_ROW_C(r, av)                                                                   \
+    acc[r][0] += (av) * b0, acc[r][1] += (av) * b1, acc[r][2] += (av) * b2, acc[r][3] += (av) * b3, \
+    acc[r][4] += (av) * b4, acc[r][5] += (av) * b5, acc[r][6] += (av) * b6, acc[r][7] += (av) * b7
+    for (p = 0; p < kc; ++p, a += MMD__GEMM_MR) {
+        const float *bp = b + boff[p];
+        float b0 = bp[0], b1 = bp[1], b2 = bp[2], b3 = bp[3], b4 = bp[4], b5 = bp[5], b6 = bp[6], b7 = bp[7];
+        MMD__GEMM_ROW_C(0, a[0]);
+        MMD__GEMM_ROW_C(1, a[1]);
+        MMD__GEMM_ROW_C(2, a[2]);
+        MMD__GEMM_ROW_C(3, a[3]);
+        MMD__GEMM_ROW_C(4, a[4]);
+        MMD__GEMM_ROW_C(5, a[5]);
     }
+#undef MMD__GEMM_ROW_C
     for (i = 0; i < MMD__GEMM_MR; ++i) {
         float *cr = c + i * ldc;
         for (j = 0; j < 8; ++j) {

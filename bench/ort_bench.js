@@ -1,9 +1,10 @@
 // bench/ort_bench.js - ONNX Runtime's latency on one model and input, for bench_backends.py.
 //
-//   node bench/ort_bench.js MODEL.onnx INPUT.npy [ITERS] [WARMUP]
+//   node bench/ort_bench.js MODEL.onnx INPUT.npy [ITERS] [WARMUP] [THREADS]
 //
-// Runs MODEL on INPUT (a float32 C-order .npy, bound to the model's first input) with one
-// intra-op and one inter-op thread, sequential execution and every graph optimisation, and
+// Runs MODEL on INPUT (a float32 C-order .npy, bound to the model's first input) with THREADS
+// intra-op threads (default 1) and one inter-op thread, sequential execution and every graph
+// optimisation, and
 // prints one JSON line: {"median_ms":..., "min_ms":..., "load_ms":..., "version":"..."}.
 // onnxruntime-node is looked up from build/node_modules (cd build && npm install
 // --ignore-scripts onnxruntime-node: the CPU library ships inside the package).
@@ -33,16 +34,16 @@ function readNpy(file) {
 }
 
 async function main() {
-  const [model, input, itersArg, warmupArg] = process.argv.slice(2);
+  const [model, input, itersArg, warmupArg, threadsArg] = process.argv.slice(2);
   if (!model || !input) {
-    console.error('usage: node bench/ort_bench.js MODEL.onnx INPUT.npy [ITERS] [WARMUP]');
+    console.error('usage: node bench/ort_bench.js MODEL.onnx INPUT.npy [ITERS] [WARMUP] [THREADS]');
     process.exit(2);
   }
   const iters = Number(itersArg || 20), warmup = Number(warmupArg || 3);
   const x = readNpy(input);
   let t0 = process.hrtime.bigint();
   const session = await ort.InferenceSession.create(model, {
-    intraOpNumThreads: 1,
+    intraOpNumThreads: Number(threadsArg || 1),
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
