@@ -13,7 +13,8 @@ HEADERS := mmdeploy.h mmdeploy_ir.h mmdeploy_ops.h
 # C test programs: each is one translation unit that includes the implementation.
 C_TESTS := test_core test_npy test_bad_models test_kernels_nn test_kernels_shape \
            test_kernels_elementwise test_kernels_reduce test_kernels_index test_kernels_nn2 \
-           test_kernels_detect test_kernels_gemm test_kernels_conv test_backends test_api_misuse test_blob test_limits
+           test_kernels_detect test_kernels_gemm test_kernels_conv test_backends test_api_misuse test_blob \
+           test_limits test_rewrites
 NODE_DIR := $(BUILD)/onnx_node_tests
 
 .PHONY: all deps demo test clean
@@ -60,6 +61,7 @@ test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node 
 	    $(addprefix "$(NEON_RUN) $(NEON_BUILD)/,$(addsuffix ",$(NEON_TESTS))) \
 	    "$(BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
 	    "$(PY) tests/test_models.py" \
+	    "$(PY) tests/test_models.py --no-rewrites resnet18_op13 mobilenet_v2_op13 digits" \
 	    "$(PY) tests/test_detection_tail.py" \
 	    "$(PY) tests/test_custom_ops_sampling.py" \
 	    "$(PY) tests/test_custom_ops_det.py" \
@@ -324,6 +326,7 @@ asan-test: $(ASAN_BUILD)/mmdeploy $(ASAN_BUILD)/classify $(addprefix $(ASAN_BUIL
 	$(ASAN_ENV) tests/run_all.sh $(addprefix $(ASAN_BUILD)/,$(ASAN_TESTS)) \
 	    "$(ASAN_BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
 	    "$(PY) tests/test_models.py" \
+	    "$(PY) tests/test_models.py --no-rewrites resnet18_op13 mobilenet_v2_op13 digits" \
 	    "$(PY) tests/test_detection_tail.py" \
 	    "$(PY) tests/test_custom_ops_sampling.py" \
 	    "$(PY) tests/test_custom_ops_det.py" \

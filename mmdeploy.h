@@ -35,6 +35,9 @@
                                firmware builds can say so, and `make mcu-size` checks it with nm
      MMD_ONLY_OPS              compile only the kernels whose MMD_OP_<op_type> is defined too;
                                `mmdeploy convert M.onnx --ops-header ops.h` writes that list
+     MMD_NO_REWRITES           leave out the load-time graph rewrites (mmd_graph_rewrite does
+                               nothing): for firmware that loads .mmd blobs, which store the
+                               graph already rewritten; the --ops-header list defines it
      MMD_NO_THREADS            no built-in thread pool and no pthread symbol (implied by
                                MMD_NO_MALLOC and on Windows); threads > 1 then need
                                mmd_options.parallel
@@ -57,7 +60,11 @@
      with MMD_MALLOC. Model structures and weights that cannot be used in place are allocated
      first; the shape-dependent plan (folded constants, activation buffer, scratch) follows and is
      redone by mmd_session_prepare when an input changes shape. mmd_session_run allocates nothing.
-     The model bytes must outlive the session: aligned initializers are read in place.
+     The model bytes must outlive the session: aligned initializers are read in place. Between
+     the two, once at create, the graph is rewritten (BatchNormalization folded into the Conv
+     before it, activations and residual Adds fused into it, ...; mmd_graph_rewrite in
+     mmdeploy_ir.h, mmd_options.no_rewrites turns it off): weights it changes are copied into
+     the model part of the arena (mmd_plan_stats.rewrite_bytes), never written in place.
 
    ERRORS
      Every fallible call returns mmd_status (MMD_OK == 0) and fills the caller's mmd_error with
@@ -427,6 +434,8 @@ typedef struct mmd_options {
                                         pthreads pool of threads - 1 workers (host builds; builds
                                         with MMD_NO_THREADS then refuse threads > 1) */
     void *parallel_user;             /* passed back to parallel */
+    int32_t no_rewrites;             /* 1: run the graph as written, without the load-time
+                                        rewrites (folds and fusions, mmd_graph_rewrite) */
 } mmd_options;
 
 /* Plan figures, for reports and for sizing a firmware arena. */
@@ -438,8 +447,10 @@ typedef struct mmd_plan_stats {
     size_t constant_bytes;           /* tensors folded at prepare time */
     size_t scratch_bytes;            /* largest kernel scratch request */
     size_t packed_bytes;             /* weights repacked once at plan time for the kernels */
+    size_t rewrite_bytes;            /* weights the load-time rewrites changed (part of model_bytes) */
     int32_t node_count, folded_count;
     int32_t reprepare_count;         /* nodes that re-run prepare at run time (dynamic shapes) */
+    int32_t rewrite_count;           /* load-time rewrites applied (each absorbs a node or two) */
 } mmd_plan_stats;
 
 /* ---- status and errors ---------------------------------------------------------------- */
@@ -501,6 +512,10 @@ MMD_API mmd_status mmd_session_prepare(mmd_session *s, mmd_error *err);
 MMD_API mmd_status mmd_session_run(mmd_session *s, mmd_error *err);
 /* Plan figures of the current plan. */
 MMD_API void mmd_session_stats(const mmd_session *s, mmd_plan_stats *out);
+/* The model as the session runs it, after the load-time rewrites (its nodes are the ones
+   mmd_session_node_backend and the profiler number; m->rewrites lists the rewrites). NULL for
+   a NULL or destroyed session. Read only; valid until mmd_session_destroy. */
+MMD_API const struct mmd_model *mmd_session_model(const mmd_session *s);
 /* Writes the current plan as a .mmd blob for firmware (mmdeploy_ir.h, .MMD BLOBS), its header
    holding the exact arena bytes that loading it takes. out must be 16-byte aligned; with out
    NULL only *size is set. Host side: grows a heap arena to measure, so not in MMD_NO_MALLOC
@@ -1095,6 +1110,8 @@ static mmd_status mmd__session_plan(mmd_session *s, mmd_error *err) {
     s->stale = 0;
     s->stats.model_bytes = s->plan_mark;
     s->stats.arena_bytes = s->arena.high_water;
+    s->stats.rewrite_bytes = s->model->rewrite_bytes;
+    s->stats.rewrite_count = s->model->rewrite_count;
     return MMD_OK;
 }
 
@@ -1411,6 +1428,12 @@ static mmd_status mmd__session_create(mmd_arena *a, const void *model, size_t si
             goto fail;
         }
     }
+    /* After the claims: a rewrite touches only nodes left to the reference kernels. */
+    if (!(opts && opts->no_rewrites) && s->whole < 0) {
+        if ((st = mmd_graph_rewrite(m, a, mmd_ops_find, !symbolic && !shapeless, s->claims, err)) != MMD_OK)
+            goto fail;
+        s->plan_mark = a->used;
+    }
     s->stale = 1;
     if (!shapeless) {
         st = mmd__session_plan(s, err);
@@ -1582,6 +1605,8 @@ MMD_API void mmd_session_stats(const mmd_session *s, mmd_plan_stats *out) {
     if (!mmd__live(s)) { memset(out, 0, sizeof(*out)); return; }
     *out = s->stats;
 }
+
+MMD_API const mmd_model *mmd_session_model(const mmd_session *s) { return mmd__live(s) ? s->model : NULL; }
 
 #ifndef MMD_NO_MALLOC
 MMD_API mmd_status mmd_session_write_blob(const mmd_session *s, void *out, size_t cap, size_t *size,

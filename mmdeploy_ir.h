@@ -119,6 +119,14 @@ typedef struct mmd_node {
     size_t packed_size;
 } mmd_node;
 
+/* One load-time rewrite, as mmd_graph_rewrite records it for reports ("fold BatchNormalization
+   bn1 into Conv conv1"). The strings belong to the model. */
+typedef struct mmd_rewrite {
+    const char *action;              /* "fold", "fuse" or "drop" */
+    const char *op_type, *name;      /* the node absorbed or dropped */
+    const char *into_op_type, *into_name; /* the node that took its work over; "" for a drop */
+} mmd_rewrite;
+
 typedef struct mmd_opset {
     const char *domain;              /* "" and "ai.onnx" both mean the default domain */
     int64_t version;
@@ -147,6 +155,9 @@ typedef struct mmd_model {
     void *parallel_user;
     int32_t claim_epoch;             /* changes whenever the session moves a node to another
                                         kernel after a backend refused it (mmdeploy.h) */
+    mmd_rewrite *rewrites;           /* what mmd_graph_rewrite did, in order (NULL: nothing) */
+    int32_t rewrite_count;
+    size_t rewrite_bytes;            /* weights the rewrites changed, copied into the arena */
 } mmd_model;
 
 /* ---- kernels ----------------------------------------------------------------------------- */
@@ -241,6 +252,23 @@ MMD_API int32_t mmd_tensor_is_const(const mmd_tensor *t);
    as they are. NULL with a status set is an allocation failure to return. */
 MMD_API void *mmd_kernel_packed(mmd_kernel_ctx *c, size_t bytes, int32_t *fresh);
 
+/* ---- setup: load-time rewrites ------------------------------------------------------------- */
+/* The kernel table rewritten nodes bind to: mmd_ops_find, or a narrower one. */
+typedef const mmd_kernel *(*mmd_kernel_find_fn)(const char *domain, const char *op_type, int64_t opset);
+/* Rewrites the graph once, before it is planned, so that it runs faster and computes the same
+   (see >>ir rewrites for the list and the rules): folds BatchNormalization, and Mul and Add by
+   per-channel constants, into the Conv, ConvTranspose or Gemm before them; fuses the activation
+   after a Conv, Gemm or MatMul, and a residual Add after a Conv, into com.microsoft FusedConv or
+   FusedGemm; drops Transpose and Reshape chains that do nothing or fold into one. Weights it
+   changes are copied into a (the model bytes are never written); m->rewrites lists each
+   rewrite. Only nodes with a kernel and no backend (claims[i] < 0, or claims NULL) are touched;
+   claims is compacted with the nodes. fixed_shapes 1 says that the declared input shapes are
+   the only ones the model will see (no symbolic dims): a trial plan then gives the shapes the
+   residual Add, identity Reshape and MatMul rewrites need. A .mmd blob is left as it is (it
+   stores a graph already rewritten). Allocates from a. Not thread safe on a shared model. */
+MMD_API mmd_status mmd_graph_rewrite(mmd_model *m, mmd_arena *a, mmd_kernel_find_fn find,
+                                     int32_t fixed_shapes, int32_t *claims, mmd_error *err);
+
 /* ---- run: threads (for kernels' eval) ------------------------------------------------------ */
 /* Runs task(data, i) for i in [0, count): through the session's thread hook when it has more
    than one thread and count > 1, else in order on the calling thread. The shares must write
@@ -280,6 +308,8 @@ MMD_API mmd_status mmd_blob_write(const mmd_model *m, size_t arena_bytes, void *
     defined(MMD_IR_DECLS) && !defined(MMD_IR_IMPLEMENTED)
 #define MMD_IR_IMPLEMENTED
 /* ==== >>ir implementation ==== */
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -1687,6 +1717,834 @@ MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err) {
     }
     return st;
 }
+
+/* ==== >>ir rewrites ==== */
+/* Load-time rewrites, in the spirit of ONNX Runtime's conv_bn_fusion, conv_activation_fusion
+   and conv_add_fusion, run in four passes over the nodes:
+     1. fold   BatchNormalization (inference form), Mul by and Add of a constant that is one
+               value per output channel (or one value), into the Conv, ConvTranspose or Gemm
+               before it: W' = g W and b' = g b + h per output channel;
+     2. fuse   a residual Add after a Conv into FusedConv's Z (y = conv + Z), when the Add's
+               other input has the output's full shape and is computed before the Conv;
+     3. fuse   the activation after a Conv, Gemm or MatMul (Relu, Clip, LeakyRelu, Sigmoid,
+               HardSigmoid, HardSwish, Tanh, and x * sigmoid(x) as "SiLU") into FusedConv or
+               FusedGemm, whose kernels apply it to the result before storing it (>>ops
+               activations); a MatMul becomes a FusedGemm when both its operands are matrices;
+     4. drop   Transpose and Reshape that do nothing, and fold a Transpose or Reshape into the
+               one that reads it.
+   The rules that keep a rewrite exact:
+     - every node a rewrite touches has a reference kernel and no backend, and the tensor
+       between two merged nodes has one reader and is not a graph output;
+     - weights and biases change only when the node merged into alone reads them; they are
+       copied into the arena first (the model bytes are never written) and only the copy
+       changes, once, in double before rounding to float;
+     - the values folded are the model's own (initializers or Constant nodes), float32, with a
+       broadcast that cannot change the output's shape: one value, or [M] on the channel axis;
+     - what depends on shapes (pass 2, MatMul in pass 3, identity Reshape) runs only when the
+       caller says the input shapes are fixed and a trial plan succeeds without reading an
+       input's value, so no later binding can make the rewritten graph differ;
+     - nodes stay in an order where every input is computed before it is read.
+   A rewrite absorbs at least one node, so there are at most node_count of them. The tensor
+   between two merged nodes is left without a producer; a fold that needs a bias where the
+   node had none reuses that tensor's slot for it, so the tensor table never grows. */
+#ifndef MMD_NO_REWRITES
+typedef struct mmd__rw {
+    mmd_model *m;
+    mmd_arena *a;
+    mmd_error *err;
+    mmd_kernel_find_fn find;
+    int32_t *claims;
+    int32_t *uses;                   /* per tensor: reads by live nodes, plus one for a graph output */
+    int32_t *reader;                 /* per tensor: its first live reader (checked before use) */
+    uint8_t *owned;                  /* per tensor: data is the rewrites' own copy, so writable */
+    uint8_t *dead;                   /* per node: absorbed into another */
+    int32_t shapes;                  /* 1: tensor dims are the trial plan's, fixed for good */
+} mmd__rw;
+
+/* A value the model fixes: an initializer or a Constant node's value. */
+typedef struct mmd__rw_value {
+    const void *v;
+    int64_t n;
+    int32_t rank;
+    const int64_t *dims;
+} mmd__rw_value;
+
+static int32_t mmd__rw_is(const mmd_node *n, const char *domain, const char *op) {
+    const char *d = strcmp(n->domain, "ai.onnx") == 0 ? "" : n->domain;
+    return strcmp(d, domain) == 0 && strcmp(n->op_type, op) == 0;
+}
+
+/* 1 when node i may be rewritten: alive, bound to a reference kernel, not claimed. */
+static int32_t mmd__rw_free(const mmd__rw *rw, int32_t i) {
+    return i >= 0 && !rw->dead[i] && rw->m->nodes[i].kernel && (!rw->claims || rw->claims[i] < 0);
+}
+
+static int32_t mmd__rw_reads(const mmd_node *n, int32_t t) {
+    int32_t j;
+    for (j = 0; j < n->input_count; ++j)
+        if (n->inputs[j] == t) return 1;
+    return 0;
+}
+
+/* The one live node reading tensor t when exactly one does and t is not a graph output, else
+   -1. The recorded first reader is checked, and looked up again if a rewrite moved it. */
+static int32_t mmd__rw_sole_reader(mmd__rw *rw, int32_t t) {
+    mmd_model *m = rw->m;
+    int32_t i, r;
+    if (t < 0 || rw->uses[t] != 1) return -1;
+    r = rw->reader[t];
+    if (r < 0 || rw->dead[r] || !mmd__rw_reads(&m->nodes[r], t)) {
+        for (r = -1, i = 0; i < m->node_count && r < 0; ++i)
+            if (!rw->dead[i] && mmd__rw_reads(&m->nodes[i], t)) r = i;
+        rw->reader[t] = r;
+    }
+    return r;
+}
+
+/* Attribute getters that say 0 (do not rewrite) on a wrong type, leaving the error to prepare. */
+static int32_t mmd__rw_attr_int(const mmd_node *n, const char *name, int64_t def, int64_t *out) {
+    const mmd_attr *a = mmd_node_attr(n, name);
+    *out = def;
+    if (!a) return 1;
+    if (a->type != MMD_ATTR_INT) return 0;
+    *out = a->i;
+    return 1;
+}
+
+static int32_t mmd__rw_attr_float(const mmd_node *n, const char *name, float def, float *out) {
+    const mmd_attr *a = mmd_node_attr(n, name);
+    *out = def;
+    if (!a) return 1;
+    if (a->type != MMD_ATTR_FLOAT) return 0;
+    *out = a->f;
+    return 1;
+}
+
+/* Fills v with tensor t's value when the model fixes it with this dtype (an initializer, or
+   the output of a Constant node with a `value`, `value_float(s)` or `value_ints`); else 0.
+   The parser checked that each holds as many elements as its dims say. */
+static int32_t mmd__rw_value_of(const mmd__rw *rw, int32_t t, int32_t dtype, mmd__rw_value *v) {
+    const mmd_tensor *x;
+    const mmd_node *c;
+    const mmd_attr *a;
+    if (t < 0) return 0;
+    x = &rw->m->tensors[t];
+    v->rank = 0;
+    v->dims = NULL;
+    if (x->producer < 0) {
+        if (x->kind != MMD_TENSOR_INITIALIZER || x->dtype != dtype || !x->data) return 0;
+        v->v = x->data;
+        v->rank = x->rank;
+        v->dims = x->dims;
+        v->n = mmd_tensor_numel(x);
+        return v->n > 0;
+    }
+    c = &rw->m->nodes[x->producer];
+    if (rw->dead[x->producer] || !mmd__rw_is(c, "", "Constant") || c->attr_count != 1) return 0;
+    a = &c->attrs[0];
+    if (strcmp(a->name, "value") == 0 && a->type == MMD_ATTR_TENSOR && a->t && a->t->dtype == dtype && a->t->data) {
+        v->v = a->t->data;
+        v->rank = a->t->rank;
+        v->dims = a->t->dims;
+        v->n = mmd_tensor_numel(a->t);
+    } else if (dtype == MMD_DTYPE_FLOAT32 && strcmp(a->name, "value_float") == 0 && a->type == MMD_ATTR_FLOAT) {
+        v->v = &a->f;
+        v->n = 1;
+    } else if ((dtype == MMD_DTYPE_FLOAT32 && strcmp(a->name, "value_floats") == 0 && a->type == MMD_ATTR_FLOATS) ||
+               (dtype == MMD_DTYPE_INT64 && strcmp(a->name, "value_ints") == 0 && a->type == MMD_ATTR_INTS)) {
+        v->v = a->type == MMD_ATTR_FLOATS ? (const void *)a->floats : (const void *)a->ints;
+        v->n = a->count;
+        v->rank = 1;
+        v->dims = &a->count;
+    } else {
+        return 0;
+    }
+    return v->n > 0 && v->v;
+}
+
+/* 1 when v broadcasts onto an output of rank `rank` with `channels` on axis 1 without changing
+   its shape: one value, or dims of 1 except `channels` on the channel axis. *per_channel says
+   which. */
+static int32_t mmd__rw_channelwise(const mmd__rw_value *v, int32_t rank, int64_t channels,
+                                   int32_t *per_channel) {
+    int32_t i;
+    *per_channel = 0;
+    if (v->rank > rank) return 0;
+    if (v->n == 1) return 1;
+    if (v->n != channels) return 0;
+    for (i = 0; i < v->rank; ++i) {
+        int32_t axis = i + rank - v->rank;
+        if (v->dims[i] != 1 && !(axis == 1 && v->dims[i] == channels)) return 0;
+    }
+    *per_channel = 1;
+    return 1;
+}
+
+/* ---- the node a fold lands in ---- */
+enum { MMD__RW_CONV, MMD__RW_CONV_T, MMD__RW_GEMM };
+
+typedef struct mmd__rw_target {
+    int32_t kind;                    /* MMD__RW_* */
+    int32_t w, b;                    /* weight and bias tensors (b -1 when absent) */
+    int32_t rank;                    /* the output's rank */
+    int64_t channels;                /* output channels: Conv's M, Gemm's N */
+    int64_t group;                   /* ConvTranspose */
+    int64_t trans_b;                 /* Gemm */
+} mmd__rw_target;
+
+/* 1 when node i takes a fold: a Conv, ConvTranspose or Gemm (beta 1) whose weight is a float32
+   initializer of the right rank that it alone reads, and whose bias, if any, is [channels]
+   (Gemm: [N] or [1, N]) and an initializer it alone reads. */
+static int32_t mmd__rw_target_of(mmd__rw *rw, int32_t i, mmd__rw_target *tg) {
+    const mmd_node *n = &rw->m->nodes[i];
+    const mmd_tensor *w, *b;
+    float beta;
+    if (!mmd__rw_free(rw, i) || n->input_count < 2 || n->input_count > 3 || n->output_count != 1 ||
+        n->outputs[0] < 0)
+        return 0;
+    if (mmd__rw_is(n, "", "Conv")) tg->kind = MMD__RW_CONV;
+    else if (mmd__rw_is(n, "", "ConvTranspose")) tg->kind = MMD__RW_CONV_T;
+    else if (mmd__rw_is(n, "", "Gemm")) tg->kind = MMD__RW_GEMM;
+    else return 0;
+    tg->w = n->inputs[1];
+    tg->b = n->input_count > 2 ? n->inputs[2] : -1;
+    if (tg->w < 0 || rw->uses[tg->w] != 1) return 0;
+    w = &rw->m->tensors[tg->w];
+    if (w->producer >= 0 || w->kind != MMD_TENSOR_INITIALIZER || w->dtype != MMD_DTYPE_FLOAT32 || !w->data ||
+        mmd_tensor_numel(w) <= 0)
+        return 0;
+    if (tg->kind == MMD__RW_GEMM) {
+        if (w->rank != 2 || !mmd__rw_attr_int(n, "transB", 0, &tg->trans_b) || (tg->trans_b & ~(int64_t)1) ||
+            !mmd__rw_attr_float(n, "beta", 1.0f, &beta) || beta != 1.0f)
+            return 0;
+        tg->rank = 2;
+        tg->channels = w->dims[tg->trans_b ? 0 : 1];
+    } else {
+        if (w->rank < 3 || w->rank > 5) return 0;
+        tg->rank = w->rank;
+        tg->group = 1;
+        if (tg->kind == MMD__RW_CONV) {
+            tg->channels = w->dims[0];
+        } else {
+            if (!mmd__rw_attr_int(n, "group", 1, &tg->group) || tg->group < 1 || w->dims[0] % tg->group)
+                return 0;
+            tg->channels = w->dims[1] * tg->group;
+        }
+    }
+    if (tg->b < 0) return 1;
+    b = &rw->m->tensors[tg->b];
+    return rw->uses[tg->b] == 1 && b->producer < 0 && b->kind == MMD_TENSOR_INITIALIZER &&
+           b->dtype == MMD_DTYPE_FLOAT32 && b->data && mmd_tensor_numel(b) == tg->channels &&
+           (b->rank == 1 || (tg->kind == MMD__RW_GEMM && b->rank == 2 && b->dims[0] == 1));
+}
+
+/* Tensor t's data as the rewrites' own copy (made on first use), or NULL when out of memory. */
+static float *mmd__rw_own(mmd__rw *rw, int32_t t) {
+    mmd_tensor *x = &rw->m->tensors[t];
+    size_t bytes = (size_t)mmd_tensor_numel(x) * sizeof(float);
+    void *p;
+    if (rw->owned[t]) return (float *)x->data;
+    if (!(p = mmd_arena_alloc(rw->a, bytes, rw->err))) return NULL;
+    memcpy(p, x->data, bytes);
+    x->data = p;
+    rw->owned[t] = 1;
+    rw->m->rewrite_bytes += bytes;
+    return (float *)p;
+}
+
+/* Makes the unused tensor slot t a zeroed float32 initializer of shape [n], the rewrites' own. */
+static float *mmd__rw_new_vector(mmd__rw *rw, int32_t t, int64_t n) {
+    mmd_tensor *x = &rw->m->tensors[t];
+    int32_t j;
+    if (!(x->data = mmd_arena_alloc(rw->a, (size_t)n * sizeof(float), rw->err))) return NULL;
+    x->kind = MMD_TENSOR_INITIALIZER;
+    x->producer = -1;
+    x->dtype = MMD_DTYPE_FLOAT32;
+    x->rank = 1;
+    x->dims[0] = n;
+    x->dynamic = 0;
+    for (j = 0; j < MMD_MAX_RANK; ++j) x->dim_params[j] = NULL;
+    rw->owned[t] = 1;
+    rw->m->rewrite_bytes += (size_t)n * sizeof(float);
+    return (float *)x->data;
+}
+
+/* Sets input `slot` of node i to tensor t (-1: absent), growing the input lists if needed. */
+static mmd_status mmd__rw_set_input(mmd__rw *rw, int32_t i, int32_t slot, int32_t t) {
+    mmd_node *n = &rw->m->nodes[i];
+    int32_t j;
+    if (slot >= n->input_count) {
+        int32_t *idx = (int32_t *)mmd_arena_alloc(rw->a, (size_t)(slot + 1) * sizeof(int32_t), rw->err);
+        mmd_tensor **in = (mmd_tensor **)mmd_arena_alloc(rw->a, (size_t)(slot + 1) * sizeof(mmd_tensor *), rw->err);
+        if (!idx || !in) return rw->err->status;
+        for (j = 0; j <= slot; ++j) {
+            idx[j] = j < n->input_count ? n->inputs[j] : -1;
+            in[j] = j < n->input_count ? n->in[j] : NULL;
+        }
+        n->inputs = idx;
+        n->in = in;
+        n->input_count = slot + 1;
+    }
+    if (n->inputs[slot] >= 0) rw->uses[n->inputs[slot]]--;
+    n->inputs[slot] = t;
+    n->in[slot] = t >= 0 ? &rw->m->tensors[t] : NULL;
+    if (t < 0) return MMD_OK;
+    rw->uses[t]++;
+    if (rw->reader[t] < 0 || rw->reader[t] > i || rw->dead[rw->reader[t]]) rw->reader[t] = i;
+    return MMD_OK;
+}
+
+/* Tensor t loses its producer (nothing reads it any more): it is neither planned nor stored. */
+static void mmd__rw_orphan(mmd__rw *rw, int32_t t) {
+    mmd_tensor *x = &rw->m->tensors[t];
+    x->producer = -1;
+    x->kind = MMD_TENSOR_CONSTANT;
+    x->data = NULL;
+    x->rank = 0;
+}
+
+/* Node i now writes tensor y (what the node it absorbed wrote); its old output is orphaned and
+   its index returned for reuse. */
+static int32_t mmd__rw_take_output(mmd__rw *rw, int32_t i, int32_t y) {
+    mmd_node *n = &rw->m->nodes[i];
+    int32_t old = n->outputs[0];
+    n->outputs[0] = y;
+    n->out[0] = &rw->m->tensors[y];
+    rw->m->tensors[y].producer = i;
+    mmd__rw_orphan(rw, old);
+    return old;
+}
+
+/* Removes node i, recording that it went into node `into` (-1: dropped). */
+static void mmd__rw_kill(mmd__rw *rw, int32_t i, const char *action, const char *op, int32_t into) {
+    mmd_model *m = rw->m;
+    mmd_node *n = &m->nodes[i];
+    mmd_rewrite *r = &m->rewrites[m->rewrite_count];
+    int32_t j;
+    rw->dead[i] = 1;
+    for (j = 0; j < n->input_count; ++j)
+        if (n->inputs[j] >= 0) rw->uses[n->inputs[j]]--;
+    if (!action) return; /* the second node of a pair recorded as one */
+    r->action = action;
+    r->op_type = op ? op : n->op_type;
+    r->name = n->name;
+    r->into_op_type = into >= 0 ? m->nodes[into].op_type : "";
+    r->into_name = into >= 0 ? m->nodes[into].name : "";
+    m->rewrite_count++;
+}
+
+/* ---- pass 1: folds ---- */
+/* Per output channel, y = g x + h for what node c computes from x: BatchNormalization (its four
+   parameters), Mul by a value or Add of one. */
+typedef struct mmd__rw_affine {
+    mmd__rw_value p[4];              /* BN: scale, B, mean, var; Mul: p[0]; Add: p[1] */
+    int32_t per_channel[4];
+    int32_t has[4];
+    double epsilon;
+} mmd__rw_affine;
+
+static void mmd__rw_gh(const mmd__rw_affine *f, int64_t ch, double *g, double *h) {
+    double v[4];
+    int32_t k;
+    for (k = 0; k < 4; ++k) v[k] = f->has[k] ? ((const float *)f->p[k].v)[f->per_channel[k] ? ch : 0] : 0.0;
+    if (f->has[3]) {
+        *g = v[0] / sqrt(v[3] + f->epsilon);
+        *h = v[1] - v[2] * *g;
+    } else {
+        *g = f->has[0] ? v[0] : 1.0;
+        *h = v[1];
+    }
+}
+
+/* The affine map node c (reading tensor x) applies per channel of target tg, or 0 if c is not
+   one that folds. */
+static int32_t mmd__rw_affine_of(mmd__rw *rw, int32_t c, int32_t x, const mmd__rw_target *tg, mmd__rw_affine *f) {
+    const mmd_node *n = &rw->m->nodes[c];
+    int32_t k;
+    memset(f, 0, sizeof(*f));
+    if (!mmd__rw_free(rw, c) || n->output_count < 1 || n->outputs[0] < 0) return 0;
+    if (mmd__rw_is(n, "", "BatchNormalization")) {
+        int64_t spatial, training;
+        float eps;
+        if (n->input_count != 5 || n->inputs[0] != x || !mmd__rw_attr_float(n, "epsilon", 1e-5f, &eps) ||
+            !mmd__rw_attr_int(n, "spatial", 1, &spatial) || !mmd__rw_attr_int(n, "training_mode", 0, &training) ||
+            spatial != 1 || training != 0)
+            return 0;
+        for (k = 1; k < n->output_count; ++k)
+            if (n->outputs[k] >= 0) return 0;
+        for (k = 0; k < 4; ++k) {
+            if (!mmd__rw_value_of(rw, n->inputs[k + 1], MMD_DTYPE_FLOAT32, &f->p[k]) || f->p[k].rank != 1 ||
+                f->p[k].n != tg->channels)
+                return 0;
+            f->per_channel[k] = f->has[k] = 1;
+        }
+        f->epsilon = eps;
+        return 1;
+    }
+    if (n->output_count != 1 || n->input_count != 2 || (n->inputs[0] == x) == (n->inputs[1] == x)) return 0;
+    k = mmd__rw_is(n, "", "Mul") ? 0 : mmd__rw_is(n, "", "Add") ? 1 : -1;
+    if (k < 0 || !mmd__rw_value_of(rw, n->inputs[n->inputs[0] == x ? 1 : 0], MMD_DTYPE_FLOAT32, &f->p[k]) ||
+        !mmd__rw_channelwise(&f->p[k], tg->rank, tg->channels, &f->per_channel[k]))
+        return 0;
+    f->has[k] = 1;
+    return 1;
+}
+
+/* W' = g W, b' = g b + h, channel by channel. W is copied only when some g is not 1; a bias is
+   made in the slot `spare` when the node has none. */
+static mmd_status mmd__rw_apply(mmd__rw *rw, int32_t i, const mmd__rw_target *tg, const mmd__rw_affine *f,
+                                int32_t spare) {
+    const mmd_tensor *wt = &rw->m->tensors[tg->w];
+    int64_t m, numel = mmd_tensor_numel(wt), rows, cols, r, c;
+    float *w = NULL, *b;
+    double g, h;
+    mmd_status st;
+    if (f->has[0] && !(w = mmd__rw_own(rw, tg->w))) return rw->err->status;
+    if (f->has[1] || f->has[3]) {
+        if (tg->b >= 0) {
+            if (!(b = mmd__rw_own(rw, tg->b))) return rw->err->status;
+        } else {
+            if (!(b = mmd__rw_new_vector(rw, spare, tg->channels))) return rw->err->status;
+            if ((st = mmd__rw_set_input(rw, i, 2, spare)) != MMD_OK) return st;
+        }
+    } else {
+        b = tg->b >= 0 ? mmd__rw_own(rw, tg->b) : NULL;
+        if (tg->b >= 0 && !b) return rw->err->status;
+    }
+    for (m = 0; m < tg->channels; ++m) {
+        mmd__rw_gh(f, m, &g, &h);
+        if (b) b[m] = (float)(g * (double)b[m] + h);
+    }
+    if (!w) return MMD_OK;
+    if (tg->kind == MMD__RW_CONV || (tg->kind == MMD__RW_GEMM && tg->trans_b)) {
+        /* Output channel m owns row m. */
+        cols = numel / tg->channels;
+        for (m = 0; m < tg->channels; ++m) {
+            mmd__rw_gh(f, m, &g, &h);
+            for (c = 0; c < cols; ++c) w[m * cols + c] = (float)(g * (double)w[m * cols + c]);
+        }
+    } else if (tg->kind == MMD__RW_GEMM) {
+        /* B is [K, N]: column n is output channel n. */
+        rows = wt->dims[0];
+        for (m = 0; m < tg->channels; ++m) {
+            mmd__rw_gh(f, m, &g, &h);
+            for (r = 0; r < rows; ++r) w[r * tg->channels + m] = (float)(g * (double)w[r * tg->channels + m]);
+        }
+    } else {
+        /* ConvTranspose's W is [C, M / group, k...]: input channel r of group r / (C / group)
+           feeds output channel (r / (C / group)) * (M / group) + c. */
+        int64_t per_group = wt->dims[1], in_per_group = wt->dims[0] / tg->group;
+        cols = numel / (wt->dims[0] * per_group);
+        for (r = 0; r < wt->dims[0]; ++r)
+            for (c = 0; c < per_group; ++c) {
+                float *k = w + (r * per_group + c) * cols;
+                int64_t e;
+                mmd__rw_gh(f, (r / in_per_group) * per_group + c, &g, &h);
+                for (e = 0; e < cols; ++e) k[e] = (float)(g * (double)k[e]);
+            }
+    }
+    return MMD_OK;
+}
+
+static mmd_status mmd__rw_folds(mmd__rw *rw) {
+    mmd_model *m = rw->m;
+    int32_t i, c;
+    mmd__rw_target tg;
+    mmd__rw_affine f;
+    mmd_status st;
+    for (i = 0; i < m->node_count; ++i)
+        while (mmd__rw_target_of(rw, i, &tg) &&
+               (c = mmd__rw_sole_reader(rw, m->nodes[i].outputs[0])) >= 0 &&
+               mmd__rw_affine_of(rw, c, m->nodes[i].outputs[0], &tg, &f)) {
+            int32_t spare = mmd__rw_take_output(rw, i, m->nodes[c].outputs[0]);
+            mmd__rw_kill(rw, c, "fold", NULL, i);
+            if ((st = mmd__rw_apply(rw, i, &tg, &f, spare)) != MMD_OK) return st;
+        }
+    return MMD_OK;
+}
+
+/* ---- passes 2 and 3: epilogues ---- */
+/* Appends attributes to node i (a new list; the old one may be shared with nothing else). */
+static mmd_attr *mmd__rw_add_attrs(mmd__rw *rw, int32_t i, int32_t count) {
+    mmd_node *n = &rw->m->nodes[i];
+    mmd_attr *a = (mmd_attr *)mmd_arena_alloc(rw->a, (size_t)(n->attr_count + count) * sizeof(mmd_attr), rw->err);
+    if (!a) return NULL;
+    if (n->attr_count) memcpy(a, n->attrs, (size_t)n->attr_count * sizeof(mmd_attr));
+    n->attrs = a;
+    n->attr_count += count;
+    return a + n->attr_count - count;
+}
+
+/* 1 when node i is a Conv or Gemm (or MatMul of two matrices, with shapes) whose epilogue can
+   take an activation: not fused with one already, its fused kernel present. */
+static int32_t mmd__rw_epilogue_of(mmd__rw *rw, int32_t i, int32_t *gemm) {
+    const mmd_node *n = &rw->m->nodes[i];
+    if (!mmd__rw_free(rw, i) || n->output_count != 1 || n->outputs[0] < 0) return 0;
+    *gemm = 1;
+    if (mmd__rw_is(n, "", "Conv") || mmd__rw_is(n, "com.microsoft", "FusedConv")) *gemm = 0;
+    else if (mmd__rw_is(n, "", "MatMul")) {
+        if (!rw->shapes || n->input_count != 2 || !n->in[0] || !n->in[1] || n->in[0]->rank != 2 ||
+            n->in[1]->rank != 2 || n->in[0]->dynamic || n->in[1]->dynamic || n->out[0]->dynamic)
+            return 0;
+    } else if (!mmd__rw_is(n, "", "Gemm") && !mmd__rw_is(n, "com.microsoft", "FusedGemm")) {
+        return 0;
+    }
+    /* A Gemm without C gets one of [N] (see mmd__rw_make_fused), N from the trial plan. */
+    if (*gemm && (n->input_count < 3 || n->inputs[2] < 0) &&
+        (!rw->shapes || n->out[0]->rank != 2 || n->out[0]->dynamic))
+        return 0;
+    return !mmd_node_attr(n, "activation") &&
+           rw->find("com.microsoft", *gemm ? "FusedGemm" : "FusedConv", 1) != NULL;
+}
+
+/* Node i becomes FusedConv or FusedGemm (kernel rebound). A Gemm or MatMul without C gets a
+   zero C of [N] in the slot `spare`, since FusedGemm follows Gemm 7, where C is required. */
+static mmd_status mmd__rw_make_fused(mmd__rw *rw, int32_t i, int32_t gemm, int32_t spare) {
+    mmd_node *n = &rw->m->nodes[i];
+    if (gemm && (n->input_count < 3 || n->inputs[2] < 0)) {
+        mmd_status st;
+        if (!mmd__rw_new_vector(rw, spare, rw->m->tensors[n->outputs[0]].dims[1])) return rw->err->status;
+        if ((st = mmd__rw_set_input(rw, i, 2, spare)) != MMD_OK) return st;
+    }
+    n->op_type = gemm ? "FusedGemm" : "FusedConv";
+    n->domain = "com.microsoft";
+    n->opset = 1;
+    n->kernel = rw->find(n->domain, n->op_type, 1);
+    return MMD_OK;
+}
+
+/* The activation node a applies to input x, as FusedConv's `activation` name and parameters;
+   NULL when it is not one an epilogue applies. */
+static const char *mmd__rw_activation(const mmd__rw *rw, int32_t a, int32_t x, float *p, int32_t *np) {
+    static const char *const plain[] = {"Relu", "Sigmoid", "Tanh", "HardSwish"};
+    const mmd_node *n = &rw->m->nodes[a];
+    int32_t k;
+    *np = 0;
+    if (!mmd__rw_free(rw, a) || n->output_count != 1 || n->outputs[0] < 0 || n->input_count < 1 ||
+        n->inputs[0] != x)
+        return NULL;
+    for (k = 0; k < 4; ++k)
+        if (mmd__rw_is(n, "", plain[k])) return n->input_count == 1 ? plain[k] : NULL;
+    if (mmd__rw_is(n, "", "LeakyRelu")) {
+        *np = 1;
+        return n->input_count == 1 && mmd__rw_attr_float(n, "alpha", 0.01f, &p[0]) ? "LeakyRelu" : NULL;
+    }
+    if (mmd__rw_is(n, "", "HardSigmoid")) {
+        *np = 2;
+        return n->input_count == 1 && mmd__rw_attr_float(n, "alpha", 0.2f, &p[0]) &&
+                       mmd__rw_attr_float(n, "beta", 0.5f, &p[1]) ? "HardSigmoid" : NULL;
+    }
+    if (!mmd__rw_is(n, "", "Clip")) return NULL;
+    *np = 2;
+    if (n->opset < 11)
+        return n->input_count == 1 && mmd__rw_attr_float(n, "min", -FLT_MAX, &p[0]) &&
+                       mmd__rw_attr_float(n, "max", FLT_MAX, &p[1]) ? "Clip" : NULL;
+    /* Clip 11 on: optional one-value bounds, absent meaning the float range. */
+    p[0] = -FLT_MAX;
+    p[1] = FLT_MAX;
+    if (n->input_count > 3) return NULL;
+    for (k = 1; k < n->input_count; ++k) {
+        mmd__rw_value v;
+        if (n->inputs[k] < 0) continue;
+        if (n->inputs[k] == x || !mmd__rw_value_of(rw, n->inputs[k], MMD_DTYPE_FLOAT32, &v) || v.n != 1)
+            return NULL;
+        p[k - 1] = *(const float *)v.v;
+    }
+    return "Clip";
+}
+
+/* Pass 2: Add(conv, z) -> FusedConv(..., z), the Add's other input z of the conv output's full
+   shape and computed before the conv. Of two convs feeding one Add, the later one takes it. */
+static mmd_status mmd__rw_residuals(mmd__rw *rw) {
+    mmd_model *m = rw->m;
+    int32_t i, side, gemm;
+    mmd_status st;
+    if (!rw->shapes || !rw->find("com.microsoft", "FusedConv", 1)) return MMD_OK;
+    for (i = 0; i < m->node_count; ++i) {
+        const mmd_node *n = &m->nodes[i];
+        int32_t best = -1, z = -1, d;
+        if (!mmd__rw_free(rw, i) || !mmd__rw_is(n, "", "Add") || n->input_count != 2 || n->output_count != 1 ||
+            n->outputs[0] < 0 || n->inputs[0] < 0 || n->inputs[1] < 0 || n->inputs[0] == n->inputs[1])
+            continue;
+        for (side = 0; side < 2; ++side) {
+            const mmd_tensor *x = n->in[side], *o = n->in[1 - side];
+            int32_t t = x->producer;
+            if (t < 0 || t <= best || o->producer >= t || mmd__rw_sole_reader(rw, n->inputs[side]) != i ||
+                !mmd__rw_epilogue_of(rw, t, &gemm) || gemm || m->nodes[t].input_count > 3 ||
+                x->dynamic || o->dynamic || o->dtype != MMD_DTYPE_FLOAT32 || o->rank != x->rank)
+                continue;
+            for (d = 0; d < x->rank && o->dims[d] == x->dims[d]; ++d) {}
+            if (d < x->rank) continue;
+            best = t;
+            z = n->inputs[1 - side];
+        }
+        if (best < 0) continue;
+        mmd__rw_take_output(rw, best, n->outputs[0]);
+        mmd__rw_kill(rw, i, "fuse", NULL, best);
+        if ((st = mmd__rw_make_fused(rw, best, 0, -1)) != MMD_OK) return st;
+        if ((st = mmd__rw_set_input(rw, best, 3, z)) != MMD_OK) return st;
+    }
+    return MMD_OK;
+}
+
+/* Pass 3: the activation, or Sigmoid and the Mul of x by it (SiLU), after a Conv, Gemm or MatMul. */
+static mmd_status mmd__rw_activations(mmd__rw *rw) {
+    mmd_model *m = rw->m;
+    int32_t i, gemm, np, a, mul;
+    float p[2];
+    mmd_status st;
+    for (i = 0; i < m->node_count; ++i) {
+        int32_t x, spare;
+        const char *act, *what;
+        mmd_attr *at;
+        if (!mmd__rw_epilogue_of(rw, i, &gemm)) continue;
+        x = m->nodes[i].outputs[0];
+        mul = -1;
+        if ((a = mmd__rw_sole_reader(rw, x)) >= 0) {
+            if (!(act = mmd__rw_activation(rw, a, x, p, &np))) continue;
+            what = NULL;
+        } else {
+            /* x * sigmoid(x): x read by the Sigmoid (its first reader) and the Mul alone. */
+            const mmd_node *mn;
+            a = rw->uses[x] == 2 ? rw->reader[x] : -1;
+            if (a < 0 || !mmd__rw_activation(rw, a, x, p, &np) || !mmd__rw_is(&m->nodes[a], "", "Sigmoid") ||
+                (mul = mmd__rw_sole_reader(rw, m->nodes[a].outputs[0])) < 0 || !mmd__rw_free(rw, mul))
+                continue;
+            mn = &m->nodes[mul];
+            if (!mmd__rw_is(mn, "", "Mul") || mn->input_count != 2 || mn->output_count != 1 || mn->outputs[0] < 0 ||
+                !((mn->inputs[0] == x && mn->inputs[1] == m->nodes[a].outputs[0]) ||
+                  (mn->inputs[1] == x && mn->inputs[0] == m->nodes[a].outputs[0])))
+                continue;
+            act = "SiLU";
+            what = "Sigmoid+Mul";
+        }
+        spare = mmd__rw_take_output(rw, i, m->nodes[mul >= 0 ? mul : a].outputs[0]);
+        mmd__rw_kill(rw, a, "fuse", what, i);
+        if (mul >= 0) mmd__rw_kill(rw, mul, NULL, NULL, i);
+        if ((st = mmd__rw_make_fused(rw, i, gemm, spare)) != MMD_OK) return st;
+        if (!(at = mmd__rw_add_attrs(rw, i, 1 + (np ? (gemm ? np : 1) : 0)))) return rw->err->status;
+        at[0].name = "activation";
+        at[0].type = MMD_ATTR_STRING;
+        at[0].s = act;
+        at[0].s_len = strlen(act);
+        if (np && gemm) {
+            /* FusedGemm names its parameters activation_alpha and activation_beta. */
+            at[1].name = "activation_alpha";
+            at[1].type = MMD_ATTR_FLOAT;
+            at[1].f = p[0];
+            if (np > 1) {
+                at[2].name = "activation_beta";
+                at[2].type = MMD_ATTR_FLOAT;
+                at[2].f = p[1];
+            }
+        } else if (np) {
+            float *v = (float *)mmd_arena_alloc(rw->a, 2 * sizeof(float), rw->err);
+            if (!v) return rw->err->status;
+            v[0] = p[0];
+            v[1] = p[1];
+            at[1].name = "activation_params";
+            at[1].type = MMD_ATTR_FLOATS;
+            at[1].floats = v;
+            at[1].count = np;
+        }
+    }
+    return MMD_OK;
+}
+
+/* ---- pass 4: Transpose and Reshape ---- */
+/* Node d (reading x, writing y) does nothing: its readers read x instead or, when y is a graph
+   output, x's producer writes y. Returns 0, changing nothing, when neither is possible. */
+static int32_t mmd__rw_bypass(mmd__rw *rw, int32_t d, int32_t x) {
+    mmd_model *m = rw->m;
+    int32_t y = m->nodes[d].outputs[0], i, j, seen = 0, p = m->tensors[x].producer;
+    if (!m->tensors[y].is_output) {
+        /* Every reader of y comes after d, and all must be free to change. */
+        for (i = d + 1; i < m->node_count && seen < rw->uses[y]; ++i)
+            if (!rw->dead[i] && mmd__rw_reads(&m->nodes[i], y)) {
+                if (!mmd__rw_free(rw, i)) return 0;
+                for (j = 0; j < m->nodes[i].input_count; ++j) seen += m->nodes[i].inputs[j] == y;
+            }
+        for (i = d + 1; i < m->node_count && rw->uses[y] > 0; ++i)
+            for (j = 0; !rw->dead[i] && j < m->nodes[i].input_count; ++j)
+                if (m->nodes[i].inputs[j] == y) mmd__rw_set_input(rw, i, j, x); /* no growth: cannot fail */
+        mmd__rw_orphan(rw, y);
+        return 1;
+    }
+    if (p < 0 || !mmd__rw_free(rw, p) || mmd__rw_sole_reader(rw, x) != d) return 0;
+    for (j = 0; m->nodes[p].outputs[j] != x; ++j) {}
+    m->nodes[p].outputs[j] = y;
+    m->nodes[p].out[j] = &m->tensors[y];
+    m->tensors[y].producer = p;
+    mmd__rw_orphan(rw, x);
+    return 1;
+}
+
+/* Transpose's perm when it is a valid permutation (its length returned), else -1. Without perm
+   the axes reverse, which needs the rank: such a Transpose is left alone. */
+static int32_t mmd__rw_perm(const mmd_node *n, int64_t *perm) {
+    const mmd_attr *a = mmd_node_attr(n, "perm");
+    uint32_t seen = 0;
+    int32_t k;
+    if (!a || a->type != MMD_ATTR_INTS || a->count < 1 || a->count > MMD_MAX_RANK) return -1;
+    for (k = 0; k < a->count; ++k) {
+        int64_t v = a->ints[k];
+        if (v < 0 || v >= a->count || (seen >> v & 1u)) return -1;
+        seen |= 1u << v;
+        perm[k] = v;
+    }
+    return (int32_t)a->count;
+}
+
+/* A Transpose reading another, alone, becomes one with the composed perm; a Reshape reading
+   another, alone, reads the first one's input (its target shape holds no 0 that would copy the
+   middle tensor's dims); then one that does nothing (identity perm; with shapes, a Reshape to
+   its input's shape) is dropped. */
+static mmd_status mmd__rw_layout(mmd__rw *rw) {
+    mmd_model *m = rw->m;
+    int32_t i, k, r, r1;
+    int64_t p1[MMD_MAX_RANK], p2[MMD_MAX_RANK];
+    for (i = 0; i < m->node_count; ++i) {
+        mmd_node *n = &m->nodes[i];
+        int32_t x, prev, identity = 0, transpose = mmd__rw_is(n, "", "Transpose");
+        mmd_status st;
+        if (!mmd__rw_free(rw, i) || n->output_count != 1 || n->outputs[0] < 0 || n->input_count < 1 ||
+            (x = n->inputs[0]) < 0)
+            continue;
+        prev = m->tensors[x].producer;
+        if (transpose) {
+            if (n->input_count != 1 || (r = mmd__rw_perm(n, p2)) < 0) continue;
+            if (prev >= 0 && mmd__rw_free(rw, prev) && mmd__rw_is(&m->nodes[prev], "", "Transpose") &&
+                m->nodes[prev].input_count == 1 && m->nodes[prev].inputs[0] >= 0 &&
+                mmd__rw_sole_reader(rw, x) == i && (r1 = mmd__rw_perm(&m->nodes[prev], p1)) == r) {
+                mmd_attr *at = (mmd_attr *)mmd_node_attr(n, "perm");
+                int64_t *q = (int64_t *)mmd_arena_alloc(rw->a, (size_t)r * sizeof(int64_t), rw->err);
+                if (!q) return rw->err->status;
+                /* Output axis k is the middle's axis p2[k], which is the input's p1[p2[k]]. */
+                for (k = 0; k < r; ++k) q[k] = p1[p2[k]];
+                at->ints = q;
+                if ((st = mmd__rw_set_input(rw, i, 0, m->nodes[prev].inputs[0])) != MMD_OK) return st;
+                mmd__rw_kill(rw, prev, "fold", NULL, i);
+                mmd__rw_orphan(rw, x);
+                x = n->inputs[0];
+                for (k = 0; k < r; ++k) p2[k] = q[k];
+            }
+            for (identity = 1, k = 0; k < r; ++k) identity &= p2[k] == k;
+        } else if (mmd__rw_is(n, "", "Reshape")) {
+            mmd__rw_value shape;
+            int64_t allowzero;
+            const mmd_tensor *in, *out;
+            if (n->input_count != 2 || !mmd__rw_attr_int(n, "allowzero", 0, &allowzero)) continue;
+            if (prev >= 0 && mmd__rw_free(rw, prev) && mmd__rw_is(&m->nodes[prev], "", "Reshape") &&
+                m->nodes[prev].input_count == 2 && m->nodes[prev].inputs[0] >= 0 &&
+                mmd__rw_sole_reader(rw, x) == i && mmd__rw_value_of(rw, n->inputs[1], MMD_DTYPE_INT64, &shape)) {
+                for (k = 0; k < shape.n && (allowzero || ((const int64_t *)shape.v)[k] != 0); ++k) {}
+                if (k == shape.n) {
+                    if ((st = mmd__rw_set_input(rw, i, 0, m->nodes[prev].inputs[0])) != MMD_OK) return st;
+                    mmd__rw_kill(rw, prev, "fold", NULL, i);
+                    mmd__rw_orphan(rw, x);
+                    x = n->inputs[0];
+                }
+            }
+            in = &m->tensors[x];
+            out = n->out[0];
+            if (rw->shapes && !in->dynamic && !out->dynamic && in->rank == out->rank && in->dtype == out->dtype) {
+                for (k = 0; k < in->rank && in->dims[k] == out->dims[k]; ++k) {}
+                identity = k == in->rank;
+            }
+        }
+        if (identity && mmd__rw_bypass(rw, i, x)) mmd__rw_kill(rw, i, "drop", NULL, -1);
+    }
+    return MMD_OK;
+}
+
+/* 1 when some rewrite would need shapes: an Add, Reshape or MatMul is there. */
+static int32_t mmd__rw_wants_shapes(const mmd_model *m) {
+    int32_t i;
+    for (i = 0; i < m->node_count; ++i)
+        if (mmd__rw_is(&m->nodes[i], "", "Add") || mmd__rw_is(&m->nodes[i], "", "Reshape") ||
+            mmd__rw_is(&m->nodes[i], "", "MatMul"))
+            return 1;
+    return 0;
+}
+
+MMD_API mmd_status mmd_graph_rewrite(mmd_model *m, mmd_arena *a, mmd_kernel_find_fn find,
+                                     int32_t fixed_shapes, int32_t *claims, mmd_error *err) {
+    mmd_error local;
+    mmd__rw rw;
+    size_t mark;
+    int32_t i, j, k;
+    mmd_status st;
+    if (!err) err = &local;
+    if (!m || !a || !find) return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_graph_rewrite: NULL argument");
+    err->status = MMD_OK;
+    if (m->blob || m->rewrites) return MMD_OK;
+    memset(&rw, 0, sizeof(rw));
+    rw.m = m;
+    rw.a = a;
+    rw.err = err;
+    rw.find = find;
+    rw.claims = claims;
+    mark = a->used;
+    if (fixed_shapes && mmd__rw_wants_shapes(m)) {
+        /* The trial plan's shapes stay in the tensors; its memory is given back. */
+        mmd_error trial;
+        trial.status = MMD_OK;
+        rw.shapes = mmd_graph_plan(m, a, NULL, NULL, NULL, &trial) == MMD_OK;
+        for (i = 0; i < m->input_count; ++i)
+            if (m->tensors[m->inputs[i]].value_read) rw.shapes = 0;
+        mmd_arena_reset(a, mark);
+    }
+    rw.uses = (int32_t *)mmd_arena_alloc(a, (size_t)m->tensor_count * 2 * sizeof(int32_t) + 1, err);
+    rw.owned = (uint8_t *)mmd_arena_alloc(a, (size_t)m->tensor_count + (size_t)m->node_count + 1, err);
+    m->rewrites = (mmd_rewrite *)mmd_arena_alloc(a, (size_t)m->node_count * sizeof(mmd_rewrite) + 1, err);
+    if (!rw.uses || !rw.owned || !m->rewrites) return err->status;
+    rw.reader = rw.uses + m->tensor_count;
+    rw.dead = rw.owned + m->tensor_count;
+    for (i = 0; i < m->tensor_count; ++i) {
+        rw.reader[i] = -1;
+        rw.uses[i] = m->tensors[i].is_output;
+    }
+    for (i = 0; i < m->node_count; ++i)
+        for (j = 0; j < m->nodes[i].input_count; ++j) {
+            int32_t t = m->nodes[i].inputs[j];
+            if (t < 0) continue;
+            if (rw.reader[t] < 0) rw.reader[t] = i;
+            rw.uses[t]++;
+        }
+    if ((st = mmd__rw_folds(&rw)) != MMD_OK || (st = mmd__rw_residuals(&rw)) != MMD_OK ||
+        (st = mmd__rw_activations(&rw)) != MMD_OK || (st = mmd__rw_layout(&rw)) != MMD_OK)
+        return st;
+    if (!m->rewrite_count) {
+        /* Nothing changed: the bookkeeping is given back too. */
+        m->rewrites = NULL;
+        mmd_arena_reset(a, mark);
+        return MMD_OK;
+    }
+    /* The survivors close ranks, in order; each output learns its producer's new index. */
+    for (i = k = 0; i < m->node_count; ++i) {
+        if (rw.dead[i]) continue;
+        m->nodes[k] = m->nodes[i];
+        if (claims) claims[k] = claims[i];
+        for (j = 0; j < m->nodes[k].output_count; ++j)
+            if (m->nodes[k].outputs[j] >= 0) m->tensors[m->nodes[k].outputs[j]].producer = k;
+        ++k;
+    }
+    m->node_count = k;
+    return MMD_OK;
+}
+
+#else
+MMD_API mmd_status mmd_graph_rewrite(mmd_model *m, mmd_arena *a, mmd_kernel_find_fn find,
+                                     int32_t fixed_shapes, int32_t *claims, mmd_error *err) {
+    (void)m;
+    (void)a;
+    (void)find;
+    (void)fixed_shapes;
+    (void)claims;
+    if (err) err->status = MMD_OK;
+    return MMD_OK;
+}
+#endif /* MMD_NO_REWRITES */
 
 /* ==== >>blob ==== */
 /* The .mmd layout is in the doc block at the top of this file. Header and record fields are

@@ -4,6 +4,7 @@
 #define MMD_TEST_H
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int test__passed, test__failed, test__cur_failed;
 
@@ -24,6 +25,23 @@ static int test__passed, test__failed, test__cur_failed;
             test__cur_failed = 1;                                                       \
         }                                                                               \
     } while (0)
+
+/* A whole file in one malloc block with a spare byte (data NULL when it cannot be opened). */
+typedef struct test_bytes { unsigned char *data; size_t size; } test_bytes;
+
+static test_bytes test_read_file(const char *path) {
+    test_bytes b = {NULL, 0};
+    FILE *f = fopen(path, "rb");
+    long n;
+    if (!f) { fprintf(stderr, "cannot open %s\n", path); return b; }
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    b.data = (unsigned char *)malloc((size_t)n + 1);
+    b.size = fread(b.data, 1, (size_t)n, f);
+    fclose(f);
+    return b;
+}
 
 /* Runs one test function and counts it. */
 #define TEST_RUN(fn)                                                                    \

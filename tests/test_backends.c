@@ -9,21 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct blob { unsigned char *data; size_t size; } blob;
-
-static blob load(const char *path) {
-    blob b = {NULL, 0};
-    FILE *f = fopen(path, "rb");
-    long n;
-    if (!f) { fprintf(stderr, "cannot open %s\n", path); return b; }
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b.data = (unsigned char *)malloc((size_t)n);
-    b.size = fread(b.data, 1, (size_t)n, f);
-    fclose(f);
-    return b;
-}
+typedef test_bytes blob;
+#define load test_read_file
 
 /* ---- a configurable fake backend ------------------------------------------------------- */
 typedef struct fake {

@@ -11,21 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct bytes { unsigned char *data; size_t size; } bytes;
-
-static bytes read_file(const char *path) {
-    bytes b = {NULL, 0};
-    FILE *f = fopen(path, "rb");
-    long n;
-    if (!f) { fprintf(stderr, "cannot open %s\n", path); return b; }
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b.data = (unsigned char *)malloc((size_t)n + 1);
-    b.size = fread(b.data, 1, (size_t)n, f);
-    fclose(f);
-    return b;
-}
+typedef test_bytes bytes;
+#define read_file test_read_file
 
 /* A 16-byte aligned copy of a blob (malloc alone promises only what max_align_t needs). */
 typedef struct aligned { void *raw; unsigned char *data; size_t size; } aligned;
@@ -327,6 +314,8 @@ static void corrupted_fields_give_clear_errors(void) {
                    "outside its table");
     /* That output moved onto its input, then past the end of the buffer. */
     CHECK(act != 0);
+    /* Onto the first output, or as close to it as the buffer's end allows: still overlapping. */
+    if (act && first_off > rd32(b.data + 48) - rd32(b.data + act + 28)) first_off = rd32(b.data + 48) - rd32(b.data + act + 28);
     expect_corrupt(&b, act + 24, first_off, MMD_ERR_MALFORMED, "share bytes");
     expect_corrupt(&b, act + 24, rd32(b.data + 48), MMD_ERR_MALFORMED, "activation buffer");
     /* The first node reading the second node's output breaks the order. */

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Whole-model tests: the runtime, through build/mmdeploy, against torch.
 
-    /usr/bin/python3 tests/test_models.py [--backend NAME[,NAME...]] [SUBSTRING...]
+    /usr/bin/python3 tests/test_models.py [--backend NAME[,NAME...]] [--no-rewrites] [SUBSTRING...]
 
 Exports torchvision classifiers with tests/gen_torchvision.py into build/models (once), runs
 each through `build/mmdeploy run` and compares with torch's output, checks with
@@ -15,6 +15,11 @@ With --backend (e.g. openblas, onednn or openblas,onednn) every run goes through
 and the classify example do not involve backends), named BACKEND:TEST. A backend the CLI reports
 unavailable (built without its library) skips them all: `0 passed, 0 failed, N skipped`. The
 vendor libraries run single-threaded, as `run` does without --threads.
+
+With --no-rewrites every run gets `--no-rewrites` (the graph as exported, without the load-time
+folds and fusions) and, likewise, only the tests that run a model are kept, named
+no-rewrites:TEST. Without it the runs are rewritten, and `rewrites_listed` checks that
+`mmdeploy info` lists the rewrites of resnet18 and mobilenet_v2.
 """
 import os
 import re
@@ -57,13 +62,16 @@ def run(args, timeout=300):
 
 # --backend's value: every `mmdeploy run` gets it. None runs the reference kernels alone.
 BACKEND = None
+# --no-rewrites: every `mmdeploy run` gets it.
+NO_REWRITES = False
 
 
 def run_model(model, input_path, output_name, extra=()):
     """Our output for one input, read back from the .npy the CLI writes; extra CLI flags after."""
     with tempfile.TemporaryDirectory() as outdir:
         run([CLI, "run", model, "--input", f"input={input_path}", "--outdir", outdir] +
-            (["--backend", BACKEND] if BACKEND else []) + list(extra))
+            (["--backend", BACKEND] if BACKEND else []) + (["--no-rewrites"] if NO_REWRITES else []) +
+            list(extra))
         path = os.path.join(outdir, f"{output_name}.npy")
         if not os.path.exists(path):
             raise Failure(f"no {output_name}.npy in the outdir")
@@ -112,6 +120,27 @@ def check_threads_identical(model, files):
     if one.tobytes() != three.tobytes():
         diff = np.abs(one.astype(np.float64) - three).max()
         raise Failure(f"--threads 3 differs from --threads 1 (max |diff| {diff:.3g})")
+
+
+# The rewrites `mmdeploy info` lists (tools/mmdeploy_cli.c, cli_print_rewrites).
+REWRITES_RE = re.compile(r"^rewrites \((\d+), (\d+) nodes left", re.M)
+
+
+def check_rewrites_listed():
+    """resnet18 fuses each Relu and residual Add into its Conv; mobilenet_v2 each Clip (ReLU6)
+    and residual Add. Each rewrite is one listed line; --no-rewrites lists none."""
+    for name, want in [("resnet18", 25), ("mobilenet_v2", 45)]:
+        model = gen_torchvision.paths(MODELS_DIR, name)["op13"]
+        out = run([CLI, "info", model])
+        m = REWRITES_RE.search(out)
+        if not m or int(m.group(1)) != want:
+            raise Failure(f"{name}: {m.group(0) if m else 'no rewrites line'}, want {want} rewrites")
+        lines = [l for l in out.splitlines() if re.match(r"^  (fold|fuse|drop) ", l)]
+        if len(lines) != want:
+            raise Failure(f"{name}: {len(lines)} rewrite lines for {want} rewrites")
+        m = REWRITES_RE.search(run([CLI, "info", model, "--no-rewrites"]))
+        if not m or int(m.group(1)) != 0:
+            raise Failure(f"{name} --no-rewrites: {m.group(0) if m else 'no rewrites line'}")
 
 
 def model_tests():
@@ -181,11 +210,13 @@ def unavailable_backends(names):
 
 
 def main(argv):
-    global BACKEND
+    global BACKEND, NO_REWRITES
     filters = []
     args = iter(argv[1:])
     for arg in args:
-        if arg == "--backend":
+        if arg == "--no-rewrites":
+            NO_REWRITES = True
+        elif arg == "--backend":
             BACKEND = next(args, None)
         elif arg.startswith("--backend="):
             BACKEND = arg.split("=", 1)[1]
@@ -209,10 +240,14 @@ def main(argv):
 
     tests = model_tests() + [("digits_heldout", test_digits_heldout),
                              ("digits_plan", lambda: check_plan_shares(DIGITS)),
-                             ("classify_images", test_classify_images)]
+                             ("classify_images", test_classify_images),
+                             ("rewrites_listed", check_rewrites_listed)]
+    if NO_REWRITES:
+        tests = [(f"no-rewrites:{name}", fn) for name, fn in tests
+                 if not name.endswith(("_plan", "_threads")) and name not in ("classify_images", "rewrites_listed")]
     if BACKEND:
         tests = [(f"{BACKEND}:{name}", fn) for name, fn in tests
-                 if not name.endswith(("_plan", "_threads")) and name != "classify_images"]
+                 if not name.endswith(("_plan", "_threads")) and name not in ("classify_images", "rewrites_listed")]
         try:
             missing = unavailable_backends(BACKEND)
         except Failure as e:

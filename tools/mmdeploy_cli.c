@@ -28,14 +28,14 @@ static const char cli_usage[] =
     "usage: mmdeploy <command> MODEL.onnx [options]\n"
     "\n"
     "commands:\n"
-    "  info  [MODEL.onnx] [--backend NAME[,NAME...]]\n"
+    "  info  [MODEL.onnx] [--backend NAME[,NAME...]] [--no-rewrites]\n"
     "        the backends (availability, version, environment); with a model also its inputs,\n"
     "        outputs, ir_version, producer, opsets, operator counts, every operator without a\n"
-    "        kernel, the nodes each backend claims (and those it refused at prepare, with why)\n"
-    "        and the memory plan for the declared shapes\n"
-    "        (symbolic dims = 1). Without --backend every bundled backend is listed and tried.\n"
+    "        kernel, the load-time rewrites, the nodes each backend claims (and those it refused\n"
+    "        at prepare, with why) and the memory plan for the declared shapes (symbolic dims =\n"
+    "        1). Without --backend every bundled backend is listed and tried.\n"
     "  run   MODEL.onnx [--input [NAME=]FILE]... [--outdir DIR] [--backend NAME[,NAME...]]\n"
-    "        [--threads N]\n"
+    "        [--threads N] [--no-rewrites]\n"
     "        runs the model once and writes each output to DIR/<output name>.npy; DIR defaults\n"
     "        to \".\" and is created if missing. A name that is not a portable file name is\n"
     "        renamed, and printed beside its file: bytes other than A-Z a-z 0-9 . _ - become\n"
@@ -43,15 +43,16 @@ static const char cli_usage[] =
     "        or all-dots name becomes output_<index>, and a file name taken already (ignoring\n"
     "        case) gets ~<index>\n"
     "  bench MODEL.onnx [--input [NAME=]FILE]... [--iters N] [--warmup N] [--threads N]\n"
-    "        [--backend NAME[,NAME...]] [--profile]\n"
+    "        [--backend NAME[,NAME...]] [--profile] [--no-rewrites]\n"
     "        times the load (parse, create, prepare) and --iters runs (default 10) after\n"
     "        --warmup untimed runs (default 1); the last line printed is one JSON object:\n"
     "        {\"median_ms\":..., \"min_ms\":..., \"load_ms\":..., \"arena_bytes\":..., \"packed_bytes\":...,\n"
-    "        \"threads\":..., \"isa\":...}\n"
+    "        \"threads\":..., \"isa\":..., \"nodes\":..., \"rewrites\":...}\n"
     "        --threads N: each node may use N threads (default 1); results do not depend on N\n"
     "        --profile: before the JSON line, a table of the nodes by time per run (op type,\n"
     "        backend, ms, %, name) and the same by op type\n"
     "  convert MODEL.onnx [-o OUT.mmd] [--c-array OUT.c [--name NAME]] [--ops-header OPS.h]\n"
+    "        [--no-rewrites]\n"
     "        writes the model for firmware as a .mmd blob: validated, constants folded and\n"
     "        memory planned for the declared shapes (symbolic dims = 1), weights 16-byte\n"
     "        aligned so they are read in place from flash. --c-array writes the blob as an\n"
@@ -75,6 +76,13 @@ static const char cli_usage[] =
     "  binds by position: the k-th such FILE is the k-th graph input; FILE may also follow the\n"
     "  model without --input. bench fills inputs not given with uniform [0,1) floats (zeros for\n"
     "  other dtypes) of the declared shape, symbolic dims set to 1.\n"
+    "\n"
+    "rewrites:\n"
+    "  At load the graph is rewritten once: BatchNormalization and per-channel Mul/Add folded\n"
+    "  into the Conv, ConvTranspose or Gemm before them, activations and residual Adds fused\n"
+    "  into FusedConv/FusedGemm, Transpose/Reshape chains that do nothing dropped (info lists\n"
+    "  each). A converted blob stores the rewritten graph. --no-rewrites runs the graph as\n"
+    "  written.\n"
     "\n"
     "  -h, --help     this text\n"
     "  --version      the runtime version\n"
@@ -221,6 +229,7 @@ typedef struct cli_args {
     long iters, warmup, threads;
     const char *backends;            /* --backend's list, NULL when not given */
     int profile;                     /* bench --profile */
+    int no_rewrites;                 /* --no-rewrites */
     const char *output, *c_array, *c_name, *ops_header; /* convert: -o, --c-array, --name,
                                                            --ops-header; NULL when not given */
 } cli_args;
@@ -293,8 +302,14 @@ static int cli_parse_args(int argc, char **argv, cli_args *a) {
         name[name_len] = '\0';
         if (strcmp(name, "--input") && strcmp(name, "--outdir") && strcmp(name, "--iters") &&
             strcmp(name, "--warmup") && strcmp(name, "--threads") && strcmp(name, "--backend") &&
-            strcmp(name, "--profile") && !cli_is_convert_option(name))
+            strcmp(name, "--profile") && strcmp(name, "--no-rewrites") && !cli_is_convert_option(name))
             return cli_usage_error("unknown option '%s'", name);
+        if (strcmp(name, "--no-rewrites") == 0) {
+            /* Every command takes it. */
+            if (eq) return cli_usage_error("--no-rewrites takes no value");
+            a->no_rewrites = 1;
+            continue;
+        }
         if ((strcmp(a->command, "convert") == 0) != cli_is_convert_option(name) ||
             (strcmp(a->command, "info") == 0 && strcmp(name, "--backend")) ||
             (strcmp(a->command, "run") == 0 && strcmp(name, "--input") && strcmp(name, "--outdir") &&
@@ -396,9 +411,10 @@ static void cli_print_backends(const mmd_backend_registry *r) {
     }
 }
 
-/* The nodes each backend of s runs, with counts per op type; names come from m, the same
-   model parsed by itself (its nodes are in the same order). */
-static void cli_print_claims(const mmd_model *m, const mmd_session *s, int with_reference) {
+/* The nodes each backend of s runs, with counts per op type, as the session numbers them
+   (after its rewrites). */
+static void cli_print_claims(const mmd_session *s, int with_reference) {
+    const mmd_model *m = mmd_session_model(s);
     int32_t b, i, j, nb = mmd_session_backend_count(s);
     for (b = with_reference ? -1 : 0; b < nb; ++b) {
         const char *name = b < 0 ? "reference" : mmd_session_backend(s, b)->name;
@@ -467,6 +483,7 @@ typedef struct cli_ctx {
     cli_input *in;
     int32_t in_count;
     int32_t threads;                 /* --threads */
+    int32_t no_rewrites;             /* --no-rewrites */
 } cli_ctx;
 
 static void cli_ctx_free(cli_ctx *c) {
@@ -490,6 +507,7 @@ static int cli_create(cli_ctx *c) {
     memset(&opts, 0, sizeof opts);
     if (c->backends.reg.count) opts.backends = &c->backends.reg;
     opts.threads = c->threads;
+    opts.no_rewrites = c->no_rewrites;
     if (mmd_session_create(c->model, c->model_size, &opts, &c->s, &err) != MMD_OK) {
         snprintf(what, sizeof what, "'%s'", c->model_path);
         return cli_fail_err(what, &err);
@@ -699,14 +717,20 @@ static void cli_blob_free(cli_blob *b) {
     free(b->raw);
 }
 
-/* Converts ONNX or .mmd bytes into b; the blob is loaded back to measure it. */
-static mmd_status cli_blob_make(const unsigned char *bytes, size_t size, cli_blob *b, mmd_error *err) {
+/* Converts ONNX or .mmd bytes into b; the blob is loaded back to measure it. The blob holds the
+   graph as rewritten at load (unless no_rewrites), so firmware neither rewrites nor keeps
+   folded weights in RAM: they stay in flash with the rest. */
+static mmd_status cli_blob_make(const unsigned char *bytes, size_t size, int no_rewrites, cli_blob *b,
+                                mmd_error *err) {
     mmd_session *s = NULL, *again = NULL;
+    mmd_options opts;
     mmd_status st;
     memset(b, 0, sizeof *b);
+    memset(&opts, 0, sizeof opts);
+    opts.no_rewrites = no_rewrites;
     mmd_arena_init(&b->arena, NULL, 0, 1);
     /* prepare gives the real reason when the declared shapes cannot be planned. */
-    if ((st = mmd_session_create(bytes, size, NULL, &s, err)) != MMD_OK ||
+    if ((st = mmd_session_create(bytes, size, &opts, &s, err)) != MMD_OK ||
         (st = mmd_session_prepare(s, err)) != MMD_OK ||
         (st = mmd_session_write_blob(s, NULL, 0, &b->size, err)) != MMD_OK)
         goto done;
@@ -901,7 +925,9 @@ static int cli_write_ops_header(const cli_args *a, const cli_blob *b) {
                "       #include \"%s\"\n"
                "       #define MMD_IMPLEMENTATION\n"
                "       #include \"mmdeploy.h\"  */\n"
-               "#define MMD_ONLY_OPS\n%s\n",
+               "#define MMD_ONLY_OPS\n%s\n"
+               "/* The blob holds the graph already rewritten. */\n"
+               "#define MMD_NO_REWRITES\n",
             base ? base + 1 : a->ops_header, a->model, base ? base + 1 : a->ops_header, ops);
     free(ops);
     if (ferror(f) | fclose(f)) return cli_fail("cannot write '%s'", a->ops_header);
@@ -919,7 +945,7 @@ static int cli_convert(const cli_args *a) {
     memset(&err, 0, sizeof err);
     memset(&b, 0, sizeof b);
     if (cli_read_file(a->model, &bytes, &size)) goto done;
-    if (cli_blob_make(bytes, size, &b, &err) != MMD_OK) {
+    if (cli_blob_make(bytes, size, a->no_rewrites, &b, &err) != MMD_OK) {
         snprintf(what, sizeof what, "convert '%s'", a->model);
         rc = cli_fail_err(what, &err);
         goto done;
@@ -973,6 +999,8 @@ static void cli_print_plan(const mmd_plan_stats *st) {
                  ? 100.0 * (1.0 - (double)st->activation_bytes / (double)st->activation_sum_bytes)
                  : 0.0);
     cli_line("  constant bytes    %zu", st->constant_bytes);
+    cli_line("  rewritten bytes   %zu (weights the %d load-time rewrites changed, in model bytes)",
+             st->rewrite_bytes, (int)st->rewrite_count);
     cli_line("  scratch bytes     %zu", st->scratch_bytes);
     cli_line("  nodes             %d (%d folded at prepare)", (int)st->node_count,
              (int)st->folded_count);
@@ -1014,12 +1042,12 @@ static cli_op_count *cli_count_ops(const mmd_model *m, int32_t *rows, int32_t *m
 
 /* The nodes the backends claim: with --backend, in one session with that priority order;
    without, each available backend alone. */
-static void cli_info_claims(const cli_backends *cb, const mmd_model *m, const mmd_session *s,
-                            const unsigned char *bytes, size_t size) {
+static void cli_info_claims(const cli_backends *cb, const mmd_session *s, const unsigned char *bytes,
+                            size_t size, int no_rewrites) {
     int32_t i;
     if (cb->explicit_list) {
         cli_line("nodes by backend:");
-        if (s) cli_print_claims(m, s, 1);
+        if (s) cli_print_claims(s, 1);
         return;
     }
     cli_line("nodes each backend claims (each alone; the reference kernels run the rest):");
@@ -1033,11 +1061,27 @@ static void cli_info_claims(const cli_backends *cb, const mmd_model *m, const mm
         memset(&err, 0, sizeof err);
         mmd_backend_register(&one, cb->reg.items[i], NULL);
         opts.backends = &one;
+        opts.no_rewrites = no_rewrites;
         if (mmd_session_create(bytes, size, &opts, &alone, &err) == MMD_OK)
-            cli_print_claims(m, alone, 0);
+            cli_print_claims(alone, 0);
         else
             cli_line("  %-10s session failed: %s", cb->reg.items[i]->name, err.msg);
         mmd_session_destroy(alone);
+    }
+}
+
+/* Each load-time rewrite the session made, in order. */
+static void cli_print_rewrites(const mmd_session *s) {
+    const mmd_model *m = mmd_session_model(s);
+    int32_t i;
+    if (!m) return;
+    cli_line("rewrites (%d, %d nodes left to run or fold):", (int)m->rewrite_count, (int)m->node_count);
+    for (i = 0; i < m->rewrite_count; ++i) {
+        const mmd_rewrite *r = &m->rewrites[i];
+        if (r->into_name[0] || r->into_op_type[0])
+            cli_line("  %s %s %s into %s %s", r->action, r->op_type, r->name, r->into_op_type, r->into_name);
+        else
+            cli_line("  %s %s %s", r->action, r->op_type, r->name);
     }
 }
 
@@ -1065,6 +1109,7 @@ static int cli_info(const cli_args *a) {
     memset(&opts, 0, sizeof opts);
     /* The plan shown is the reference kernels' unless --backend chose backends. */
     if (cb.explicit_list && cb.reg.count) opts.backends = &cb.reg;
+    opts.no_rewrites = a->no_rewrites;
     memset(&err, 0, sizeof err);
     memset(&plan_err, 0, sizeof plan_err);
     mmd_arena_init(&arena, NULL, 0, 1);
@@ -1135,7 +1180,8 @@ static int cli_info(const cli_args *a) {
     }
     cli_line("operators without a kernel: none");
     cli_print_backends(&cb.reg);
-    cli_info_claims(&cb, m, s, bytes, size);
+    cli_print_rewrites(s);
+    cli_info_claims(&cb, s, bytes, size, a->no_rewrites);
     if (!planned) {
         snprintf(line, sizeof line, "no plan for '%s' with symbolic dims = 1", a->model);
         rc = cli_fail_err(line, &plan_err);
@@ -1146,7 +1192,7 @@ static int cli_info(const cli_args *a) {
         cli_blob fw;
         mmd_error fw_err;
         memset(&fw_err, 0, sizeof fw_err);
-        if (cli_blob_make(bytes, size, &fw, &fw_err) == MMD_OK) cli_print_firmware(&fw);
+        if (cli_blob_make(bytes, size, a->no_rewrites, &fw, &fw_err) == MMD_OK) cli_print_firmware(&fw);
         else cli_line("firmware: no .mmd blob of this plan: %s", fw_err.msg);
         cli_blob_free(&fw);
     }
@@ -1268,6 +1314,7 @@ static int cli_run(const cli_args *a) {
     int rc = 1;
     memset(&c, 0, sizeof c);
     c.threads = (int32_t)a->threads;
+    c.no_rewrites = a->no_rewrites;
     if ((rc = cli_backends_init(&c.backends, a->backends, 0)) != 0) return rc;
     rc = 1;
     if (cli_open(&c, a)) goto done;
@@ -1390,6 +1437,7 @@ static int cli_bench(const cli_args *a) {
     memset(&c, 0, sizeof c);
     memset(&prof, 0, sizeof prof);
     c.threads = (int32_t)a->threads;
+    c.no_rewrites = a->no_rewrites;
     if ((rc = cli_backends_init(&c.backends, a->backends, 0)) != 0) return rc;
     rc = 1;
     /* The load is timed from the bytes in memory: parse + create, then bind + prepare; reading
@@ -1450,13 +1498,16 @@ static int cli_bench(const cli_args *a) {
              a->threads == 1 ? "" : "s", mmd_ops_isa());
     cli_line("per run  mean %.4f ms, median %.4f ms, min %.4f ms, max %.4f ms, p90 %.4f ms",
              sum / (double)n, median, ms[0], ms[n - 1], p90);
-    cli_line("arena    %zu bytes (%zu of them packed weights)", st.arena_bytes, st.packed_bytes);
+    cli_line("arena    %zu bytes (%zu of them packed weights, %zu rewritten weights)", st.arena_bytes,
+             st.packed_bytes, st.rewrite_bytes);
+    cli_line("nodes    %d after %d load-time rewrites, %d folded at prepare", (int)st.node_count,
+             (int)st.rewrite_count, (int)st.folded_count);
     for (i = 0; i < mmd_session_backend_count(c.s); ++i)
         cli_line("backend  %s (before the reference kernels)", mmd_session_backend(c.s, i)->name);
     if (a->profile && cli_print_profile(&prof, c.s, n)) goto done;
     printf("{\"median_ms\":%.6f, \"min_ms\":%.6f, \"load_ms\":%.6f, \"arena_bytes\":%zu, \"packed_bytes\":%zu, "
-           "\"threads\":%ld, \"isa\":\"%s\"}\n", median, ms[0], load_ms, st.arena_bytes, st.packed_bytes, a->threads,
-           mmd_ops_isa());
+           "\"threads\":%ld, \"isa\":\"%s\", \"nodes\":%d, \"rewrites\":%d}\n", median, ms[0], load_ms, st.arena_bytes,
+           st.packed_bytes, a->threads, mmd_ops_isa(), (int)st.node_count, (int)st.rewrite_count);
     rc = 0;
 done:
     free(ms);

@@ -1,0 +1,165 @@
+#!/usr/bin/python3
+"""Writes the small graphs tests/test_rewrites.c checks the load-time rewrites on
+(tests/data/rewrites/*.onnx): each one a pattern a rewrite must fold or fuse, or a near miss
+it must leave alone. The test runs every graph with and without rewrites and compares.
+
+Run: /usr/bin/python3 tests/gen_rewrite_models.py   (deterministic; commit its output)
+"""
+import os
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "rewrites")
+RNG = np.random.RandomState(0)
+
+
+def f32(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def init(name, shape, low=-1.0, high=1.0):
+    return numpy_helper.from_array(RNG.uniform(low, high, shape).astype(np.float32), name)
+
+
+def const_node(out, value):
+    """A Constant node, as torch exports Clip's bounds."""
+    return helper.make_node("Constant", [], [out], value=numpy_helper.from_array(np.array(value, np.float32), out))
+
+
+def bn(prefix, x, y, c):
+    """BatchNormalization of c channels with its four parameter initializers."""
+    inits = [init(prefix + "_scale", [c], 0.5, 1.5), init(prefix + "_b", [c]),
+             init(prefix + "_mean", [c]), init(prefix + "_var", [c], 0.5, 2.0)]
+    node = helper.make_node("BatchNormalization", [x] + [t.name for t in inits], [y], name=prefix, epsilon=1e-3)
+    return node, inits
+
+
+def save(name, nodes, inputs, outputs, inits=(), opset=13, extra_opsets=()):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    opsets = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, v) for d, v in extra_opsets]
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="gen_rewrite_models")
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(OUT, name + ".onnx"))
+
+
+def conv(name, x, y, cin, cout, bias=True, k=3, **attrs):
+    inits = [init(name + "_w", [cout, cin // attrs.get("group", 1), k, k])]
+    if bias:
+        inits.append(init(name + "_bias", [cout]))
+    node = helper.make_node("Conv", [x] + [t.name for t in inits], [y], name=name, pads=[1, 1, 1, 1] if k == 3 else [0, 0, 0, 0], **attrs)
+    return node, inits
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    x = [f32("x", [1, 3, 8, 8])]
+
+    # Conv -> BatchNormalization -> Relu: one FusedConv.
+    c, ci = conv("conv", "x", "c", 3, 4)
+    b, bi = bn("bn", "c", "b", 4)
+    save("conv_bn_relu", [c, b, helper.make_node("Relu", ["b"], ["y"], name="relu")], x,
+         [f32("y", [1, 4, 8, 8])], ci + bi)
+
+    # Conv without bias -> BatchNormalization -> Clip(0, 6) with Constant bounds (opset 13).
+    c, ci = conv("conv", "x", "c", 3, 4, bias=False)
+    b, bi = bn("bn", "c", "b", 4)
+    save("conv_bn_relu6", [c, b, const_node("lo", 0.0), const_node("hi", 6.0),
+                           helper.make_node("Clip", ["b", "lo", "hi"], ["y"], name="relu6")],
+         x, [f32("y", [1, 4, 8, 8])], ci + bi)
+
+    # Grouped ConvTranspose -> BatchNormalization (no activation kernel for it: fold only).
+    w = init("convt_w", [4, 3, 2, 2])
+    ct = helper.make_node("ConvTranspose", ["x4", "convt_w"], ["c"], name="convt", group=2, strides=[2, 2])
+    b, bi = bn("bn", "c", "y", 6)
+    save("convtranspose_bn", [ct, b], [f32("x4", [1, 4, 5, 5])], [f32("y", [1, 6, 10, 10])], [w] + bi)
+
+    # Gemm -> BatchNormalization -> Mul by [N] -> Add of [1, N] -> LeakyRelu: one FusedGemm.
+    g = helper.make_node("Gemm", ["v", "gemm_w", "gemm_c"], ["g"], name="gemm", transB=1)
+    b, bi = bn("bn", "g", "b", 5)
+    save("gemm_bn_mul_add_leakyrelu",
+         [g, b, helper.make_node("Mul", ["b", "scale"], ["m"], name="mul"),
+          helper.make_node("Add", ["shift", "m"], ["a"], name="add"),
+          helper.make_node("LeakyRelu", ["a"], ["y"], name="leaky", alpha=0.1)],
+         [f32("v", [2, 6])], [f32("y", [2, 5])],
+         [init("gemm_w", [5, 6]), init("gemm_c", [5]), init("scale", [5]), init("shift", [1, 5])] + bi)
+
+    # Conv -> Mul by [C,1,1] -> Add of a scalar -> HardSigmoid.
+    c, ci = conv("conv", "x", "c", 3, 4)
+    save("conv_mul_add_hardsigmoid",
+         [c, helper.make_node("Mul", ["c", "scale"], ["m"], name="mul"),
+          helper.make_node("Add", ["m", "shift"], ["a"], name="add"),
+          helper.make_node("HardSigmoid", ["a"], ["y"], name="hsig", alpha=0.3, beta=0.4)],
+         x, [f32("y", [1, 4, 8, 8])], ci + [init("scale", [4, 1, 1]), init("shift", [])])
+
+    # One activation each: HardSwish (opset 14), Sigmoid, Tanh, and x * sigmoid(x).
+    for act in ["HardSwish", "Sigmoid", "Tanh"]:
+        c, ci = conv("conv", "x", "c", 3, 4)
+        save("conv_" + act.lower(), [c, helper.make_node(act, ["c"], ["y"], name="act")], x,
+             [f32("y", [1, 4, 8, 8])], ci, opset=14)
+    c, ci = conv("conv", "x", "c", 3, 4)
+    save("conv_silu", [c, helper.make_node("Sigmoid", ["c"], ["s"], name="sig"),
+                       helper.make_node("Mul", ["s", "c"], ["y"], name="mul")], x, [f32("y", [1, 4, 8, 8])], ci)
+
+    # A residual block: Relu(Conv(Relu(Conv(x))) + x), and the same with a symbolic batch, where
+    # the Add must stay (its shapes are not fixed) but the Relus still fuse.
+    for name, batch in [("residual", 1), ("residual_symbolic", "N")]:
+        c1, i1 = conv("conv1", "x", "c1", 4, 4)
+        c2, i2 = conv("conv2", "r1", "c2", 4, 4)
+        save(name, [c1, helper.make_node("Relu", ["c1"], ["r1"], name="relu1"), c2,
+                    helper.make_node("Add", ["c2", "x"], ["a"], name="add"),
+                    helper.make_node("Relu", ["a"], ["y"], name="relu2")],
+             [f32("x", [batch, 4, 6, 6])], [f32("y", [batch, 4, 6, 6])], i1 + i2)
+
+    # MatMul of two matrices -> Relu: a FusedGemm with a zero C.
+    save("matmul_relu", [helper.make_node("MatMul", ["v", "w"], ["m"], name="matmul"),
+                         helper.make_node("Relu", ["m"], ["y"], name="relu")],
+         [f32("v", [3, 6])], [f32("y", [3, 5])], [init("w", [6, 5])])
+
+    # Transpose pairs: one that cancels (both go) and one that composes into a single Transpose.
+    save("transpose_cancel", [helper.make_node("Transpose", ["x"], ["t"], name="to_nhwc", perm=[0, 2, 3, 1]),
+                              helper.make_node("Transpose", ["t"], ["u"], name="to_nchw", perm=[0, 3, 1, 2]),
+                              helper.make_node("Relu", ["u"], ["y"], name="relu")],
+         x, [f32("y", [1, 3, 8, 8])])
+    save("transpose_compose", [helper.make_node("Transpose", ["x"], ["t"], name="t1", perm=[0, 2, 3, 1]),
+                               helper.make_node("Transpose", ["t"], ["y"], name="t2", perm=[1, 0, 3, 2])],
+         x, [f32("y", [8, 1, 3, 8])])
+
+    # Reshape chain: two Reshapes become one; a Reshape to the same shape goes.
+    i64 = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
+    save("reshape_chain", [helper.make_node("Reshape", ["x", "s1"], ["r1"], name="r1"),
+                           helper.make_node("Reshape", ["r1", "s2"], ["r2"], name="r2"),
+                           helper.make_node("Reshape", ["r2", "s3"], ["r3"], name="same"),
+                           helper.make_node("Relu", ["r3"], ["y"], name="relu")],
+         x, [f32("y", [3, 64])], [i64("s1", [1, 192]), i64("s2", [3, -1]), i64("s3", [3, 64])])
+
+    # Near misses, where nothing may change.
+    # The Conv's output is read by the BatchNormalization and by the Add.
+    c, ci = conv("conv", "x", "c", 3, 4)
+    b, bi = bn("bn", "c", "b", 4)
+    save("miss_shared", [c, b, helper.make_node("Add", ["b", "c"], ["y"], name="add")], x,
+         [f32("y", [1, 4, 8, 8])], ci + bi)
+    # The Conv's output is a graph output too.
+    c, ci = conv("conv", "x", "c", 3, 4)
+    b, bi = bn("bn", "c", "b", 4)
+    save("miss_graph_output", [c, b], x, [f32("c", [1, 4, 8, 8]), f32("b", [1, 4, 8, 8])], ci + bi)
+    # The scale is a graph input, not a constant.
+    c, ci = conv("conv", "x", "c", 3, 4)
+    save("miss_input_scale", [c, helper.make_node("Mul", ["c", "s"], ["y"], name="mul")],
+         x + [f32("s", [1, 4, 1, 1])], [f32("y", [1, 4, 8, 8])], ci)
+    # Constants that broadcast along a spatial axis, or add a dimension.
+    c, ci = conv("conv", "x", "c", 3, 4)
+    save("miss_broadcast", [c, helper.make_node("Add", ["c", "h"], ["a"], name="add_rows"),
+                            helper.make_node("Mul", ["a", "wide"], ["y"], name="mul_rank5")],
+         x, [f32("y", [1, 1, 4, 8, 8])], ci + [init("h", [8, 1]), init("wide", [1, 1, 4, 1, 1])])
+    # A residual Add whose other input broadcasts ([1, 4, 1, 1] from a pool), and an activation
+    # the epilogue has no name for (Elu).
+    c, ci = conv("conv", "x", "c", 3, 4)
+    p = helper.make_node("GlobalAveragePool", ["x4"], ["p"], name="pool")
+    save("miss_residual_broadcast", [p, c, helper.make_node("Add", ["c", "p"], ["a"], name="add"),
+                                     helper.make_node("Elu", ["a"], ["y"], name="elu")],
+         x + [f32("x4", [1, 4, 8, 8])], [f32("y", [1, 4, 8, 8])], ci)
+
+
+if __name__ == "__main__":
+    main()
