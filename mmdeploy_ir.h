@@ -2193,7 +2193,9 @@ static int32_t mmd__rw_epilogue_of(mmd__rw *rw, int32_t i, int32_t *gemm) {
     if (*gemm && (n->input_count < 3 || n->inputs[2] < 0) &&
         (!rw->shapes || n->out[0]->rank != 2 || n->out[0]->dynamic))
         return 0;
-    return !mmd_node_attr(n, "activation") &&
+    /* A fused node already naming an activation, or stray parameters for one, keeps them. */
+    return !mmd_node_attr(n, "activation") && !mmd_node_attr(n, "activation_params") &&
+           !mmd_node_attr(n, "activation_alpha") && !mmd_node_attr(n, "activation_beta") &&
            rw->find("com.microsoft", *gemm ? "FusedGemm" : "FusedConv", 1) != NULL;
 }
 
