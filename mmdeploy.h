@@ -1428,9 +1428,12 @@ static mmd_status mmd__session_create(mmd_arena *a, const void *model, size_t si
             goto fail;
         }
     }
-    /* After the claims: a rewrite touches only nodes left to the reference kernels. */
+    /* After the claims: a rewrite touches only nodes left to the reference kernels. Its trial
+       plan (for the rewrites that need shapes) runs only without backends, whose kernels'
+       prepare it would otherwise call once more. */
     if (!(opts && opts->no_rewrites) && s->whole < 0) {
-        if ((st = mmd_graph_rewrite(m, a, mmd_ops_find, !symbolic && !shapeless, s->claims, err)) != MMD_OK)
+        if ((st = mmd_graph_rewrite(m, a, mmd_ops_find, !symbolic && !shapeless && !s->claims, s->claims, err)) !=
+            MMD_OK)
             goto fail;
         s->plan_mark = a->used;
     }
