@@ -77,6 +77,16 @@
      left out are never referenced, so the compiler drops them (GCC and Clang at -O1 and above,
      or with -ffunction-sections and --gc-sections at any level); their unused-function warnings
      are silenced for that build only. MSVC needs /Zc:preprocessor for MMD__K.
+
+   SPEED AND SIZE
+     Conv, ConvTranspose, Gemm, MatMul and the deformable convolutions share one blocked matrix
+     product (>>ops gemm) with AVX2, AVX-512 and NEON micro-kernels chosen at run time (see
+     >>ops simd for MMD_NO_SIMD and MMD_NO_AVX512). Constant weights are packed once per plan.
+       MMD_GEMM_KC, MMD_GEMM_MC, MMD_GEMM_NC   its block sizes (defaults 256, 120, 1024); smaller
+                       ones cut the packing scratch of a firmware arena
+       MMD_CONV_SMALL  every convolution through im2col and the product: no depthwise, stride-1
+                       or pointwise special paths, about 4 KB less code at -Os, slower
+       MMD_CONV_COLUMNS_MAX  im2col and ConvTranspose columns gathered at once, in floats
 */
 #ifndef MMDEPLOY_OPS_H
 #define MMDEPLOY_OPS_H
@@ -4955,6 +4965,10 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
     p->gm = p->out_ch / p->group;
     p->gk = cg * taps;
     p->gn = out_plane;
+#ifdef MMD_CONV_SMALL
+    /* Firmware's choice: every convolution through im2col and the one product. */
+    pointwise = stride1 = 0;
+#else
     if (p->group > 1 && cg == 1 && w->k[0] == 1 && w->in[0] == 1) {
         /* Per share: the phases of one padded input plane, then the taps' row pointers. */
         int64_t sx = w->s[2], shares = p->threads < p->in_ch * p->batch ? p->threads : p->in_ch * p->batch;
@@ -4972,6 +4986,7 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
         c->scratch_size = (size_t)(w->k[0] + w->k[1] + w->k[2]) * 2 * sizeof(int64_t);
         return MMD_OK;
     }
+#endif
     if (pointwise) {
         p->path = MMD__CONV_POINTWISE;
     } else if (stride1) {
@@ -5037,6 +5052,7 @@ static mmd_status mmd__conv_f32_prepare(mmd_kernel_ctx *c) {
     return mmd__conv_plan(c, p);
 }
 
+#ifndef MMD_CONV_SMALL
 /* y[j] += a[j] * x for four output rows y[0..3] sharing one input row: each input element
    is loaded once for four multiply-adds. Unrolled by four for the -O2 vectoriser. */
 static void mmd__axpy4_f32(int64_t n, const float *a, const float *MMD__RESTRICT x,
@@ -5181,6 +5197,8 @@ static void mmd__dw_row_neon(float *o, const float *const *p, const float *w, in
 }
 #endif
 
+#endif
+
 /* What the parallel parts of a convolution share. */
 typedef struct mmd__conv_job {
     const mmd__conv_data *p;
@@ -5190,6 +5208,7 @@ typedef struct mmd__conv_job {
     int64_t r0, r1;                     /* IM2COL: the band of output rows */
 } mmd__conv_job;
 
+#ifndef MMD_CONV_SMALL
 /* DIRECT: one (image, group) pair, its output channels four at a time. */
 static void mmd__conv_direct_task(void *data, int32_t index) {
     const mmd__conv_job *j = (const mmd__conv_job *)data;
@@ -5245,6 +5264,8 @@ static void mmd__conv_compact_task(void *data, int32_t index) {
     mmd__act_f32(&p->act, dst, oh * ow);
 }
 
+#endif
+
 /* IM2COL: row `index` of the columns, kernel tap (t0, t1, t2) of input channel ci, over the band
    of output rows. */
 static void mmd__conv_im2col_task(void *data, int32_t index) {
@@ -5274,6 +5295,7 @@ static void mmd__conv_im2col_task(void *data, int32_t index) {
     }
 }
 
+#ifndef MMD_CONV_SMALL
 /* DEPTHWISE: input channel `index` (over images and channels, in shares of `threads`): its
    plane is copied zero-padded into phases by column modulo the stride, so that tap (kh, kw)
    of output row oh reads phase (kw * d) % s, row oh * s + kh * d, from column ow + (kw * d) / s
@@ -5331,6 +5353,8 @@ static void mmd__dw_task(void *data, int32_t index) {
     }
 }
 
+#endif
+
 static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
     const mmd__conv_data *p = (const mmd__conv_data *)c->op_data;
     const mmd__window *w = &p->w;
@@ -5338,7 +5362,7 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
     mmd__gemm g;
     int64_t in_plane = w->in[0] * w->in[1] * w->in[2], out_plane = w->out[0] * w->out[1] * w->out[2];
     int64_t cg = p->in_ch / p->group, mg = p->gm, per = mmd__gemm_packed_a_size(p->gm, p->gk);
-    int64_t *rows = (int64_t *)((char *)c->scratch + p->gemm_bytes), b, grp, q, a, t;
+    int64_t *rows = (int64_t *)((char *)c->scratch + p->gemm_bytes), b, grp, q;
     float *extra = (float *)(rows + mmd__round_up(p->gk, 8));
     const float *z;
     memset(&job, 0, sizeof job);
@@ -5346,8 +5370,9 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
     job.wt = (const float *)c->inputs[1]->data;
     job.bias = c->input_count > 2 && c->inputs[2] ? (const float *)c->inputs[2]->data : NULL;
     job.z = z = p->has_z ? (const float *)c->inputs[3]->data : NULL;
+#ifndef MMD_CONV_SMALL
     if (p->path == MMD__CONV_DIRECT) {
-        int64_t *r = (int64_t *)c->scratch;
+        int64_t *r = (int64_t *)c->scratch, a, t;
         for (a = 0; a < 3; ++a)
             for (t = 0; t < w->k[a]; ++t, r += 2)
                 mmd__valid_range(t * w->d[a] - w->pad[a], w->s[a], w->out[a], w->in[a], &r[0], &r[1]);
@@ -5365,6 +5390,7 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
         if (count > 0) mmd_kernel_parallel(c, mmd__dw_task, &job, (int32_t)(p->threads < count ? p->threads : count));
         return MMD_OK;
     }
+#endif
     /* The offsets of the K rows of the columns within the columns' buffer. */
     for (q = 0; q < p->gk; ++q) {
         int64_t ci = q / (w->k[1] * w->k[2]), kh = q / w->k[2] % w->k[1], kw = q % w->k[2];
@@ -5391,6 +5417,7 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
             g.a_packed = p->packed ? p->packed + grp * per : NULL;
             g.bias = job.bias ? job.bias + grp * mg : NULL;
             job.x = xg;
+#ifndef MMD_CONV_SMALL
             if (p->path == MMD__CONV_POINTWISE) {
                 g.b = xg;
                 g.n = out_plane;
@@ -5399,7 +5426,9 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
                 g.load = zg != NULL;
                 if (zg) memcpy(yg, zg, (size_t)(mg * out_plane) * sizeof(float));
                 mmd__gemm_run(c, &g, c->scratch, p->threads);
-            } else if (p->path == MMD__CONV_SHIFTED) {
+                continue;
+            }
+            if (p->path == MMD__CONV_SHIFTED) {
                 mmd_kernel_parallel(c, mmd__conv_pad_task, &job, (int32_t)cg);
                 g.b = job.buf;
                 g.n = p->gn;
@@ -5410,7 +5439,10 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
                 job.y = yg;
                 job.z = zg;
                 mmd_kernel_parallel(c, mmd__conv_compact_task, &job, (int32_t)mg);
-            } else {
+                continue;
+            }
+#endif
+            {
                 int64_t rows_all = w->out[0] * w->out[1], r0, m;
                 for (r0 = 0; r0 < rows_all; r0 += p->band) {
                     int64_t r1 = r0 + p->band < rows_all ? r0 + p->band : rows_all, cols = (r1 - r0) * w->out[2];
