@@ -91,8 +91,9 @@ def export_dbnet(path, input_path):
 
 def conv_gflop(model_path):
     """Multiply-adds x2 of every Conv, ConvTranspose and FusedConv, from ONNX's inferred shapes."""
+    import numpy as np
     import onnx
-    from onnx import numpy_helper, shape_inference
+    from onnx import shape_inference
     m = shape_inference.infer_shapes(onnx.load(model_path))
     shapes = {}
     for v in list(m.graph.value_info) + list(m.graph.output) + list(m.graph.input):
@@ -100,30 +101,12 @@ def conv_gflop(model_path):
     weights = {t.name: list(t.dims) for t in m.graph.initializer}
     total = 0.0
     for n in m.graph.node:
-        if n.op_type not in ("Conv", "ConvTranspose"):
+        w = weights.get(n.input[1]) if n.op_type in ("Conv", "ConvTranspose") else None
+        # Conv: per output element; ConvTranspose: per input element, C_out/group * taps each.
+        dims = shapes.get(n.output[0] if n.op_type == "Conv" else n.input[0]) if w else None
+        if not dims:
             continue
-        w = weights.get(n.input[1])
-        if not w:
-            continue
-        taps = 1
-        for d in w[2:]:
-            taps *= d
-        if n.op_type == "Conv":
-            out = shapes.get(n.output[0])
-            if not out:
-                continue
-            elems = 1
-            for d in out:
-                elems *= d
-            total += 2.0 * elems * w[1] * taps
-        else:
-            x = shapes.get(n.input[0])
-            if not x:
-                continue
-            elems = 1
-            for d in x:
-                elems *= d
-            total += 2.0 * elems * w[1] * taps
+        total += 2.0 * float(np.prod(dims)) * float(np.prod(w[1:]))
     return total / 1e9
 
 

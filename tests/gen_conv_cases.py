@@ -14,6 +14,8 @@ import os
 import torch
 import torch.nn.functional as F
 
+from gen_gridsample_cases import floats
+
 # name, input shape, out channels, kernel, strides, pads (begin..., end...), dilations, group
 CASES = [
     ("pointwise", (1, 5, 7, 9), 7, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
@@ -42,15 +44,6 @@ TRANSPOSED = [
     ("transpose_k3_s3_dil2_group2_outpad", (1, 4, 5, 6), 6, (3, 3), (3, 3), (1, 2), (2, 2), 2, (1, 2)),
     ("transpose_1d", (1, 3, 9), 2, (3,), (2,), (1,), (1,), 1, (1,)),
 ]
-
-
-def floats(t):
-    """C float literals that read back as exactly these float32 values."""
-    out = []
-    for v in t.reshape(-1).tolist():
-        text = "%.9g" % v
-        out.append(text + ("f" if "." in text or "e" in text else ".0f"))
-    return ", ".join(out)
 
 
 def ints(v):
