@@ -158,6 +158,8 @@ typedef struct mmd_model {
     mmd_rewrite *rewrites;           /* what mmd_graph_rewrite did, in order (NULL: nothing) */
     int32_t rewrite_count;
     size_t rewrite_bytes;            /* weights the rewrites changed, copied into the arena */
+    int32_t trial;                   /* 1 during mmd_graph_rewrite's trial plan, which wants only
+                                        shapes: kernels then get no packed-weight memory */
 } mmd_model;
 
 /* ---- kernels ----------------------------------------------------------------------------- */
@@ -1546,7 +1548,7 @@ MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *st
         for (j = 0; j < n->input_count; ++j)
             if (n->in[j] && n->in[j]->dynamic) dyn_in = 1;
         mmd__kernel_ctx(&c, m, i, err);
-        c.arena = a;
+        c.arena = m->trial ? NULL : a;
         if ((st = mmd__kernel_status(&c, n->kernel->prepare(&c), "prepare")) != MMD_OK) return st;
         c.arena = NULL;
         n->scratch_size = c.scratch_size;
@@ -2491,7 +2493,9 @@ MMD_API mmd_status mmd_graph_rewrite(mmd_model *m, mmd_arena *a, mmd_kernel_find
         /* The trial plan's shapes stay in the tensors; its memory is given back. */
         mmd_error trial;
         trial.status = MMD_OK;
+        m->trial = 1;
         rw.shapes = mmd_graph_plan(m, a, NULL, NULL, NULL, &trial) == MMD_OK;
+        m->trial = 0;
         for (i = 0; i < m->input_count; ++i)
             if (m->tensors[m->inputs[i]].value_read) rw.shapes = 0;
         mmd_arena_reset(a, mark);
