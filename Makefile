@@ -66,6 +66,8 @@ test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node 
 	    "$(PY) tests/test_custom_ops_sampling.py" \
 	    "$(PY) tests/test_custom_ops_det.py" \
 	    "$(MAKE) -s mcu-test" \
+	    "tests/check_headers.sh $(BUILD)" \
+	    "$(MAKE) -s cmake-test" \
 	    "$(PY) tests/test_models.py --backend openblas" \
 	    "$(PY) tests/test_models.py --backend onednn" \
 	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend openblas" \
@@ -142,17 +144,21 @@ bench-backends: $(BUILD)/mmdeploy
 
 # ==== microcontrollers (examples/mcu) ============================================================
 # The digits classifier as Cortex-M firmware under QEMU: the model converted on the host to a .mmd
-# blob in a C array (its header holds the arena size), the runtime built with MMD_NO_MALLOC,
-# MMD_NO_STDIO and only the kernels the model runs. Needs the Debian packages gcc-arm-none-eabi,
-# libnewlib-arm-none-eabi and qemu-system-arm.
+# blob in a C array (its header holds the arena size), the runtime built as the lean firmware
+# core (MMD_NO_ONNX: .mmd blobs only), with MMD_NO_MALLOC, MMD_NO_STDIO and only the kernels the
+# model runs. Needs the Debian packages gcc-arm-none-eabi, libnewlib-arm-none-eabi and
+# qemu-system-arm.
 #   make mcu-test   runs the firmware on five cores (Cortex-M4F, soft-float Cortex-M3, Cortex-M7,
 #                   Cortex-M33, Cortex-M55) and compares their results with the host's from the
 #                   ONNX model; ends "N passed, M failed"
-#   make mcu-size   sections of the runtime alone and of the blob, largest stack frames, and a
-#                   check that the runtime references no heap, stdio or file function
+#   make mcu-size   (Cortex-M4F, -Os Thumb-2) flash of the core and of each kernel, of the whole
+#                   runtime and of the blob, the worst-case stack of session creation and of a
+#                   run (call graph and frames, examples/mcu/size.py), and a check that the
+#                   runtime references no heap, stdio or file function
 MCU_BUILD    := $(BUILD)/mcu
 MCU_CC       := arm-none-eabi-gcc
 MCU_CFLAGS   := $(WARN) -Os -g -ffunction-sections -fdata-sections -mthumb
+MCU_RUNTIME  := -DMMD_NO_ONNX -DMMD_NO_MALLOC -DMMD_NO_STDIO
 # Per core: compiler flags, the QEMU board and the board's linker script (examples/mcu/*.ld).
 MCU_CPUS     := m4 m3 m7 m33 m55
 MCU_CPU_m4   := -mcpu=cortex-m4 -mfloat-abi=hard -mfpu=fpv4-sp-d16
@@ -191,10 +197,10 @@ $(MCU_BUILD)/mcu_host: examples/mcu/mcu_host.c tools/mmd_npy.h $(BUILD)/mmdeploy
 $(MCU_BUILD)/digits_inputs.c: $(MCU_BUILD)/mcu_host $(wordlist 1,2,$(MCU_DATA))
 	$(MCU_BUILD)/mcu_host inputs $(MCU_DATA) > $@
 
-# The runtime alone, as the firmware links it; -fstack-usage writes runtime-*.su beside it.
+# The runtime alone, as the firmware links it.
 $(MCU_BUILD)/runtime-%.o: mmdeploy.c $(HEADERS) $(MCU_BUILD)/digits_ops.h
-	$(MCU_CC) $(MCU_CFLAGS) $(MCU_CPU_$*) -fstack-usage -DMMD_NO_MALLOC -DMMD_NO_STDIO \
-	    -include $(MCU_BUILD)/digits_ops.h -I. -c mmdeploy.c -o $@
+	$(MCU_CC) $(MCU_CFLAGS) $(MCU_CPU_$*) $(MCU_RUNTIME) -include $(MCU_BUILD)/digits_ops.h -I. \
+	    -c mmdeploy.c -o $@
 
 $(MCU_BUILD)/fw-%.elf: $(MCU_BUILD)/runtime-%.o examples/mcu/main.c examples/mcu/startup.c \
         examples/mcu/mcu.h examples/mcu/sections.ld $(wildcard examples/mcu/*.ld) $(MCU_GEN) $(HEADERS)
@@ -213,9 +219,18 @@ mcu-test: $(foreach c,$(MCU_CPUS),$(MCU_BUILD)/fw-$(c).elf) $(MCU_BUILD)/mcu_hos
 	done
 	$(MCU_BUILD)/mcu_host compare $(MCU_BUILD)/host.txt $(foreach c,$(MCU_CPUS),$(MCU_BUILD)/fw-$(c).txt)
 
-mcu-size: $(MCU_BUILD)/runtime-m4.o $(MCU_BUILD)/fw-m4.elf
-	examples/mcu/size.sh $(MCU_BUILD)/runtime-m4.o $(MCU_BUILD)/digits.mmd $(MCU_BUILD)/digits_ops.h \
-	    $(MCU_BUILD)/fw-m4.elf
+mcu-size: $(MCU_BUILD)/fw-m4.elf
+	$(PY) examples/mcu/size.py $(MCU_BUILD)/digits_ops.h $(MCU_BUILD)/digits.mmd $(MCU_BUILD)/fw-m4.elf \
+	    $(MCU_BUILD)/size -- $(MCU_CC) $(MCU_CFLAGS) $(MCU_CPU_m4) $(MCU_RUNTIME) -I. -c mmdeploy.c
+
+# ==== CMake, pkg-config (CMakeLists.txt, examples/cmake) ==========================================
+#   make cmake-test  builds examples/cmake through CMake (Debian cmake) for the host, with
+#                    add_subdirectory, with find_package after cmake --install and with pkg-config,
+#                    and for Cortex-M4F with a toolchain file, run under QEMU against the host
+.PHONY: cmake-test
+cmake-test: $(MCU_GEN) $(MCU_BUILD)/digits_ops.h $(MCU_BUILD)/mcu_host
+	$(MCU_BUILD)/mcu_host run examples/models/digits.onnx $(MCU_DATA) > $(MCU_BUILD)/host.txt
+	tests/check_cmake.sh $(BUILD)
 
 # ==== hostile input: fuzzing and the sanitizer suite (tests/fuzz) ===============================
 # Untrusted models and inputs must never crash the runtime.

@@ -22,14 +22,29 @@
      stored). Each limit gives a status code, not a crash. Subgraph attributes are never
      decoded, so nesting depth is bounded by construction.
 
+   LAYERS (each uses only the layers before it; no header includes a header of a later layer)
+     1. mmdeploy.h: the public types and declarations, and its base code (status strings, the
+        error formatter, dtypes, the arena)
+     2. mmdeploy_ir.h (includes mmdeploy.h): .mmd blobs, ONNX decoding, graph IR, planning
+     3. mmdeploy_ops.h (includes mmdeploy_ir.h): the reference kernels and their table
+     4. mmdeploy.h's session code: threads, sessions, backends; it includes mmdeploy_ops.h, and
+        is emitted only where MMD_IMPLEMENTATION or MMD_CORE_IMPLEMENTATION is defined.
+     So mmdeploy.h with MMD_IMPLEMENTATION emits all four; each header compiles alone.
+
    CONFIGURATION (define before the implementation include)
-     MMD_IMPLEMENTATION        emit the code of all three headers in this translation unit
+     MMD_IMPLEMENTATION        with mmdeploy.h: emit the code of all three headers in this
+                               translation unit (with mmdeploy_ir.h or mmdeploy_ops.h included
+                               first: those layers, the session code at the next mmdeploy.h)
      MMD_IR_IMPLEMENTATION     ... only mmdeploy_ir.h;  MMD_OPS_IMPLEMENTATION ... only mmdeploy_ops.h
-     MMD_CORE_IMPLEMENTATION   ... only mmdeploy.h
+     MMD_CORE_IMPLEMENTATION   ... only mmdeploy.h (layers 1 and 4)
      MMD_STATIC                make every function static to the including file
      MMD_MALLOC / MMD_FREE     host allocator; define both or neither
      MMD_NO_MALLOC             no heap at all: sessions need a caller-owned arena (firmware);
                                leaves out the host-side .mmd writer too
+     MMD_NO_ONNX               the lean firmware core: reads .mmd blobs only, leaving out the ONNX
+                               protobuf decoder, the general planner (shape inference, constant
+                               folding, placement) and the .mmd writer; ONNX bytes then give
+                               MMD_ERR_UNSUPPORTED
      MMD_NO_STDIO              nothing to leave out: no header includes <stdio.h> or calls printf
                                or file functions (errors use a built-in formatter); accepted so
                                firmware builds can say so, and `make mcu-size` checks it with nm
@@ -39,7 +54,8 @@
                                nothing): for firmware that loads .mmd blobs, which store the
                                graph already rewritten; the --ops-header list defines it
      MMD_NO_THREADS            no built-in thread pool and no pthread symbol (implied by
-                               MMD_NO_MALLOC and on Windows); threads > 1 then need
+                               MMD_NO_MALLOC, on Windows and wherever __unix__ and
+                               __APPLE__ are not defined); threads > 1 then need
                                mmd_options.parallel
      MMD_NO_ERROR_STRINGS      drop message text (codes stay)
      MMD_MAX_RANK              largest tensor rank (default 8)
@@ -564,21 +580,13 @@ MMD_API void mmd_session_set_profiler(mmd_session *s, mmd_profiler_fn fn, void *
 #endif
 
 #define MMD_CORE_DECLS
-/* The implementation needs every header's declarations, whichever header the user included
-   first; a header still being read (its guard set, its declarations unfinished) is left to
-   finish and emits the rest itself. */
-#if (defined(MMD_IMPLEMENTATION) || defined(MMD_CORE_IMPLEMENTATION)) && !defined(MMDEPLOY_IR_H)
-#include "mmdeploy_ir.h"
-#endif
-#if (defined(MMD_IMPLEMENTATION) || defined(MMD_CORE_IMPLEMENTATION)) && defined(MMD_IR_DECLS)
-#include "mmdeploy_ops.h"
-#endif
 #endif /* MMDEPLOY_H */
 
-#if (defined(MMD_IMPLEMENTATION) || defined(MMD_CORE_IMPLEMENTATION)) && defined(MMD_CORE_DECLS) && \
-    defined(MMD_IR_DECLS) && defined(MMD_OPS_DECLS) && !defined(MMD_CORE_IMPLEMENTED)
-#define MMD_CORE_IMPLEMENTED
 /* ==== >>core implementation ==== */
+/* Layer 1 (see LAYERS): status strings, the error formatter, dtypes and the arena, which need
+   nothing but the declarations above. */
+#if (defined(MMD_IMPLEMENTATION) || defined(MMD_CORE_IMPLEMENTATION)) && !defined(MMD_BASE_IMPLEMENTED)
+#define MMD_BASE_IMPLEMENTED
 #include <stdarg.h>
 #include <string.h>
 
@@ -712,7 +720,8 @@ MMD_API mmd_status mmd__error_vset(mmd_error *err, mmd_status status, int32_t no
     {
         size_t plen = prefix ? strlen(prefix) : 0;
         if (plen >= sizeof(err->msg)) plen = sizeof(err->msg) - 1;
-        if (plen) memcpy(err->msg, prefix, plen);
+        /* mmd_kernel_fail writes its prefix in place, saving a buffer on the stack. */
+        if (plen && prefix != err->msg) memcpy(err->msg, prefix, plen);
         mmd__vformat(err->msg + plen, sizeof(err->msg) - plen, fmt, ap);
     }
 #endif
@@ -878,13 +887,36 @@ MMD_API void mmd_arena_release(mmd_arena *a) {
     a->used = 0;
 }
 
+#endif /* layer 1 */
+
+/* ==== >>session implementation ==== */
+/* Layer 4: threads, sessions and backends, over the IR and the kernels. Left for later when
+   mmdeploy.h is being read from inside mmdeploy_ir.h (a file that included that header first):
+   the IR is not declared yet, and the next #include "mmdeploy.h" emits this part. */
+#if (defined(MMD_IMPLEMENTATION) || defined(MMD_CORE_IMPLEMENTATION)) && !defined(MMD_CORE_IMPLEMENTED) && \
+    !(defined(MMDEPLOY_IR_H) && !defined(MMD_IR_DECLS))
+#define MMD_CORE_IMPLEMENTED
+#include "mmdeploy_ir.h"
+#include "mmdeploy_ops.h"
+
+/* Keeps a helper's locals out of its caller's frame, so that the backends' bookkeeping is not
+   on the stack while session creation plans the graph (the firmware stack bound, make mcu-size). */
+#if defined(__GNUC__) || defined(__clang__)
+#define MMD__NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define MMD__NOINLINE __declspec(noinline)
+#else
+#define MMD__NOINLINE
+#endif
+
 /* ==== >>threads ==== */
 /* The built-in pool behind mmd_options.threads: threads - 1 workers plus the calling thread take
    the indices of one parallel loop from a shared counter. A job is a barrier for every worker
    (each checks in when it has no index left), so no worker still holds the previous job's task
    when the next one starts. Between jobs workers spin for a while (a model's nodes follow each
-   other within microseconds) and then sleep on a condition variable. */
-#if defined(MMD_NO_MALLOC) || defined(_WIN32)
+   other within microseconds) and then sleep on a condition variable. Only Unix-like systems
+   are assumed to have pthreads: a bare-metal or RTOS build (Arduino, Zephyr) gets none. */
+#if defined(MMD_NO_MALLOC) || defined(_WIN32) || !(defined(__unix__) || defined(__APPLE__))
 #ifndef MMD_NO_THREADS
 #define MMD_NO_THREADS
 #endif
@@ -1092,6 +1124,11 @@ static int32_t mmd__live(const mmd_session *s) { return s && s->live == MMD__SES
 
 static mmd_status mmd__fallback_take(mmd_session *s, mmd_status st, mmd_error *err);
 
+/* mmdeploy_ir.h's mmd_graph_plan without its NULL-err fallback (a 300-byte mmd_error on the
+   stack for the whole plan). */
+MMD_API mmd_status mmd__graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *stats, void **activations,
+                                   void **scratch, mmd_error *err);
+
 static mmd_status mmd__session_plan(mmd_session *s, mmd_error *err) {
     mmd_status st;
     void *act = NULL;
@@ -1104,7 +1141,7 @@ static mmd_status mmd__session_plan(mmd_session *s, mmd_error *err) {
     do {
         mmd_arena_reset(&s->arena, s->plan_mark);
         s->stale = 1;
-        st = mmd_graph_plan(s->model, &s->arena, &s->stats, &act, &s->scratch, err);
+        st = mmd__graph_plan(s->model, &s->arena, &s->stats, &act, &s->scratch, err);
     } while (st != MMD_OK && mmd__fallback_take(s, st, err) == MMD_OK);
     if (st != MMD_OK) return st;
     s->stale = 0;
@@ -1195,7 +1232,7 @@ MMD_API const mmd_kernel *mmd_backend_match(const mmd_backend_rule *rules, size_
 /* Asks each registered backend, in order, whether it can run here and creates its state for
    this model. Only an allocation failure is an error; a backend that cannot be used is skipped
    with the reason in its slot. */
-static mmd_status mmd__backends_create(mmd_session *s, const mmd_options *opts, const void *bytes,
+static MMD__NOINLINE mmd_status mmd__backends_create(mmd_session *s, const mmd_options *opts, const void *bytes,
                                        size_t size, mmd_error *err) {
     const mmd_backend_registry *r = opts ? opts->backends : NULL;
     mmd_backend_args args;
@@ -1272,15 +1309,17 @@ static mmd_status mmd__backends_create(mmd_session *s, const mmd_options *opts, 
 /* Offers every node to the created backends in registration order. When the reference kernels
    cover the graph, a trial plan first gives tensors their dtypes and shapes for the claims to
    look at; its memory is given back afterwards. */
-static mmd_status mmd__backends_claim(mmd_session *s, int32_t plannable, mmd_error *err) {
+static MMD__NOINLINE mmd_status mmd__backends_claim(mmd_session *s, int32_t plannable, mmd_error *err) {
     mmd_model *m = s->model;
     int32_t i, k;
     for (i = 0; i < m->node_count && plannable; ++i)
         if (!m->nodes[i].kernel) plannable = 0;
     if (plannable) {
-        mmd_error trial;
-        trial.status = MMD_OK;
-        mmd_graph_plan(m, &s->arena, NULL, NULL, NULL, &trial);
+        /* A trial: its failure only leaves dtypes unknown, so err is cleared after it. */
+        mmd__graph_plan(m, &s->arena, NULL, NULL, NULL, err);
+        err->status = MMD_OK;
+        err->node = -1;
+        err->op[0] = err->msg[0] = '\0';
     }
     for (i = 0; i < m->node_count; ++i) {
         mmd_node *n = &m->nodes[i];
@@ -1611,7 +1650,7 @@ MMD_API void mmd_session_stats(const mmd_session *s, mmd_plan_stats *out) {
 
 MMD_API const mmd_model *mmd_session_model(const mmd_session *s) { return mmd__live(s) ? s->model : NULL; }
 
-#ifndef MMD_NO_MALLOC
+#if !defined(MMD_NO_MALLOC) && !defined(MMD_NO_ONNX)
 MMD_API mmd_status mmd_session_write_blob(const mmd_session *s, void *out, size_t cap, size_t *size,
                                           mmd_error *err) {
     mmd_error local;
@@ -1668,21 +1707,7 @@ MMD_API void mmd_session_set_profiler(mmd_session *s, mmd_profiler_fn fn, void *
     s->model->profiler_user = user;
 }
 
-#endif /* MMD_CORE_IMPLEMENTATION */
-
-/* A header included after the others with MMD_IMPLEMENTATION defined still emits all three
-   implementations: whichever header sees every declaration first pulls in the rest. */
-#if defined(MMD_IMPLEMENTATION) && defined(MMD_CORE_DECLS) && defined(MMD_IR_DECLS) && defined(MMD_OPS_DECLS)
-#if !defined(MMD_CORE_IMPLEMENTED)
-#include "mmdeploy.h"
-#endif
-#if !defined(MMD_IR_IMPLEMENTED)
-#include "mmdeploy_ir.h"
-#endif
-#if !defined(MMD_OPS_IMPLEMENTED)
-#include "mmdeploy_ops.h"
-#endif
-#endif
+#endif /* layer 4 */
 
 /*
 MIT License

@@ -1,6 +1,6 @@
 /* mmdeploy_ir.h - v0.1.0 - MIT licence (see end of file)
    ONNX protobuf decoding (written from scratch), graph IR, shape inference and memory planning
-   for mmdeploy.h.
+   for mmdeploy.h. Layer 2 (LAYERS in mmdeploy.h): includes and uses mmdeploy.h only.
 
    QUICK START
      mmd_arena a; mmd_model *m; mmd_error err = {0};
@@ -301,13 +301,10 @@ MMD_API mmd_status mmd_blob_write(const mmd_model *m, size_t arena_bytes, void *
 #endif
 
 #define MMD_IR_DECLS
-#if defined(MMD_IMPLEMENTATION) && !defined(MMDEPLOY_OPS_H)
-#include "mmdeploy_ops.h"
-#endif
 #endif /* MMDEPLOY_IR_H */
 
-#if (defined(MMD_IMPLEMENTATION) || defined(MMD_IR_IMPLEMENTATION)) && defined(MMD_CORE_DECLS) && \
-    defined(MMD_IR_DECLS) && !defined(MMD_IR_IMPLEMENTED)
+#if (defined(MMD_IMPLEMENTATION) || defined(MMD_IR_IMPLEMENTATION)) && defined(MMD_IR_DECLS) && \
+    !defined(MMD_IR_IMPLEMENTED)
 #define MMD_IR_IMPLEMENTED
 /* ==== >>ir implementation ==== */
 #include <float.h>
@@ -328,12 +325,16 @@ MMD_API const mmd_attr *mmd_node_attr(const mmd_node *n, const char *name) {
 }
 
 MMD_API mmd_status mmd_kernel_fail(mmd_kernel_ctx *c, mmd_status status, const char *fmt, ...) {
-    char prefix[160];
-    size_t len = 0;
+    char *prefix;
+    size_t len = 0, cap;
     const char *parts[5];
     int32_t i;
     va_list ap;
-    if (!c || !c->node) return status;
+    if (!c || !c->node || !c->err) return status;
+    /* The prefix goes straight into the message (mmd__error_vset keeps it in place), at most
+       160 bytes of it so the reason always has room. */
+    prefix = c->err->msg;
+    cap = sizeof(c->err->msg) < 160 ? sizeof(c->err->msg) : 160;
     parts[0] = "node '";
     parts[1] = c->node->name;
     parts[2] = "' (";
@@ -342,7 +343,7 @@ MMD_API mmd_status mmd_kernel_fail(mmd_kernel_ctx *c, mmd_status status, const c
     /* Hand-joined so that no stdio is needed; a long name is cut, never overrun. */
     for (i = 0; i < 5; ++i) {
         const char *p = parts[i];
-        while (*p && len + 1 < sizeof(prefix)) prefix[len++] = *p++;
+        while (*p && len + 1 < cap) prefix[len++] = *p++;
     }
     prefix[len] = '\0';
     va_start(ap, fmt);
@@ -421,6 +422,7 @@ MMD_API int32_t mmd_tensor_is_const(const mmd_tensor *t) {
     return t && t->data && t->kind != MMD_TENSOR_ACTIVATION;
 }
 
+#ifndef MMD_NO_ONNX
 /* ==== >>protobuf ==== */
 /* A protobuf reader over [p, end). Every read checks the bytes left first, so hostile lengths
    can only produce an error. */
@@ -1062,6 +1064,8 @@ static void mmd__names_add(mmd__names *t, const mmd_tensor *tensors, int32_t ind
     t->slot[i] = index;
 }
 
+#endif /* MMD_NO_ONNX */
+
 MMD_API int32_t mmd_model_find_tensor(const mmd_model *m, const char *name) {
     int32_t i;
     if (!m || !name) return -1;
@@ -1082,6 +1086,7 @@ MMD_API int64_t mmd_model_opset(const mmd_model *m, const char *domain) {
     return 0;
 }
 
+#ifndef MMD_NO_ONNX
 /* Orders nodes so every input is produced before it is read (Kahn's algorithm); keeps the
    file's order when it is already valid. A node left over sits on a cycle. */
 static mmd_status mmd__sort_nodes(mmd_arena *a, mmd_model *m, mmd_error *err) {
@@ -1379,6 +1384,7 @@ static mmd_status mmd__parse(mmd_arena *a, const void *data, size_t size, int32_
     *out = m;
     return MMD_OK;
 }
+#endif /* MMD_NO_ONNX */
 
 /* The first bytes of a .mmd blob (>>blob): no exporter starts a ModelProto this way. */
 static const uint8_t mmd__blob_magic[8] = {0x89, 'M', 'M', 'D', 0x0d, 0x0a, 0x1a, 0x0a};
@@ -1393,7 +1399,12 @@ MMD_API mmd_status mmd_model_parse(mmd_arena *a, const void *data, size_t size,
         return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_model_parse: NULL argument");
     if (size >= 8 && memcmp(data, mmd__blob_magic, 8) == 0)
         return mmd__blob_load(a, (const uint8_t *)data, size, copy_weights, out, err);
+#ifdef MMD_NO_ONNX
+    return mmd_error_set(err, MMD_ERR_UNSUPPORTED, -1, NULL, "the model is not a .mmd blob, and this build "
+                         "reads no ONNX (MMD_NO_ONNX): convert it with `mmdeploy convert`");
+#else
     return mmd__parse(a, data, size, copy_weights ? 1 : 0, out, err);
+#endif
 }
 
 /* ==== >>planning ==== */
@@ -1452,6 +1463,7 @@ static mmd_status mmd__kernel_status(mmd_kernel_ctx *c, mmd_status st, const cha
     return st;
 }
 
+#ifndef MMD_NO_ONNX
 /* 1 when every input present is fixed for the life of the plan (weights, folded constants). */
 static int32_t mmd__inputs_static(const mmd_node *n) {
     int32_t j;
@@ -1499,12 +1511,10 @@ static uint8_t *mmd__values_needed(mmd_model *m, mmd_arena *a, mmd_error *err) {
     return need;
 }
 
-static mmd_status mmd__blob_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *stats, void **activations,
-                                 void **scratch, mmd_error *err);
-
-MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *stats,
-                                  void **activations, void **scratch, mmd_error *err) {
-    mmd_error local;
+/* mmd_graph_plan for a model decoded from ONNX: shape inference, constant folding and
+   placement. */
+static mmd_status mmd__onnx_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *stats,
+                                 void **activations, void **scratch, mmd_error *err) {
     mmd_plan_stats ps;
     int32_t i, j, nact = 0;
     int32_t *order, *live;
@@ -1512,9 +1522,6 @@ MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *st
     uint8_t *need;
     mmd_status st;
 
-    if (!err) err = &local;
-    if (!m || !a) return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_graph_plan: NULL argument");
-    if (m->blob) return mmd__blob_plan(m, a, stats, activations, scratch, err);
     memset(&ps, 0, sizeof(ps));
     err->status = MMD_OK;
     if (!(need = mmd__values_needed(m, a, err))) return err->status;
@@ -1661,6 +1668,31 @@ MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *st
     ps.node_count = m->node_count;
     if (stats) *stats = ps;
     return MMD_OK;
+}
+#endif /* MMD_NO_ONNX */
+
+static mmd_status mmd__blob_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *stats, void **activations,
+                                 void **scratch, mmd_error *err);
+
+/* mmd_graph_plan for callers whose err is never NULL (sessions): no second mmd_error on the
+   stack under the kernels' prepare. */
+MMD_API mmd_status mmd__graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *stats, void **activations,
+                                   void **scratch, mmd_error *err) {
+    if (m->blob) return mmd__blob_plan(m, a, stats, activations, scratch, err);
+#ifdef MMD_NO_ONNX
+    return mmd_error_set(err, MMD_ERR_UNSUPPORTED, -1, NULL, "mmd_graph_plan: a model not from a .mmd blob "
+                         "in a MMD_NO_ONNX build");
+#else
+    return mmd__onnx_plan(m, a, stats, activations, scratch, err);
+#endif
+}
+
+MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *stats,
+                                  void **activations, void **scratch, mmd_error *err) {
+    mmd_error local;
+    if (!err) err = &local;
+    if (!m || !a) return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_graph_plan: NULL argument");
+    return mmd__graph_plan(m, a, stats, activations, scratch, err);
 }
 
 /* A run-time prepare, for a node downstream of a data-dependent shape: the same checks as at
@@ -3002,7 +3034,7 @@ static mmd_status mmd__blob_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *sta
     return MMD_OK;
 }
 
-#ifndef MMD_NO_MALLOC
+#if !defined(MMD_NO_MALLOC) && !defined(MMD_NO_ONNX)
 /* ---- the writer (host side) ---- */
 /* One pass over the model serves twice: measuring (p NULL: only the section sizes grow) and
    writing at the section starts the measuring pass laid out, so size and bytes cannot drift. */
@@ -3281,23 +3313,9 @@ MMD_API mmd_status mmd_blob_write(const mmd_model *m, size_t arena_bytes, void *
     }
     return MMD_OK;
 }
-#endif /* MMD_NO_MALLOC */
+#endif /* MMD_NO_MALLOC, MMD_NO_ONNX */
 
 #endif /* MMD_IR_IMPLEMENTATION */
-
-/* A header included after the others with MMD_IMPLEMENTATION defined still emits all three
-   implementations: whichever header sees every declaration first pulls in the rest. */
-#if defined(MMD_IMPLEMENTATION) && defined(MMD_CORE_DECLS) && defined(MMD_IR_DECLS) && defined(MMD_OPS_DECLS)
-#if !defined(MMD_CORE_IMPLEMENTED)
-#include "mmdeploy.h"
-#endif
-#if !defined(MMD_IR_IMPLEMENTED)
-#include "mmdeploy_ir.h"
-#endif
-#if !defined(MMD_OPS_IMPLEMENTED)
-#include "mmdeploy_ops.h"
-#endif
-#endif
 
 /*
 MIT License

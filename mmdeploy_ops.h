@@ -1,5 +1,6 @@
 /* mmdeploy_ops.h - v0.1.0 - MIT licence (see end of file)
-   Reference CPU kernels for mmdeploy.h and the table that names them.
+   Reference CPU kernels for mmdeploy.h and the table that names them. Layer 3 (LAYERS in
+   mmdeploy.h): includes and uses mmdeploy_ir.h (so mmdeploy.h's declarations) only.
 
    QUICK START
      const mmd_kernel *k = mmd_ops_find("", "Conv", 13);   // NULL when there is no kernel
@@ -156,13 +157,10 @@ MMD_API void mmd_resize_axis_taps(const mmd_resize_axis *a, int64_t stride, mmd_
 #endif
 
 #define MMD_OPS_DECLS
-#if defined(MMD_IMPLEMENTATION) && !defined(MMD_CORE_IMPLEMENTED)
-#include "mmdeploy.h"
-#endif
 #endif /* MMDEPLOY_OPS_H */
 
-#if (defined(MMD_IMPLEMENTATION) || defined(MMD_OPS_IMPLEMENTATION)) && defined(MMD_IR_DECLS) && \
-    defined(MMD_OPS_DECLS) && !defined(MMD_OPS_IMPLEMENTED)
+#if (defined(MMD_IMPLEMENTATION) || defined(MMD_OPS_IMPLEMENTATION)) && defined(MMD_OPS_DECLS) && \
+    !defined(MMD_OPS_IMPLEMENTED)
 #define MMD_OPS_IMPLEMENTED
 /* ==== >>ops implementation ==== */
 #include <float.h>
@@ -328,9 +326,9 @@ static mmd_status mmd__want_rank(mmd_kernel_ctx *c, int32_t i, int32_t lo, int32
 static mmd_status mmd__set_output(mmd_kernel_ctx *c, int32_t i, int32_t dtype, int32_t rank,
                                   const int64_t *dims) {
     mmd_tensor *t = c->outputs[i];
-    mmd_error why;
     size_t bytes;
     int32_t d;
+    mmd_status st;
     for (d = 0; d < rank && d < MMD_MAX_RANK; ++d)
         if (dims[d] < 0)
             return mmd_kernel_fail(c, MMD_ERR_SHAPE, "output %d would have dim %d = %lld", (int)i,
@@ -341,8 +339,11 @@ static mmd_status mmd__set_output(mmd_kernel_ctx *c, int32_t i, int32_t dtype, i
     t->dtype = dtype;
     t->rank = rank;
     for (d = 0; d < rank; ++d) t->dims[d] = dims[d];
-    if (mmd_tensor_nbytes(t, &bytes, &why) != MMD_OK)
-        return mmd_kernel_fail(c, why.status, "output %d: %s", (int)i, why.msg);
+    /* Dims were checked above, so what is left to fail is the dtype or the byte count; no
+       mmd_error of its own here, which would sit on the stack under every prepare. */
+    if ((st = mmd_tensor_nbytes(t, &bytes, NULL)) != MMD_OK)
+        return mmd_kernel_fail(c, st, "output %d: %s", (int)i,
+                               st == MMD_ERR_LIMIT ? "larger than MMD_MAX_TENSOR_BYTES" : "unsupported dtype");
     return MMD_OK;
 }
 
@@ -9277,20 +9278,6 @@ MMD_API const mmd_kernel *mmd_ops_at(size_t i) { return i < mmd_ops_count() ? &m
 
 
 #endif /* MMD_OPS_IMPLEMENTATION */
-
-/* A header included after the others with MMD_IMPLEMENTATION defined still emits all three
-   implementations: whichever header sees every declaration first pulls in the rest. */
-#if defined(MMD_IMPLEMENTATION) && defined(MMD_CORE_DECLS) && defined(MMD_IR_DECLS) && defined(MMD_OPS_DECLS)
-#if !defined(MMD_CORE_IMPLEMENTED)
-#include "mmdeploy.h"
-#endif
-#if !defined(MMD_IR_IMPLEMENTED)
-#include "mmdeploy_ir.h"
-#endif
-#if !defined(MMD_OPS_IMPLEMENTED)
-#include "mmdeploy_ops.h"
-#endif
-#endif
 
 /*
 MIT License
