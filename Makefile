@@ -94,6 +94,9 @@ test: $(addprefix $(NEON_BUILD)/,$(NEON_TESTS))
 $(NEON_BUILD)/test_%: tests/test_%.c tests/test.h tests/kernel_harness.h $(HEADERS) tools/mmd_npy.h
 	mkdir -p $(NEON_BUILD)
 	aarch64-linux-gnu-gcc $(WARN) -O2 -I. -Itests -Itools $< -lm -o $@
+# Here, not on the test rule above: make expands a rule's prerequisites where it reads them, and
+# these names are defined only in this section.
+test: $(addprefix $(NEON_BUILD)/,$(NEON_TESTS))
 
 # ==== backends ===================================================================================
 # Vendor libraries are detected, never required: each bundled backend (backends/*.h) is built
