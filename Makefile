@@ -96,7 +96,6 @@ $(NEON_BUILD)/test_%: tests/test_%.c tests/test.h tests/kernel_harness.h $(HEADE
 	aarch64-linux-gnu-gcc $(WARN) -O2 -I. -Itests -Itools $< -lm -o $@
 # Here, not on the test rule above: make expands a rule's prerequisites where it reads them, and
 # these names are defined only in this section.
-test: $(addprefix $(NEON_BUILD)/,$(NEON_TESTS))
 
 # ==== backends ===================================================================================
 # Vendor libraries are detected, never required: each bundled backend (backends/*.h) is built
@@ -148,7 +147,8 @@ bench-backends: $(BUILD)/mmdeploy
 # ==== microcontrollers (examples/mcu) ============================================================
 # The digits classifier as Cortex-M firmware under QEMU: the model converted on the host to a .mmd
 # blob in a C array (its header holds the arena size), the runtime built as the lean firmware
-# core (MMD_NO_ONNX: .mmd blobs only), with MMD_NO_MALLOC, MMD_NO_STDIO and only the kernels the
+# core (MMD_NO_ONNX: .mmd blobs only), with MMD_NO_MALLOC, MMD_NO_STDIO, MMD_CONV_SMALL,
+# MMD_GEMM_NR_PORTABLE=4 and only the kernels the
 # model runs. Needs the Debian packages gcc-arm-none-eabi, libnewlib-arm-none-eabi and
 # qemu-system-arm.
 #   make mcu-test   runs the firmware on five cores (Cortex-M4F, soft-float Cortex-M3, Cortex-M7,
@@ -161,7 +161,7 @@ bench-backends: $(BUILD)/mmdeploy
 MCU_BUILD    := $(BUILD)/mcu
 MCU_CC       := arm-none-eabi-gcc
 MCU_CFLAGS   := $(WARN) -Os -g -ffunction-sections -fdata-sections -mthumb
-MCU_RUNTIME  := -DMMD_NO_ONNX -DMMD_NO_MALLOC -DMMD_NO_STDIO
+MCU_RUNTIME  := -DMMD_NO_ONNX -DMMD_NO_MALLOC -DMMD_NO_STDIO -DMMD_CONV_SMALL -DMMD_GEMM_NR_PORTABLE=4
 # Per core: compiler flags, the QEMU board and the board's linker script (examples/mcu/*.ld).
 MCU_CPUS     := m4 m3 m7 m33 m55
 MCU_CPU_m4   := -mcpu=cortex-m4 -mfloat-abi=hard -mfpu=fpv4-sp-d16

@@ -88,6 +88,8 @@
        MMD_CONV_SMALL  every convolution through im2col and the product: no depthwise, stride-1
                        or pointwise special paths, about 4 KB less code at -Os, slower
        MMD_CONV_COLUMNS_MAX  im2col and ConvTranspose columns gathered at once, in floats
+       MMD_GEMM_NR_PORTABLE  columns of the portable micro-kernel, 8 (default) or 4 (Cortex-M:
+                       its tile then fits the FPU's registers)
 */
 #ifndef MMDEPLOY_OPS_H
 #define MMDEPLOY_OPS_H
@@ -4256,7 +4258,13 @@ static mmd_status mmd__einsum_eval(mmd_kernel_ctx *c) {
 #ifndef MMD_GEMM_NC
 #define MMD_GEMM_NC 1024                /* columns of B packed at once */
 #endif
+#ifndef MMD_GEMM_NR_PORTABLE
+#define MMD_GEMM_NR_PORTABLE 8          /* columns of the portable micro-kernel: 8, or 4 (fits */
+#endif                                  /* the 32 registers of a Cortex-M FPU) */
 #define MMD__GEMM_MR 6
+#if MMD_GEMM_NR_PORTABLE != 4 && MMD_GEMM_NR_PORTABLE != 8
+#error "MMD_GEMM_NR_PORTABLE must be 4 or 8"
+#endif
 #if MMD_GEMM_MC % MMD__GEMM_MR || MMD_GEMM_MC < 1 || MMD_GEMM_NC % 32 || MMD_GEMM_NC < 1 || MMD_GEMM_KC < 1
 #error "MMD_GEMM_MC must be a positive multiple of 6, MMD_GEMM_NC of 32, MMD_GEMM_KC positive"
 #endif
@@ -4272,7 +4280,7 @@ typedef void (*mmd__gemm_ukernel)(int64_t kc, const float *a, const float *b, co
 
 /* Column panel width of each instruction set's micro-kernel. */
 static int64_t mmd__gemm_nr(int32_t isa) {
-    return isa == MMD__ISA_AVX512 ? 32 : isa == MMD__ISA_AVX2 || isa == MMD__ISA_NEON ? 16 : 8;
+    return isa == MMD__ISA_AVX512 ? 32 : isa == MMD__ISA_AVX2 || isa == MMD__ISA_NEON ? 16 : MMD_GEMM_NR_PORTABLE;
 }
 
 /* K block: a B panel of KC x NR floats fits half of a 32 KB L1. */
@@ -4284,18 +4292,26 @@ static int64_t mmd__gemm_kc(int32_t isa) {
 static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, const int64_t *boff,
                                 float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
                                 float hi) {
-    float acc[MMD__GEMM_MR][8];
+    float acc[MMD__GEMM_MR][MMD_GEMM_NR_PORTABLE];
     int64_t p;
     int32_t i, j;
     memset(acc, 0, sizeof acc);
     /* Every index a constant: compilers then keep acc in vector registers at -O2, which they do
        not for loops over it. */
+#if MMD_GEMM_NR_PORTABLE == 8
 #define MMD__GEMM_ROW_C(r, av)                                                                   \
     acc[r][0] += (av) * b0, acc[r][1] += (av) * b1, acc[r][2] += (av) * b2, acc[r][3] += (av) * b3, \
     acc[r][4] += (av) * b4, acc[r][5] += (av) * b5, acc[r][6] += (av) * b6, acc[r][7] += (av) * b7
+#else
+#define MMD__GEMM_ROW_C(r, av)                                                                   \
+    acc[r][0] += (av) * b0, acc[r][1] += (av) * b1, acc[r][2] += (av) * b2, acc[r][3] += (av) * b3
+#endif
     for (p = 0; p < kc; ++p, a += MMD__GEMM_MR) {
         const float *bp = b + boff[p];
-        float b0 = bp[0], b1 = bp[1], b2 = bp[2], b3 = bp[3], b4 = bp[4], b5 = bp[5], b6 = bp[6], b7 = bp[7];
+        float b0 = bp[0], b1 = bp[1], b2 = bp[2], b3 = bp[3];
+#if MMD_GEMM_NR_PORTABLE == 8
+        float b4 = bp[4], b5 = bp[5], b6 = bp[6], b7 = bp[7];
+#endif
         MMD__GEMM_ROW_C(0, a[0]);
         MMD__GEMM_ROW_C(1, a[1]);
         MMD__GEMM_ROW_C(2, a[2]);
@@ -4306,7 +4322,7 @@ static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, cons
 #undef MMD__GEMM_ROW_C
     for (i = 0; i < MMD__GEMM_MR; ++i) {
         float *cr = c + i * ldc;
-        for (j = 0; j < 8; ++j) {
+        for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) {
             float v = acc[i][j];
             if (!(flags & MMD__GK_FIRST)) v = cr[j] + v;
             else {

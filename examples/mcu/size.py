@@ -45,8 +45,8 @@ def sections(path):
     return tot
 
 
-def compile_variant(cc, out, defines, callgraph=False):
-    cmd = list(cc) + ["-DMMD_ONLY_OPS"] + ["-DMMD_OP_" + d for d in defines] + ["-o", out]
+def compile_variant(cc, out, defines, callgraph=False, extra=()):
+    cmd = list(cc) + ["-DMMD_ONLY_OPS"] + list(extra) + ["-DMMD_OP_" + d for d in defines] + ["-o", out]
     if callgraph:
         cmd += ["-fstack-usage", "-fcallgraph-info=su"]
     run(cmd)
@@ -159,15 +159,20 @@ def main(argv):
     ops_h, blob, elf, outdir = argv[1:5]
     cc = argv[6:]
     os.makedirs(outdir, exist_ok=True)
-    kernels = [l.split()[1][len("MMD_OP_"):] for l in open(ops_h) if l.startswith("#define MMD_OP_")]
+    lines = [l.split() for l in open(ops_h) if l.startswith("#define ")]
+    kernels = [f[1][len("MMD_OP_"):] for f in lines if f[1].startswith("MMD_OP_")]
+    # The header's other settings (MMD_NO_REWRITES for a graph with nothing to rewrite) apply to
+    # every part, as the firmware build applies them.
+    extra = ["-D" + f[1] + ("=" + f[2] if len(f) > 2 else "") for f in lines
+             if not f[1].startswith("MMD_OP_") and f[1] != "MMD_ONLY_OPS"]
 
-    core = compile_variant(cc, os.path.join(outdir, "core.o"), [])
+    core = compile_variant(cc, os.path.join(outdir, "core.o"), [], extra=extra)
     print("core .text %d .rodata %d" % (core[".text"], core[".rodata"]))
     for k in kernels:
-        s = compile_variant(cc, os.path.join(outdir, "kernel-%s.o" % k), [k])
+        s = compile_variant(cc, os.path.join(outdir, "kernel-%s.o" % k), [k], extra=extra)
         print("kernel %s .text %d .rodata %d" % (k, s[".text"] - core[".text"], s[".rodata"] - core[".rodata"]))
     obj = os.path.join(outdir, "runtime.o")
-    rt = compile_variant(cc, obj, kernels, callgraph=True)
+    rt = compile_variant(cc, obj, kernels, callgraph=True, extra=extra)
     print("runtime .text %d .rodata %d .data %d .bss %d   (core and %s)"
           % (rt[".text"], rt[".rodata"], rt[".data"], rt[".bss"], " ".join(kernels)))
     print("blob %s %d bytes" % (os.path.basename(blob), os.path.getsize(blob)))
