@@ -8,7 +8,9 @@
 
    WHAT IT DOES NOT DO
      No threads, no SIMD intrinsics: plain loops that any C99 compiler vectorises as it can.
-     No quantized ops, no string tensors, no dtypes beyond those listed below (MMD_ERR_DTYPE);
+     No int8 execution of QDQ graphs (DequantizeLinear -> float op -> QuantizeLinear runs as
+     float), no float8/int4/int16 quantization and no blocked quantization (opset 21), no
+     string tensors, no dtypes beyond those listed below (MMD_ERR_DTYPE);
      no training (BatchNormalization's running statistics are MMD_ERR_UNSUPPORTED).
 
    OPERATORS (ai.onnx; opset ranges inclusive, all ending at 25, the newest opset whose
@@ -49,6 +51,12 @@
      Resampling and    GridSample 16 (float32, 4-D); Upsample 7-9, Resize 10 (nearest: any;
      detection         linear, cubic: Cast's dtypes); RoiAlign 10, NonMaxSuppression 10
                        (float32)
+     Quantization      QuantizeLinear, DequantizeLinear 10-20 (int8, uint8, DequantizeLinear
+                       also int32; per tensor or per axis; float16 and bfloat16 from 19);
+                       DynamicQuantizeLinear 11 (uint8); MatMulInteger, ConvInteger,
+                       QLinearMatMul, QLinearConv 10 (int8 and uint8, per-row / per-column /
+                       per-channel zero points and scales); round half to even and saturation
+                       as ONNX Runtime computes them; scales must be positive and finite
 
    KERNEL CONTRACT
      A kernel is {domain, op_type, min_opset, max_opset, flags, op_data_size, prepare, eval}.
@@ -6014,23 +6022,14 @@ typedef struct mmd__matmul_data {
     size_t gemm_bytes;                  /* scratch of the product; B's row offsets follow */
 } mmd__matmul_data;
 
-/* MatMul with numpy semantics: a 1-D A is a row (its axis dropped from the result), a 1-D B a
-   column, and the leading (batch) axes broadcast. */
-static mmd_status mmd__matmul_f32_prepare(mmd_kernel_ctx *c) {
-    mmd__matmul_data *p = (mmd__matmul_data *)c->op_data;
-    const mmd_tensor *a, *b;
-    int64_t dims[MMD_MAX_RANK];
-    int32_t ra, rb, rank, i;
-    mmd_status st = mmd__check_io(c, 2, 2, 1);
-    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
-    if (st == MMD_OK) st = mmd__want_dtype(c, 1, MMD_DTYPE_FLOAT32);
-    if (st == MMD_OK) st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK);
-    if (st == MMD_OK) st = mmd__want_rank(c, 1, 1, MMD_MAX_RANK);
-    if (st != MMD_OK) return st;
-    a = c->inputs[0];
-    b = c->inputs[1];
-    ra = a->rank;
-    rb = b->rank;
+/* MatMul's shapes with numpy semantics, shared with MatMulInteger and QLinearMatMul: a 1-D A
+   is a row (its axis dropped from the result), a 1-D B a column, and the leading (batch) axes
+   broadcast. Fills p's m, n, k and batch walk (offsets in elements) and the output's rank and
+   dims. */
+static mmd_status mmd__matmul_shape(mmd_kernel_ctx *c, const mmd_tensor *a, const mmd_tensor *b,
+                                    mmd__matmul_data *p, int32_t *out_rank, int64_t *dims) {
+    int32_t ra = a->rank, rb = b->rank, rank, i;
+    mmd_status st;
     p->m = ra > 1 ? a->dims[ra - 2] : 1;
     p->k = a->dims[ra - 1];
     p->n = rb > 1 ? b->dims[rb - 1] : 1;
@@ -6054,6 +6053,25 @@ static mmd_status mmd__matmul_f32_prepare(mmd_kernel_ctx *c) {
     }
     p->batch.elem[0] = p->batch.elem[1] = p->batch.elem[2] = sizeof(float);
     mmd__walk_merge(&p->batch);
+    if (a->rank > 1) dims[rank++] = p->m;
+    if (b->rank > 1) dims[rank++] = p->n;
+    *out_rank = rank;
+    return MMD_OK;
+}
+
+static mmd_status mmd__matmul_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__matmul_data *p = (mmd__matmul_data *)c->op_data;
+    const mmd_tensor *b;
+    int64_t dims[MMD_MAX_RANK];
+    int32_t rank;
+    mmd_status st = mmd__check_io(c, 2, 2, 1);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 1, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK);
+    if (st == MMD_OK) st = mmd__want_rank(c, 1, 1, MMD_MAX_RANK);
+    if (st == MMD_OK) st = mmd__matmul_shape(c, c->inputs[0], c->inputs[1], p, &rank, dims);
+    if (st != MMD_OK) return st;
+    b = c->inputs[1];
     p->isa = mmd__isa();
     p->threads = c->threads > 1 ? c->threads : 1;
     p->gemm_bytes = (size_t)mmd__round_up((int64_t)mmd__gemm_scratch(p->m, p->n, p->k, p->isa, p->threads), 64);
@@ -6066,8 +6084,6 @@ static mmd_status mmd__matmul_f32_prepare(mmd_kernel_ctx *c) {
         if (dst && fresh) mmd__gemm_pack_b((const float *)b->data, p->n, 1, p->k, p->n, p->isa, dst);
         p->packed = dst;
     }
-    if (a->rank > 1) dims[rank++] = p->m;
-    if (b->rank > 1) dims[rank++] = p->n;
     return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, rank, dims);
 }
 
@@ -9101,6 +9117,762 @@ static mmd_status mmd__trt_batched_nms_f32_eval(mmd_kernel_ctx *c) {
      mmd__mmcv_multi_level_rotated_roi_align_f32_prepare, mmd__mmcv_multi_level_roi_align_f32_eval})
 
 
+/* ==== >>ops quantization ==== */
+/* ONNX's linear quantization: q = saturate(round(x / scale) + zero_point), x = (q - zero_point)
+   * scale, for int8 and uint8, per tensor (one scale) or per axis (one scale per index of
+   `axis`). Rounding is half to even and saturation clamps to the type's range, computed as ONNX
+   Runtime's MLAS does (a float division for QuantizeLinear, a float multiplier
+   a_scale * b_scale / y_scale for the QLinear ops, clamped before rounding), so results match
+   it bit for bit. A NaN quantizes to the type's minimum, as MLAS's max instruction gives.
+   Scales must be positive and finite and zero points of the data's type: parameters known at
+   prepare are checked there, the others at each eval (a data-dependent MMD_ERR_INVALID_MODEL).
+   Not supported: opset 21's blocked quantization and int4/int16/float8 types (the kernels end
+   at opset 20 for QuantizeLinear and DequantizeLinear; float8 zero points are MMD_ERR_DTYPE).
+   The integer products (MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv) all go through
+   mmd__qgemm on int16 operands whose zero points are already subtracted. */
+
+/* 1 for the 8-bit types these kernels quantize to. */
+static int32_t mmd__q_is8(int32_t dtype) { return dtype == MMD_DTYPE_INT8 || dtype == MMD_DTYPE_UINT8; }
+
+/* Fails with MMD_ERR_DTYPE unless input i is int8 or uint8 (MMD_ERR_INVALID_MODEL if absent). */
+static mmd_status mmd__q_want8(mmd_kernel_ctx *c, int32_t i) {
+    mmd_status st = mmd__want_present(c, i);
+    const mmd_tensor *t;
+    if (st != MMD_OK) return st;
+    t = c->inputs[i];
+    if (mmd__q_is8(t->dtype)) return MMD_OK;
+    return mmd_kernel_fail(c, MMD_ERR_DTYPE, "input %d '%s' is %s, expects int8 or uint8", (int)i,
+                           t->name ? t->name : "", mmd_dtype_name(t->dtype));
+}
+
+/* Input i, when present, has the dtype of input like (a zero point and its data). */
+static mmd_status mmd__q_want_like(mmd_kernel_ctx *c, int32_t i, int32_t like) {
+    const mmd_tensor *t = i < c->input_count ? c->inputs[i] : NULL;
+    if (!t || t->dtype == c->inputs[like]->dtype) return MMD_OK;
+    return mmd_kernel_fail(c, MMD_ERR_DTYPE, "zero point input %d '%s' is %s but input %d is %s", (int)i,
+                           t->name ? t->name : "", mmd_dtype_name(t->dtype), (int)like,
+                           mmd_dtype_name(c->inputs[like]->dtype));
+}
+
+/* Input i (a scale or zero point) holds one value (rank 0, or rank 1 of length 1) or, when per
+   > 0, a 1-D array of per values; *count gets 1 or per. Anything else is MMD_ERR_SHAPE. */
+static mmd_status mmd__q_param(mmd_kernel_ctx *c, int32_t i, const char *what, int64_t per, int64_t *count) {
+    const mmd_tensor *t = c->inputs[i];
+    char tx[96];
+    *count = 1;
+    if (t->rank == 0 || (t->rank == 1 && t->dims[0] == 1)) return MMD_OK;
+    if (per > 0 && t->rank == 1 && t->dims[0] == per) {
+        *count = per;
+        return MMD_OK;
+    }
+    if (per > 0)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "%s input %d '%s' has shape %s, expects one value or %lld",
+                               what, (int)i, t->name ? t->name : "", mmd__dims_text(tx, sizeof tx, t->rank, t->dims),
+                               (long long)per);
+    return mmd_kernel_fail(c, MMD_ERR_SHAPE, "%s input %d '%s' has shape %s, expects one value", what, (int)i,
+                           t->name ? t->name : "", mmd__dims_text(tx, sizeof tx, t->rank, t->dims));
+}
+
+/* Element i of a scale tensor (float32, float16 or bfloat16). */
+static float mmd__q_scale_at(const mmd_tensor *t, int64_t i) { return (float)mmd__load_float(t->dtype, t->data, i); }
+
+/* Element i of a zero point tensor, 0 when it is absent. */
+static int32_t mmd__q_zp_at(const mmd_tensor *t, int64_t i) {
+    return t ? (int32_t)mmd__load_int(t->dtype, t->data, i) : 0;
+}
+
+/* Checks the values of scale input si (every element positive and finite: QuantizeLinear divides
+   by it and a zero, negative or NaN scale means a broken model) and, when zero_only, that zero
+   point input zi (-1: none) is all zeros (DequantizeLinear of int32 data). */
+static mmd_status mmd__q_check_values(mmd_kernel_ctx *c, int32_t si, int32_t zi, int32_t zero_only) {
+    const mmd_tensor *s = c->inputs[si], *z = zi >= 0 && zi < c->input_count ? c->inputs[zi] : NULL;
+    int64_t i, n = mmd_tensor_numel(s);
+    for (i = 0; i < n; ++i) {
+        float v = mmd__q_scale_at(s, i);
+        if (!(v > 0.0f && v <= FLT_MAX))
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL,
+                                   "scale input %d '%s' element %lld is %g; scales must be positive and finite",
+                                   (int)si, s->name ? s->name : "", (long long)i, (double)v);
+    }
+    if (z && zero_only)
+        for (i = 0, n = mmd_tensor_numel(z); i < n; ++i)
+            if (mmd__q_zp_at(z, i) != 0)
+                return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "zero point input %d '%s' element %lld is %ld; int32 data takes 0",
+                                       (int)zi, z->name ? z->name : "", (long long)i, (long)mmd__q_zp_at(z, i));
+    return MMD_OK;
+}
+
+/* 1 when inputs i and j (j may be absent or -1) have values now. */
+static int32_t mmd__q_known(const mmd_kernel_ctx *c, int32_t i, int32_t j) {
+    const mmd_tensor *t = j >= 0 && j < c->input_count ? c->inputs[j] : NULL;
+    return mmd_tensor_is_const(c->inputs[i]) && (!t || mmd_tensor_is_const(t));
+}
+
+/* v (in quanta, relative to the zero point) rounded half to even and saturated to [lo, hi], the
+   type's range minus the zero point, both integers within 2^22 of 0. A NaN gives lo. Adding and
+   subtracting 1.5 * 2^23 rounds in the FPU's default round-to-nearest-even mode, and unlike
+   rintf vectorises everywhere; the assignment to t rounds to float even where the compiler
+   evaluates in wider precision (C99 5.1.2.3). */
+static int32_t mmd__q_round(float v, float lo, float hi) {
+    float t;
+    v = v >= lo ? v : lo;
+    v = v <= hi ? v : hi;
+    t = v + 12582912.0f;
+    return (int32_t)(t - 12582912.0f);
+}
+
+/* Quantizes n floats with one scale and zero point into an int8 or uint8 row. */
+static void mmd__quantize_row(const float *MMD__RESTRICT x, int64_t n, float scale, int32_t zp, int32_t dtype,
+                              void *MMD__RESTRICT y) {
+    int64_t i;
+    if (dtype == MMD_DTYPE_INT8) {
+        int8_t *o = (int8_t *)y;
+        float lo = (float)(-128 - zp), hi = (float)(127 - zp);
+        for (i = 0; i < n; ++i) o[i] = (int8_t)(mmd__q_round(x[i] / scale, lo, hi) + zp);
+    } else {
+        uint8_t *o = (uint8_t *)y;
+        float lo = (float)(0 - zp), hi = (float)(255 - zp);
+        for (i = 0; i < n; ++i) o[i] = (uint8_t)(mmd__q_round(x[i] / scale, lo, hi) + zp);
+    }
+}
+
+typedef struct mmd__quant_data {
+    int64_t outer, n, inner;            /* x seen as [outer, n, inner]; n is 1 per tensor */
+    int32_t per_axis;                   /* the scale and zero point hold n values */
+    int32_t qtype;                      /* QuantizeLinear's output, DequantizeLinear's input */
+    int32_t checked;                    /* the parameters' values were checked at prepare */
+} mmd__quant_data;
+
+/* What QuantizeLinear and DequantizeLinear share: input 1 the scale (float32; float16 and
+   bfloat16 from opset 19), input 2 the optional zero point of the quantized type, both one
+   value or (from opset 13) 1-D along `axis` (default 1) of x. */
+static mmd_status mmd__qdq_prepare(mmd_kernel_ctx *c, mmd__quant_data *p) {
+    const mmd_tensor *x, *s, *z;
+    int64_t axis = 1, count, zcount;
+    int32_t ax = 0;
+    mmd_status st = mmd__check_io(c, 2, 3, 1);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    s = c->inputs[1];
+    z = c->input_count > 2 ? c->inputs[2] : NULL;
+    if (s->dtype != MMD_DTYPE_FLOAT32 &&
+        (c->opset < 19 || (s->dtype != MMD_DTYPE_FLOAT16 && s->dtype != MMD_DTYPE_BFLOAT16)))
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "scale '%s' is %s, expects float32%s", s->name ? s->name : "",
+                               mmd_dtype_name(s->dtype), c->opset < 19 ? "" : ", float16 or bfloat16");
+    if (c->opset >= 13 && (st = mmd_attr_get_int(c, "axis", 1, &axis)) != MMD_OK) return st;
+    p->outer = mmd_tensor_numel(x);
+    p->n = p->inner = 1;
+    p->per_axis = 0;
+    if (s->rank == 1 && s->dims[0] != 1 && c->opset >= 13) {
+        if ((st = mmd__norm_axis(c, axis, x->rank, &ax)) != MMD_OK) return st;
+        mmd__axis_extents(x, ax, &p->outer, &p->n, &p->inner);
+        p->per_axis = 1;
+    }
+    if ((st = mmd__q_param(c, 1, "scale", p->n, &count)) != MMD_OK) return st;
+    if (z) {
+        char ts[96], tz[96];
+        if ((st = mmd__q_param(c, 2, "zero point", p->n, &zcount)) != MMD_OK) return st;
+        if (zcount != count)
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "zero point shape %s does not match scale shape %s",
+                                   mmd__dims_text(tz, sizeof tz, z->rank, z->dims),
+                                   mmd__dims_text(ts, sizeof ts, s->rank, s->dims));
+    }
+    if (count == 1) {
+        p->outer = mmd_tensor_numel(x);
+        p->n = p->inner = 1;
+        p->per_axis = 0;
+    }
+    return MMD_OK;
+}
+
+/* QuantizeLinear 10 to 20: y = saturate(round(x / scale) + zero_point); x float32 (float16 and
+   bfloat16 from 19), y the zero point's type, uint8 when it is absent. */
+static mmd_status mmd__quantize_prepare(mmd_kernel_ctx *c) {
+    mmd__quant_data *p = (mmd__quant_data *)c->op_data;
+    const mmd_tensor *x, *z;
+    mmd_status st = mmd__qdq_prepare(c, p);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    z = c->input_count > 2 ? c->inputs[2] : NULL;
+    if (x->dtype != MMD_DTYPE_FLOAT32 &&
+        (c->opset < 19 || (x->dtype != MMD_DTYPE_FLOAT16 && x->dtype != MMD_DTYPE_BFLOAT16)))
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "input '%s' is %s, expects float32%s", x->name ? x->name : "",
+                               mmd_dtype_name(x->dtype), c->opset < 19 ? "" : ", float16 or bfloat16");
+    if (z && !mmd__q_is8(z->dtype))
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "zero point '%s' is %s; this build quantizes to int8 and uint8 only",
+                               z->name ? z->name : "", mmd_dtype_name(z->dtype));
+    p->qtype = z ? z->dtype : MMD_DTYPE_UINT8;
+    p->checked = mmd__q_known(c, 1, 2);
+    if (p->checked && (st = mmd__q_check_values(c, 1, 2, 0)) != MMD_OK) return st;
+    return mmd__set_output(c, 0, p->qtype, x->rank, x->dims);
+}
+
+static mmd_status mmd__quantize_eval(mmd_kernel_ctx *c) {
+    const mmd__quant_data *p = (const mmd__quant_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0], *s = c->inputs[1], *z = c->input_count > 2 ? c->inputs[2] : NULL;
+    char *y = (char *)c->outputs[0]->data;
+    int64_t o, a, i, row = 0;
+    mmd_status st;
+    if (!p->checked && (st = mmd__q_check_values(c, 1, 2, 0)) != MMD_OK) return st;
+    for (o = 0; o < p->outer; ++o)
+        for (a = 0; a < p->n; ++a, row += p->inner) {
+            float scale = mmd__q_scale_at(s, p->per_axis ? a : 0);
+            int32_t zp = mmd__q_zp_at(z, p->per_axis ? a : 0);
+            if (x->dtype == MMD_DTYPE_FLOAT32) {
+                mmd__quantize_row((const float *)x->data + row, p->inner, scale, zp, p->qtype, y + row);
+                continue;
+            }
+            /* float16 and bfloat16 go through float32 a chunk at a time. */
+            for (i = 0; i < p->inner; i += 64) {
+                float buf[64];
+                int64_t j, len = p->inner - i < 64 ? p->inner - i : 64;
+                for (j = 0; j < len; ++j) buf[j] = (float)mmd__load_float(x->dtype, x->data, row + i + j);
+                mmd__quantize_row(buf, len, scale, zp, p->qtype, y + row + i);
+            }
+        }
+    return MMD_OK;
+}
+
+/* DequantizeLinear 10 to 20: y = (x - zero_point) * scale; x int8, uint8 or int32 (whose zero
+   point must be 0), y float32 (from opset 19 the scale's type). */
+static mmd_status mmd__dequantize_prepare(mmd_kernel_ctx *c) {
+    mmd__quant_data *p = (mmd__quant_data *)c->op_data;
+    const mmd_tensor *x;
+    mmd_status st = mmd__qdq_prepare(c, p);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    if (!mmd__q_is8(x->dtype) && x->dtype != MMD_DTYPE_INT32)
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "input '%s' is %s, expects int8, uint8 or int32",
+                               x->name ? x->name : "", mmd_dtype_name(x->dtype));
+    if ((st = mmd__q_want_like(c, 2, 0)) != MMD_OK) return st;
+    p->qtype = x->dtype;
+    p->checked = mmd__q_known(c, 1, 2);
+    if (p->checked && (st = mmd__q_check_values(c, 1, 2, x->dtype == MMD_DTYPE_INT32)) != MMD_OK) return st;
+    return mmd__set_output(c, 0, c->inputs[1]->dtype, x->rank, x->dims);
+}
+
+static mmd_status mmd__dequantize_eval(mmd_kernel_ctx *c) {
+    const mmd__quant_data *p = (const mmd__quant_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0], *s = c->inputs[1], *z = c->input_count > 2 ? c->inputs[2] : NULL;
+    mmd_tensor *y = c->outputs[0];
+    int64_t o, a, i, row = 0;
+    mmd_status st;
+    if (!p->checked && (st = mmd__q_check_values(c, 1, 2, p->qtype == MMD_DTYPE_INT32)) != MMD_OK) return st;
+    for (o = 0; o < p->outer; ++o)
+        for (a = 0; a < p->n; ++a, row += p->inner) {
+            float scale = mmd__q_scale_at(s, p->per_axis ? a : 0);
+            int32_t zp = mmd__q_zp_at(z, p->per_axis ? a : 0);
+            if (y->dtype == MMD_DTYPE_FLOAT32 && p->qtype == MMD_DTYPE_UINT8) {
+                const uint8_t *q = (const uint8_t *)x->data + row;
+                float *out = (float *)y->data + row;
+                for (i = 0; i < p->inner; ++i) out[i] = (float)((int32_t)q[i] - zp) * scale;
+            } else if (y->dtype == MMD_DTYPE_FLOAT32 && p->qtype == MMD_DTYPE_INT8) {
+                const int8_t *q = (const int8_t *)x->data + row;
+                float *out = (float *)y->data + row;
+                for (i = 0; i < p->inner; ++i) out[i] = (float)((int32_t)q[i] - zp) * scale;
+            } else {
+                /* int32 data (zero point 0) and float16 or bfloat16 outputs. */
+                for (i = 0; i < p->inner; ++i)
+                    mmd__store_float(y->dtype, y->data, row + i,
+                                     (double)((float)(mmd__load_int(p->qtype, x->data, row + i) - zp) * scale));
+            }
+        }
+    return MMD_OK;
+}
+
+/* DynamicQuantizeLinear 11: uint8 y with the scale and zero point computed from x's range
+   (widened to hold 0) as ONNX Runtime does: scale (max - min) / 255, or 1 when x is all zeros
+   (the spec would divide by 0), zero point round(saturate(0 - min / scale)). NaNs are skipped
+   by the range and quantize to 0. */
+static mmd_status mmd__dynamic_quantize_prepare(mmd_kernel_ctx *c) {
+    const mmd_tensor *x;
+    int64_t none[1] = {0};
+    int32_t i;
+    mmd_status st = mmd__check_io(c, 1, 1, 3);
+    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    if ((st = mmd__set_output(c, 0, MMD_DTYPE_UINT8, x->rank, x->dims)) != MMD_OK) return st;
+    for (i = 1; i < c->output_count; ++i)
+        if (c->outputs[i] && (st = mmd__set_output(c, i, i == 1 ? MMD_DTYPE_FLOAT32 : MMD_DTYPE_UINT8, 0, none)) != MMD_OK)
+            return st;
+    return MMD_OK;
+}
+
+static mmd_status mmd__dynamic_quantize_eval(mmd_kernel_ctx *c) {
+    const float *x = (const float *)c->inputs[0]->data;
+    int64_t i, n = mmd_tensor_numel(c->inputs[0]);
+    float lo = 0.0f, hi = 0.0f, scale;
+    int32_t zp;
+    for (i = 0; i < n; ++i) {
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+    }
+    scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
+    /* -lo / scale lies in [0, 255] (NaN for infinite inputs, which the rounding clamps to 0). */
+    zp = mmd__q_round(0.0f - lo / scale, 0.0f, 255.0f);
+    mmd__quantize_row(x, n, scale, zp, MMD_DTYPE_UINT8, c->outputs[0]->data);
+    if (c->output_count > 1 && c->outputs[1]) *(float *)c->outputs[1]->data = scale;
+    if (c->output_count > 2 && c->outputs[2]) *(uint8_t *)c->outputs[2]->data = (uint8_t)zp;
+    return MMD_OK;
+}
+
+/* ---- the integer product ------------------------------------------------------------------
+   C (m x n int32, row stride ldc) = A (m x k) * B (k x n), both int16 holding 8-bit values with
+   their zero points subtracted (so in [-255, 255]): one routine then serves every signedness
+   and per-row or per-column zero point, and the callers' widening pass is also their packing.
+   Blocked as >>ops gemm is: columns in blocks of MMD__QGEMM_NB whose int32 accumulators stay
+   in L1 for four rows of A at a time, and the inner loop a plain multiply-add over a row of B
+   that compilers vectorise (vpmaddwd-free, but 8 or 16 lanes). Sums wrap modulo 2^32 (unsigned
+   arithmetic, never undefined) as ONNX Runtime's int32 accumulation does. Threads split the
+   column blocks; each element is summed in one order whatever the thread count. */
+#define MMD__QGEMM_NB 256
+
+typedef struct mmd__qgemm {
+    int64_t m, n, k;
+    const int16_t *a, *b;
+    int64_t lda, ldb, ldc;
+    int32_t *c;
+} mmd__qgemm;
+
+/* Rows [i0, i0 + 4) (fewer at the bottom edge) by columns [j0, j0 + nb). */
+static void mmd__qgemm_tile(const mmd__qgemm *g, int64_t i0, int64_t j0, int64_t nb) {
+    uint32_t acc[4][MMD__QGEMM_NB];
+    int64_t p, j, r, mr = g->m - i0 < 4 ? g->m - i0 : 4;
+    const int16_t *a0 = g->a + i0 * g->lda, *a1 = mr > 1 ? a0 + g->lda : a0;
+    const int16_t *a2 = mr > 2 ? a1 + g->lda : a0, *a3 = mr > 3 ? a2 + g->lda : a0;
+    memset(acc, 0, sizeof acc);
+    for (p = 0; p < g->k; ++p) {
+        const int16_t *MMD__RESTRICT bp = g->b + p * g->ldb + j0;
+        int32_t v0 = a0[p], v1 = a1[p], v2 = a2[p], v3 = a3[p];
+        for (j = 0; j < nb; ++j) {
+            int32_t bv = bp[j];
+            acc[0][j] += (uint32_t)(v0 * bv);
+            acc[1][j] += (uint32_t)(v1 * bv);
+            acc[2][j] += (uint32_t)(v2 * bv);
+            acc[3][j] += (uint32_t)(v3 * bv);
+        }
+    }
+    for (r = 0; r < mr; ++r) {
+        int32_t *cr = g->c + (i0 + r) * g->ldc + j0;
+        for (j = 0; j < nb; ++j) cr[j] = (int32_t)acc[r][j];
+    }
+}
+
+typedef struct mmd__qgemm_job {
+    const mmd__qgemm *g;
+    int64_t blocks, per;                /* column blocks in all, blocks per share */
+} mmd__qgemm_job;
+
+static void mmd__qgemm_task(void *data, int32_t index) {
+    const mmd__qgemm_job *j = (const mmd__qgemm_job *)data;
+    const mmd__qgemm *g = j->g;
+    int64_t b = (int64_t)index * j->per, end = b + j->per < j->blocks ? b + j->per : j->blocks, i;
+    for (; b < end; ++b) {
+        int64_t j0 = b * MMD__QGEMM_NB, nb = g->n - j0 < MMD__QGEMM_NB ? g->n - j0 : MMD__QGEMM_NB;
+        for (i = 0; i < g->m; i += 4) mmd__qgemm_tile(g, i, j0, nb);
+    }
+}
+
+static void mmd__qgemm_run(const mmd_kernel_ctx *c, const mmd__qgemm *g) {
+    mmd__qgemm_job job;
+    int64_t shares;
+    if (g->m <= 0 || g->n <= 0) return;
+    job.g = g;
+    job.blocks = (g->n + MMD__QGEMM_NB - 1) / MMD__QGEMM_NB;
+    shares = job.blocks < 4096 ? job.blocks : 4096;
+    job.per = (job.blocks + shares - 1) / shares;
+    shares = (job.blocks + job.per - 1) / job.per;
+    mmd_kernel_parallel(c, mmd__qgemm_task, &job, (int32_t)shares);
+}
+
+/* dst[i] = src[i] - zp[i * zs] for n int8 or uint8 values: zs 0 for one zero point, 1 for one
+   per element (B's per-column zero points). */
+static void mmd__q_widen(int32_t dtype, const void *src, int64_t n, const int16_t *zp, int64_t zs,
+                         int16_t *MMD__RESTRICT dst) {
+    int64_t i;
+    if (dtype == MMD_DTYPE_INT8) {
+        const int8_t *s = (const int8_t *)src;
+        for (i = 0; i < n; ++i) dst[i] = (int16_t)(s[i] - zp[i * zs]);
+    } else {
+        const uint8_t *s = (const uint8_t *)src;
+        for (i = 0; i < n; ++i) dst[i] = (int16_t)(s[i] - zp[i * zs]);
+    }
+}
+
+/* Zero points of input i (absent: 0) as count int16 values in dst, one value repeated when the
+   input holds one. */
+static void mmd__q_zero_points(const mmd_kernel_ctx *c, int32_t i, int64_t count, int16_t *dst) {
+    const mmd_tensor *z = i >= 0 && i < c->input_count ? c->inputs[i] : NULL;
+    int64_t j, n = z ? mmd_tensor_numel(z) : 1;
+    for (j = 0; j < count; ++j) dst[j] = (int16_t)mmd__q_zp_at(z, n > 1 ? j : 0);
+}
+
+/* Requantizes n int32 sums (plus bias, wrapping as ONNX Runtime's int32 addition does) with
+   multipliers mult[j * ms] into an int8 or uint8 row. */
+static void mmd__requantize_row(const int32_t *acc, int64_t n, int32_t bias, const float *mult, int64_t ms,
+                                int32_t zp, int32_t dtype, void *y) {
+    int64_t j;
+    float lo = (float)((dtype == MMD_DTYPE_INT8 ? -128 : 0) - zp), hi = (float)((dtype == MMD_DTYPE_INT8 ? 127 : 255) - zp);
+    if (dtype == MMD_DTYPE_INT8) {
+        int8_t *o = (int8_t *)y;
+        for (j = 0; j < n; ++j)
+            o[j] = (int8_t)(mmd__q_round((float)(int32_t)((uint32_t)acc[j] + (uint32_t)bias) * mult[j * ms], lo, hi) + zp);
+    } else {
+        uint8_t *o = (uint8_t *)y;
+        for (j = 0; j < n; ++j)
+            o[j] = (uint8_t)(mmd__q_round((float)(int32_t)((uint32_t)acc[j] + (uint32_t)bias) * mult[j * ms], lo, hi) + zp);
+    }
+}
+
+/* Carves scratch: *off gets the current offset, which then advances by bytes rounded to 64. */
+static uint64_t mmd__q_carve(uint64_t *at, uint64_t bytes) {
+    uint64_t off = *at;
+    *at += (bytes + 63u) / 64u * 64u;
+    return off;
+}
+
+/* ---- MatMulInteger 10 and QLinearMatMul 10 ---------------------------------------------------
+   MatMulInteger: int32 Y = (A - a_zero_point) * (B - b_zero_point), A's zero point one value or
+   one per row (1-D of M), B's one value or one per column (1-D of N). QLinearMatMul: the same
+   product requantized with a_scale * b_scale / y_scale (b_scale and b_zero_point may be per
+   column) to y_zero_point's type. Both broadcast batch axes as MatMul does. */
+typedef struct mmd__qmatmul_data {
+    mmd__matmul_data mm;                /* shapes and batch walk (mm.packed unused) */
+    int32_t qlinear, ib, za, zb;        /* QLinearMatMul; input of B and of both zero points */
+    int64_t a_zn, b_zn, b_sn;           /* zero point counts (1, M or N) and B's scale count */
+    int32_t checked;
+    const int16_t *packed;              /* a constant 2-D B widened once, or NULL */
+    uint64_t a_off, b_off, z_off, c_off, s_off; /* scratch: A, B (int16), zero points, sums, scales */
+} mmd__qmatmul_data;
+
+static mmd_status mmd__qmatmul_check(mmd_kernel_ctx *c) {
+    const mmd__qmatmul_data *p = (const mmd__qmatmul_data *)c->op_data;
+    mmd_status st;
+    if (!p->qlinear) return MMD_OK;
+    if ((st = mmd__q_check_values(c, 1, -1, 0)) != MMD_OK) return st;
+    if ((st = mmd__q_check_values(c, 4, -1, 0)) != MMD_OK) return st;
+    return mmd__q_check_values(c, 6, -1, 0);
+}
+
+static mmd_status mmd__qmatmul_prepare(mmd_kernel_ctx *c) {
+    mmd__qmatmul_data *p = (mmd__qmatmul_data *)c->op_data;
+    const mmd_tensor *a, *b;
+    int64_t dims[MMD_MAX_RANK], count, m, n, k;
+    int32_t rank, out_dtype = MMD_DTYPE_INT32;
+    uint64_t at = 0;
+    mmd_status st;
+    p->qlinear = !strcmp(c->node->op_type, "QLinearMatMul");
+    p->ib = p->qlinear ? 3 : 1;
+    p->za = 2;
+    p->zb = p->qlinear ? 5 : 3;
+    st = p->qlinear ? mmd__check_io(c, 8, 8, 1) : mmd__check_io(c, 2, 4, 1);
+    if (st == MMD_OK) st = mmd__q_want8(c, 0);
+    if (st == MMD_OK) st = mmd__q_want8(c, p->ib);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 1, MMD_MAX_RANK);
+    if (st == MMD_OK) st = mmd__want_rank(c, p->ib, 1, MMD_MAX_RANK);
+    if (st == MMD_OK) st = mmd__q_want_like(c, p->za, 0);
+    if (st == MMD_OK) st = mmd__q_want_like(c, p->zb, p->ib);
+    if (st != MMD_OK) return st;
+    a = c->inputs[0];
+    b = c->inputs[p->ib];
+    if ((st = mmd__matmul_shape(c, a, b, &p->mm, &rank, dims)) != MMD_OK) return st;
+    m = p->mm.m;
+    n = p->mm.n;
+    k = p->mm.k;
+    p->a_zn = p->b_zn = p->b_sn = 1;
+    if (p->za < c->input_count && c->inputs[p->za] &&
+        (st = mmd__q_param(c, p->za, "zero point", a->rank > 1 && !p->qlinear ? m : 0, &p->a_zn)) != MMD_OK)
+        return st;
+    if (p->zb < c->input_count && c->inputs[p->zb] &&
+        (st = mmd__q_param(c, p->zb, "zero point", b->rank > 1 ? n : 0, &p->b_zn)) != MMD_OK)
+        return st;
+    if (p->qlinear) {
+        /* Scales float32 and one value, except B's, which may be one per column. */
+        if ((st = mmd__want_dtype(c, 1, MMD_DTYPE_FLOAT32)) != MMD_OK ||
+            (st = mmd__want_dtype(c, 4, MMD_DTYPE_FLOAT32)) != MMD_OK ||
+            (st = mmd__want_dtype(c, 6, MMD_DTYPE_FLOAT32)) != MMD_OK ||
+            (st = mmd__q_param(c, 1, "scale", 0, &count)) != MMD_OK ||
+            (st = mmd__q_param(c, 4, "scale", b->rank > 1 ? n : 0, &p->b_sn)) != MMD_OK ||
+            (st = mmd__q_param(c, 6, "scale", 0, &count)) != MMD_OK)
+            return st;
+        if ((st = mmd__q_want8(c, 7)) != MMD_OK) return st;
+        if ((st = mmd__q_param(c, 7, "zero point", 0, &count)) != MMD_OK) return st;
+        out_dtype = c->inputs[7]->dtype;
+    }
+    p->checked = !p->qlinear || (mmd__q_known(c, 1, -1) && mmd__q_known(c, 4, 6));
+    if (p->checked && (st = mmd__qmatmul_check(c)) != MMD_OK) return st;
+    p->a_off = mmd__q_carve(&at, (uint64_t)m * (uint64_t)k * 2u);
+    p->b_off = mmd__q_carve(&at, (uint64_t)k * (uint64_t)n * 2u);
+    p->z_off = mmd__q_carve(&at, ((uint64_t)m + (uint64_t)n) * 2u);
+    p->c_off = mmd__q_carve(&at, p->qlinear ? (uint64_t)m * (uint64_t)n * 4u : 0u);
+    p->s_off = mmd__q_carve(&at, p->qlinear ? (uint64_t)n * 4u : 0u);
+    if ((st = mmd__scratch_request(c, at)) != MMD_OK) return st;
+    p->packed = NULL;
+    if (b->rank <= 2 && mmd__q_known(c, p->ib, p->zb) && k > 0 && n > 0) {
+        int32_t fresh;
+        int16_t *dst = (int16_t *)mmd_kernel_packed(c, (size_t)(k * n + n) * sizeof(int16_t), &fresh);
+        if (!dst && c->err->status != MMD_OK) return c->err->status;
+        if (dst && fresh) {
+            int64_t q;
+            mmd__q_zero_points(c, p->zb, n, dst + k * n);
+            for (q = 0; q < k; ++q)
+                mmd__q_widen(b->dtype, (const char *)b->data + q * n, n, dst + k * n, 1, dst + q * n);
+        }
+        p->packed = dst;
+    }
+    return mmd__set_output(c, 0, out_dtype, rank, dims);
+}
+
+static mmd_status mmd__qmatmul_eval(mmd_kernel_ctx *c) {
+    const mmd__qmatmul_data *p = (const mmd__qmatmul_data *)c->op_data;
+    const mmd_tensor *a = c->inputs[0], *b = c->inputs[p->ib];
+    int64_t m = p->mm.m, n = p->mm.n, k = p->mm.k, idx[MMD_MAX_RANK] = {0}, off[3] = {0, 0, 0}, i, j;
+    char *s = (char *)c->scratch;
+    int16_t *a16 = (int16_t *)(s + p->a_off), *b16 = (int16_t *)(s + p->b_off), *za = (int16_t *)(s + p->z_off);
+    int16_t *zb = za + m;
+    int32_t *acc = (int32_t *)(s + p->c_off), yzp = 0, ytype = c->outputs[0]->dtype;
+    float *mult = (float *)(s + p->s_off);
+    mmd__qgemm g;
+    mmd_status st;
+    if (!p->checked && (st = mmd__qmatmul_check(c)) != MMD_OK) return st;
+    if (mmd__walk_empty(&p->mm.batch)) return MMD_OK;
+    mmd__q_zero_points(c, p->za, m, za);
+    mmd__q_zero_points(c, p->zb, n, zb);
+    if (p->qlinear) {
+        float as = mmd__q_scale_at(c->inputs[1], 0), ys = mmd__q_scale_at(c->inputs[6], 0);
+        for (j = 0; j < n; ++j) mult[j] = as * mmd__q_scale_at(c->inputs[4], p->b_sn > 1 ? j : 0) / ys;
+        yzp = mmd__q_zp_at(c->inputs[7], 0);
+    }
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.lda = k;
+    g.ldb = n;
+    g.ldc = n;
+    g.a = a16;
+    g.b = p->packed ? p->packed : b16;
+    do {
+        for (i = 0; i < m; ++i)
+            mmd__q_widen(a->dtype, (const char *)a->data + off[1] + i * k, k, za + i, 0, a16 + i * k);
+        if (!p->packed)
+            for (i = 0; i < k; ++i) mmd__q_widen(b->dtype, (const char *)b->data + off[2] + i * n, n, zb, 1, b16 + i * n);
+        g.c = p->qlinear ? acc : (int32_t *)c->outputs[0]->data + off[0];
+        mmd__qgemm_run(c, &g);
+        if (p->qlinear)
+            for (i = 0; i < m; ++i)
+                mmd__requantize_row(acc + i * n, n, 0, mult, 1, yzp, ytype, (char *)c->outputs[0]->data + off[0] + i * n);
+    } while (mmd__walk_next(&p->mm.batch, p->mm.batch.rank, idx, off));
+    return MMD_OK;
+}
+
+/* ---- ConvInteger 10 and QLinearConv 10 -------------------------------------------------------
+   ConvInteger: int32 Y = conv(X - x_zero_point, W - w_zero_point), padding contributing zero
+   (the zero point itself); QLinearConv: the same plus the int32 bias B, requantized with
+   x_scale * w_scale / y_scale (w_scale and w_zero_point one value or one per output channel) to
+   y_zero_point's type. 1-D to 3-D, groups, strides, dilations, pads and auto_pad as Conv. Per
+   image and group the columns (X minus its zero point, im2col) go to int16 scratch and the
+   product through mmd__qgemm; constant weights are widened once at plan time. */
+typedef struct mmd__qconv_data {
+    mmd__window w;
+    int64_t batch, in_ch, out_ch, group;
+    int64_t gm, gk, gn;                 /* product per image and group */
+    int32_t qlinear, iw, zx, zw;        /* QLinearConv; input of W and of both zero points */
+    int64_t w_zn, w_sn;                 /* W's zero point and scale counts (1 or M) */
+    int32_t checked;
+    const int16_t *packed;              /* constant weights widened once, or NULL */
+    uint64_t a_off, b_off, z_off, c_off, s_off; /* scratch: W, columns (int16), zero points,
+                                                   sums, multipliers */
+} mmd__qconv_data;
+
+static mmd_status mmd__qconv_check(mmd_kernel_ctx *c) {
+    const mmd__qconv_data *p = (const mmd__qconv_data *)c->op_data;
+    mmd_status st;
+    if (!p->qlinear) return MMD_OK;
+    if ((st = mmd__q_check_values(c, 1, -1, 0)) != MMD_OK) return st;
+    if ((st = mmd__q_check_values(c, 4, -1, 0)) != MMD_OK) return st;
+    return mmd__q_check_values(c, 6, -1, 0);
+}
+
+static mmd_status mmd__qconv_prepare(mmd_kernel_ctx *c) {
+    mmd__qconv_data *p = (mmd__qconv_data *)c->op_data;
+    const mmd_tensor *x, *wt, *bias = NULL;
+    const int64_t *kshape;
+    int64_t nk, i, count, dims[5], taps, cg;
+    int32_t out_dtype = MMD_DTYPE_INT32, nsp;
+    uint64_t at = 0;
+    mmd_status st;
+    p->qlinear = !strcmp(c->node->op_type, "QLinearConv");
+    p->iw = p->qlinear ? 3 : 1;
+    p->zx = 2;
+    p->zw = p->qlinear ? 5 : 3;
+    st = p->qlinear ? mmd__check_io(c, 8, 9, 1) : mmd__check_io(c, 2, 4, 1);
+    if (st == MMD_OK) st = mmd__q_want8(c, 0);
+    if (st == MMD_OK) st = mmd__q_want8(c, p->iw);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 3, 5);
+    if (st == MMD_OK) st = mmd__q_want_like(c, p->zx, 0);
+    if (st == MMD_OK) st = mmd__q_want_like(c, p->zw, p->iw);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "group", 1, &p->group);
+    if (st == MMD_OK) st = mmd_attr_get_ints(c, "kernel_shape", &kshape, &nk);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    wt = c->inputs[p->iw];
+    nsp = x->rank - 2;
+    if (wt->rank != x->rank)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "weight '%s' has rank %d, input '%s' has rank %d",
+                               wt->name ? wt->name : "", (int)wt->rank, x->name ? x->name : "", (int)x->rank);
+    p->batch = x->dims[0];
+    p->in_ch = x->dims[1];
+    p->out_ch = wt->dims[0];
+    if (p->group < 1 || p->group > MMD__ELEMS_MAX || p->in_ch % p->group || p->out_ch % p->group ||
+        wt->dims[1] != p->in_ch / p->group)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "group %lld does not fit %lld input channels and weight '%s' [%lld, %lld, ...]",
+                               (long long)p->group, (long long)p->in_ch, wt->name ? wt->name : "",
+                               (long long)wt->dims[0], (long long)wt->dims[1]);
+    if (nk && nk != nsp)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "kernel_shape has %lld values for %d spatial axes",
+                               (long long)nk, (int)nsp);
+    for (i = 0; i < nk; ++i)
+        if (kshape[i] != wt->dims[2 + i])
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "kernel_shape[%d] is %lld but weight '%s' has %lld",
+                                   (int)i, (long long)kshape[i], wt->name ? wt->name : "", (long long)wt->dims[2 + i]);
+    if ((st = mmd__window_prepare(c, nsp, x->dims + 2, wt->dims + 2, 0, &p->w)) != MMD_OK) return st;
+    p->w_zn = p->w_sn = 1;
+    if (p->zx < c->input_count && c->inputs[p->zx] && (st = mmd__q_param(c, p->zx, "zero point", 0, &count)) != MMD_OK)
+        return st;
+    if (p->zw < c->input_count && c->inputs[p->zw] &&
+        (st = mmd__q_param(c, p->zw, "zero point", p->out_ch, &p->w_zn)) != MMD_OK)
+        return st;
+    if (p->qlinear) {
+        if ((st = mmd__want_dtype(c, 1, MMD_DTYPE_FLOAT32)) != MMD_OK ||
+            (st = mmd__want_dtype(c, 4, MMD_DTYPE_FLOAT32)) != MMD_OK ||
+            (st = mmd__want_dtype(c, 6, MMD_DTYPE_FLOAT32)) != MMD_OK ||
+            (st = mmd__q_param(c, 1, "scale", 0, &count)) != MMD_OK ||
+            (st = mmd__q_param(c, 4, "scale", p->out_ch, &p->w_sn)) != MMD_OK ||
+            (st = mmd__q_param(c, 6, "scale", 0, &count)) != MMD_OK || (st = mmd__q_want8(c, 7)) != MMD_OK ||
+            (st = mmd__q_param(c, 7, "zero point", 0, &count)) != MMD_OK)
+            return st;
+        out_dtype = c->inputs[7]->dtype;
+        bias = c->input_count > 8 ? c->inputs[8] : NULL;
+        if (bias && (st = mmd__want_dtype(c, 8, MMD_DTYPE_INT32)) != MMD_OK) return st;
+        if (bias && (bias->rank != 1 || bias->dims[0] != p->out_ch))
+            return mmd_kernel_fail(c, MMD_ERR_SHAPE, "bias '%s' must have shape [%lld]", bias->name ? bias->name : "",
+                                   (long long)p->out_ch);
+    }
+    p->checked = !p->qlinear || (mmd__q_known(c, 1, -1) && mmd__q_known(c, 4, 6));
+    if (p->checked && (st = mmd__qconv_check(c)) != MMD_OK) return st;
+    taps = p->w.k[0] * p->w.k[1] * p->w.k[2];
+    cg = p->in_ch / p->group;
+    p->gm = p->out_ch / p->group;
+    p->gk = cg * taps;
+    p->gn = p->w.out[0] * p->w.out[1] * p->w.out[2];
+    if (p->gn && p->gk > MMD__ELEMS_MAX / p->gn)
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "im2col columns of %lld x %lld too large", (long long)p->gk, (long long)p->gn);
+    p->a_off = mmd__q_carve(&at, (uint64_t)p->out_ch * (uint64_t)p->gk * 2u);
+    p->b_off = mmd__q_carve(&at, (uint64_t)p->gk * (uint64_t)p->gn * 2u);
+    p->z_off = mmd__q_carve(&at, (uint64_t)p->out_ch * 2u);
+    p->c_off = mmd__q_carve(&at, p->qlinear ? (uint64_t)p->gm * (uint64_t)p->gn * 4u : 0u);
+    p->s_off = mmd__q_carve(&at, p->qlinear ? (uint64_t)p->out_ch * 4u : 0u);
+    if ((st = mmd__scratch_request(c, at)) != MMD_OK) return st;
+    p->packed = NULL;
+    if (mmd__q_known(c, p->iw, p->zw) && p->out_ch > 0 && p->gk > 0) {
+        int32_t fresh;
+        int16_t *dst = (int16_t *)mmd_kernel_packed(c, (size_t)(p->out_ch * p->gk + p->out_ch) * sizeof(int16_t), &fresh);
+        if (!dst && c->err->status != MMD_OK) return c->err->status;
+        if (dst && fresh) {
+            int16_t *zw = dst + p->out_ch * p->gk;
+            mmd__q_zero_points(c, p->zw, p->out_ch, zw);
+            for (i = 0; i < p->out_ch; ++i)
+                mmd__q_widen(wt->dtype, (const char *)wt->data + i * p->gk, p->gk, zw + i, 0, dst + i * p->gk);
+        }
+        p->packed = dst;
+    }
+    dims[0] = p->batch;
+    dims[1] = p->out_ch;
+    for (i = 0; i < nsp; ++i) dims[2 + i] = p->w.out[3 - nsp + i];
+    return mmd__set_output(c, 0, out_dtype, x->rank, dims);
+}
+
+/* The columns of one image and group: row ci * taps + tap, column the output position, value
+   x - zp, 0 where the tap falls in the padding. x points at the group's first channel. */
+static void mmd__qconv_columns(const mmd__qconv_data *p, int32_t dtype, const void *x, int16_t zp, int16_t *col) {
+    const mmd__window *w = &p->w;
+    int64_t cg = p->in_ch / p->group, ci, t0, t1, t2, o0, o1, o, lo, hi;
+    int64_t plane = w->in[0] * w->in[1] * w->in[2], ow = w->out[2];
+    for (ci = 0; ci < cg; ++ci)
+        for (t0 = 0; t0 < w->k[0]; ++t0)
+            for (t1 = 0; t1 < w->k[1]; ++t1)
+                for (t2 = 0; t2 < w->k[2]; ++t2) {
+                    int16_t *dst = col;
+                    col += p->gn;
+                    mmd__valid_range(t2 * w->d[2] - w->pad[2], w->s[2], ow, w->in[2], &lo, &hi);
+                    for (o0 = 0; o0 < w->out[0]; ++o0)
+                        for (o1 = 0; o1 < w->out[1]; ++o1, dst += ow) {
+                            int64_t i0 = o0 * w->s[0] + t0 * w->d[0] - w->pad[0];
+                            int64_t i1 = o1 * w->s[1] + t1 * w->d[1] - w->pad[1], src;
+                            if (i0 < 0 || i0 >= w->in[0] || i1 < 0 || i1 >= w->in[1] || lo >= hi) {
+                                memset(dst, 0, (size_t)ow * sizeof(int16_t));
+                                continue;
+                            }
+                            src = ci * plane + (i0 * w->in[1] + i1) * w->in[2] + t2 * w->d[2] - w->pad[2];
+                            for (o = 0; o < lo; ++o) dst[o] = 0;
+                            if (dtype == MMD_DTYPE_INT8)
+                                for (o = lo; o < hi; ++o) dst[o] = (int16_t)(((const int8_t *)x)[src + o * w->s[2]] - zp);
+                            else
+                                for (o = lo; o < hi; ++o) dst[o] = (int16_t)(((const uint8_t *)x)[src + o * w->s[2]] - zp);
+                            for (o = hi; o < ow; ++o) dst[o] = 0;
+                        }
+                }
+}
+
+static mmd_status mmd__qconv_eval(mmd_kernel_ctx *c) {
+    const mmd__qconv_data *p = (const mmd__qconv_data *)c->op_data;
+    const mmd_tensor *x = c->inputs[0], *wt = c->inputs[p->iw];
+    const int32_t *bias = p->qlinear && c->input_count > 8 && c->inputs[8] ? (const int32_t *)c->inputs[8]->data : NULL;
+    char *s = (char *)c->scratch, *y = (char *)c->outputs[0]->data;
+    int16_t *w16 = (int16_t *)(s + p->a_off), *col = (int16_t *)(s + p->b_off), *zw = (int16_t *)(s + p->z_off), zx;
+    int32_t *acc = (int32_t *)(s + p->c_off), yzp = 0, ytype = c->outputs[0]->dtype;
+    float *mult = (float *)(s + p->s_off);
+    int64_t in_plane = p->w.in[0] * p->w.in[1] * p->w.in[2], img, g, i;
+    mmd__qgemm q;
+    mmd_status st;
+    if (!p->checked && (st = mmd__qconv_check(c)) != MMD_OK) return st;
+    zx = (int16_t)mmd__q_zp_at(p->zx < c->input_count ? c->inputs[p->zx] : NULL, 0);
+    if (p->packed) {
+        w16 = (int16_t *)(uintptr_t)p->packed;
+    } else {
+        mmd__q_zero_points(c, p->zw, p->out_ch, zw);
+        for (i = 0; i < p->out_ch; ++i)
+            mmd__q_widen(wt->dtype, (const char *)wt->data + i * p->gk, p->gk, zw + i, 0, w16 + i * p->gk);
+    }
+    if (p->qlinear) {
+        float xs = mmd__q_scale_at(c->inputs[1], 0), ys = mmd__q_scale_at(c->inputs[6], 0);
+        for (i = 0; i < p->out_ch; ++i) mult[i] = xs * mmd__q_scale_at(c->inputs[4], p->w_sn > 1 ? i : 0) / ys;
+        yzp = mmd__q_zp_at(c->inputs[7], 0);
+    }
+    q.m = p->gm;
+    q.n = p->gn;
+    q.k = p->gk;
+    q.lda = p->gk;
+    q.ldb = p->gn;
+    q.ldc = p->gn;
+    q.b = col;
+    for (img = 0; img < p->batch; ++img)
+        for (g = 0; g < p->group; ++g) {
+            int64_t m0 = g * p->gm, oc = (img * p->out_ch + m0) * p->gn;
+            mmd__qconv_columns(p, x->dtype, (const char *)x->data + (img * p->in_ch + g * (p->in_ch / p->group)) * in_plane,
+                               zx, col);
+            q.a = w16 + m0 * p->gk;
+            q.c = p->qlinear ? acc : (int32_t *)(void *)y + oc;
+            mmd__qgemm_run(c, &q);
+            if (p->qlinear)
+                for (i = 0; i < p->gm; ++i)
+                    mmd__requantize_row(acc + i * p->gn, p->gn, bias ? bias[m0 + i] : 0, mult + m0 + i, 0, yzp, ytype,
+                                        y + oc + i * p->gn);
+        }
+    return MMD_OK;
+}
+
 /* ==== >>ops table ==== */
 
 /* Grouped as the sections above; lookups are a linear scan done once per node at setup. */
@@ -9248,6 +10020,14 @@ static const mmd_kernel mmd__kernels[] = {
     /* Matrix products and normalisation. */
     MMD__K(Gemm, {"", "Gemm", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__gemm_data), mmd__gemm_f32_prepare, mmd__gemm_f32_eval})
     MMD__K(MatMul, {"", "MatMul", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__matmul_data), mmd__matmul_f32_prepare, mmd__matmul_f32_eval})
+    /* Quantization (>>ops quantization). */
+    MMD__K(QuantizeLinear, {"", "QuantizeLinear", 10, 20, 0, sizeof(mmd__quant_data), mmd__quantize_prepare, mmd__quantize_eval})
+    MMD__K(DequantizeLinear, {"", "DequantizeLinear", 10, 20, 0, sizeof(mmd__quant_data), mmd__dequantize_prepare, mmd__dequantize_eval})
+    MMD__K(DynamicQuantizeLinear, {"", "DynamicQuantizeLinear", 11, MMD__OPSET_CHECKED, 0, 0, mmd__dynamic_quantize_prepare, mmd__dynamic_quantize_eval})
+    MMD__K(MatMulInteger, {"", "MatMulInteger", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__qmatmul_data), mmd__qmatmul_prepare, mmd__qmatmul_eval})
+    MMD__K(QLinearMatMul, {"", "QLinearMatMul", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__qmatmul_data), mmd__qmatmul_prepare, mmd__qmatmul_eval})
+    MMD__K(ConvInteger, {"", "ConvInteger", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__qconv_data), mmd__qconv_prepare, mmd__qconv_eval})
+    MMD__K(QLinearConv, {"", "QLinearConv", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__qconv_data), mmd__qconv_prepare, mmd__qconv_eval})
     /* ONNX Runtime's fused operators (version 1 of com.microsoft): what its optimiser writes
        and what this runtime's load-time rewrites make. */
     MMD__K(com_microsoft_FusedConv, {"com.microsoft", "FusedConv", 1, 1, 0, sizeof(mmd__conv_data), mmd__fused_conv_f32_prepare, mmd__conv_f32_eval})
