@@ -48,6 +48,8 @@
      Matrix, norms     Gemm 7, MatMul 1; Softmax, LogSoftmax, Hardmax 1 (2-D coercion before
      (float32)         13); BatchNormalization 7 (inference); InstanceNormalization, LRN 1;
                        MeanVarianceNormalization 9; LayerNormalization 17
+     Recurrent         LSTM, GRU, RNN 7 (layout from 14; every direction, activation,
+     (float32)         sequence_lens, initial state, clip, input_forget, linear_before_reset)
      Resampling and    GridSample 16 (float32, 4-D); Upsample 7-9, Resize 10 (nearest: any;
      detection         linear, cubic: Cast's dtypes); RoiAlign 10, NonMaxSuppression 10
                        (float32)
@@ -516,15 +518,18 @@ MMD_API const char *mmd_ops_isa(void) {
    operators ONNX Runtime writes into the graphs it optimises), and what the load-time rewrites
    fuse into the producing node. HardSwish and SiLU (x * sigmoid(x)) go beyond ONNX Runtime's
    list; they are this runtime's own spellings. One row function applies them, so a fused
-   activation computes exactly what the standalone operator computes. */
+   activation computes exactly what the standalone operator computes. The kinds from AFFINE on
+   are the further gate activations the recurrent ops (LSTM, GRU, RNN) name. */
 enum {
     MMD__ACT_NONE, MMD__ACT_RELU, MMD__ACT_CLIP, MMD__ACT_LEAKY_RELU, MMD__ACT_SIGMOID,
-    MMD__ACT_HARD_SIGMOID, MMD__ACT_HARD_SWISH, MMD__ACT_SILU, MMD__ACT_TANH
+    MMD__ACT_HARD_SIGMOID, MMD__ACT_HARD_SWISH, MMD__ACT_SILU, MMD__ACT_TANH, MMD__ACT_AFFINE,
+    MMD__ACT_THRESHOLDED_RELU, MMD__ACT_SCALED_TANH, MMD__ACT_ELU, MMD__ACT_SOFTSIGN, MMD__ACT_SOFTPLUS
 };
 
 typedef struct mmd__act {
     int32_t kind;                       /* MMD__ACT_* */
-    float alpha, beta;                  /* Clip: min, max; LeakyRelu: alpha; HardSigmoid: alpha, beta */
+    float alpha, beta;                  /* Clip: min, max; LeakyRelu, ThresholdedRelu, Elu: alpha;
+                                           HardSigmoid, Affine, ScaledTanh: alpha, beta */
 } mmd__act;
 
 /* Applies a to n floats in place. */
@@ -561,6 +566,25 @@ static void mmd__act_f32(const mmd__act *a, float *x, int64_t n) {
         break;
     case MMD__ACT_TANH:
         for (i = 0; i < n; ++i) x[i] = tanhf(x[i]);
+        break;
+    case MMD__ACT_AFFINE:
+        for (i = 0; i < n; ++i) x[i] = al * x[i] + be;
+        break;
+    case MMD__ACT_THRESHOLDED_RELU:
+        for (i = 0; i < n; ++i) x[i] = x[i] > al ? x[i] : 0.0f;
+        break;
+    case MMD__ACT_SCALED_TANH:
+        for (i = 0; i < n; ++i) x[i] = al * tanhf(be * x[i]);
+        break;
+    case MMD__ACT_ELU:
+        for (i = 0; i < n; ++i) x[i] = x[i] < 0.0f ? al * expm1f(x[i]) : x[i];
+        break;
+    case MMD__ACT_SOFTSIGN:
+        for (i = 0; i < n; ++i) x[i] = x[i] / (1.0f + fabsf(x[i]));
+        break;
+    case MMD__ACT_SOFTPLUS:
+        /* Written as the Softplus operator is, so that exp never overflows. */
+        for (i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] + log1pf(expf(-x[i])) : log1pf(expf(x[i]));
         break;
     default:
         break;
@@ -9884,6 +9908,423 @@ static mmd_status mmd__qconv_eval(mmd_kernel_ctx *c) {
     return MMD_OK;
 }
 
+/* ==== >>ops recurrent ==== */
+/* LSTM, GRU and RNN (opset 7 on; `layout` from 14), float32. Per direction, the input
+   projection of every time step, X * W^T, is one product through the shared GEMM into scratch
+   (rows in X's own order, so both layouts read X in place); each step then runs one product
+   H(t-1) * R^T of `batch` rows and applies the gates row by row. Constant W and R are packed
+   once at plan time (W^T and R^T as the GEMM's B). Gate orders are the spec's: LSTM i, o, f, c
+   (peepholes i, o, f), GRU z, r, h, RNN one gate.
+   sequence_lens: batch b runs lens[b] steps (a reverse direction from lens[b] - 1 down to 0);
+   its Y rows past that are zero. A length of 0 leaves zero final states. A length below 0 or
+   above seq_length fails at eval with MMD_ERR_INDEX naming it, as ONNX Runtime refuses it
+   ("Invalid value/s in sequence_lens"), rather than being clamped.
+   clip (when present, > 0) bounds every gate's input to [-clip, clip] before its activation,
+   after bias and peephole terms are added; the cell state itself is not clipped (ONNX Runtime
+   does the same). input_forget couples the forget gate to the input gate: f = 1 - i. */
+enum { MMD__RNN_SIMPLE, MMD__RNN_GRU, MMD__RNN_LSTM };
+
+typedef struct mmd__rnn_data {
+    int32_t cell;                       /* MMD__RNN_* */
+    int32_t gates;                      /* G: blocks of `hidden` rows in W and R (1, 3, 4) */
+    int32_t dirs, reverse;              /* direction count; reverse: the one direction runs backwards */
+    int32_t layout, lbr, input_forget, has_clip;
+    float clip;
+    int64_t seq, batch, input, hidden;
+    mmd__act act[2][3];                 /* per direction: f, g, h (as many as the cell uses) */
+    int32_t isa, threads;
+    const float *packed;                /* per direction W^T then R^T (GRU with lbr 0: the z, r
+                                           columns and the h columns apart), or NULL */
+    int64_t pack_w, pack_r;             /* floats of W^T's and of R^T's packs, per direction */
+    size_t gemm_bytes;                  /* scratch: the products' own, then the buffers below */
+} mmd__rnn_data;
+
+/* Case-insensitive equality of activation names, as ONNX Runtime compares them. */
+static int32_t mmd__rnn_name_eq(const char *a, const char *b) {
+    for (; *a && *b; ++a, ++b) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a;
+        char y = *b >= 'A' && *b <= 'Z' ? (char)(*b - 'A' + 'a') : *b;
+        if (x != y) return 0;
+    }
+    return *a == *b;
+}
+
+/* Reads `activations`, `activation_alpha` and `activation_beta`: per_dir functions for each
+   direction (a list of per_dir for two directions serves both). Alphas and betas are consumed
+   in order by the functions that take them; a missing one is the matching operator's default. */
+static mmd_status mmd__rnn_acts(mmd_kernel_ctx *c, mmd__rnn_data *p, int32_t per_dir,
+                                const char *const *defaults) {
+    static const char *const names[] = {"Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu",
+                                        "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu",
+                                        "Softsign", "Softplus"};
+    static const int32_t kinds[] = {MMD__ACT_RELU, MMD__ACT_TANH, MMD__ACT_SIGMOID, MMD__ACT_AFFINE,
+                                    MMD__ACT_LEAKY_RELU, MMD__ACT_THRESHOLDED_RELU, MMD__ACT_SCALED_TANH,
+                                    MMD__ACT_HARD_SIGMOID, MMD__ACT_ELU, MMD__ACT_SOFTSIGN, MMD__ACT_SOFTPLUS};
+    static const int32_t takes[] = {0, 0, 0, 2, 1, 1, 2, 2, 1, 0, 0};
+    static const float alpha0[] = {0, 0, 0, 1.0f, 0.01f, 1.0f, 1.0f, 0.2f, 1.0f, 0, 0};
+    static const float beta0[] = {0, 0, 0, 0, 0, 0, 1.0f, 0.5f, 0, 0, 0};
+    const mmd_attr *at = mmd_node_attr(c->node, "activations");
+    const float *alpha, *beta;
+    int64_t na, nb, ia = 0, ib = 0, count = per_dir, i;
+    mmd_status st;
+    if ((st = mmd_attr_get_floats(c, "activation_alpha", &alpha, &na)) != MMD_OK) return st;
+    if ((st = mmd_attr_get_floats(c, "activation_beta", &beta, &nb)) != MMD_OK) return st;
+    if (at) {
+        if (at->type != MMD_ATTR_STRINGS)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "attribute activations must be a list of strings");
+        count = at->count;
+        if (count != per_dir && count != (int64_t)per_dir * p->dirs)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has %lld activations, expects %d per direction",
+                                   (long long)count, (int)per_dir);
+    }
+    for (i = 0; i < count; ++i) {
+        const char *name = at ? at->strings[i] : defaults[i];
+        mmd__act *a = &p->act[i / per_dir][i % per_dir];
+        int32_t j;
+        for (j = 0; j < 11 && !mmd__rnn_name_eq(name, names[j]); ++j) {}
+        if (j == 11)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "activation '%s' is not one the spec lists", name);
+        a->kind = kinds[j];
+        a->alpha = takes[j] >= 1 && ia < na ? alpha[ia++] : alpha0[j];
+        a->beta = takes[j] >= 2 && ib < nb ? beta[ib++] : beta0[j];
+    }
+    if (count == per_dir && p->dirs == 2)
+        for (i = 0; i < per_dir; ++i) p->act[1][i] = p->act[0][i];
+    return MMD_OK;
+}
+
+/* Fails unless input i, when present, has the given dtype (MMD_ERR_DTYPE), rank and dims
+   (MMD_ERR_SHAPE). */
+static mmd_status mmd__rnn_want_dims(mmd_kernel_ctx *c, int32_t i, int32_t dtype, int32_t rank, const int64_t *dims,
+                                     const char *what) {
+    const mmd_tensor *t = i < c->input_count ? c->inputs[i] : NULL;
+    char got[96], want[96];
+    int32_t d, ok;
+    if (!t) return MMD_OK;
+    if (t->dtype != dtype)
+        return mmd_kernel_fail(c, MMD_ERR_DTYPE, "%s is %s, expects %s", what, mmd_dtype_name(t->dtype),
+                               mmd_dtype_name(dtype));
+    ok = t->rank == rank;
+    for (d = 0; ok && d < rank; ++d) ok = t->dims[d] == dims[d];
+    if (ok) return MMD_OK;
+    return mmd_kernel_fail(c, MMD_ERR_SHAPE, "%s has shape %s, expects %s", what,
+                           mmd__dims_text(got, sizeof got, t->rank, t->dims), mmd__dims_text(want, sizeof want, rank, dims));
+}
+
+/* Scratch floats, each part rounded to 64 bytes: the projections X * W^T of one direction
+   (seq * batch * G * hidden), one step's H * R^T (batch * G * hidden), H, C, r (.) H, and the
+   summed biases (G * hidden, plus GRU's Rbh). */
+static int64_t mmd__rnn_part(int64_t n) { return mmd__round_up(n, 16); }
+
+static mmd_status mmd__rnn_prepare(mmd_kernel_ctx *c, int32_t cell) {
+    static const char *const lstm0[] = {"Sigmoid", "Tanh", "Tanh"};
+    static const char *const gru0[] = {"Sigmoid", "Tanh"};
+    static const char *const rnn0[] = {"Tanh"};
+    static const char *const directions[] = {"forward", "reverse", "bidirectional", NULL};
+    mmd__rnn_data *p = (mmd__rnn_data *)c->op_data;
+    const mmd_tensor *x, *w, *r;
+    int32_t max_in = cell == MMD__RNN_LSTM ? 8 : 6, max_out = cell == MMD__RNN_LSTM ? 3 : 2, dir, i;
+    int64_t layout = 0, attr, gh, dims[4], floats;
+    uint64_t gemm;
+    mmd_status st;
+    memset(p, 0, sizeof *p);
+    p->cell = cell;
+    p->gates = cell == MMD__RNN_LSTM ? 4 : cell == MMD__RNN_GRU ? 3 : 1;
+    if (c->input_count < 3 || c->input_count > max_in)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has %d inputs, expects 3 to %d", (int)c->input_count, (int)max_in);
+    if (c->output_count > max_out)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "has %d outputs, expects at most %d", (int)c->output_count,
+                               (int)max_out);
+    for (i = 0; i < c->input_count; ++i) {
+        const mmd_tensor *t = c->inputs[i];
+        if (!t && i < 3) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "input %d is required", (int)i);
+        if (t && !mmd__dims_bounded(t->rank, t->dims))
+            return mmd_kernel_fail(c, MMD_ERR_LIMIT, "input %d has rank %d or too many elements", (int)i, (int)t->rank);
+    }
+    if ((st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32)) != MMD_OK) return st;
+    for (i = 0; i < 3; ++i)
+        if ((st = mmd__want_rank(c, i, 3, 3)) != MMD_OK) return st;
+    x = c->inputs[0];
+    w = c->inputs[1];
+    r = c->inputs[2];
+    if ((st = mmd__detect_pick(c, "direction", "forward", directions, &dir)) != MMD_OK) return st;
+    p->dirs = dir == 2 ? 2 : 1;
+    p->reverse = dir == 1;
+    if (c->opset >= 14 && (st = mmd_attr_get_int(c, "layout", 0, &layout)) != MMD_OK) return st;
+    if (layout != 0 && layout != 1)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "attribute layout = %lld, expects 0 or 1", (long long)layout);
+    p->layout = (int32_t)layout;
+    p->seq = x->dims[layout ? 1 : 0];
+    p->batch = x->dims[layout ? 0 : 1];
+    p->input = x->dims[2];
+    if (w->dims[1] % p->gates)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "W has %lld rows, not a multiple of %d gates", (long long)w->dims[1],
+                               (int)p->gates);
+    p->hidden = w->dims[1] / p->gates;
+    gh = p->gates * p->hidden;
+    if ((st = mmd_attr_get_int(c, "hidden_size", p->hidden, &attr)) != MMD_OK) return st;
+    if (attr != p->hidden)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "hidden_size = %lld, but W has %lld rows for %d gates", (long long)attr,
+                               (long long)w->dims[1], (int)p->gates);
+    dims[0] = p->dirs, dims[1] = gh, dims[2] = p->input;
+    if ((st = mmd__rnn_want_dims(c, 1, MMD_DTYPE_FLOAT32, 3, dims, "W")) != MMD_OK) return st;
+    dims[2] = p->hidden;
+    if ((st = mmd__rnn_want_dims(c, 2, MMD_DTYPE_FLOAT32, 3, dims, "R")) != MMD_OK) return st;
+    dims[1] = 2 * gh;
+    if ((st = mmd__rnn_want_dims(c, 3, MMD_DTYPE_FLOAT32, 2, dims, "B")) != MMD_OK) return st;
+    if ((st = mmd__rnn_want_dims(c, 4, MMD_DTYPE_INT32, 1, &p->batch, "sequence_lens")) != MMD_OK) return st;
+    dims[0] = layout ? p->batch : p->dirs;
+    dims[1] = layout ? p->dirs : p->batch;
+    dims[2] = p->hidden;
+    if ((st = mmd__rnn_want_dims(c, 5, MMD_DTYPE_FLOAT32, 3, dims, "initial_h")) != MMD_OK) return st;
+    if ((st = mmd__rnn_want_dims(c, 6, MMD_DTYPE_FLOAT32, 3, dims, "initial_c")) != MMD_OK) return st;
+    dims[0] = p->dirs, dims[1] = 3 * p->hidden;
+    if ((st = mmd__rnn_want_dims(c, 7, MMD_DTYPE_FLOAT32, 2, dims, "P")) != MMD_OK) return st;
+    if (mmd_node_attr(c->node, "clip")) {
+        if ((st = mmd_attr_get_float(c, "clip", 0.0f, &p->clip)) != MMD_OK) return st;
+        if (!(p->clip > 0.0f))
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "attribute clip = %g, expects a positive number",
+                                   (double)p->clip);
+        p->has_clip = 1;
+    }
+    if ((st = mmd_attr_get_int(c, "linear_before_reset", 0, &attr)) != MMD_OK) return st;
+    if (attr != 0 && attr != 1)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "attribute linear_before_reset = %lld, expects 0 or 1",
+                               (long long)attr);
+    p->lbr = cell == MMD__RNN_GRU && attr;
+    if ((st = mmd_attr_get_int(c, "input_forget", 0, &attr)) != MMD_OK) return st;
+    if (attr != 0 && attr != 1)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "attribute input_forget = %lld, expects 0 or 1", (long long)attr);
+    p->input_forget = cell == MMD__RNN_LSTM && attr;
+    st = mmd__rnn_acts(c, p, p->gates == 4 ? 3 : p->gates == 3 ? 2 : 1,
+                       cell == MMD__RNN_LSTM ? lstm0 : cell == MMD__RNN_GRU ? gru0 : rnn0);
+    if (st != MMD_OK) return st;
+
+    /* Outputs: Y, Y_h and (LSTM) Y_c, each optional. */
+    if (layout) dims[0] = p->batch, dims[1] = p->seq, dims[2] = p->dirs;
+    else dims[0] = p->seq, dims[1] = p->dirs, dims[2] = p->batch;
+    dims[3] = p->hidden;
+    if (c->output_count > 0 && c->outputs[0] && (st = mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, 4, dims)) != MMD_OK)
+        return st;
+    dims[0] = layout ? p->batch : p->dirs;
+    dims[1] = layout ? p->dirs : p->batch;
+    dims[2] = p->hidden;
+    for (i = 1; i < c->output_count; ++i)
+        if (c->outputs[i] && (st = mmd__set_output(c, i, MMD_DTYPE_FLOAT32, 3, dims)) != MMD_OK) return st;
+
+    /* Scratch: the largest of the three products' own, then the buffers. */
+    p->isa = mmd__isa();
+    p->threads = c->threads > 1 ? c->threads : 1;
+    gemm = mmd__gemm_scratch(p->seq * p->batch, gh, p->input, p->isa, p->threads);
+    if (mmd__gemm_scratch(p->batch, gh, p->hidden, p->isa, p->threads) > gemm)
+        gemm = mmd__gemm_scratch(p->batch, gh, p->hidden, p->isa, p->threads);
+    p->gemm_bytes = (size_t)mmd__round_up((int64_t)gemm, 64);
+    floats = mmd__rnn_part(p->seq * p->batch * gh) + mmd__rnn_part(p->batch * gh) + 3 * mmd__rnn_part(p->batch * p->hidden) +
+             mmd__rnn_part(gh + p->hidden);
+    if ((st = mmd__scratch_request(c, (uint64_t)p->gemm_bytes + (uint64_t)floats * sizeof(float))) != MMD_OK) return st;
+
+    /* W^T and R^T packed once when both are constants. */
+    p->pack_w = mmd__rnn_part(mmd__gemm_packed_b_size(p->input, gh, p->isa));
+    p->pack_r = cell == MMD__RNN_GRU && !p->lbr
+                    ? mmd__rnn_part(mmd__gemm_packed_b_size(p->hidden, 2 * p->hidden, p->isa)) +
+                          mmd__rnn_part(mmd__gemm_packed_b_size(p->hidden, p->hidden, p->isa))
+                    : mmd__rnn_part(mmd__gemm_packed_b_size(p->hidden, gh, p->isa));
+    if (mmd_tensor_is_const(w) && mmd_tensor_is_const(r) && p->input > 0 && p->hidden > 0) {
+        int32_t fresh, d;
+        float *dst = (float *)mmd_kernel_packed(c, (size_t)(p->dirs * (p->pack_w + p->pack_r)) * sizeof(float), &fresh);
+        if (!dst && c->err->status != MMD_OK) return c->err->status;
+        for (d = 0; dst && fresh && d < p->dirs; ++d) {
+            const float *wd = (const float *)w->data + d * gh * p->input;
+            const float *rd = (const float *)r->data + d * gh * p->hidden;
+            float *pw = dst + d * (p->pack_w + p->pack_r), *pr = pw + p->pack_w;
+            mmd__gemm_pack_b(wd, 1, p->input, p->input, gh, p->isa, pw);
+            if (cell == MMD__RNN_GRU && !p->lbr) {
+                mmd__gemm_pack_b(rd, 1, p->hidden, p->hidden, 2 * p->hidden, p->isa, pr);
+                pr += mmd__rnn_part(mmd__gemm_packed_b_size(p->hidden, 2 * p->hidden, p->isa));
+                mmd__gemm_pack_b(rd + 2 * p->hidden * p->hidden, 1, p->hidden, p->hidden, p->hidden, p->isa, pr);
+            } else {
+                mmd__gemm_pack_b(rd, 1, p->hidden, p->hidden, gh, p->isa, pr);
+            }
+        }
+        p->packed = dst;
+    }
+    return MMD_OK;
+}
+
+static mmd_status mmd__lstm_f32_prepare(mmd_kernel_ctx *c) { return mmd__rnn_prepare(c, MMD__RNN_LSTM); }
+static mmd_status mmd__gru_f32_prepare(mmd_kernel_ctx *c) { return mmd__rnn_prepare(c, MMD__RNN_GRU); }
+static mmd_status mmd__rnn_f32_prepare(mmd_kernel_ctx *c) { return mmd__rnn_prepare(c, MMD__RNN_SIMPLE); }
+
+/* x limited to [-clip, clip] when the node has a clip; comparisons keep NaN. */
+static void mmd__rnn_clip(const mmd__rnn_data *p, float *x, int64_t n) {
+    int64_t i;
+    if (!p->has_clip) return;
+    for (i = 0; i < n; ++i) x[i] = x[i] < -p->clip ? -p->clip : x[i] > p->clip ? p->clip : x[i];
+}
+
+/* One product C (m x n, row stride ldc) = A (m x k, row-major) * B^T, B being n x k rows
+   (W or R as stored) or its pack. */
+static void mmd__rnn_product(const mmd_kernel_ctx *c, const mmd__rnn_data *p, int64_t m, int64_t n, int64_t k,
+                             const float *a, const float *b, const float *b_packed, float *out, int64_t ldc) {
+    mmd__gemm g;
+    memset(&g, 0, sizeof g);
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.a = a;
+    g.a_rs = k;
+    g.a_cs = 1;
+    g.b = b;
+    g.b_packed = b_packed;
+    g.b_rs = 1;
+    g.b_cs = k;
+    g.c = out;
+    g.ldc = ldc;
+    g.isa = p->isa;
+    mmd__gemm_run(c, &g, c->scratch, p->threads);
+}
+
+static mmd_status mmd__rnn_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__rnn_data *p = (const mmd__rnn_data *)c->op_data;
+    mmd_tensor *const *in = c->inputs;
+    const float *x = (const float *)in[0]->data;
+    const float *bias_in = c->input_count > 3 && in[3] ? (const float *)in[3]->data : NULL;
+    const int32_t *lens = c->input_count > 4 && in[4] ? (const int32_t *)in[4]->data : NULL;
+    const float *h0 = c->input_count > 5 && in[5] ? (const float *)in[5]->data : NULL;
+    const float *c0 = c->input_count > 6 && in[6] ? (const float *)in[6]->data : NULL;
+    const float *peep = c->input_count > 7 && in[7] ? (const float *)in[7]->data : NULL;
+    float *y = c->output_count > 0 && c->outputs[0] ? (float *)c->outputs[0]->data : NULL;
+    float *yh = c->output_count > 1 && c->outputs[1] ? (float *)c->outputs[1]->data : NULL;
+    float *yc = c->output_count > 2 && c->outputs[2] ? (float *)c->outputs[2]->data : NULL;
+    int64_t H = p->hidden, B = p->batch, T = p->seq, gh = p->gates * H, steps = 0, b, d, s, j;
+    float *xw = (float *)((char *)c->scratch + p->gemm_bytes);
+    float *hr = xw + mmd__rnn_part(T * B * gh);
+    float *h = hr + mmd__rnn_part(B * gh);
+    float *cs = h + mmd__rnn_part(B * H);
+    float *rh = cs + mmd__rnn_part(B * H);
+    float *bx = rh + mmd__rnn_part(B * H), *bh = bx + gh;
+    for (b = 0; b < B; ++b) {
+        int64_t len = lens ? lens[b] : T;
+        if (len < 0 || len > T)
+            return mmd_kernel_fail(c, MMD_ERR_INDEX, "sequence_lens[%lld] = %lld is outside [0, %lld]", (long long)b,
+                                   (long long)len, (long long)T);
+        if (len > steps) steps = len;
+    }
+    if (y) memset(y, 0, (size_t)(T * p->dirs * B * H) * sizeof(float));
+    for (d = 0; d < p->dirs; ++d) {
+        const float *wd = (const float *)in[1]->data + d * gh * p->input;
+        const float *rd = (const float *)in[2]->data + d * gh * H;
+        const float *pw = p->packed ? p->packed + d * (p->pack_w + p->pack_r) : NULL;
+        const float *pr = pw ? pw + p->pack_w : NULL;
+        const float *pd = peep ? peep + d * 3 * H : NULL;
+        const mmd__act *act = p->act[d];
+        int32_t backward = p->reverse || d == 1;
+        mmd__rnn_product(c, p, T * B, gh, p->input, x, wd, pw, xw, gh);
+        for (j = 0; j < gh; ++j) bx[j] = bias_in ? bias_in[d * 2 * gh + j] + bias_in[d * 2 * gh + gh + j] : 0.0f;
+        for (j = 0; j < H; ++j) {
+            /* With linear_before_reset, Rbh is added to H * Rh^T before r scales it. */
+            bh[j] = p->lbr && bias_in ? bias_in[d * 2 * gh + gh + 2 * H + j] : 0.0f;
+            if (p->lbr && bias_in) bx[2 * H + j] = bias_in[d * 2 * gh + 2 * H + j];
+        }
+        for (b = 0; b < B; ++b) {
+            int64_t at = (p->layout ? b * p->dirs + d : d * B + b) * H;
+            for (j = 0; j < H; ++j) {
+                h[b * H + j] = h0 ? h0[at + j] : 0.0f;
+                cs[b * H + j] = c0 ? c0[at + j] : 0.0f;
+            }
+        }
+        for (s = 0; s < steps; ++s) {
+            if (p->cell == MMD__RNN_GRU && !p->lbr)
+                mmd__rnn_product(c, p, B, 2 * H, H, h, rd, pr, hr, gh);
+            else
+                mmd__rnn_product(c, p, B, gh, H, h, rd, pr, hr, gh);
+            for (b = 0; b < B; ++b) {
+                int64_t len = lens ? lens[b] : T, t = backward ? len - 1 - s : s;
+                const float *xr = xw + (p->layout ? b * T + t : t * B + b) * gh;
+                float *g = hr + b * gh, *hb = h + b * H, *cb = cs + b * H;
+                if (s >= len) {
+                    if (p->cell == MMD__RNN_GRU) memset(rh + b * H, 0, (size_t)H * sizeof(float));
+                    continue;
+                }
+                /* GRU's h gate is summed below, once its recurrent term is known. */
+                for (j = 0; j < (p->cell == MMD__RNN_GRU ? 2 * H : gh); ++j) g[j] += xr[j] + bx[j];
+                if (p->cell == MMD__RNN_SIMPLE) {
+                    mmd__rnn_clip(p, g, H);
+                    mmd__act_f32(&act[0], g, H);
+                    memcpy(hb, g, (size_t)H * sizeof(float));
+                } else if (p->cell == MMD__RNN_GRU) {
+                    /* z and r; r (.) H for the h gate's product, or r (.) (H * Rh^T + Rbh). */
+                    mmd__rnn_clip(p, g, 2 * H);
+                    mmd__act_f32(&act[0], g, 2 * H);
+                    for (j = 0; j < H; ++j) rh[b * H + j] = g[H + j] * hb[j];
+                    if (p->lbr)
+                        for (j = 0; j < H; ++j)
+                            g[2 * H + j] = xr[2 * H + j] + bx[2 * H + j] + g[H + j] * (g[2 * H + j] + bh[j]);
+                } else {
+                    float *gi = g, *go = g + H, *gf = g + 2 * H, *gc = g + 3 * H;
+                    if (pd)
+                        for (j = 0; j < H; ++j) {
+                            gi[j] += pd[j] * cb[j];
+                            gf[j] += pd[2 * H + j] * cb[j];
+                        }
+                    mmd__rnn_clip(p, gi, H);
+                    mmd__act_f32(&act[0], gi, H);
+                    if (p->input_forget) {
+                        for (j = 0; j < H; ++j) gf[j] = 1.0f - gi[j];
+                    } else {
+                        mmd__rnn_clip(p, gf, H);
+                        mmd__act_f32(&act[0], gf, H);
+                    }
+                    mmd__rnn_clip(p, gc, H);
+                    mmd__act_f32(&act[1], gc, H);
+                    for (j = 0; j < H; ++j) cb[j] = gf[j] * cb[j] + gi[j] * gc[j];
+                    if (pd)
+                        for (j = 0; j < H; ++j) go[j] += pd[H + j] * cb[j];
+                    mmd__rnn_clip(p, go, H);
+                    mmd__act_f32(&act[0], go, H);
+                    memcpy(gi, cb, (size_t)H * sizeof(float));
+                    mmd__act_f32(&act[2], gi, H);
+                    for (j = 0; j < H; ++j) hb[j] = go[j] * gi[j];
+                }
+            }
+            if (p->cell == MMD__RNN_GRU) {
+                /* The h gate: (r (.) H) * Rh^T joins its projection; then H = (1 - z) h + z H. */
+                if (!p->lbr)
+                    mmd__rnn_product(c, p, B, H, H, rh, rd + 2 * H * H,
+                                     pr ? pr + mmd__rnn_part(mmd__gemm_packed_b_size(H, 2 * H, p->isa)) : NULL,
+                                     hr + 2 * H, gh);
+                for (b = 0; b < B; ++b) {
+                    int64_t len = lens ? lens[b] : T, t = backward ? len - 1 - s : s;
+                    const float *xr = xw + (p->layout ? b * T + t : t * B + b) * gh;
+                    float *g = hr + b * gh, *hb = h + b * H;
+                    if (s >= len) continue;
+                    if (!p->lbr)
+                        for (j = 0; j < H; ++j) g[2 * H + j] += xr[2 * H + j] + bx[2 * H + j];
+                    mmd__rnn_clip(p, g + 2 * H, H);
+                    mmd__act_f32(&act[1], g + 2 * H, H);
+                    for (j = 0; j < H; ++j) hb[j] = (1.0f - g[j]) * g[2 * H + j] + g[j] * hb[j];
+                }
+            }
+            for (b = 0; y && b < B; ++b) {
+                int64_t len = lens ? lens[b] : T, t = backward ? len - 1 - s : s;
+                if (s < len)
+                    memcpy(y + (p->layout ? (b * T + t) * p->dirs + d : (t * p->dirs + d) * B + b) * H, h + b * H,
+                           (size_t)H * sizeof(float));
+            }
+        }
+        for (b = 0; b < B; ++b) {
+            int64_t at = (p->layout ? b * p->dirs + d : d * B + b) * H;
+            int32_t ran = !lens || lens[b] > 0;
+            for (j = 0; j < H; ++j) {
+                if (yh) yh[at + j] = ran ? h[b * H + j] : 0.0f;
+                if (yc) yc[at + j] = ran ? cs[b * H + j] : 0.0f;
+            }
+        }
+    }
+    return MMD_OK;
+}
+
+
 /* ==== >>ops table ==== */
 
 /* Grouped as the sections above; lookups are a linear scan done once per node at setup. */
@@ -10039,6 +10480,10 @@ static const mmd_kernel mmd__kernels[] = {
     MMD__K(QLinearMatMul, {"", "QLinearMatMul", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__qmatmul_data), mmd__qmatmul_prepare, mmd__qmatmul_eval})
     MMD__K(ConvInteger, {"", "ConvInteger", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__qconv_data), mmd__qconv_prepare, mmd__qconv_eval})
     MMD__K(QLinearConv, {"", "QLinearConv", 10, MMD__OPSET_CHECKED, 0, sizeof(mmd__qconv_data), mmd__qconv_prepare, mmd__qconv_eval})
+    /* Recurrent layers. */
+    MMD__K(LSTM, {"", "LSTM", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__rnn_data), mmd__lstm_f32_prepare, mmd__rnn_f32_eval})
+    MMD__K(GRU, {"", "GRU", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__rnn_data), mmd__gru_f32_prepare, mmd__rnn_f32_eval})
+    MMD__K(RNN, {"", "RNN", 7, MMD__OPSET_CHECKED, 0, sizeof(mmd__rnn_data), mmd__rnn_f32_prepare, mmd__rnn_f32_eval})
     /* ONNX Runtime's fused operators (version 1 of com.microsoft): what its optimiser writes
        and what this runtime's load-time rewrites make. */
     MMD__K(com_microsoft_FusedConv, {"com.microsoft", "FusedConv", 1, 1, 0, sizeof(mmd__conv_data), mmd__fused_conv_f32_prepare, mmd__conv_f32_eval})
