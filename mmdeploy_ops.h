@@ -10210,7 +10210,7 @@ static mmd_status mmd__rnn_f32_eval(mmd_kernel_ctx *c) {
                                    (long long)len, (long long)T);
         if (len > steps) steps = len;
     }
-    if (y) memset(y, 0, (size_t)(T * p->dirs * B * H) * sizeof(float));
+    if (y && T * B * H > 0) memset(y, 0, (size_t)(T * p->dirs * B * H) * sizeof(float));
     for (d = 0; d < p->dirs; ++d) {
         const float *wd = (const float *)in[1]->data + d * gh * p->input;
         const float *rd = (const float *)in[2]->data + d * gh * H;
