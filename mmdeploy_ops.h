@@ -532,40 +532,44 @@ typedef struct mmd__act {
                                            HardSigmoid, Affine, ScaledTanh: alpha, beta */
 } mmd__act;
 
-/* Applies a to n floats in place. */
-static void mmd__act_f32(const mmd__act *a, float *x, int64_t n) {
+/* Applies a to n floats from x into y; x may be y (each vector is loaded before it is stored).
+   The portable loop is the definition; the vector paths compute the same formulas with the
+   same operations (no fused multiply-add, a true division where the formula divides), so they
+   give the same bits, except Sigmoid and SiLU, whose exp is mmd__exp_*'s polynomial (within
+   2 ulp of expf) and saturates past |x| = 87. */
+static void mmd__act_portable_f32(const mmd__act *a, const float *x, float *y, int64_t n) {
     float lo = a->alpha, hi = a->beta, al = a->alpha, be = a->beta;
     int64_t i;
     switch (a->kind) {
     case MMD__ACT_RELU:
-        for (i = 0; i < n; ++i) x[i] = x[i] < 0.0f ? 0.0f : x[i];
+        for (i = 0; i < n; ++i) y[i] = x[i] < 0.0f ? 0.0f : x[i];
         break;
     case MMD__ACT_CLIP:
-        for (i = 0; i < n; ++i) x[i] = x[i] < lo ? (lo > hi ? hi : lo) : x[i] > hi ? hi : x[i];
+        for (i = 0; i < n; ++i) y[i] = x[i] < lo ? (lo > hi ? hi : lo) : x[i] > hi ? hi : x[i];
         break;
     case MMD__ACT_LEAKY_RELU:
-        for (i = 0; i < n; ++i) x[i] = x[i] < 0.0f ? al * x[i] : x[i];
+        for (i = 0; i < n; ++i) y[i] = x[i] < 0.0f ? al * x[i] : x[i];
         break;
     case MMD__ACT_SIGMOID:
-        for (i = 0; i < n; ++i) x[i] = 1.0f / (1.0f + expf(-x[i]));
+        for (i = 0; i < n; ++i) y[i] = 1.0f / (1.0f + expf(-x[i]));
         break;
     case MMD__ACT_HARD_SIGMOID:
         for (i = 0; i < n; ++i) {
             float v = al * x[i] + be;
-            x[i] = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+            y[i] = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
         }
         break;
     case MMD__ACT_HARD_SWISH:
         for (i = 0; i < n; ++i) {
             float v = x[i] / 6.0f + 0.5f;
-            x[i] = x[i] * (v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v);
+            y[i] = x[i] * (v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v);
         }
         break;
     case MMD__ACT_SILU:
-        for (i = 0; i < n; ++i) x[i] = x[i] / (1.0f + expf(-x[i]));
+        for (i = 0; i < n; ++i) y[i] = x[i] / (1.0f + expf(-x[i]));
         break;
     case MMD__ACT_TANH:
-        for (i = 0; i < n; ++i) x[i] = tanhf(x[i]);
+        for (i = 0; i < n; ++i) y[i] = tanhf(x[i]);
         break;
     case MMD__ACT_AFFINE:
         for (i = 0; i < n; ++i) x[i] = al * x[i] + be;
@@ -587,8 +591,146 @@ static void mmd__act_f32(const mmd__act *a, float *x, int64_t n) {
         for (i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] + log1pf(expf(-x[i])) : log1pf(expf(x[i]));
         break;
     default:
+        if (x != y) memcpy(y, x, (size_t)n * sizeof(float));
         break;
     }
+}
+
+#if defined(MMD__X86)
+/* exp of 16 (8) floats: Cephes' expf, 2^k * e^r with k = round(x / ln 2), r = x - k ln 2 in two
+   parts and a degree-5 polynomial for e^r, within 2 ulp of libm's expf for x in [-87.3, 88];
+   below that it gives 0, above it exp(88). Sigmoid and SiLU need only that saturation and
+   Softmax feeds it x - max <= 0. NaN stays NaN. */
+MMD__TARGET_AVX512 static __m512 mmd__exp_avx512(__m512 x) {
+    __mmask16 under = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.33654f), _CMP_LT_OQ);
+    __m512 k, r, p;
+    x = _mm512_min_ps(_mm512_set1_ps(88.0f), _mm512_max_ps(_mm512_set1_ps(-87.33654f), x));
+    k = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), r);
+    p = _mm512_fmadd_ps(_mm512_set1_ps(1.9875691500e-4f), r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    k = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(k), _mm512_set1_epi32(127)), 23));
+    return _mm512_maskz_mul_ps((__mmask16)~under, p, k);
+}
+
+MMD__TARGET_AVX2 static __m256 mmd__exp_avx2(__m256 x) {
+    __m256 under = _mm256_cmp_ps(x, _mm256_set1_ps(-87.33654f), _CMP_LT_OQ), k, r, p;
+    x = _mm256_min_ps(_mm256_set1_ps(88.0f), _mm256_max_ps(_mm256_set1_ps(-87.33654f), x));
+    k = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(k, _mm256_set1_ps(-2.12194440e-4f), r);
+    p = _mm256_fmadd_ps(_mm256_set1_ps(1.9875691500e-4f), r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    k = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23));
+    return _mm256_andnot_ps(under, _mm256_mul_ps(p, k));
+}
+
+/* Lanes [0, rem) of an AVX2 vector, for masked loads and stores of a row's last elements. */
+MMD__TARGET_AVX2 static __m256i mmd__tail_avx2(int64_t rem) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(rem < 8 ? rem : 8)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/* The lanes of a 16-float step at i of n: all of them but in the last step. */
+#define MMD__MASK16(i, n) ((n) - (i) >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << ((n) - (i))) - 1u))
+
+/* One loop per activation, the formula a vector expression of v; max and min take the bound
+   first so that a NaN input (their second operand) passes through, as the comparisons of the
+   portable loop let it. */
+#define MMD__ACT_AVX512(expr)                                                                   \
+    for (i = 0; i < n; i += 16) {                                                               \
+        __mmask16 m = MMD__MASK16(i, n);                                                        \
+        __m512 v = _mm512_maskz_loadu_ps(m, x + i);                                             \
+        _mm512_mask_storeu_ps(y + i, m, expr);                                                  \
+    }                                                                                           \
+    break;
+#define MMD__ACT_AVX2(expr)                                                                     \
+    for (i = 0; i < n; i += 8) {                                                                \
+        __m256i m = mmd__tail_avx2(n - i);                                                      \
+        __m256 v = _mm256_maskload_ps(x + i, m);                                                \
+        _mm256_maskstore_ps(y + i, m, expr);                                                    \
+    }                                                                                           \
+    break;
+
+MMD__TARGET_AVX512 static void mmd__act_avx512_f32(const mmd__act *a, const float *x, float *y, int64_t n) {
+    const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f), sign = _mm512_set1_ps(-0.0f);
+    const __m512 al = _mm512_set1_ps(a->alpha), be = _mm512_set1_ps(a->beta);
+    const __m512 six = _mm512_set1_ps(6.0f), half = _mm512_set1_ps(0.5f);
+    int64_t i;
+    switch (a->kind) {
+    case MMD__ACT_RELU: MMD__ACT_AVX512(_mm512_max_ps(zero, v))
+    case MMD__ACT_CLIP: MMD__ACT_AVX512(_mm512_min_ps(be, _mm512_max_ps(al, v)))
+    case MMD__ACT_LEAKY_RELU: MMD__ACT_AVX512(_mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ), al, v))
+    case MMD__ACT_SIGMOID:
+        MMD__ACT_AVX512(_mm512_div_ps(one, _mm512_add_ps(one, mmd__exp_avx512(_mm512_xor_ps(v, sign)))))
+    case MMD__ACT_HARD_SIGMOID:
+        MMD__ACT_AVX512(_mm512_min_ps(one, _mm512_max_ps(zero, _mm512_add_ps(_mm512_mul_ps(al, v), be))))
+    case MMD__ACT_HARD_SWISH:
+        MMD__ACT_AVX512(_mm512_mul_ps(v, _mm512_min_ps(one, _mm512_max_ps(zero, _mm512_add_ps(_mm512_div_ps(v, six), half)))))
+    case MMD__ACT_SILU:
+        MMD__ACT_AVX512(_mm512_div_ps(v, _mm512_add_ps(one, mmd__exp_avx512(_mm512_xor_ps(v, sign)))))
+    default:
+        mmd__act_portable_f32(a, x, y, n);
+        break;
+    }
+}
+
+MMD__TARGET_AVX2 static void mmd__act_avx2_f32(const mmd__act *a, const float *x, float *y, int64_t n) {
+    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), sign = _mm256_set1_ps(-0.0f);
+    const __m256 al = _mm256_set1_ps(a->alpha), be = _mm256_set1_ps(a->beta);
+    const __m256 six = _mm256_set1_ps(6.0f), half = _mm256_set1_ps(0.5f);
+    int64_t i;
+    switch (a->kind) {
+    case MMD__ACT_RELU: MMD__ACT_AVX2(_mm256_max_ps(zero, v))
+    case MMD__ACT_CLIP: MMD__ACT_AVX2(_mm256_min_ps(be, _mm256_max_ps(al, v)))
+    case MMD__ACT_LEAKY_RELU:
+        MMD__ACT_AVX2(_mm256_blendv_ps(v, _mm256_mul_ps(al, v), _mm256_cmp_ps(v, zero, _CMP_LT_OQ)))
+    case MMD__ACT_SIGMOID:
+        MMD__ACT_AVX2(_mm256_div_ps(one, _mm256_add_ps(one, mmd__exp_avx2(_mm256_xor_ps(v, sign)))))
+    case MMD__ACT_HARD_SIGMOID:
+        MMD__ACT_AVX2(_mm256_min_ps(one, _mm256_max_ps(zero, _mm256_add_ps(_mm256_mul_ps(al, v), be))))
+    case MMD__ACT_HARD_SWISH:
+        MMD__ACT_AVX2(_mm256_mul_ps(v, _mm256_min_ps(one, _mm256_max_ps(zero, _mm256_add_ps(_mm256_div_ps(v, six), half)))))
+    case MMD__ACT_SILU:
+        MMD__ACT_AVX2(_mm256_div_ps(v, _mm256_add_ps(one, mmd__exp_avx2(_mm256_xor_ps(v, sign)))))
+    default:
+        mmd__act_portable_f32(a, x, y, n);
+        break;
+    }
+}
+#undef MMD__ACT_AVX512
+#undef MMD__ACT_AVX2
+#endif
+
+/* Applies a to n floats from x into y (x may be y) with the widest path this CPU has. */
+static void mmd__act_map_f32(const mmd__act *a, const float *x, float *y, int64_t n) {
+#if defined(MMD__X86)
+    int32_t isa = mmd__isa();
+    if (isa == MMD__ISA_AVX512) {
+        mmd__act_avx512_f32(a, x, y, n);
+        return;
+    }
+    if (isa == MMD__ISA_AVX2) {
+        mmd__act_avx2_f32(a, x, y, n);
+        return;
+    }
+#endif
+    mmd__act_portable_f32(a, x, y, n);
+}
+
+/* Applies a to n floats in place. */
+static void mmd__act_f32(const mmd__act *a, float *x, int64_t n) {
+    mmd__act_map_f32(a, x, x, n);
 }
 
 /* Reads a fused activation from the node: `activation` (absent: none) with its parameters in
@@ -840,6 +982,45 @@ static mmd_status mmd__get_ints(mmd_kernel_ctx *c, int32_t from_input, int32_t i
 }
 
 /* ==== >>ops broadcasting ==== */
+
+/* ---- splitting a loop over threads ---------------------------------------------------------- */
+
+/* A share of a loop: fn(data, lo, hi) does iterations [lo, hi). */
+typedef void (*mmd__range_fn)(void *data, int64_t lo, int64_t hi);
+
+typedef struct mmd__range_job {
+    mmd__range_fn fn;
+    void *data;
+    int64_t n, step;
+} mmd__range_job;
+
+static void mmd__range_task(void *ctx, int32_t index) {
+    const mmd__range_job *j = (const mmd__range_job *)ctx;
+    int64_t lo = (int64_t)index * j->step, hi = j->n - lo > j->step ? lo + j->step : j->n;
+    if (lo < hi) j->fn(j->data, lo, hi);
+}
+
+/* Runs fn over [0, n) on up to c->threads threads (mmd_kernel_parallel): one share per thread,
+   each a multiple of `align` iterations (but the last) and at least `grain` of them, so that a
+   small loop stays on the calling thread and wakes nobody. Each iteration is computed the
+   same way whichever share it falls in, which keeps results independent of the thread count. */
+static void mmd__parallel_range(const mmd_kernel_ctx *c, int64_t n, int64_t grain, int64_t align,
+                                mmd__range_fn fn, void *data) {
+    mmd__range_job j;
+    int64_t parts = c->threads > 1 ? c->threads : 1;
+    if (grain < 1) grain = 1;
+    if (parts > n / grain) parts = n / grain;
+    if (parts <= 1) {
+        if (n > 0) fn(data, 0, n);
+        return;
+    }
+    j.fn = fn;
+    j.data = data;
+    j.n = n;
+    j.step = ((n + parts - 1) / parts + align - 1) / align * align;
+    mmd_kernel_parallel(c, mmd__range_task, &j, (int32_t)((n + j.step - 1) / j.step));
+}
+
 
 /* Walks up to three operands over one shape: operand 0 is written, 1 and 2 are read. Each has
    its own element strides, 0 along axes it is broadcast on, so the same walk serves numpy
@@ -1440,7 +1621,32 @@ typedef struct mmd__map_data {
     mmd__row_fn row;
     uint64_t prm[2];                    /* the row's parameters: two floats (the attributes)
                                            or two elements of X's dtype (Clip's bounds) */
+    mmd__act act;                       /* float32 activations: the vector path (kind NONE:
+                                           the row) */
 } mmd__map_data;
+
+/* The activations mmd__act_map_f32 computes for float32 maps, by op_type; what it computes is
+   what their rows compute. */
+static const struct {
+    const char *op_type;
+    int32_t kind;
+} mmd__map_acts[] = {{"Relu", MMD__ACT_RELU}, {"LeakyRelu", MMD__ACT_LEAKY_RELU}, {"Sigmoid", MMD__ACT_SIGMOID},
+                     {"HardSigmoid", MMD__ACT_HARD_SIGMOID}, {"HardSwish", MMD__ACT_HARD_SWISH},
+                     {"Tanh", MMD__ACT_TANH}, {"Clip", MMD__ACT_CLIP}};
+
+/* Sets p->act for a float32 input whose op has an activation (its parameters are the map's
+   float parameters; Clip's bounds are read again in eval). */
+static void mmd__map_act(mmd_kernel_ctx *c, mmd__map_data *p) {
+    const float *prm = (const float *)p->prm;
+    size_t i;
+    if (c->inputs[0]->dtype != MMD_DTYPE_FLOAT32) return;
+    for (i = 0; i < sizeof mmd__map_acts / sizeof mmd__map_acts[0]; ++i)
+        if (!strcmp(c->node->op_type, mmd__map_acts[i].op_type)) {
+            p->act.kind = mmd__map_acts[i].kind;
+            p->act.alpha = prm[0];
+            p->act.beta = prm[1];
+        }
+}
 
 /* Input 0 and up to max_in - 1 parameter inputs; output of input 0's shape and of the dtype
    the row table gives. */
@@ -1466,6 +1672,7 @@ static mmd_status mmd__map_any_prepare(mmd_kernel_ctx *c) {
     if (st == MMD_OK) st = mmd__map_setup(c, m->rows, 1);
     for (i = 0; i < 2 && st == MMD_OK; ++i)
         st = m->attr[i] ? mmd_attr_get_float(c, m->attr[i], m->def[i], &prm[i]) : MMD_OK;
+    if (st == MMD_OK) mmd__map_act(c, p);
     return st;
 }
 
@@ -1530,15 +1737,33 @@ static mmd_status mmd__clip_any_prepare(mmd_kernel_ctx *c) {
                                    c->inputs[i + 1]->name ? c->inputs[i + 1]->name : "");
         c->scratch_size = sizeof p->prm;
     }
+    mmd__map_act(c, p);
     return MMD_OK;
 }
 
+/* An activation over float32 elements [lo, hi), a share of mmd__map_any_eval's. */
+typedef struct mmd__act_job {
+    mmd__act act;
+    const float *x;
+    float *y;
+} mmd__act_job;
+
+static void mmd__act_range(void *data, int64_t lo, int64_t hi) {
+    const mmd__act_job *j = (const mmd__act_job *)data;
+    mmd__act_map_f32(&j->act, j->x + lo, j->y + lo, hi - lo);
+}
+
+/* Elements per thread below which an elementwise loop is not worth waking a thread for. */
+#define MMD__EW_GRAIN ((int64_t)1 << 14)
+
 /* The whole tensor is one contiguous row; the parameters are the row's stride-0 operand.
-   Parameter inputs (Clip's bounds) are read now, over the prepared defaults, in scratch. */
+   Parameter inputs (Clip's bounds) are read now, over the prepared defaults, in scratch.
+   Float32 activations take the vector path, split over the threads. */
 static mmd_status mmd__map_any_eval(mmd_kernel_ctx *c) {
     const mmd__map_data *p = (const mmd__map_data *)c->op_data;
     const void *prm = p->prm;
     size_t elem = mmd_dtype_size(c->inputs[0]->dtype);
+    int64_t n = mmd_tensor_numel(c->inputs[0]);
     int32_t i;
     for (i = 1; i < c->input_count; ++i) {
         if (!c->inputs[i]) continue;
@@ -1546,15 +1771,138 @@ static mmd_status mmd__map_any_eval(mmd_kernel_ctx *c) {
         prm = c->scratch;
         memcpy((char *)c->scratch + (size_t)(i - 1) * elem, c->inputs[i]->data, elem);
     }
-    return p->row(c->outputs[0]->data, 1, c->inputs[0]->data, 1, prm, 0,
-                  mmd_tensor_numel(c->inputs[0]));
+    if (p->act.kind != MMD__ACT_NONE) {
+        mmd__act_job j;
+        j.act = p->act;
+        j.act.alpha = ((const float *)prm)[0];
+        j.act.beta = ((const float *)prm)[1];
+        j.x = (const float *)c->inputs[0]->data;
+        j.y = (float *)c->outputs[0]->data;
+        mmd__parallel_range(c, n, MMD__EW_GRAIN, 64, mmd__act_range, &j);
+        return MMD_OK;
+    }
+    return p->row(c->outputs[0]->data, 1, c->inputs[0]->data, 1, prm, 0, n);
 }
 
 /* ---- binary ops --------------------------------------------------------------------------- */
 
+/* ---- float32 Add, Sub, Mul, Div ------------------------------------------------------------ */
+/* Broadcasting merges into a walk whose innermost axis each input steps through either
+   contiguously (stride 1) or not at all (stride 0: a scalar, a channel's value over its
+   plane, a row's element over the columns): the rows below are plain loops over that axis,
+   and the axes outside it cost one step of mmd__walk_next per row, never per element. The
+   vector paths give the bits of the portable rows (IEEE add, sub, mul and div). */
+enum { MMD__BIN_NONE, MMD__BIN_ADD, MMD__BIN_SUB, MMD__BIN_MUL, MMD__BIN_DIV };
+
+#if defined(MMD__X86)
+#define MMD__BIN_AVX512(fn)                                                                     \
+    for (i = 0; i < n; i += 16) {                                                               \
+        __mmask16 m = MMD__MASK16(i, n);                                                        \
+        if (as) va = _mm512_maskz_loadu_ps(m, a + i);                                           \
+        if (bs) vb = _mm512_maskz_loadu_ps(m, b + i);                                           \
+        _mm512_mask_storeu_ps(o + i, m, fn(va, vb));                                            \
+    }                                                                                           \
+    break;
+#define MMD__BIN_AVX2(fn)                                                                       \
+    for (i = 0; i < n; i += 8) {                                                                \
+        __m256i m = mmd__tail_avx2(n - i);                                                      \
+        if (as) va = _mm256_maskload_ps(a + i, m);                                              \
+        if (bs) vb = _mm256_maskload_ps(b + i, m);                                              \
+        _mm256_maskstore_ps(o + i, m, fn(va, vb));                                              \
+    }                                                                                           \
+    break;
+
+/* o[i] = a[i * as] op b[i * bs] for i < n (n > 0), as and bs 0 or 1. */
+MMD__TARGET_AVX512 static void mmd__bin_avx512_f32(int32_t op, float *o, const float *a, int64_t as,
+                                                   const float *b, int64_t bs, int64_t n) {
+    __m512 va = _mm512_set1_ps(a[0]), vb = _mm512_set1_ps(b[0]);
+    int64_t i;
+    switch (op) {
+    case MMD__BIN_ADD: MMD__BIN_AVX512(_mm512_add_ps)
+    case MMD__BIN_SUB: MMD__BIN_AVX512(_mm512_sub_ps)
+    case MMD__BIN_MUL: MMD__BIN_AVX512(_mm512_mul_ps)
+    default: MMD__BIN_AVX512(_mm512_div_ps)
+    }
+}
+
+MMD__TARGET_AVX2 static void mmd__bin_avx2_f32(int32_t op, float *o, const float *a, int64_t as,
+                                               const float *b, int64_t bs, int64_t n) {
+    __m256 va = _mm256_set1_ps(a[0]), vb = _mm256_set1_ps(b[0]);
+    int64_t i;
+    switch (op) {
+    case MMD__BIN_ADD: MMD__BIN_AVX2(_mm256_add_ps)
+    case MMD__BIN_SUB: MMD__BIN_AVX2(_mm256_sub_ps)
+    case MMD__BIN_MUL: MMD__BIN_AVX2(_mm256_mul_ps)
+    default: MMD__BIN_AVX2(_mm256_div_ps)
+    }
+}
+#undef MMD__BIN_AVX512
+#undef MMD__BIN_AVX2
+#endif
+
+typedef struct mmd__bin_job {
+    const mmd__walk *w;
+    int32_t op, isa;
+    float *o;
+    const float *a, *b;
+} mmd__bin_job;
+
+/* One row of the walk at offsets o, a and b. */
+static void mmd__bin_row_f32(const mmd__bin_job *j, int64_t o, int64_t a, int64_t as, int64_t b, int64_t bs,
+                             int64_t n) {
+    if (n <= 0) return;
+#if defined(MMD__X86)
+    if (j->isa == MMD__ISA_AVX512) {
+        mmd__bin_avx512_f32(j->op, j->o + o, j->a + a, as, j->b + b, bs, n);
+        return;
+    }
+    if (j->isa == MMD__ISA_AVX2) {
+        mmd__bin_avx2_f32(j->op, j->o + o, j->a + a, as, j->b + b, bs, n);
+        return;
+    }
+#endif
+    (j->op == MMD__BIN_ADD ? mmd__add_f32_row : j->op == MMD__BIN_SUB ? mmd__sub_f32_row
+     : j->op == MMD__BIN_MUL ? mmd__mul_f32_row : mmd__div_f32_row)(j->o + o, 1, j->a + a, as, j->b + b, bs, n);
+}
+
+/* Rows [lo, hi) of the walk (every axis but the last), or elements [lo, hi) when it has one
+   axis: the share of one thread. */
+static void mmd__bin_range(void *data, int64_t lo, int64_t hi) {
+    const mmd__bin_job *j = (const mmd__bin_job *)data;
+    const mmd__walk *w = j->w;
+    int32_t last = w->rank - 1, d, k;
+    int64_t as = w->strides[1][last], bs = w->strides[2][last], idx[MMD_MAX_RANK], off[3] = {0, 0, 0}, r, rest = lo;
+    if (last == 0) {
+        mmd__bin_row_f32(j, lo, lo * as, as, lo * bs, bs, hi - lo);
+        return;
+    }
+    for (d = last - 1; d >= 0; --d) {
+        idx[d] = rest % w->dims[d];
+        rest /= w->dims[d];
+        for (k = 0; k < 3; ++k) off[k] += idx[d] * w->strides[k][d];
+    }
+    for (r = lo; r < hi; ++r) {
+        mmd__bin_row_f32(j, off[0], off[1], as, off[2], bs, w->dims[last]);
+        mmd__walk_next(w, last, idx, off);
+    }
+}
+
+/* The float32 op the vector rows serve, or MMD__BIN_NONE: both inputs float32 and each
+   innermost stride 0 or 1 (always so for contiguous inputs; checked, not assumed). */
+static int32_t mmd__bin_f32_op(mmd_kernel_ctx *c, const mmd__walk *w) {
+    static const char *const names[] = {"Add", "Sub", "Mul", "Div"};
+    int32_t last = w->rank - 1, i;
+    if (c->inputs[0]->dtype != MMD_DTYPE_FLOAT32 || c->inputs[1]->dtype != MMD_DTYPE_FLOAT32) return MMD__BIN_NONE;
+    if (w->strides[0][last] != 1 || (w->strides[1][last] | w->strides[2][last]) & ~(int64_t)1) return MMD__BIN_NONE;
+    for (i = 0; i < 4; ++i)
+        if (!strcmp(c->node->op_type, names[i])) return MMD__BIN_ADD + i;
+    return MMD__BIN_NONE;
+}
+
 typedef struct mmd__binary_data {
     mmd__walk walk;
     mmd__row_fn row;
+    int32_t op, isa;                    /* float32 Add, Sub, Mul, Div: MMD__BIN_*, mmd__isa() */
 } mmd__binary_data;
 
 /* Two inputs of dtypes `rows` takes, numpy broadcasting, the output dtype from the table. */
@@ -1574,6 +1922,8 @@ static mmd_status mmd__binary_prepare(mmd_kernel_ctx *c, const mmd__row_entry *r
     if (st != MMD_OK) return st;
     mmd__walk_binary(&p->walk, rank, dims, a, b, mmd_dtype_size(e->out_dtype));
     p->row = e->row;
+    p->op = mmd__bin_f32_op(c, &p->walk);
+    p->isa = mmd__isa();
     return MMD_OK;
 }
 
@@ -1584,9 +1934,29 @@ static mmd_status mmd__binary_any_prepare(mmd_kernel_ctx *c) {
     return st != MMD_OK ? st : mmd__binary_prepare(c, m->rows);
 }
 
+/* Float32 Add, Sub, Mul and Div take the vector rows, split over the threads by rows (by
+   elements when the walk is one row); everything else walks the generic rows. */
 static mmd_status mmd__binary_eval(mmd_kernel_ctx *c) {
     const mmd__binary_data *p = (const mmd__binary_data *)c->op_data;
-    mmd_status st = mmd__walk_run(&p->walk, c->outputs[0]->data, c->inputs[0]->data,
+    mmd_status st;
+    if (p->op != MMD__BIN_NONE) {
+        const mmd__walk *w = &p->walk;
+        int64_t inner = w->dims[w->rank - 1], rows = 1;
+        int32_t d;
+        mmd__bin_job j;
+        if (mmd__walk_empty(w)) return MMD_OK;
+        for (d = 0; d < w->rank - 1; ++d) rows *= w->dims[d];
+        j.w = w;
+        j.op = p->op;
+        j.isa = p->isa;
+        j.o = (float *)c->outputs[0]->data;
+        j.a = (const float *)c->inputs[0]->data;
+        j.b = (const float *)c->inputs[1]->data;
+        if (w->rank == 1) mmd__parallel_range(c, inner, MMD__EW_GRAIN, 64, mmd__bin_range, &j);
+        else mmd__parallel_range(c, rows, MMD__EW_GRAIN / inner, 1, mmd__bin_range, &j);
+        return MMD_OK;
+    }
+    st = mmd__walk_run(&p->walk, c->outputs[0]->data, c->inputs[0]->data,
                                   c->inputs[1]->data, p->row);
     if (st != MMD_OK) return mmd_kernel_fail(c, st, "integer division by zero");
     return MMD_OK;

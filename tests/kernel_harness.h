@@ -163,6 +163,21 @@ static inline void case_free(op_case *t) {
     t->c.op_data = NULL;
 }
 
+/* A thread hook that runs the shares one after another, last first: a kernel whose result
+   depended on the order of its shares, or on which share an element falls in, shows it. */
+static inline void harness_reverse_parallel(void *user, mmd_task_fn task, void *ctx, int32_t count) {
+    int32_t i;
+    (void)user;
+    for (i = count - 1; i >= 0; --i) task(ctx, i);
+}
+
+/* case_eval with `threads` threads through harness_reverse_parallel. */
+static inline mmd_status case_eval_threads(op_case *t, int32_t threads) {
+    t->c.threads = threads;
+    t->c.parallel = harness_reverse_parallel;
+    return case_eval(t);
+}
+
 /* prepare then eval; the outputs stay until case_free. */
 static inline mmd_status case_run(op_case *t, const char *op, int32_t opset, mmd_attr *attrs,
                                   int32_t attr_count, mmd_tensor **in, int32_t nin, mmd_tensor **out,

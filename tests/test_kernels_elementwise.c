@@ -361,6 +361,141 @@ static void castlike_takes_dtype_of_second_input(void) {
     free(tout.data);
 }
 
+/* ---- float32 vector paths ------------------------------------------------------------------- */
+/* The float32 activations and Add, Sub, Mul, Div run vector code (AVX-512, AVX2 or portable
+   loops, whichever the CPU has); the float64 kernels run the generic rows. Each case runs both
+   on the same values and compares, over lengths around the vector widths, and runs the float32
+   kernel again with 2 and 3 threads (shares run last first), which must give the same bytes. */
+
+/* Values that visit every branch: a spread over [-12, 12], both zeros, +-100 (where exp
+   saturates), infinities and NaN. */
+static void spread(float *x, int64_t n) {
+    static const float special[] = {0.0f, -0.0f, 100.0f, -100.0f, INFINITY, -INFINITY, NAN, 3.0f, -3.0f};
+    int64_t i;
+    for (i = 0; i < n; ++i)
+        x[i] = i % 11 == 5 ? special[(i / 11) % 9] : (float)((i * 7919) % 2401 - 1200) / 100.0f;
+}
+
+/* Runs op on float32 x (and y, when given) with 1, 2 and 3 threads and on the same values in
+   float64; the float32 results must match each other byte for byte and the float64 one to
+   within CHECK_F32_TOL. */
+static void check_vector_path(const char *op, int32_t opset, mmd_attr *attrs, int32_t nattr, int32_t rx,
+                              const int64_t *dx, int32_t ry, const int64_t *dy, mmd_tensor *extra32,
+                              mmd_tensor *extra64, int32_t nextra) {
+    mmd_tensor tx, ty, out = output("out"), out64 = output("out64"), *in[4], *o[1];
+    int64_t nx = 1, ny = 1, n, i;
+    float *x, *y = NULL, *want, *first = NULL;
+    double *x64, *y64 = NULL;
+    int32_t nin = ry >= 0 ? 2 : 1, threads, k;
+    op_case t;
+    for (i = 0; i < rx; ++i) nx *= dx[i];
+    for (i = 0; i < ry; ++i) ny *= dy[i];
+    x = (float *)malloc((size_t)(nx + 1) * sizeof(float));
+    x64 = (double *)malloc((size_t)(nx + 1) * sizeof(double));
+    spread(x, nx);
+    for (i = 0; i < nx; ++i) x64[i] = x[i];
+    if (nin == 2) {
+        y = (float *)malloc((size_t)(ny + 1) * sizeof(float));
+        y64 = (double *)malloc((size_t)(ny + 1) * sizeof(double));
+        for (i = 0; i < ny; ++i) y[i] = (float)((i * 31) % 17 - 8) * 0.375f + (i % 5 == 2 ? 0.0f : 0.125f);
+        for (i = 0; i < ny; ++i) y64[i] = y[i];
+    }
+    /* float64 reference through the generic rows */
+    tx = tensor("x", MMD_DTYPE_FLOAT64, rx, dx, x64);
+    ty = tensor("y", MMD_DTYPE_FLOAT64, ry > 0 ? ry : 0, dy, y64);
+    in[0] = &tx;
+    in[1] = &ty;
+    for (k = 0; k < nextra; ++k) in[nin + k] = &extra64[k];
+    o[0] = &out64;
+    CHECK(case_run(&t, op, opset, attrs, nattr, in, nin + nextra, o, 1) == MMD_OK);
+    n = mmd_tensor_numel(&out64);
+    want = (float *)malloc((size_t)(n + 1) * sizeof(float));
+    for (i = 0; i < n && out64.data; ++i) want[i] = (float)((const double *)out64.data)[i];
+    case_free(&t);
+    for (threads = 1; threads <= 3; ++threads) {
+        tx = tensor("x", MMD_DTYPE_FLOAT32, rx, dx, x);
+        ty = tensor("y", MMD_DTYPE_FLOAT32, ry > 0 ? ry : 0, dy, y);
+        out = output("out");
+        o[0] = &out;
+        for (k = 0; k < nextra; ++k) in[nin + k] = &extra32[k];
+        CHECK(case_prepare(&t, op, opset, attrs, nattr, in, nin + nextra, o, 1) == MMD_OK);
+        CHECK(case_eval_threads(&t, threads) == MMD_OK);
+        CHECK(mmd_tensor_numel(&out) == n);
+        if (threads == 1) {
+            check_f32(&out, want, n);
+            first = (float *)malloc((size_t)(n + 1) * sizeof(float));
+            if (n) memcpy(first, out.data, (size_t)n * sizeof(float));
+        } else if (n) {
+            CHECK(memcmp(first, out.data, (size_t)n * sizeof(float)) == 0);
+        }
+        case_free(&t);
+    }
+    free(first);
+    free(want);
+    free(x);
+    free(x64);
+    free(y);
+    free(y64);
+}
+
+/* Lengths around the 8- and 16-float vectors, and one that the threads split. */
+static const int64_t vector_lengths[] = {1, 7, 8, 9, 15, 16, 17, 33, 100003};
+
+static void activations_f32_match_float64_and_threads(void) {
+    static const char *const ops[] = {"Relu", "Sigmoid", "HardSwish", "Tanh"};
+    static const float bounds[] = {-1.5f, 2.5f};
+    static const double bounds64[] = {-1.5, 2.5};
+    mmd_attr leaky[1], hsig[2], clip6[2];
+    mmd_tensor b32[2], b64[2];
+    size_t i, k;
+    leaky[0] = attr_float("alpha", 0.1f);
+    hsig[0] = attr_float("alpha", 0.25f);
+    hsig[1] = attr_float("beta", 0.375f);
+    clip6[0] = attr_float("min", -1.5f);
+    clip6[1] = attr_float("max", 2.5f);
+    /* Clip 13 reads its bounds in eval: run-time inputs of X's dtype. */
+    for (k = 0; k < 2; ++k) {
+        b32[k] = runtime("bound", MMD_DTYPE_FLOAT32, 0, NULL, &bounds[k]);
+        b64[k] = runtime("bound", MMD_DTYPE_FLOAT64, 0, NULL, &bounds64[k]);
+    }
+    for (i = 0; i < sizeof vector_lengths / sizeof vector_lengths[0]; ++i) {
+        const int64_t *d = &vector_lengths[i];
+        for (k = 0; k < sizeof ops / sizeof ops[0]; ++k)
+            check_vector_path(ops[k], 14, NULL, 0, 1, d, -1, NULL, NULL, NULL, 0);
+        check_vector_path("LeakyRelu", 6, leaky, 1, 1, d, -1, NULL, NULL, NULL, 0);
+        check_vector_path("HardSigmoid", 6, hsig, 2, 1, d, -1, NULL, NULL, NULL, 0);
+        check_vector_path("Clip", 6, clip6, 2, 1, d, -1, NULL, NULL, NULL, 0);
+        check_vector_path("Clip", 13, NULL, 0, 1, d, -1, NULL, b32, b64, 2);
+    }
+}
+
+/* Add, Sub, Mul, Div over every way two shapes broadcast: equal shapes, a scalar either side,
+   per-channel ([N,C,H,W] x [1,C,1,1] and [N,C,1,1]), a last-axis row, an outer product,
+   size-1 axes on both sides, an empty output, and a per-channel case the threads split. */
+static void binary_f32_broadcasts_match_float64_and_threads(void) {
+    static const char *const ops[] = {"Add", "Sub", "Mul", "Div"};
+    static const int64_t same[] = {2, 3, 5, 7}, chan[] = {1, 3, 1, 1}, chan_n[] = {2, 3, 1, 1};
+    static const int64_t rows[] = {6, 35}, row[] = {35}, col[] = {5, 1}, line[] = {1, 7};
+    static const int64_t ones_a[] = {1, 3, 1, 7}, ones_b[] = {2, 1, 5, 1}, empty[] = {0, 3}, three[] = {3};
+    static const int64_t big[] = {3, 64, 40, 41}, big_c[] = {1, 64, 1, 1}, one[] = {1};
+    static const int64_t wide[] = {100003};
+    size_t k;
+    for (k = 0; k < sizeof ops / sizeof ops[0]; ++k) {
+        const char *op = ops[k];
+        check_vector_path(op, 14, NULL, 0, 4, same, 4, same, NULL, NULL, 0);
+        check_vector_path(op, 14, NULL, 0, 4, same, 0, NULL, NULL, NULL, 0);
+        check_vector_path(op, 14, NULL, 0, 1, one, 4, same, NULL, NULL, 0);
+        check_vector_path(op, 14, NULL, 0, 4, same, 4, chan, NULL, NULL, 0);
+        check_vector_path(op, 14, NULL, 0, 4, chan_n, 4, same, NULL, NULL, 0);
+        check_vector_path(op, 14, NULL, 0, 2, rows, 1, row, NULL, NULL, 0);
+        check_vector_path(op, 14, NULL, 0, 2, col, 2, line, NULL, NULL, 0);
+        check_vector_path(op, 14, NULL, 0, 4, ones_a, 4, ones_b, NULL, NULL, 0);
+        check_vector_path(op, 14, NULL, 0, 2, empty, 1, three, NULL, NULL, 0);
+        check_vector_path(op, 14, NULL, 0, 4, big, 4, big_c, NULL, NULL, 0);
+        check_vector_path(op, 14, NULL, 0, 1, wide, 1, wide, NULL, NULL, 0);
+    }
+}
+
 int main(void) {
     TEST_RUN(mod_int32_sign_rules_match_numpy);
     TEST_RUN(mod_uint8_large_divisor);
@@ -384,5 +519,7 @@ int main(void) {
     TEST_RUN(max_empty_input_gives_empty_output);
     TEST_RUN(max_mixed_dtypes_is_dtype_error);
     TEST_RUN(castlike_takes_dtype_of_second_input);
+    TEST_RUN(activations_f32_match_float64_and_threads);
+    TEST_RUN(binary_f32_broadcasts_match_float64_and_threads);
     return test_summary();
 }
