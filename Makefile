@@ -14,7 +14,7 @@ HEADERS := mmdeploy.h mmdeploy_ir.h mmdeploy_ops.h
 C_TESTS := test_core test_npy test_bad_models test_kernels_nn test_kernels_shape \
            test_kernels_elementwise test_kernels_reduce test_kernels_index test_kernels_nn2 \
            test_kernels_detect test_kernels_gemm test_kernels_conv test_kernels_quant test_kernels_rnn \
-           test_backends test_api_misuse test_blob test_limits test_rewrites
+           test_backends test_api_misuse test_blob test_limits test_rewrites test_kernels_pool
 NODE_DIR := $(BUILD)/onnx_node_tests
 
 .PHONY: all deps demo test clean

@@ -985,8 +985,9 @@ static mmd_status mmd__get_ints(mmd_kernel_ctx *c, int32_t from_input, int32_t i
 
 /* ---- splitting a loop over threads ---------------------------------------------------------- */
 
-/* A share of a loop: fn(data, lo, hi) does iterations [lo, hi). */
-typedef void (*mmd__range_fn)(void *data, int64_t lo, int64_t hi);
+/* A share of a loop: fn(data, share, lo, hi) does iterations [lo, hi); share (below the
+   parts mmd__parallel_range was allowed) picks the share's slice of scratch, if it needs one. */
+typedef void (*mmd__range_fn)(void *data, int32_t share, int64_t lo, int64_t hi);
 
 typedef struct mmd__range_job {
     mmd__range_fn fn;
@@ -997,21 +998,22 @@ typedef struct mmd__range_job {
 static void mmd__range_task(void *ctx, int32_t index) {
     const mmd__range_job *j = (const mmd__range_job *)ctx;
     int64_t lo = (int64_t)index * j->step, hi = j->n - lo > j->step ? lo + j->step : j->n;
-    if (lo < hi) j->fn(j->data, lo, hi);
+    if (lo < hi) j->fn(j->data, index, lo, hi);
 }
 
-/* Runs fn over [0, n) on up to c->threads threads (mmd_kernel_parallel): one share per thread,
-   each a multiple of `align` iterations (but the last) and at least `grain` of them, so that a
-   small loop stays on the calling thread and wakes nobody. Each iteration is computed the
-   same way whichever share it falls in, which keeps results independent of the thread count. */
+/* Runs fn over [0, n) on up to c->threads threads (mmd_kernel_parallel) in at most max_parts
+   shares, one per thread, each a multiple of `align` iterations (but the last) and at least
+   `grain` of them, so that a small loop stays on the calling thread and wakes nobody. Each
+   iteration is computed the same way whichever share it falls in, which keeps results
+   independent of the thread count. */
 static void mmd__parallel_range(const mmd_kernel_ctx *c, int64_t n, int64_t grain, int64_t align,
-                                mmd__range_fn fn, void *data) {
+                                int32_t max_parts, mmd__range_fn fn, void *data) {
     mmd__range_job j;
-    int64_t parts = c->threads > 1 ? c->threads : 1;
+    int64_t parts = c->threads < max_parts ? c->threads : max_parts;
     if (grain < 1) grain = 1;
     if (parts > n / grain) parts = n / grain;
     if (parts <= 1) {
-        if (n > 0) fn(data, 0, n);
+        if (n > 0) fn(data, 0, 0, n);
         return;
     }
     j.fn = fn;
@@ -1748,8 +1750,9 @@ typedef struct mmd__act_job {
     float *y;
 } mmd__act_job;
 
-static void mmd__act_range(void *data, int64_t lo, int64_t hi) {
+static void mmd__act_range(void *data, int32_t share, int64_t lo, int64_t hi) {
     const mmd__act_job *j = (const mmd__act_job *)data;
+    (void)share;
     mmd__act_map_f32(&j->act, j->x + lo, j->y + lo, hi - lo);
 }
 
@@ -1778,7 +1781,7 @@ static mmd_status mmd__map_any_eval(mmd_kernel_ctx *c) {
         j.act.beta = ((const float *)prm)[1];
         j.x = (const float *)c->inputs[0]->data;
         j.y = (float *)c->outputs[0]->data;
-        mmd__parallel_range(c, n, MMD__EW_GRAIN, 64, mmd__act_range, &j);
+        mmd__parallel_range(c, n, MMD__EW_GRAIN, 64, INT32_MAX, mmd__act_range, &j);
         return MMD_OK;
     }
     return p->row(c->outputs[0]->data, 1, c->inputs[0]->data, 1, prm, 0, n);
@@ -1791,10 +1794,19 @@ static mmd_status mmd__map_any_eval(mmd_kernel_ctx *c) {
    contiguously (stride 1) or not at all (stride 0: a scalar, a channel's value over its
    plane, a row's element over the columns): the rows below are plain loops over that axis,
    and the axes outside it cost one step of mmd__walk_next per row, never per element. The
-   vector paths give the bits of the portable rows (IEEE add, sub, mul and div). */
-enum { MMD__BIN_NONE, MMD__BIN_ADD, MMD__BIN_SUB, MMD__BIN_MUL, MMD__BIN_DIV };
+   vector paths give the bits of the portable rows (IEEE add, sub, mul and div; max lets a
+   NaN on either side win, as the Max row does). MaxPool's rows use max. */
+enum { MMD__BIN_NONE, MMD__BIN_ADD, MMD__BIN_SUB, MMD__BIN_MUL, MMD__BIN_DIV, MMD__BIN_MAX };
 
 #if defined(MMD__X86)
+MMD__TARGET_AVX512 static __m512 mmd__max_avx512(__m512 a, __m512 b) {
+    return _mm512_mask_mov_ps(_mm512_max_ps(a, b), _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), a);
+}
+
+MMD__TARGET_AVX2 static __m256 mmd__max_avx2(__m256 a, __m256 b) {
+    return _mm256_blendv_ps(_mm256_max_ps(a, b), a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+}
+
 #define MMD__BIN_AVX512(fn)                                                                     \
     for (i = 0; i < n; i += 16) {                                                               \
         __mmask16 m = MMD__MASK16(i, n);                                                        \
@@ -1821,7 +1833,8 @@ MMD__TARGET_AVX512 static void mmd__bin_avx512_f32(int32_t op, float *o, const f
     case MMD__BIN_ADD: MMD__BIN_AVX512(_mm512_add_ps)
     case MMD__BIN_SUB: MMD__BIN_AVX512(_mm512_sub_ps)
     case MMD__BIN_MUL: MMD__BIN_AVX512(_mm512_mul_ps)
-    default: MMD__BIN_AVX512(_mm512_div_ps)
+    case MMD__BIN_DIV: MMD__BIN_AVX512(_mm512_div_ps)
+    default: MMD__BIN_AVX512(mmd__max_avx512)
     }
 }
 
@@ -1833,12 +1846,33 @@ MMD__TARGET_AVX2 static void mmd__bin_avx2_f32(int32_t op, float *o, const float
     case MMD__BIN_ADD: MMD__BIN_AVX2(_mm256_add_ps)
     case MMD__BIN_SUB: MMD__BIN_AVX2(_mm256_sub_ps)
     case MMD__BIN_MUL: MMD__BIN_AVX2(_mm256_mul_ps)
-    default: MMD__BIN_AVX2(_mm256_div_ps)
+    case MMD__BIN_DIV: MMD__BIN_AVX2(_mm256_div_ps)
+    default: MMD__BIN_AVX2(mmd__max_avx2)
     }
 }
 #undef MMD__BIN_AVX512
 #undef MMD__BIN_AVX2
 #endif
+
+/* o[i] = a[i * as] op b[i * bs] for i < n, as and bs 0 or 1, on the vector path of isa (an
+   mmd__isa() value). o may be a or b. */
+static void mmd__bin_f32(int32_t isa, int32_t op, float *o, const float *a, int64_t as, const float *b,
+                         int64_t bs, int64_t n) {
+    if (n <= 0) return;
+#if defined(MMD__X86)
+    if (isa == MMD__ISA_AVX512) {
+        mmd__bin_avx512_f32(op, o, a, as, b, bs, n);
+        return;
+    }
+    if (isa == MMD__ISA_AVX2) {
+        mmd__bin_avx2_f32(op, o, a, as, b, bs, n);
+        return;
+    }
+#endif
+    (void)isa;
+    (op == MMD__BIN_ADD ? mmd__add_f32_row : op == MMD__BIN_SUB ? mmd__sub_f32_row : op == MMD__BIN_MUL ? mmd__mul_f32_row
+     : op == MMD__BIN_DIV ? mmd__div_f32_row : mmd__max_f32_row)(o, 1, a, as, b, bs, n);
+}
 
 typedef struct mmd__bin_job {
     const mmd__walk *w;
@@ -1847,33 +1881,16 @@ typedef struct mmd__bin_job {
     const float *a, *b;
 } mmd__bin_job;
 
-/* One row of the walk at offsets o, a and b. */
-static void mmd__bin_row_f32(const mmd__bin_job *j, int64_t o, int64_t a, int64_t as, int64_t b, int64_t bs,
-                             int64_t n) {
-    if (n <= 0) return;
-#if defined(MMD__X86)
-    if (j->isa == MMD__ISA_AVX512) {
-        mmd__bin_avx512_f32(j->op, j->o + o, j->a + a, as, j->b + b, bs, n);
-        return;
-    }
-    if (j->isa == MMD__ISA_AVX2) {
-        mmd__bin_avx2_f32(j->op, j->o + o, j->a + a, as, j->b + b, bs, n);
-        return;
-    }
-#endif
-    (j->op == MMD__BIN_ADD ? mmd__add_f32_row : j->op == MMD__BIN_SUB ? mmd__sub_f32_row
-     : j->op == MMD__BIN_MUL ? mmd__mul_f32_row : mmd__div_f32_row)(j->o + o, 1, j->a + a, as, j->b + b, bs, n);
-}
-
 /* Rows [lo, hi) of the walk (every axis but the last), or elements [lo, hi) when it has one
    axis: the share of one thread. */
-static void mmd__bin_range(void *data, int64_t lo, int64_t hi) {
+static void mmd__bin_range(void *data, int32_t share, int64_t lo, int64_t hi) {
     const mmd__bin_job *j = (const mmd__bin_job *)data;
     const mmd__walk *w = j->w;
     int32_t last = w->rank - 1, d, k;
     int64_t as = w->strides[1][last], bs = w->strides[2][last], idx[MMD_MAX_RANK], off[3] = {0, 0, 0}, r, rest = lo;
+    (void)share;
     if (last == 0) {
-        mmd__bin_row_f32(j, lo, lo * as, as, lo * bs, bs, hi - lo);
+        mmd__bin_f32(j->isa, j->op, j->o + lo, j->a + lo * as, as, j->b + lo * bs, bs, hi - lo);
         return;
     }
     for (d = last - 1; d >= 0; --d) {
@@ -1882,7 +1899,7 @@ static void mmd__bin_range(void *data, int64_t lo, int64_t hi) {
         for (k = 0; k < 3; ++k) off[k] += idx[d] * w->strides[k][d];
     }
     for (r = lo; r < hi; ++r) {
-        mmd__bin_row_f32(j, off[0], off[1], as, off[2], bs, w->dims[last]);
+        mmd__bin_f32(j->isa, j->op, j->o + off[0], j->a + off[1], as, j->b + off[2], bs, w->dims[last]);
         mmd__walk_next(w, last, idx, off);
     }
 }
@@ -1952,8 +1969,8 @@ static mmd_status mmd__binary_eval(mmd_kernel_ctx *c) {
         j.o = (float *)c->outputs[0]->data;
         j.a = (const float *)c->inputs[0]->data;
         j.b = (const float *)c->inputs[1]->data;
-        if (w->rank == 1) mmd__parallel_range(c, inner, MMD__EW_GRAIN, 64, mmd__bin_range, &j);
-        else mmd__parallel_range(c, rows, MMD__EW_GRAIN / inner, 1, mmd__bin_range, &j);
+        if (w->rank == 1) mmd__parallel_range(c, inner, MMD__EW_GRAIN, 64, INT32_MAX, mmd__bin_range, &j);
+        else mmd__parallel_range(c, rows, MMD__EW_GRAIN / inner, 1, INT32_MAX, mmd__bin_range, &j);
         return MMD_OK;
     }
     st = mmd__walk_run(&p->walk, c->outputs[0]->data, c->inputs[0]->data,
@@ -5941,7 +5958,85 @@ typedef struct mmd__pool_data {
     int32_t count_include_pad;
     int32_t column_major;               /* MaxPool storage_order 1: Indices count axis 0 fastest */
     float p;                            /* LpPool's exponent */
+    int32_t rows;                       /* > 0: the row path (mmd__pool_rows_f32), with scratch
+                                           for this many shares; 0: the generic loops */
+    int32_t isa;                        /* mmd__isa() for the row path */
 } mmd__pool_data;
+
+/* The row path of MaxPool (without Indices) and AveragePool over one or two spatial axes
+   without dilation: for each output row the window's input rows are combined (max or sum)
+   into one row of scratch by the vector rows of mmd__bin_f32, and each output then takes its
+   k columns from that row. Every window holds an input element (pads are smaller than the
+   kernel), so the maximum needs no -inf fill. Shares are planes, each with its own row. */
+static void mmd__pool_rows_prepare(mmd_kernel_ctx *c, mmd__pool_data *p) {
+    const mmd__window *w = &p->w;
+    size_t slots = c->threads > 1 ? (size_t)c->threads : 1;
+    p->rows = 0;
+    if (p->mode == MMD__POOL_LP || w->in[0] != 1 || w->k[0] != 1 || w->pad[0] || w->d[1] != 1 || w->d[2] != 1)
+        return;
+    /* The input's own byte count fits a size_t, so one row of it does; the shares must too. */
+    if ((size_t)w->in[2] > (size_t)-1 / sizeof(float) / slots) slots = 1;
+    p->rows = (int32_t)slots;
+    p->isa = mmd__isa();
+    c->scratch_size = slots * (size_t)w->in[2] * sizeof(float);
+}
+
+typedef struct mmd__pool_job {
+    const mmd__pool_data *p;
+    const float *x;
+    float *y, *scratch;
+} mmd__pool_job;
+
+static void mmd__pool_rows_f32(void *data, int32_t share, int64_t lo, int64_t hi) {
+    const mmd__pool_job *j = (const mmd__pool_job *)data;
+    const mmd__pool_data *p = j->p;
+    const mmd__window *w = &p->w;
+    int64_t ih = w->in[1], iw = w->in[2], oh = w->out[1], ow = w->out[2], pl, o1, o2, t;
+    int64_t k1 = w->k[1], k2 = w->k[2], s1, s2, lo1, hi1, lo2, hi2, n1, pn1, n2, pn2;
+    int32_t is_max = p->mode == MMD__POOL_MAX, op = is_max ? MMD__BIN_MAX : MMD__BIN_ADD;
+    float *acc = j->scratch + (int64_t)share * iw;
+    for (pl = lo; pl < hi; ++pl) {
+        const float *xp = j->x + pl * ih * iw;
+        float *yp = j->y + pl * oh * ow;
+        for (o1 = 0; o1 < oh; ++o1, yp += ow) {
+            s1 = o1 * w->s[1] - w->pad[1];
+            mmd__valid_range(s1, 1, k1, ih, &lo1, &hi1);
+            mmd__valid_range(s1 + w->pad[1], 1, k1, ih + w->pad[1] + w->pad_end[1], &n1, &pn1);
+            pn1 -= n1;
+            if (hi1 <= lo1) {
+                for (o2 = 0; o2 < ow; ++o2) yp[o2] = is_max ? -FLT_MAX : 0.0f;
+                continue;
+            }
+            memcpy(acc, xp + (s1 + lo1) * iw, (size_t)iw * sizeof(float));
+            for (t = lo1 + 1; t < hi1; ++t) mmd__bin_f32(p->isa, op, acc, acc, 1, xp + (s1 + t) * iw, 1, iw);
+            for (o2 = 0; o2 < ow; ++o2) {
+                const float *r;
+                float v;
+                s2 = o2 * w->s[2] - w->pad[2];
+                mmd__valid_range(s2, 1, k2, iw, &lo2, &hi2);
+                if (hi2 <= lo2) {
+                    yp[o2] = is_max ? -FLT_MAX : 0.0f;
+                    continue;
+                }
+                r = acc + s2;
+                v = r[lo2];
+                if (is_max) {
+                    for (t = lo2 + 1; t < hi2; ++t) v = r[t] > v || r[t] != r[t] ? r[t] : v;
+                    yp[o2] = v;
+                    continue;
+                }
+                for (t = lo2 + 1; t < hi2; ++t) v += r[t];
+                if (p->count_include_pad) {
+                    mmd__valid_range(s2 + w->pad[2], 1, k2, iw + w->pad[2] + w->pad_end[2], &n2, &pn2);
+                    n2 = pn1 * (pn2 - n2);
+                } else {
+                    n2 = (hi1 - lo1) * (hi2 - lo2);
+                }
+                yp[o2] = v / (float)n2;
+            }
+        }
+    }
+}
 
 /* MaxPool, AveragePool and LpPool: kernel_shape is required. The first two need explicit
    pads smaller than the kernel, so that every window holds at least one input element; LpPool
@@ -5985,7 +6080,10 @@ static mmd_status mmd__pool_f32_prepare(mmd_kernel_ctx *c) {
     dims[1] = x->dims[1];
     for (i = 0; i < n; ++i) dims[2 + i] = p->w.out[3 - n + i];
     if ((st = mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, dims)) != MMD_OK) return st;
-    if (c->output_count < 2 || !c->outputs[1]) return MMD_OK;
+    if (c->output_count < 2 || !c->outputs[1]) {
+        mmd__pool_rows_prepare(c, p);
+        return MMD_OK;
+    }
     return mmd__set_output(c, 1, MMD_DTYPE_INT64, x->rank, dims);
 }
 
@@ -6002,6 +6100,16 @@ static mmd_status mmd__pool_f32_eval(mmd_kernel_ctx *c) {
     int32_t is_max = p->mode == MMD__POOL_MAX, is_lp = p->mode == MMD__POOL_LP;
     int64_t *idx = is_max && c->output_count > 1 && c->outputs[1] ? (int64_t *)c->outputs[1]->data : NULL;
     int64_t in_plane = w->in[0] * w->in[1] * w->in[2], pl, o0, o1, o2, t0, t1, t2;
+    if (p->rows) {
+        mmd__pool_job j;
+        j.p = p;
+        j.x = x;
+        j.y = y;
+        j.scratch = (float *)c->scratch;
+        mmd__parallel_range(c, p->planes, MMD__EW_GRAIN / (in_plane ? in_plane : 1), 1, p->rows,
+                            mmd__pool_rows_f32, &j);
+        return MMD_OK;
+    }
     for (pl = 0; pl < p->planes; ++pl) {
         const float *xp = x + pl * in_plane;
         for (o0 = 0; o0 < w->out[0]; ++o0) {

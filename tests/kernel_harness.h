@@ -97,10 +97,20 @@ typedef struct op_case {
     uint32_t owned;                     /* bit i: output i holds a buffer of case_eval's */
 } op_case;
 
-/* Finds the kernel for op at opset and runs its prepare; case_free releases what it holds. */
-static inline mmd_status case_prepare(op_case *t, const char *op, int32_t opset, mmd_attr *attrs,
-                                      int32_t attr_count, mmd_tensor **in, int32_t nin, mmd_tensor **out,
-                                      int32_t nout) {
+/* A thread hook that runs the shares one after another, last first: a kernel whose result
+   depended on the order of its shares, or on which share an element falls in, shows it. */
+static inline void harness_reverse_parallel(void *user, mmd_task_fn task, void *ctx, int32_t count) {
+    int32_t i;
+    (void)user;
+    for (i = count - 1; i >= 0; --i) task(ctx, i);
+}
+
+/* Finds the kernel for op at opset and runs its prepare, with `threads` threads for prepare to
+   plan and eval to use (more than 1: through harness_reverse_parallel); case_free releases
+   what it holds. */
+static inline mmd_status case_prepare_threads(op_case *t, int32_t threads, const char *op, int32_t opset,
+                                              mmd_attr *attrs, int32_t attr_count, mmd_tensor **in, int32_t nin,
+                                              mmd_tensor **out, int32_t nout) {
     memset(t, 0, sizeof *t);
     t->k = mmd_ops_find("", op, opset);
     if (!t->k) return MMD_ERR_NO_KERNEL;
@@ -118,7 +128,16 @@ static inline mmd_status case_prepare(op_case *t, const char *op, int32_t opset,
     t->c.outputs = out;
     t->c.op_data = calloc(1, t->k->op_data_size + 1);
     t->c.err = &t->err;
+    t->c.threads = threads;
+    t->c.parallel = threads > 1 ? harness_reverse_parallel : NULL;
     return t->k->prepare(&t->c);
+}
+
+/* case_prepare_threads for one thread. */
+static inline mmd_status case_prepare(op_case *t, const char *op, int32_t opset, mmd_attr *attrs,
+                                      int32_t attr_count, mmd_tensor **in, int32_t nin, mmd_tensor **out,
+                                      int32_t nout) {
+    return case_prepare_threads(t, 1, op, opset, attrs, attr_count, in, nin, out, nout);
 }
 
 /* Gives every present output whose data prepare left unset a buffer of the size prepare
@@ -161,21 +180,6 @@ static inline void case_free(op_case *t) {
     t->owned = 0;
     free(t->c.op_data);
     t->c.op_data = NULL;
-}
-
-/* A thread hook that runs the shares one after another, last first: a kernel whose result
-   depended on the order of its shares, or on which share an element falls in, shows it. */
-static inline void harness_reverse_parallel(void *user, mmd_task_fn task, void *ctx, int32_t count) {
-    int32_t i;
-    (void)user;
-    for (i = count - 1; i >= 0; --i) task(ctx, i);
-}
-
-/* case_eval with `threads` threads through harness_reverse_parallel. */
-static inline mmd_status case_eval_threads(op_case *t, int32_t threads) {
-    t->c.threads = threads;
-    t->c.parallel = harness_reverse_parallel;
-    return case_eval(t);
 }
 
 /* prepare then eval; the outputs stay until case_free. */

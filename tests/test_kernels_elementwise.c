@@ -418,8 +418,8 @@ static void check_vector_path(const char *op, int32_t opset, mmd_attr *attrs, in
         out = output("out");
         o[0] = &out;
         for (k = 0; k < nextra; ++k) in[nin + k] = &extra32[k];
-        CHECK(case_prepare(&t, op, opset, attrs, nattr, in, nin + nextra, o, 1) == MMD_OK);
-        CHECK(case_eval_threads(&t, threads) == MMD_OK);
+        CHECK(case_prepare_threads(&t, threads, op, opset, attrs, nattr, in, nin + nextra, o, 1) == MMD_OK);
+        CHECK(case_eval(&t) == MMD_OK);
         CHECK(mmd_tensor_numel(&out) == n);
         if (threads == 1) {
             check_f32(&out, want, n);
