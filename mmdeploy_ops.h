@@ -6622,9 +6622,125 @@ static mmd_status mmd__matmul_f32_eval(mmd_kernel_ctx *c) {
 /* Softmax and the two ops that share its geometry, told apart by op_type. */
 enum { MMD__SOFTMAX, MMD__LOG_SOFTMAX, MMD__HARDMAX };
 
+/* ---- Softmax and LogSoftmax on vector paths ---------------------------------------------------- */
+/* A softmax over the last axis runs as one row: a vector maximum, then exp(x - max) by
+   mmd__exp_* summed in vector lanes, then the scale (or, for LogSoftmax, x - max - log(sum)).
+   Over another axis the n elements of a slice lie `inner` apart, so the slices of one outer
+   index run side by side as rows of `inner` elements through mmd__bin_f32, with the running
+   maximum and sum in two rows of scratch. Rows are whole per thread, so the lane sums, and
+   with them the results, do not depend on the thread count. */
+#if defined(MMD__X86)
+MMD__TARGET_AVX512 static void mmd__softmax_avx512(const float *x, float *y, int64_t n, int32_t log_mode) {
+    __m512 vm = _mm512_set1_ps(-INFINITY), vs = _mm512_setzero_ps(), mx, ls;
+    int64_t i;
+    for (i = 0; i < n; i += 16)
+        vm = _mm512_max_ps(vm, _mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), MMD__MASK16(i, n), x + i));
+    mx = _mm512_set1_ps(_mm512_reduce_max_ps(vm));
+    for (i = 0; i < n; i += 16) {
+        __mmask16 m = MMD__MASK16(i, n);
+        __m512 e = _mm512_maskz_mov_ps(m, mmd__exp_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), mx)));
+        vs = _mm512_add_ps(vs, e);
+        if (!log_mode) _mm512_mask_storeu_ps(y + i, m, e);
+    }
+    if (log_mode) {
+        ls = _mm512_set1_ps(logf(_mm512_reduce_add_ps(vs)));
+        for (i = 0; i < n; i += 16) {
+            __mmask16 m = MMD__MASK16(i, n);
+            _mm512_mask_storeu_ps(y + i, m, _mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), mx), ls));
+        }
+        return;
+    }
+    ls = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(vs));
+    for (i = 0; i < n; i += 16) {
+        __mmask16 m = MMD__MASK16(i, n);
+        _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, y + i), ls));
+    }
+}
+
+/* The maximum and the sum of an AVX2 vector's lanes. */
+MMD__TARGET_AVX2 static float mmd__hmax_avx2(__m256 v) {
+    __m128 a = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    a = _mm_max_ps(a, _mm_movehl_ps(a, a));
+    return _mm_cvtss_f32(_mm_max_ss(a, _mm_shuffle_ps(a, a, 1)));
+}
+
+MMD__TARGET_AVX2 static float mmd__hsum_avx2(__m256 v) {
+    __m128 a = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    a = _mm_add_ps(a, _mm_movehl_ps(a, a));
+    return _mm_cvtss_f32(_mm_add_ss(a, _mm_shuffle_ps(a, a, 1)));
+}
+
+MMD__TARGET_AVX2 static void mmd__softmax_avx2(const float *x, float *y, int64_t n, int32_t log_mode) {
+    const __m256 ninf = _mm256_set1_ps(-INFINITY);
+    __m256 vm = ninf, vs = _mm256_setzero_ps(), mx, ls;
+    int64_t i;
+    for (i = 0; i < n; i += 8) {
+        __m256i m = mmd__tail_avx2(n - i);
+        vm = _mm256_max_ps(vm, _mm256_blendv_ps(ninf, _mm256_maskload_ps(x + i, m), _mm256_castsi256_ps(m)));
+    }
+    mx = _mm256_set1_ps(mmd__hmax_avx2(vm));
+    for (i = 0; i < n; i += 8) {
+        __m256i m = mmd__tail_avx2(n - i);
+        __m256 e = _mm256_and_ps(_mm256_castsi256_ps(m), mmd__exp_avx2(_mm256_sub_ps(_mm256_maskload_ps(x + i, m), mx)));
+        vs = _mm256_add_ps(vs, e);
+        if (!log_mode) _mm256_maskstore_ps(y + i, m, e);
+    }
+    if (log_mode) {
+        ls = _mm256_set1_ps(logf(mmd__hsum_avx2(vs)));
+        for (i = 0; i < n; i += 8) {
+            __m256i m = mmd__tail_avx2(n - i);
+            _mm256_maskstore_ps(y + i, m, _mm256_sub_ps(_mm256_sub_ps(_mm256_maskload_ps(x + i, m), mx), ls));
+        }
+        return;
+    }
+    ls = _mm256_set1_ps(1.0f / mmd__hsum_avx2(vs));
+    for (i = 0; i < n; i += 8) {
+        __m256i m = mmd__tail_avx2(n - i);
+        _mm256_maskstore_ps(y + i, m, _mm256_mul_ps(_mm256_maskload_ps(y + i, m), ls));
+    }
+}
+#endif
+
+#if defined(MMD__X86)
+MMD__TARGET_AVX512 static void mmd__exp_rows_avx512(const float *x, float *y, int64_t n) {
+    int64_t i;
+    for (i = 0; i < n; i += 16) {
+        __mmask16 m = MMD__MASK16(i, n);
+        _mm512_mask_storeu_ps(y + i, m, mmd__exp_avx512(_mm512_maskz_loadu_ps(m, x + i)));
+    }
+}
+
+MMD__TARGET_AVX2 static void mmd__exp_rows_avx2(const float *x, float *y, int64_t n) {
+    int64_t i;
+    for (i = 0; i < n; i += 8) {
+        __m256i m = mmd__tail_avx2(n - i);
+        _mm256_maskstore_ps(y + i, m, mmd__exp_avx2(_mm256_maskload_ps(x + i, m)));
+    }
+}
+#endif
+
+/* y = exp(x) over n floats (x may be y): mmd__exp_* on the vector paths, expf otherwise. */
+static void mmd__exp_f32(int32_t isa, const float *x, float *y, int64_t n) {
+    int64_t i = 0;
+#if defined(MMD__X86)
+    if (isa == MMD__ISA_AVX512) {
+        mmd__exp_rows_avx512(x, y, n);
+        return;
+    }
+    if (isa == MMD__ISA_AVX2) {
+        mmd__exp_rows_avx2(x, y, n);
+        return;
+    }
+#endif
+    (void)isa;
+    for (; i < n; ++i) y[i] = expf(x[i]);
+}
+
 typedef struct mmd__softmax_data {
     int64_t outer, n, inner;            /* softmax over n elements spaced `inner` apart */
     int32_t mode;                       /* MMD__SOFTMAX, _LOG_SOFTMAX or _HARDMAX */
+    int32_t isa;                        /* mmd__isa() */
+    int32_t slots;                      /* shares with scratch rows (inner > 1) */
 } mmd__softmax_data;
 
 /* Softmax, LogSoftmax and Hardmax before opset 13 flatten the input to 2-D at axis (default
@@ -6648,44 +6764,110 @@ static mmd_status mmd__softmax_f32_prepare(mmd_kernel_ctx *c) {
     }
     p->mode = !strcmp(c->node->op_type, "LogSoftmax") ? MMD__LOG_SOFTMAX
               : !strcmp(c->node->op_type, "Hardmax") ? MMD__HARDMAX : MMD__SOFTMAX;
+    p->isa = p->mode == MMD__HARDMAX ? MMD__ISA_PORTABLE : mmd__isa();
+    p->slots = c->threads > 1 ? c->threads : 1;
+    if (p->isa != MMD__ISA_PORTABLE && p->inner > 1) {
+        /* Two rows of `inner` floats per share; the input's byte count bounds one row. */
+        if ((size_t)p->inner > (size_t)-1 / (2 * sizeof(float)) / (size_t)p->slots) p->slots = 1;
+        c->scratch_size = (size_t)p->slots * 2 * (size_t)p->inner * sizeof(float);
+    }
     return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, x->dims);
 }
 
-/* Each slice starts from its first maximum. Softmax subtracts it first, which keeps expf
-   from overflowing; LogSoftmax is x - max - log(sum(exp(x - max))), which stays finite for
-   large x; Hardmax puts 1 at the first maximum and 0 elsewhere. */
+/* One slice of n elements `st` apart, in the portable loops. It starts from its first maximum.
+   Softmax subtracts it first, which keeps expf from overflowing; LogSoftmax is
+   x - max - log(sum(exp(x - max))), which stays finite for large x; Hardmax puts 1 at the
+   first maximum and 0 elsewhere. */
+static void mmd__softmax_slice_f32(const float *xr, float *yr, int64_t n, int64_t st, int32_t mode) {
+    int64_t i, best;
+    float mx, sum = 0.0f, scale;
+    for (best = 0, i = 1; i < n; ++i)
+        if (xr[i * st] > xr[best * st]) best = i;
+    mx = xr[best * st];
+    if (mode == MMD__HARDMAX) {
+        for (i = 0; i < n; ++i) yr[i * st] = 0.0f;
+        yr[best * st] = 1.0f;
+        return;
+    }
+    for (i = 0; i < n; ++i) {
+        float e = expf(xr[i * st] - mx);
+        sum += e;
+        if (mode == MMD__SOFTMAX) yr[i * st] = e;
+    }
+    if (mode == MMD__LOG_SOFTMAX) {
+        scale = logf(sum);
+        for (i = 0; i < n; ++i) yr[i * st] = (xr[i * st] - mx) - scale;
+    } else {
+        scale = 1.0f / sum;
+        for (i = 0; i < n; ++i) yr[i * st] *= scale;
+    }
+}
+
+typedef struct mmd__softmax_job {
+    const mmd__softmax_data *p;
+    const float *x;
+    float *y, *scratch;
+} mmd__softmax_job;
+
+/* Outer indices [lo, hi): their n * inner elements. */
+static void mmd__softmax_range(void *data, int32_t share, int64_t lo, int64_t hi) {
+    const mmd__softmax_job *j = (const mmd__softmax_job *)data;
+    const mmd__softmax_data *p = j->p;
+    int64_t n = p->n, inner = p->inner, o, i;
+    int32_t isa = p->isa, log_mode = p->mode == MMD__LOG_SOFTMAX;
+    float *m = j->scratch + (int64_t)share * 2 * inner, *s = m + inner;
+    static const float one = 1.0f;
+    for (o = lo; o < hi; ++o) {
+        const float *xo = j->x + o * n * inner;
+        float *yo = j->y + o * n * inner;
+#if defined(MMD__X86)
+        if (inner == 1 && isa == MMD__ISA_AVX512) {
+            mmd__softmax_avx512(xo, yo, n, log_mode);
+            continue;
+        }
+        if (inner == 1 && isa == MMD__ISA_AVX2) {
+            mmd__softmax_avx2(xo, yo, n, log_mode);
+            continue;
+        }
+#endif
+        if (isa == MMD__ISA_PORTABLE || inner == 1) {
+            for (i = 0; i < inner; ++i) mmd__softmax_slice_f32(xo + i, yo + i, n, inner, p->mode);
+            continue;
+        }
+        memcpy(m, xo, (size_t)inner * sizeof(float));
+        for (i = 1; i < n; ++i) mmd__bin_f32(isa, MMD__BIN_MAX, m, m, 1, xo + i * inner, 1, inner);
+        for (i = 0; i < n; ++i) {
+            float *yi = yo + i * inner;
+            mmd__bin_f32(isa, MMD__BIN_SUB, yi, xo + i * inner, 1, m, 1, inner);
+            mmd__exp_f32(isa, yi, yi, inner);
+            if (i == 0) memcpy(s, yi, (size_t)inner * sizeof(float));
+            else mmd__bin_f32(isa, MMD__BIN_ADD, s, s, 1, yi, 1, inner);
+        }
+        if (log_mode) {
+            for (i = 0; i < inner; ++i) s[i] = logf(s[i]);
+            for (i = 0; i < n; ++i) {
+                float *yi = yo + i * inner;
+                mmd__bin_f32(isa, MMD__BIN_SUB, yi, xo + i * inner, 1, m, 1, inner);
+                mmd__bin_f32(isa, MMD__BIN_SUB, yi, yi, 1, s, 1, inner);
+            }
+            continue;
+        }
+        mmd__bin_f32(isa, MMD__BIN_DIV, s, &one, 0, s, 1, inner);
+        for (i = 0; i < n; ++i) mmd__bin_f32(isa, MMD__BIN_MUL, yo + i * inner, yo + i * inner, 1, s, 1, inner);
+    }
+}
+
+/* Outer indices split over the threads, each with its scratch rows. */
 static mmd_status mmd__softmax_f32_eval(mmd_kernel_ctx *c) {
     const mmd__softmax_data *p = (const mmd__softmax_data *)c->op_data;
-    const float *x = (const float *)c->inputs[0]->data;
-    float *y = (float *)c->outputs[0]->data;
-    int64_t o, in, i, best, st = p->inner;
+    mmd__softmax_job j;
     if (p->n == 0) return MMD_OK;
-    for (o = 0; o < p->outer; ++o)
-        for (in = 0; in < p->inner; ++in) {
-            const float *xr = x + o * p->n * st + in;
-            float *yr = y + o * p->n * st + in;
-            float mx, sum = 0.0f, scale;
-            for (best = 0, i = 1; i < p->n; ++i)
-                if (xr[i * st] > xr[best * st]) best = i;
-            mx = xr[best * st];
-            if (p->mode == MMD__HARDMAX) {
-                for (i = 0; i < p->n; ++i) yr[i * st] = 0.0f;
-                yr[best * st] = 1.0f;
-                continue;
-            }
-            for (i = 0; i < p->n; ++i) {
-                float e = expf(xr[i * st] - mx);
-                sum += e;
-                if (p->mode == MMD__SOFTMAX) yr[i * st] = e;
-            }
-            if (p->mode == MMD__LOG_SOFTMAX) {
-                scale = logf(sum);
-                for (i = 0; i < p->n; ++i) yr[i * st] = (xr[i * st] - mx) - scale;
-            } else {
-                scale = 1.0f / sum;
-                for (i = 0; i < p->n; ++i) yr[i * st] *= scale;
-            }
-        }
+    j.p = p;
+    j.x = (const float *)c->inputs[0]->data;
+    j.y = (float *)c->outputs[0]->data;
+    j.scratch = (float *)c->scratch;
+    mmd__parallel_range(c, p->outer, MMD__EW_GRAIN / (p->n * p->inner > 0 ? p->n * p->inner : 1), 1, p->slots,
+                        mmd__softmax_range, &j);
     return MMD_OK;
 }
 
