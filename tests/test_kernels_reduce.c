@@ -1,5 +1,5 @@
 /* tests/test_kernels_reduce.c - the reduction and sorting kernels (Reduce*, ArgMax, ArgMin,
-   LogSoftmax, Hardmax, CumSum, TopK, Einsum), one behaviour per test: the edge cases the ONNX
+   Softmax, LogSoftmax, Hardmax, CumSum, TopK, Einsum), one behaviour per test: the edge cases the ONNX
    node tests miss (empty reductions, noop_with_empty_axes, NaN, ties, k known only at run
    time, ellipsis and diagonals, bad attributes). Each test builds tensors and a node by hand,
    runs the kernel's prepare then eval and compares with literals printed by numpy or torch
@@ -466,7 +466,63 @@ static void table_flags_value_inputs_from_the_right_opsets(void) {
     CHECK(mmd_ops_find("", "Einsum", 11) == NULL);
 }
 
+/* ---- Softmax and LogSoftmax vector paths ---------------------------------------------------- */
+
+/* Softmax and LogSoftmax 13 over axis 1 of [2, n, inner] (inner 1: the last axis, one vector row
+   per slice; else slices side by side as rows of `inner`), against the formula evaluated in
+   double here, for lengths around the vector widths; then with 2 and 3 threads, which must
+   give the same bytes. */
+static void softmax_vector_paths_match_double_and_threads(void) {
+    static const int64_t lengths[] = {1, 7, 17, 40}, inners[] = {1, 5, 19};
+    static const char *const ops[] = {"Softmax", "LogSoftmax"};
+    size_t a, b, k;
+    for (k = 0; k < 2; ++k)
+        for (a = 0; a < sizeof lengths / sizeof lengths[0]; ++a)
+            for (b = 0; b < sizeof inners / sizeof inners[0]; ++b) {
+                int64_t n = lengths[a], inner = inners[b], dims[3], total = 2 * n * inner, o, i, j;
+                float *x = (float *)malloc((size_t)total * sizeof(float));
+                float *want = (float *)malloc((size_t)total * sizeof(float)), *first = NULL;
+                mmd_attr attrs[1];
+                int32_t threads;
+                dims[0] = 2;
+                dims[1] = n;
+                dims[2] = inner;
+                ramp(x, total, 7, 161);
+                for (o = 0; o < 2; ++o)
+                    for (j = 0; j < inner; ++j) {
+                        const float *xs = x + o * n * inner + j;
+                        double mx = xs[0], sum = 0.0;
+                        for (i = 1; i < n; ++i) mx = xs[i * inner] > mx ? xs[i * inner] : mx;
+                        for (i = 0; i < n; ++i) sum += exp(xs[i * inner] - mx);
+                        for (i = 0; i < n; ++i)
+                            want[o * n * inner + j + i * inner] =
+                                (float)(k ? xs[i * inner] - mx - log(sum) : exp(xs[i * inner] - mx) / sum);
+                    }
+                attrs[0] = attr_int("axis", 1);
+                for (threads = 1; threads <= 3; ++threads) {
+                    mmd_tensor tx = tensor("x", MMD_DTYPE_FLOAT32, 3, dims, x), ty = output("y"), *in[1], *out[1];
+                    op_case t;
+                    in[0] = &tx;
+                    out[0] = &ty;
+                    CHECK(case_prepare_threads(&t, threads, ops[k], 13, attrs, 1, in, 1, out, 1) == MMD_OK);
+                    CHECK(case_eval(&t) == MMD_OK);
+                    check_f32_tol(&ty, want, total, 2e-6);
+                    if (threads == 1) {
+                        first = (float *)malloc((size_t)total * sizeof(float));
+                        memcpy(first, ty.data, (size_t)total * sizeof(float));
+                    } else {
+                        CHECK(memcmp(first, ty.data, (size_t)total * sizeof(float)) == 0);
+                    }
+                    case_free(&t);
+                }
+                free(first);
+                free(want);
+                free(x);
+            }
+}
+
 int main(void) {
+    TEST_RUN(softmax_vector_paths_match_double_and_threads);
     TEST_RUN(reduce_every_op_over_middle_axis_matches_numpy);
     TEST_RUN(reduce_empty_axis_gives_identity);
     TEST_RUN(reduce_sum_noop_with_empty_axes_copies);
