@@ -1757,7 +1757,7 @@ static void mmd__act_range(void *data, int32_t share, int64_t lo, int64_t hi) {
 }
 
 /* Elements per thread below which an elementwise loop is not worth waking a thread for. */
-#define MMD__EW_GRAIN ((int64_t)1 << 14)
+#define MMD__EW_GRAIN ((int64_t)1 << 16)
 
 /* The whole tensor is one contiguous row; the parameters are the row's stride-0 operand.
    Parameter inputs (Clip's bounds) are read now, over the prepared defaults, in scratch.
@@ -1872,6 +1872,70 @@ static void mmd__bin_f32(int32_t isa, int32_t op, float *o, const float *a, int6
     (void)isa;
     (op == MMD__BIN_ADD ? mmd__add_f32_row : op == MMD__BIN_SUB ? mmd__sub_f32_row : op == MMD__BIN_MUL ? mmd__mul_f32_row
      : op == MMD__BIN_DIV ? mmd__div_f32_row : mmd__max_f32_row)(o, 1, a, as, b, bs, n);
+}
+
+/* ---- float32 sums in double -------------------------------------------------------------- */
+/* The sum of n floats (sq 0) or of their squared distances from m (sq 1), accumulated in
+   double: in 16 (AVX-512) or 8 (AVX2) lanes added up at the end, or one after another on the
+   portable path. GlobalAveragePool and the normalisations' moments use it; a row is always
+   summed whole by one thread, so the result does not depend on the thread count. */
+#if defined(MMD__X86)
+MMD__TARGET_AVX512 static double mmd__sum_avx512(const float *x, int64_t n, double m, int32_t sq) {
+    __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd(), vm = _mm512_set1_pd(m);
+    int64_t i;
+    for (i = 0; i < n; i += 16) {
+        __mmask16 k = MMD__MASK16(i, n);
+        __m512 v = _mm512_maskz_loadu_ps(k, x + i);
+        __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(v)), hi = _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1));
+        if (sq) {
+            lo = _mm512_maskz_sub_pd((__mmask8)k, lo, vm);
+            hi = _mm512_maskz_sub_pd((__mmask8)(k >> 8), hi, vm);
+            s0 = _mm512_fmadd_pd(lo, lo, s0);
+            s1 = _mm512_fmadd_pd(hi, hi, s1);
+        } else {
+            s0 = _mm512_add_pd(s0, lo);
+            s1 = _mm512_add_pd(s1, hi);
+        }
+    }
+    return _mm512_reduce_add_pd(_mm512_add_pd(s0, s1));
+}
+
+MMD__TARGET_AVX2 static double mmd__sum_avx2(const float *x, int64_t n, double m, int32_t sq) {
+    __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd(), vm = _mm256_set1_pd(sq ? m : 0.0);
+    __m128d h;
+    double s;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        __m256d lo = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), vm);
+        __m256d hi = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), vm);
+        s0 = sq ? _mm256_fmadd_pd(lo, lo, s0) : _mm256_add_pd(s0, lo);
+        s1 = sq ? _mm256_fmadd_pd(hi, hi, s1) : _mm256_add_pd(s1, hi);
+    }
+    s0 = _mm256_add_pd(s0, s1);
+    h = _mm_add_pd(_mm256_castpd256_pd128(s0), _mm256_extractf128_pd(s0, 1));
+    s = _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+    for (; i < n; ++i) {
+        double d = (double)x[i] - (sq ? m : 0.0);
+        s += sq ? d * d : d;
+    }
+    return s;
+}
+#endif
+
+static double mmd__sum_f32(int32_t isa, const float *x, int64_t n, double m, int32_t sq) {
+    double s = 0.0;
+    int64_t i;
+#if defined(MMD__X86)
+    if (isa == MMD__ISA_AVX512) return mmd__sum_avx512(x, n, m, sq);
+    if (isa == MMD__ISA_AVX2) return mmd__sum_avx2(x, n, m, sq);
+#endif
+    (void)isa;
+    for (i = 0; i < n; ++i) {
+        double d = (double)x[i] - (sq ? m : 0.0);
+        s += sq ? d * d : d;
+    }
+    return s;
 }
 
 typedef struct mmd__bin_job {
@@ -5994,7 +6058,11 @@ static void mmd__pool_rows_f32(void *data, int32_t share, int64_t lo, int64_t hi
     int64_t ih = w->in[1], iw = w->in[2], oh = w->out[1], ow = w->out[2], pl, o1, o2, t;
     int64_t k1 = w->k[1], k2 = w->k[2], s1, s2, lo1, hi1, lo2, hi2, n1, pn1, n2, pn2;
     int32_t is_max = p->mode == MMD__POOL_MAX, op = is_max ? MMD__BIN_MAX : MMD__BIN_ADD;
-    float *acc = j->scratch + (int64_t)share * iw;
+    float *acc = j->scratch + (int64_t)share * iw, den;
+    /* The columns whose window lies inside the input: o2 * s - pad >= 0 and + k <= iw. */
+    int64_t a2 = (w->pad[2] + w->s[2] - 1) / w->s[2], b2 = iw + w->pad[2] - k2 < 0 ? 0 : (iw + w->pad[2] - k2) / w->s[2] + 1;
+    if (b2 > ow) b2 = ow;
+    if (a2 > b2) a2 = b2;
     for (pl = lo; pl < hi; ++pl) {
         const float *xp = j->x + pl * ih * iw;
         float *yp = j->y + pl * oh * ow;
@@ -6009,9 +6077,36 @@ static void mmd__pool_rows_f32(void *data, int32_t share, int64_t lo, int64_t hi
             }
             memcpy(acc, xp + (s1 + lo1) * iw, (size_t)iw * sizeof(float));
             for (t = lo1 + 1; t < hi1; ++t) mmd__bin_f32(p->isa, op, acc, acc, 1, xp + (s1 + t) * iw, 1, iw);
+            /* Columns [a2, b2) have their whole window inside the row; stride 1 takes them as
+               k shifted vector rows, others tap by tap, adding in the same order. */
+            den = (float)((p->count_include_pad ? pn1 : hi1 - lo1) * k2);
+            if (a2 < b2 && w->s[2] == 1) {
+                memcpy(yp + a2, acc + a2 - w->pad[2], (size_t)(b2 - a2) * sizeof(float));
+                for (t = 1; t < k2; ++t) mmd__bin_f32(p->isa, op, yp + a2, yp + a2, 1, acc + a2 - w->pad[2] + t, 1, b2 - a2);
+                if (!is_max) mmd__bin_f32(p->isa, MMD__BIN_DIV, yp + a2, yp + a2, 1, &den, 0, b2 - a2);
+            } else {
+                for (o2 = a2; o2 < b2; ++o2) {
+                    const float *r = acc + o2 * w->s[2] - w->pad[2];
+                    float v = r[0];
+                    if (is_max) {
+                        /* A plain maximum (no branch on random data) and a NaN flag beside it. */
+                        int32_t nan = v != v;
+                        for (t = 1; t < k2; ++t) {
+                            v = r[t] > v ? r[t] : v;
+                            nan |= r[t] != r[t];
+                        }
+                        yp[o2] = nan ? NAN : v;
+                        continue;
+                    }
+                    for (t = 1; t < k2; ++t) v += r[t];
+                    yp[o2] = v / den;
+                }
+            }
             for (o2 = 0; o2 < ow; ++o2) {
                 const float *r;
                 float v;
+                if (o2 == a2 && a2 < b2) o2 = b2;
+                if (o2 >= ow) break;
                 s2 = o2 * w->s[2] - w->pad[2];
                 mmd__valid_range(s2, 1, k2, iw, &lo2, &hi2);
                 if (hi2 <= lo2) {
@@ -6195,20 +6290,28 @@ static mmd_status mmd__global_pool_f32_prepare(mmd_kernel_ctx *c) {
     return mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, dims);
 }
 
-/* The mean of an empty plane is NaN, as numpy gives; the maximum lets NaN win, as torch.amax
-   does, and is -inf for an empty plane, the identity of max; Lp is (sum |x|^p)^(1/p). */
-static mmd_status mmd__global_pool_f32_eval(mmd_kernel_ctx *c) {
-    const mmd__plane_data *p = (const mmd__plane_data *)c->op_data;
-    const float *x = (const float *)c->inputs[0]->data;
-    float *y = (float *)c->outputs[0]->data;
+typedef struct mmd__plane_job {
+    const mmd__plane_data *p;
+    const float *x;
+    float *y;
+    int32_t isa;
+} mmd__plane_job;
+
+/* Planes [lo, hi). The mean of an empty plane is NaN, as numpy gives (the sum in double, by
+   mmd__sum_f32); the maximum lets NaN win, as torch.amax does, and is -inf for an empty plane,
+   the identity of max; Lp is (sum |x|^p)^(1/p). */
+static void mmd__global_pool_planes(void *data, int32_t share, int64_t lo, int64_t hi) {
+    const mmd__plane_job *j = (const mmd__plane_job *)data;
+    const mmd__plane_data *p = j->p;
+    const float *x = j->x;
+    float *y = j->y;
     int64_t pl, i, n = p->plane;
-    for (pl = 0; pl < p->planes; ++pl) {
+    (void)share;
+    for (pl = lo; pl < hi; ++pl) {
         const float *xp = x + pl * n;
-        double sum = 0.0;
         float acc = p->mode == MMD__POOL_MAX ? -INFINITY : 0.0f;
         if (p->mode == MMD__POOL_AVERAGE) {
-            for (i = 0; i < n; ++i) sum += xp[i];
-            y[pl] = n ? (float)(sum / (double)n) : NAN;
+            y[pl] = n ? (float)(mmd__sum_f32(j->isa, xp, n, 0.0, 0) / (double)n) : NAN;
         } else if (p->mode == MMD__POOL_LP) {
             for (i = 0; i < n; ++i) acc += mmd__lp_term(xp[i], p->p);
             y[pl] = mmd__lp_root(acc, p->p);
@@ -6218,6 +6321,17 @@ static mmd_status mmd__global_pool_f32_eval(mmd_kernel_ctx *c) {
             y[pl] = acc;
         }
     }
+}
+
+static mmd_status mmd__global_pool_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__plane_data *p = (const mmd__plane_data *)c->op_data;
+    mmd__plane_job j;
+    j.p = p;
+    j.x = (const float *)c->inputs[0]->data;
+    j.y = (float *)c->outputs[0]->data;
+    j.isa = mmd__isa();
+    mmd__parallel_range(c, p->planes, MMD__EW_GRAIN / (p->plane > 0 ? p->plane : 1), 1, INT32_MAX,
+                        mmd__global_pool_planes, &j);
     return MMD_OK;
 }
 
@@ -6939,21 +7053,17 @@ static mmd_status mmd__batchnorm_f32_eval(mmd_kernel_ctx *c) {
 /* ---- InstanceNormalization, LayerNormalization, LRN, MeanVarianceNormalization ------------ */
 
 /* Mean and 1 / sqrt(variance + epsilon) of n floats, where the variance is the mean squared
-   distance from the mean. Two passes in double: the one-pass E[x^2] - E[x]^2 cancels badly
-   when the mean is large against the spread. An empty row gives NaN, as numpy's mean does. */
-static void mmd__moments_f32(const float *x, int64_t n, float epsilon, float *mean, float *inv_std) {
-    double s = 0.0, v = 0.0, m;
-    int64_t i;
+   distance from the mean. Two passes in double (mmd__sum_f32 on the vector path of isa): the
+   one-pass E[x^2] - E[x]^2 cancels badly when the mean is large against the spread. An empty
+   row gives NaN, as numpy's mean does. */
+static void mmd__moments_f32(int32_t isa, const float *x, int64_t n, float epsilon, float *mean, float *inv_std) {
+    double m, v;
     if (n == 0) {
         *mean = *inv_std = NAN;
         return;
     }
-    for (i = 0; i < n; ++i) s += x[i];
-    m = s / (double)n;
-    for (i = 0; i < n; ++i) {
-        double d = (double)x[i] - m;
-        v += d * d;
-    }
+    m = mmd__sum_f32(isa, x, n, 0.0, 0) / (double)n;
+    v = mmd__sum_f32(isa, x, n, m, 1);
     *mean = (float)m;
     *inv_std = (float)(1.0 / sqrt(v / (double)n + (double)epsilon));
 }
@@ -6965,20 +7075,40 @@ static mmd_status mmd__instance_norm_f32_prepare(mmd_kernel_ctx *c) {
     return mmd__channel_norm_prepare(c, 3, 1, 3);
 }
 
+typedef struct mmd__norm_job {
+    const void *p;                      /* the op's data */
+    mmd_kernel_ctx *c;
+    int32_t isa;
+} mmd__norm_job;
+
+/* Planes [lo, hi) of InstanceNormalization: y = (x - mean) * (scale * inv_std) + B. */
+static void mmd__instance_norm_planes(void *data, int32_t share, int64_t lo, int64_t hi) {
+    const mmd__norm_job *j = (const mmd__norm_job *)data;
+    const mmd__batchnorm_data *p = (const mmd__batchnorm_data *)j->p;
+    const float *x = (const float *)j->c->inputs[0]->data, *scale = (const float *)j->c->inputs[1]->data;
+    const float *bias = (const float *)j->c->inputs[2]->data;
+    float *y = (float *)j->c->outputs[0]->data;
+    int64_t pl, n = p->plane;
+    (void)share;
+    for (pl = lo; pl < hi; ++pl) {
+        const float *xp = x + pl * n;
+        float *yp = y + pl * n, mean, inv, g;
+        mmd__moments_f32(j->isa, xp, n, p->epsilon, &mean, &inv);
+        g = scale[pl % p->channels] * inv;
+        mmd__bin_f32(j->isa, MMD__BIN_SUB, yp, xp, 1, &mean, 0, n);
+        mmd__bin_f32(j->isa, MMD__BIN_MUL, yp, yp, 1, &g, 0, n);
+        mmd__bin_f32(j->isa, MMD__BIN_ADD, yp, yp, 1, &bias[pl % p->channels], 0, n);
+    }
+}
+
 static mmd_status mmd__instance_norm_f32_eval(mmd_kernel_ctx *c) {
     const mmd__batchnorm_data *p = (const mmd__batchnorm_data *)c->op_data;
-    const float *x = (const float *)c->inputs[0]->data, *scale = (const float *)c->inputs[1]->data;
-    const float *bias = (const float *)c->inputs[2]->data;
-    float *y = (float *)c->outputs[0]->data;
-    int64_t b, ch, i;
-    for (b = 0; b < p->batch; ++b)
-        for (ch = 0; ch < p->channels; ++ch) {
-            const float *xp = x + (b * p->channels + ch) * p->plane;
-            float *yp = y + (b * p->channels + ch) * p->plane, mean, inv, g;
-            mmd__moments_f32(xp, p->plane, p->epsilon, &mean, &inv);
-            g = scale[ch] * inv;
-            for (i = 0; i < p->plane; ++i) yp[i] = (xp[i] - mean) * g + bias[ch];
-        }
+    mmd__norm_job j;
+    j.p = p;
+    j.c = c;
+    j.isa = mmd__isa();
+    mmd__parallel_range(c, p->batch * p->channels, MMD__EW_GRAIN / (p->plane > 0 ? p->plane : 1), 1, INT32_MAX,
+                        mmd__instance_norm_planes, &j);
     return MMD_OK;
 }
 
@@ -7050,28 +7180,45 @@ static mmd_status mmd__layer_norm_f32_prepare(mmd_kernel_ctx *c) {
     return MMD_OK;
 }
 
-static mmd_status mmd__layer_norm_f32_eval(mmd_kernel_ctx *c) {
-    const mmd__layer_norm_data *p = (const mmd__layer_norm_data *)c->op_data;
+/* Rows [lo, hi) of LayerNormalization: y = (x - mean) * inv_std, then (plain Scale and B)
+   * Scale + B, in that order, by vector rows. */
+static void mmd__layer_norm_rows(void *data, int32_t share, int64_t lo, int64_t hi) {
+    const mmd__norm_job *j = (const mmd__norm_job *)data;
+    const mmd__layer_norm_data *p = (const mmd__layer_norm_data *)j->p;
+    mmd_kernel_ctx *c = j->c;
     const float *x = (const float *)c->inputs[0]->data, *scale = (const float *)c->inputs[1]->data;
     const float *bias = c->input_count > 2 && c->inputs[2] ? (const float *)c->inputs[2]->data : NULL;
     float *y = (float *)c->outputs[0]->data;
     float *mean_out = c->output_count > 1 && c->outputs[1] ? (float *)c->outputs[1]->data : NULL;
     float *inv_out = c->output_count > 2 && c->outputs[2] ? (float *)c->outputs[2]->data : NULL;
-    int64_t r, j, n = p->n;
-    for (r = 0; r < p->rows; ++r) {
+    int64_t r, n = p->n;
+    (void)share;
+    for (r = lo; r < hi; ++r) {
         const float *xr = x + r * n;
         float *yr = y + r * n, mean, inv;
-        mmd__moments_f32(xr, n, p->epsilon, &mean, &inv);
+        mmd__moments_f32(j->isa, xr, n, p->epsilon, &mean, &inv);
         if (mean_out) mean_out[r] = mean;
         if (inv_out) inv_out[r] = inv;
-        if (!p->plain) {
-            for (j = 0; j < n; ++j) yr[j] = (xr[j] - mean) * inv;
-        } else if (bias) {
-            for (j = 0; j < n; ++j) yr[j] = (xr[j] - mean) * inv * scale[j] + bias[j];
-        } else {
-            for (j = 0; j < n; ++j) yr[j] = (xr[j] - mean) * inv * scale[j];
-        }
+        mmd__bin_f32(j->isa, MMD__BIN_SUB, yr, xr, 1, &mean, 0, n);
+        mmd__bin_f32(j->isa, MMD__BIN_MUL, yr, yr, 1, &inv, 0, n);
+        if (!p->plain) continue;
+        mmd__bin_f32(j->isa, MMD__BIN_MUL, yr, yr, 1, scale, 1, n);
+        if (bias) mmd__bin_f32(j->isa, MMD__BIN_ADD, yr, yr, 1, bias, 1, n);
     }
+}
+
+/* Rows split over the threads; a Scale or B that is not a plain row is applied after, by the
+   broadcast walk. */
+static mmd_status mmd__layer_norm_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__layer_norm_data *p = (const mmd__layer_norm_data *)c->op_data;
+    const float *scale = (const float *)c->inputs[1]->data;
+    const float *bias = c->input_count > 2 && c->inputs[2] ? (const float *)c->inputs[2]->data : NULL;
+    float *y = (float *)c->outputs[0]->data;
+    mmd__norm_job j;
+    j.p = p;
+    j.c = c;
+    j.isa = mmd__isa();
+    mmd__parallel_range(c, p->rows, MMD__EW_GRAIN / (p->n > 0 ? p->n : 1), 1, INT32_MAX, mmd__layer_norm_rows, &j);
     if (!p->plain) {
         mmd__walk_run(&p->scale_walk, y, y, scale, mmd__mul_f32_row);
         if (bias) mmd__walk_run(&p->bias_walk, y, y, bias, mmd__add_f32_row);

@@ -97,11 +97,16 @@ typedef struct op_case {
     uint32_t owned;                     /* bit i: output i holds a buffer of case_eval's */
 } op_case;
 
+/* Loops that harness_reverse_parallel was given more than one share of, so that a test can
+   check that its case was big enough to be split. */
+static int32_t harness_split_loops;
+
 /* A thread hook that runs the shares one after another, last first: a kernel whose result
    depended on the order of its shares, or on which share an element falls in, shows it. */
 static inline void harness_reverse_parallel(void *user, mmd_task_fn task, void *ctx, int32_t count) {
     int32_t i;
     (void)user;
+    harness_split_loops += count > 1;
     for (i = count - 1; i >= 0; --i) task(ctx, i);
 }
 

@@ -386,7 +386,7 @@ static void check_vector_path(const char *op, int32_t opset, mmd_attr *attrs, in
     int64_t nx = 1, ny = 1, n, i;
     float *x, *y = NULL, *want, *first = NULL;
     double *x64, *y64 = NULL;
-    int32_t nin = ry >= 0 ? 2 : 1, threads, k;
+    int32_t nin = ry >= 0 ? 2 : 1, threads, k, split = harness_split_loops;
     op_case t;
     for (i = 0; i < rx; ++i) nx *= dx[i];
     for (i = 0; i < ry; ++i) ny *= dy[i];
@@ -430,6 +430,8 @@ static void check_vector_path(const char *op, int32_t opset, mmd_attr *attrs, in
         }
         case_free(&t);
     }
+    /* Three shares need 3 << 16 elements. */
+    CHECK(harness_split_loops == split + (n >= 3 << 16 ? 2 : 0));
     free(first);
     free(want);
     free(x);
@@ -438,8 +440,9 @@ static void check_vector_path(const char *op, int32_t opset, mmd_attr *attrs, in
     free(y64);
 }
 
-/* Lengths around the 8- and 16-float vectors, and one that the threads split. */
-static const int64_t vector_lengths[] = {1, 7, 8, 9, 15, 16, 17, 33, 100003};
+/* Lengths around the 8- and 16-float vectors, and one that three threads split (a share is at
+   least 1 << 16 elements). */
+static const int64_t vector_lengths[] = {1, 7, 8, 9, 15, 16, 17, 33, 200003};
 
 static void activations_f32_match_float64_and_threads(void) {
     static const char *const ops[] = {"Relu", "Sigmoid", "HardSwish", "Tanh"};
@@ -478,7 +481,7 @@ static void binary_f32_broadcasts_match_float64_and_threads(void) {
     static const int64_t rows[] = {6, 35}, row[] = {35}, col[] = {5, 1}, line[] = {1, 7};
     static const int64_t ones_a[] = {1, 3, 1, 7}, ones_b[] = {2, 1, 5, 1}, empty[] = {0, 3}, three[] = {3};
     static const int64_t big[] = {3, 64, 40, 41}, big_c[] = {1, 64, 1, 1}, one[] = {1};
-    static const int64_t wide[] = {100003};
+    static const int64_t wide[] = {200003};
     size_t k;
     for (k = 0; k < sizeof ops / sizeof ops[0]; ++k) {
         const char *op = ops[k];

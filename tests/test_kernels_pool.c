@@ -26,6 +26,7 @@ static void check_pool(const pool_case *pc) {
     int64_t plane = pc->h ? pc->h * pc->w : pc->w, n = pc->n * pc->c * plane, k, planes = pc->n * pc->c, half;
     float *x = (float *)malloc((size_t)n * sizeof(float)), *x3 = (float *)malloc((size_t)(2 * n) * sizeof(float));
     float *first = NULL;
+    int32_t split = harness_split_loops;
     mmd_attr attrs[5], attrs3[5];
     mmd_tensor tx, tx3, out = output("y"), out3 = output("y3"), *in[1], *o[1];
     op_case t;
@@ -94,6 +95,8 @@ static void check_pool(const pool_case *pc) {
         case_free(&f);
     }
     case_free(&t);
+    /* The big cases are split three ways (a share is at least 1 << 16 input elements). */
+    CHECK(harness_split_loops == split + (n >= 3 << 16 ? 2 : 0));
     free(first);
     free(x);
     free(x3);

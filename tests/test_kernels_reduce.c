@@ -1,5 +1,6 @@
 /* tests/test_kernels_reduce.c - the reduction and sorting kernels (Reduce*, ArgMax, ArgMin,
-   Softmax, LogSoftmax, Hardmax, CumSum, TopK, Einsum), one behaviour per test: the edge cases the ONNX
+   Softmax, LogSoftmax, Hardmax, CumSum, TopK, Einsum; and the row-wise vector paths of
+   LayerNormalization, InstanceNormalization and GlobalAveragePool), one behaviour per test: the edge cases the ONNX
    node tests miss (empty reductions, noop_with_empty_axes, NaN, ties, k known only at run
    time, ellipsis and diagonals, bad attributes). Each test builds tensors and a node by hand,
    runs the kernel's prepare then eval and compares with literals printed by numpy or torch
@@ -468,61 +469,149 @@ static void table_flags_value_inputs_from_the_right_opsets(void) {
 
 /* ---- Softmax and LogSoftmax vector paths ---------------------------------------------------- */
 
-/* Softmax and LogSoftmax 13 over axis 1 of [2, n, inner] (inner 1: the last axis, one vector row
-   per slice; else slices side by side as rows of `inner`), against the formula evaluated in
-   double here, for lengths around the vector widths; then with 2 and 3 threads, which must
-   give the same bytes. */
+/* Softmax and LogSoftmax 13 over axis 1 of [outer, n, inner] (inner 1: the last axis, one
+   vector row per slice; else slices side by side as rows of `inner`), against the formula
+   evaluated in double here, for lengths around the vector widths; then with 2 and 3 threads,
+   which must give the same bytes (the last cases are big enough to be split: a share is at
+   least 1 << 16 elements). */
 static void softmax_vector_paths_match_double_and_threads(void) {
-    static const int64_t lengths[] = {1, 7, 17, 40}, inners[] = {1, 5, 19};
+    static const int64_t cases[][3] = {{2, 1, 1}, {2, 7, 1}, {2, 17, 1}, {2, 40, 1}, {2, 1, 5},  {2, 7, 5},
+                                       {2, 17, 19}, {2, 40, 19}, {3, 230, 300}, {3, 40, 1800}, {900, 230, 1}};
     static const char *const ops[] = {"Softmax", "LogSoftmax"};
-    size_t a, b, k;
+    size_t a, k;
     for (k = 0; k < 2; ++k)
-        for (a = 0; a < sizeof lengths / sizeof lengths[0]; ++a)
-            for (b = 0; b < sizeof inners / sizeof inners[0]; ++b) {
-                int64_t n = lengths[a], inner = inners[b], dims[3], total = 2 * n * inner, o, i, j;
-                float *x = (float *)malloc((size_t)total * sizeof(float));
-                float *want = (float *)malloc((size_t)total * sizeof(float)), *first = NULL;
-                mmd_attr attrs[1];
-                int32_t threads;
-                dims[0] = 2;
-                dims[1] = n;
-                dims[2] = inner;
-                ramp(x, total, 7, 161);
-                for (o = 0; o < 2; ++o)
-                    for (j = 0; j < inner; ++j) {
-                        const float *xs = x + o * n * inner + j;
-                        double mx = xs[0], sum = 0.0;
-                        for (i = 1; i < n; ++i) mx = xs[i * inner] > mx ? xs[i * inner] : mx;
-                        for (i = 0; i < n; ++i) sum += exp(xs[i * inner] - mx);
-                        for (i = 0; i < n; ++i)
-                            want[o * n * inner + j + i * inner] =
-                                (float)(k ? xs[i * inner] - mx - log(sum) : exp(xs[i * inner] - mx) / sum);
-                    }
-                attrs[0] = attr_int("axis", 1);
-                for (threads = 1; threads <= 3; ++threads) {
-                    mmd_tensor tx = tensor("x", MMD_DTYPE_FLOAT32, 3, dims, x), ty = output("y"), *in[1], *out[1];
-                    op_case t;
-                    in[0] = &tx;
-                    out[0] = &ty;
-                    CHECK(case_prepare_threads(&t, threads, ops[k], 13, attrs, 1, in, 1, out, 1) == MMD_OK);
-                    CHECK(case_eval(&t) == MMD_OK);
-                    check_f32_tol(&ty, want, total, 2e-6);
-                    if (threads == 1) {
-                        first = (float *)malloc((size_t)total * sizeof(float));
-                        memcpy(first, ty.data, (size_t)total * sizeof(float));
-                    } else {
-                        CHECK(memcmp(first, ty.data, (size_t)total * sizeof(float)) == 0);
-                    }
-                    case_free(&t);
+        for (a = 0; a < sizeof cases / sizeof cases[0]; ++a) {
+            int64_t outer = cases[a][0], n = cases[a][1], inner = cases[a][2], total = outer * n * inner, o, i, j;
+            float *x = (float *)malloc((size_t)total * sizeof(float));
+            float *want = (float *)malloc((size_t)total * sizeof(float)), *first = NULL;
+            mmd_attr attrs[1];
+            int32_t threads, split = harness_split_loops;
+            ramp(x, total, 7, 161);
+            for (o = 0; o < outer; ++o)
+                for (j = 0; j < inner; ++j) {
+                    const float *xs = x + o * n * inner + j;
+                    double mx = xs[0], sum = 0.0;
+                    for (i = 1; i < n; ++i) mx = xs[i * inner] > mx ? xs[i * inner] : mx;
+                    for (i = 0; i < n; ++i) sum += exp(xs[i * inner] - mx);
+                    for (i = 0; i < n; ++i)
+                        want[o * n * inner + j + i * inner] =
+                            (float)(k ? xs[i * inner] - mx - log(sum) : exp(xs[i * inner] - mx) / sum);
                 }
-                free(first);
-                free(want);
-                free(x);
+            attrs[0] = attr_int("axis", 1);
+            for (threads = 1; threads <= 3; ++threads) {
+                mmd_tensor tx = tensor("x", MMD_DTYPE_FLOAT32, 3, cases[a], x), ty = output("y"), *in[1], *out[1];
+                op_case t;
+                in[0] = &tx;
+                out[0] = &ty;
+                CHECK(case_prepare_threads(&t, threads, ops[k], 13, attrs, 1, in, 1, out, 1) == MMD_OK);
+                CHECK(case_eval(&t) == MMD_OK);
+                check_f32_tol(&ty, want, total, 2e-6);
+                if (threads == 1) {
+                    first = (float *)malloc((size_t)total * sizeof(float));
+                    memcpy(first, ty.data, (size_t)total * sizeof(float));
+                } else {
+                    CHECK(memcmp(first, ty.data, (size_t)total * sizeof(float)) == 0);
+                }
+                case_free(&t);
             }
+            CHECK(harness_split_loops == split + (total >= 3 << 16 ? 2 : 0));
+            free(first);
+            free(want);
+            free(x);
+        }
+}
+
+/* Runs op on x with 1, 2 and 3 threads: the results must match `want` within tol and each
+   other byte for byte. */
+static void check_threads_f32(const char *op, int32_t opset, mmd_attr *attrs, int32_t nattr, mmd_tensor **in,
+                              int32_t nin, const float *want, int64_t total, double tol) {
+    float *first = NULL;
+    int32_t threads, split = harness_split_loops;
+    for (threads = 1; threads <= 3; ++threads) {
+        mmd_tensor ty = output("y"), *out[1];
+        op_case t;
+        out[0] = &ty;
+        CHECK(case_prepare_threads(&t, threads, op, opset, attrs, nattr, in, nin, out, 1) == MMD_OK);
+        CHECK(case_eval(&t) == MMD_OK);
+        check_f32_tol(&ty, want, total, tol);
+        if (threads == 1) {
+            first = (float *)malloc((size_t)total * sizeof(float) + 1);
+            memcpy(first, ty.data, (size_t)total * sizeof(float));
+        } else {
+            CHECK(memcmp(first, ty.data, (size_t)total * sizeof(float)) == 0);
+        }
+        case_free(&t);
+    }
+    CHECK(harness_split_loops == split + 2);
+    free(first);
+}
+
+/* Mean and 1 / sqrt(variance + eps) of n floats `st` apart, in double (two passes). */
+static void moments64(const float *x, int64_t n, int64_t st, double eps, double *mean, double *inv) {
+    double s = 0.0, v = 0.0;
+    int64_t i;
+    for (i = 0; i < n; ++i) s += x[i * st];
+    *mean = s / (double)n;
+    for (i = 0; i < n; ++i) v += (x[i * st] - *mean) * (x[i * st] - *mean);
+    *inv = 1.0 / sqrt(v / (double)n + eps);
+}
+
+/* LayerNormalization over the last axis of [600, 400] with Scale and B rows,
+   InstanceNormalization over [2, 32, 60, 60] and GlobalAveragePool over [1, 64, 60, 60]: their
+   row sums and vector rows against double here, and split over threads (at least 1 << 16
+   elements a share). */
+static void row_normalisations_match_double_and_threads(void) {
+    static const int64_t ln_dims[] = {600, 400}, row[] = {400}, in_dims[] = {2, 32, 60, 60}, ch[] = {32};
+    static const int64_t gp_dims[] = {1, 64, 60, 60};
+    int64_t total = 600 * 400, r, j, pl;
+    float *x = (float *)malloc((size_t)total * sizeof(float)), *want = (float *)malloc((size_t)total * sizeof(float));
+    float scale[400], bias[400];
+    double mean, inv;
+    mmd_tensor tx, ts, tb, *in[3];
+    mmd_attr attrs[1];
+    ramp(x, total, 13, 97);
+    ramp(scale, 400, 3, 11);
+    ramp(bias, 400, 5, 13);
+    for (r = 0; r < 600; ++r) {
+        moments64(x + r * 400, 400, 1, 1e-5, &mean, &inv);
+        for (j = 0; j < 400; ++j) want[r * 400 + j] = (float)((x[r * 400 + j] - mean) * inv * scale[j] + bias[j]);
+    }
+    tx = tensor("x", MMD_DTYPE_FLOAT32, 2, ln_dims, x);
+    ts = tensor("scale", MMD_DTYPE_FLOAT32, 1, row, scale);
+    tb = tensor("b", MMD_DTYPE_FLOAT32, 1, row, bias);
+    in[0] = &tx;
+    in[1] = &ts;
+    in[2] = &tb;
+    attrs[0] = attr_int("axis", -1);
+    check_threads_f32("LayerNormalization", 17, attrs, 1, in, 3, want, total, 1e-5);
+    /* InstanceNormalization: 64 planes of 3600, Scale and B per channel. */
+    total = 2 * 32 * 3600;
+    x = (float *)realloc(x, (size_t)total * sizeof(float));
+    want = (float *)realloc(want, (size_t)total * sizeof(float));
+    ramp(x, total, 13, 97);
+    for (pl = 0; pl < 64; ++pl) {
+        moments64(x + pl * 3600, 3600, 1, 1e-5, &mean, &inv);
+        for (j = 0; j < 3600; ++j)
+            want[pl * 3600 + j] = (float)((x[pl * 3600 + j] - mean) * inv * scale[pl % 32] + bias[pl % 32]);
+    }
+    tx = tensor("x", MMD_DTYPE_FLOAT32, 4, in_dims, x);
+    ts = tensor("scale", MMD_DTYPE_FLOAT32, 1, ch, scale);
+    tb = tensor("b", MMD_DTYPE_FLOAT32, 1, ch, bias);
+    check_threads_f32("InstanceNormalization", 6, NULL, 0, in, 3, want, total, 1e-5);
+    /* GlobalAveragePool: the same values as 64 planes of one image. */
+    for (pl = 0; pl < 64; ++pl) {
+        moments64(x + pl * 3600, 3600, 1, 0.0, &mean, &inv);
+        want[pl] = (float)mean;
+    }
+    tx = tensor("x", MMD_DTYPE_FLOAT32, 4, gp_dims, x);
+    check_threads_f32("GlobalAveragePool", 1, NULL, 0, in, 1, want, 64, 1e-6);
+    free(x);
+    free(want);
 }
 
 int main(void) {
     TEST_RUN(softmax_vector_paths_match_double_and_threads);
+    TEST_RUN(row_normalisations_match_double_and_threads);
     TEST_RUN(reduce_every_op_over_middle_axis_matches_numpy);
     TEST_RUN(reduce_empty_axis_gives_identity);
     TEST_RUN(reduce_sum_noop_with_empty_axes_copies);
