@@ -7,7 +7,9 @@
      for (size_t i = 0; i < mmd_ops_count(); ++i) puts(mmd_ops_at(i)->op_type);
 
    WHAT IT DOES NOT DO
-     No threads, no SIMD intrinsics: plain loops that any C99 compiler vectorises as it can.
+     No threads of its own: kernels split work only through mmd_kernel_parallel (the session's
+     hook). Intrinsics only behind the one dispatch of >>ops simd (AVX2, AVX-512, NEON), each
+     path beside portable loops that MMD_NO_SIMD builds keep.
      No int8 execution of QDQ graphs (DequantizeLinear -> float op -> QuantizeLinear runs as
      float), no float8/int4/int16 quantization and no blocked quantization (opset 21), no
      string tensors, no dtypes beyond those listed below (MMD_ERR_DTYPE);
