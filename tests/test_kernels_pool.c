@@ -28,7 +28,7 @@ static void check_pool(const pool_case *pc) {
     float *first = NULL;
     int32_t split = harness_split_loops;
     mmd_attr attrs[5], attrs3[5];
-    mmd_tensor tx, tx3, out = output("y"), out3 = output("y3"), *in[1], *o[1];
+    mmd_tensor tx, tx3, out = output("y"), out3 = output("y3"), *in[1], *o[1], *o3[1];
     op_case t;
     ramp(x, n, 7, 23);
     for (k = 0; k < planes; ++k) {
@@ -69,8 +69,8 @@ static void check_pool(const pool_case *pc) {
     dims3[4] = pc->w;
     tx3 = tensor("x3", MMD_DTYPE_FLOAT32, 5, dims3, x3);
     in[0] = &tx3;
-    o[0] = &out3;
-    CHECK(case_run(&t, pc->op, 11, attrs3, nattr, in, 1, o, 1) == MMD_OK);
+    o3[0] = &out3;
+    CHECK(case_run(&t, pc->op, 11, attrs3, nattr, in, 1, o3, 1) == MMD_OK);
     for (threads = 1; threads <= 3; ++threads) {
         op_case f;
         tx = tensor("x", MMD_DTYPE_FLOAT32, 2 + sp, dims, x);
