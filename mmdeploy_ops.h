@@ -574,23 +574,23 @@ static void mmd__act_portable_f32(const mmd__act *a, const float *x, float *y, i
         for (i = 0; i < n; ++i) y[i] = tanhf(x[i]);
         break;
     case MMD__ACT_AFFINE:
-        for (i = 0; i < n; ++i) x[i] = al * x[i] + be;
+        for (i = 0; i < n; ++i) y[i] = al * x[i] + be;
         break;
     case MMD__ACT_THRESHOLDED_RELU:
-        for (i = 0; i < n; ++i) x[i] = x[i] > al ? x[i] : 0.0f;
+        for (i = 0; i < n; ++i) y[i] = x[i] > al ? x[i] : 0.0f;
         break;
     case MMD__ACT_SCALED_TANH:
-        for (i = 0; i < n; ++i) x[i] = al * tanhf(be * x[i]);
+        for (i = 0; i < n; ++i) y[i] = al * tanhf(be * x[i]);
         break;
     case MMD__ACT_ELU:
-        for (i = 0; i < n; ++i) x[i] = x[i] < 0.0f ? al * expm1f(x[i]) : x[i];
+        for (i = 0; i < n; ++i) y[i] = x[i] < 0.0f ? al * expm1f(x[i]) : x[i];
         break;
     case MMD__ACT_SOFTSIGN:
-        for (i = 0; i < n; ++i) x[i] = x[i] / (1.0f + fabsf(x[i]));
+        for (i = 0; i < n; ++i) y[i] = x[i] / (1.0f + fabsf(x[i]));
         break;
     case MMD__ACT_SOFTPLUS:
         /* Written as the Softplus operator is, so that exp never overflows. */
-        for (i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] + log1pf(expf(-x[i])) : log1pf(expf(x[i]));
+        for (i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] + log1pf(expf(-x[i])) : log1pf(expf(x[i]));
         break;
     default:
         if (x != y) memcpy(y, x, (size_t)n * sizeof(float));
