@@ -41,8 +41,8 @@ def last_json(out):
     raise ValueError("no JSON line")
 
 
-def run(args):
-    p = subprocess.run(args, capture_output=True, text=True)
+def run(args, env=None):
+    p = subprocess.run(args, capture_output=True, text=True, env=env)
     if p.returncode != 0:
         msg = (p.stderr.strip() or p.stdout.strip()).splitlines()
         return None, msg[-1] if msg else f"exit {p.returncode}"
