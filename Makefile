@@ -3,6 +3,18 @@
 #   make          builds the CLI (build/mmdeploy) and the example (build/classify)
 #   make demo     classifies the shipped digit images with the shipped model
 #   make test     runs every test suite; ends with "N passed, M failed, K skipped"
+# `make deps ...` installs the packages while make reads this file: before the library checks
+# below and before any target is built, so parallel jobs never overlap the installation.
+ifneq ($(filter deps,$(MAKECMDGOALS)),)
+$(shell tools/install_deps.sh 1>&2)
+ifneq ($(.SHELLSTATUS),0)
+$(error tools/install_deps.sh failed)
+endif
+endif
+# One job per core unless the command line (or a parent make) says otherwise.
+ifeq ($(filter -j% --jobserver%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c99 -Wall -Wextra -Wpedantic -Werror
@@ -24,9 +36,10 @@ all: $(BUILD)/mmdeploy $(BUILD)/classify
 $(BUILD):
 	mkdir -p $(BUILD)
 
-# Debian packages for the example and the tests (apt-get as root, else through sudo).
+# Debian packages for the example and the tests (apt-get as root, else through sudo): installed
+# at the top of this file when deps is asked for.
 deps:
-	tools/install_deps.sh
+	@echo "packages installed (tools/install_deps.sh)"
 
 # The implementation is compiled once and linked into the programs.
 $(BUILD)/mmdeploy.o: mmdeploy.c $(HEADERS) | $(BUILD)
@@ -56,7 +69,13 @@ FALLBACK_MODELS := examples/models/digits.onnx tests/data/core/gemm_fixed.onnx \
                    $(addprefix $(BUILD)/models/,mobilenet_v2_op13.onnx squeezenet1_1_op13.onnx \
                    fcn_resnet18_op13.onnx efficientnet_b0_op13.onnx regnet_y_400mf_op11.onnx)
 
-test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node $(BUILD)/test_backend_fallback
+# The torchvision models several suites read, exported once before the suites run side by side.
+$(BUILD)/models/exported: tests/gen_torchvision.py | $(BUILD)
+	$(PY) tests/gen_torchvision.py $(BUILD)/models
+	touch $@
+
+test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node $(BUILD)/test_backend_fallback \
+      $(BUILD)/models/exported
 	tests/run_all.sh $(addprefix $(BUILD)/,$(C_TESTS)) \
 	    $(addprefix "$(NEON_RUN) $(NEON_BUILD)/,$(addsuffix ",$(NEON_TESTS))) \
 	    "$(BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
@@ -339,9 +358,11 @@ $(ASAN_BUILD)/test_%: tests/test_%.c tests/test.h $(HEADERS) tools/mmd_npy.h
 	mkdir -p $(ASAN_BUILD)
 	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itests -Itools $< -lm -o $@
 
+# With `make test asan-test`, the sanitizer suites start once the plain ones have finished (their
+# builds go on meanwhile), so the two summaries do not interleave.
 asan-test: $(ASAN_BUILD)/mmdeploy $(ASAN_BUILD)/classify $(addprefix $(ASAN_BUILD)/,$(ASAN_TESTS)) \
            $(ASAN_BUILD)/test_backend_fallback \
-           $(ASAN_BUILD)/test_node $(NODE_DIR)/node
+           $(ASAN_BUILD)/test_node $(NODE_DIR)/node $(BUILD)/models/exported $(filter test,$(MAKECMDGOALS))
 	$(ASAN_ENV) tests/run_all.sh $(addprefix $(ASAN_BUILD)/,$(ASAN_TESTS)) \
 	    "$(ASAN_BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
 	    "$(PY) tests/test_models.py" \
