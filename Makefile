@@ -33,6 +33,9 @@ NODE_DIR := $(BUILD)/onnx_node_tests
 
 all: $(BUILD)/mmdeploy $(BUILD)/classify
 
+# Made while make reads this file: a directory made by a job would hold back every target
+# that waits on it while make goes on to other goals' targets.
+$(shell mkdir -p $(BUILD))
 $(BUILD):
 	mkdir -p $(BUILD)
 
