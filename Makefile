@@ -235,8 +235,10 @@ $(MCU_BUILD)/fw-%.elf: $(MCU_BUILD)/runtime-%.o examples/mcu/main.c examples/mcu
 	    -Wl,--gc-sections --specs=nano.specs -lm -o $@
 
 # QEMU prints the semihosting output on stderr; a firmware that stops early fails the compare.
-mcu-test: $(foreach c,$(MCU_CPUS),$(MCU_BUILD)/fw-$(c).elf) $(MCU_BUILD)/mcu_host
-	$(MCU_BUILD)/mcu_host run examples/models/digits.onnx $(MCU_DATA) > $(MCU_BUILD)/host.txt
+$(MCU_BUILD)/host.txt: $(MCU_BUILD)/mcu_host examples/models/digits.onnx $(wordlist 1,2,$(MCU_DATA))
+	$(MCU_BUILD)/mcu_host run examples/models/digits.onnx $(MCU_DATA) > $@
+
+mcu-test: $(foreach c,$(MCU_CPUS),$(MCU_BUILD)/fw-$(c).elf) $(MCU_BUILD)/host.txt
 	for run in $(foreach c,$(MCU_CPUS),$(c):$(MCU_BOARD_$(c))); do \
 	    cpu=$${run%%:*}; board=$${run#*:}; \
 	    $(MCU_QEMU) -M $$board -kernel $(MCU_BUILD)/fw-$$cpu.elf > $(MCU_BUILD)/fw-$$cpu.txt 2>&1 || \
@@ -254,9 +256,11 @@ mcu-size: $(MCU_BUILD)/fw-m4.elf
 #                    add_subdirectory, with find_package after cmake --install and with pkg-config,
 #                    and for Cortex-M4F with a toolchain file, run under QEMU against the host
 .PHONY: cmake-test
-cmake-test: $(MCU_GEN) $(MCU_BUILD)/digits_ops.h $(MCU_BUILD)/mcu_host
-	$(MCU_BUILD)/mcu_host run examples/models/digits.onnx $(MCU_DATA) > $(MCU_BUILD)/host.txt
+cmake-test: $(MCU_GEN) $(MCU_BUILD)/digits_ops.h $(MCU_BUILD)/host.txt
 	tests/check_cmake.sh $(BUILD)
+
+# make test runs mcu-test and cmake-test side by side: what they share is built before.
+test: $(foreach c,$(MCU_CPUS),$(MCU_BUILD)/fw-$(c).elf) $(MCU_GEN) $(MCU_BUILD)/host.txt
 
 # ==== hostile input: fuzzing and the sanitizer suite (tests/fuzz) ===============================
 # Untrusted models and inputs must never crash the runtime.
