@@ -170,9 +170,9 @@ bench-backends: $(BUILD)/mmdeploy
 # ==== microcontrollers (examples/mcu) ============================================================
 # The digits classifier as Cortex-M firmware under QEMU: the model converted on the host to a .mmd
 # blob in a C array (its header holds the arena size), the runtime built as the lean firmware
-# core (MMD_NO_ONNX: .mmd blobs only), with MMD_NO_MALLOC, MMD_NO_STDIO, MMD_CONV_SMALL,
-# MMD_GEMM_NR_PORTABLE=4 and only the kernels the
-# model runs. Needs the Debian packages gcc-arm-none-eabi, libnewlib-arm-none-eabi and
+# core (MMD_NO_ONNX: .mmd blobs only), with MMD_NO_MALLOC, MMD_NO_STDIO, MMD_CONV_SMALL (small
+# scratch), MMD_NO_ERROR_STRINGS (status codes without message text), MMD_GEMM_NR_PORTABLE=4
+# and only the kernels the model runs. Needs the Debian packages gcc-arm-none-eabi, libnewlib-arm-none-eabi and
 # qemu-system-arm.
 #   make mcu-test   runs the firmware on five cores (Cortex-M4F, soft-float Cortex-M3, Cortex-M7,
 #                   Cortex-M33, Cortex-M55) and compares their results with the host's from the
@@ -184,7 +184,8 @@ bench-backends: $(BUILD)/mmdeploy
 MCU_BUILD    := $(BUILD)/mcu
 MCU_CC       := arm-none-eabi-gcc
 MCU_CFLAGS   := $(WARN) -Os -g -ffunction-sections -fdata-sections -mthumb
-MCU_RUNTIME  := -DMMD_NO_ONNX -DMMD_NO_MALLOC -DMMD_NO_STDIO -DMMD_CONV_SMALL -DMMD_GEMM_NR_PORTABLE=4
+MCU_RUNTIME  := -DMMD_NO_ONNX -DMMD_NO_MALLOC -DMMD_NO_STDIO -DMMD_CONV_SMALL -DMMD_NO_ERROR_STRINGS \
+                -DMMD_GEMM_NR_PORTABLE=4
 # Per core: compiler flags, the QEMU board and the board's linker script (examples/mcu/*.ld).
 MCU_CPUS     := m4 m3 m7 m33 m55
 MCU_CPU_m4   := -mcpu=cortex-m4 -mfloat-abi=hard -mfpu=fpv4-sp-d16
@@ -230,7 +231,7 @@ $(MCU_BUILD)/runtime-%.o: mmdeploy.c $(HEADERS) $(MCU_BUILD)/digits_ops.h
 
 $(MCU_BUILD)/fw-%.elf: $(MCU_BUILD)/runtime-%.o examples/mcu/main.c examples/mcu/startup.c \
         examples/mcu/mcu.h examples/mcu/sections.ld $(wildcard examples/mcu/*.ld) $(MCU_GEN) $(HEADERS)
-	$(MCU_CC) $(MCU_CFLAGS) $(MCU_CPU_$*) -I. -Iexamples/mcu -I$(MCU_BUILD) examples/mcu/main.c \
+	$(MCU_CC) $(MCU_CFLAGS) $(MCU_CPU_$*) $(MCU_RUNTIME) -I. -Iexamples/mcu -I$(MCU_BUILD) examples/mcu/main.c \
 	    examples/mcu/startup.c $(MCU_GEN) $< -nostartfiles -Lexamples/mcu -T $(MCU_LD_$*) \
 	    -Wl,--gc-sections --specs=nano.specs -lm -o $@
 

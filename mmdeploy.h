@@ -43,8 +43,9 @@
                                leaves out the host-side .mmd writer too
      MMD_NO_ONNX               the lean firmware core: reads .mmd blobs only, leaving out the ONNX
                                protobuf decoder, the general planner (shape inference, constant
-                               folding, placement) and the .mmd writer; ONNX bytes then give
-                               MMD_ERR_UNSUPPORTED
+                               folding, placement, run-time re-prepare), the plan-time packing of
+                               weights (a blob's are read in place) and the .mmd writer; ONNX
+                               bytes then give MMD_ERR_UNSUPPORTED
      MMD_NO_STDIO              nothing to leave out: no header includes <stdio.h> or calls printf
                                or file functions (errors use a built-in formatter); accepted so
                                firmware builds can say so, and `make mcu-size` checks it with nm
@@ -57,7 +58,8 @@
                                MMD_NO_MALLOC, on Windows and wherever __unix__ and
                                __APPLE__ are not defined); threads > 1 then need
                                mmd_options.parallel
-     MMD_NO_ERROR_STRINGS      drop message text (codes stay)
+     MMD_NO_ERROR_STRINGS      drop message text (codes stay): the formats and their arguments
+                               are not compiled at all, and err->msg stays empty
      MMD_MAX_RANK              largest tensor rank (default 8)
      MMD_MAX_TENSOR_BYTES      largest tensor a model may declare or a plan may make (default 1 GiB)
      MMD_MAX_NODES             most nodes, and most initializers, graph inputs or graph outputs
@@ -476,6 +478,14 @@ MMD_API const char *mmd_status_string(mmd_status status);
    Any phase, no allocation, thread safe on distinct err. */
 MMD_API mmd_status mmd_error_set(mmd_error *err, mmd_status status, int32_t node, const char *op,
                                  const char *fmt, ...);
+#ifdef MMD_NO_ERROR_STRINGS
+/* Without message text a failure compiles to its status alone: sizeof names the format and its
+   arguments, so that nothing goes unused, without evaluating them or keeping the strings.
+   mmd__error_args is declared only, never called or defined. */
+int mmd__error_args(const char *fmt, ...);
+#define MMD__NO_TEXT(...) ((void)sizeof(mmd__error_args(__VA_ARGS__)), (const char *)0)
+#define mmd_error_set(err, status, node, op, ...) (mmd_error_set)(err, status, node, op, MMD__NO_TEXT(__VA_ARGS__))
+#endif
 /* Bytes per element of a dtype, 0 for unknown or string. Thread safe. */
 MMD_API size_t mmd_dtype_size(int32_t dtype);
 /* Short name of a dtype ("float32", "int64", ...); "?" when unknown. Thread safe. */
@@ -728,8 +738,8 @@ MMD_API mmd_status mmd__error_vset(mmd_error *err, mmd_status status, int32_t no
     return status;
 }
 
-MMD_API mmd_status mmd_error_set(mmd_error *err, mmd_status status, int32_t node, const char *op,
-                                 const char *fmt, ...) {
+MMD_API mmd_status (mmd_error_set)(mmd_error *err, mmd_status status, int32_t node, const char *op,
+                                   const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     mmd__error_vset(err, status, node, op, NULL, fmt, ap);
@@ -1639,7 +1649,7 @@ MMD_API mmd_status mmd_session_run(mmd_session *s, mmd_error *err) {
             return mmd_error_set(err, MMD_ERR_NOT_READY, -1, NULL, "input '%s' is not bound",
                                  s->model->tensors[s->model->inputs[i]].name);
     if (s->whole >= 0) return mmd__session_forward(s, err);
-    return mmd_graph_run(s->model, s->scratch, err);
+    return mmd__graph_run(s->model, s->scratch, err);
 }
 
 MMD_API void mmd_session_stats(const mmd_session *s, mmd_plan_stats *out) {

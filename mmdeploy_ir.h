@@ -243,6 +243,9 @@ MMD_API mmd_status mmd_attr_get_floats(mmd_kernel_ctx *c, const char *name, cons
 MMD_API mmd_status mmd_attr_get_tensor(mmd_kernel_ctx *c, const char *name, const mmd_tensor **out);
 /* Fills c->err naming the node and op: "node 'conv1' (Conv): <message>", returns status. */
 MMD_API mmd_status mmd_kernel_fail(mmd_kernel_ctx *c, mmd_status status, const char *fmt, ...);
+#ifdef MMD_NO_ERROR_STRINGS
+#define mmd_kernel_fail(c, status, ...) (mmd_kernel_fail)(c, status, MMD__NO_TEXT(__VA_ARGS__))
+#endif
 /* 1 when t's value is known now: an initializer, a folded constant, a bound graph input, or
    (in a run-time prepare) anything already computed. prepare may then read t->data. */
 MMD_API int32_t mmd_tensor_is_const(const mmd_tensor *t);
@@ -286,6 +289,9 @@ MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *st
                                   void **activations, void **scratch, mmd_error *err);
 /* Evaluates every node that was not folded, in order. Allocates nothing. */
 MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err);
+/* Private: mmd_graph_run for m and err not NULL, so without a local mmd_error on the stack
+   (mmd_session_run's path). */
+MMD_API mmd_status mmd__graph_run(mmd_model *m, void *scratch, mmd_error *err);
 
 /* ---- host side: .mmd blobs (format in the doc block above) ------------------------------- */
 /* Writes the planned model m (every node planned, no data-dependent shapes) as a .mmd blob:
@@ -324,28 +330,31 @@ MMD_API const mmd_attr *mmd_node_attr(const mmd_node *n, const char *name) {
     return NULL;
 }
 
-MMD_API mmd_status mmd_kernel_fail(mmd_kernel_ctx *c, mmd_status status, const char *fmt, ...) {
-    char *prefix;
-    size_t len = 0, cap;
-    const char *parts[5];
-    int32_t i;
+MMD_API mmd_status (mmd_kernel_fail)(mmd_kernel_ctx *c, mmd_status status, const char *fmt, ...) {
+    char *prefix = NULL;
     va_list ap;
     if (!c || !c->node || !c->err) return status;
-    /* The prefix goes straight into the message (mmd__error_vset keeps it in place), at most
-       160 bytes of it so the reason always has room. */
-    prefix = c->err->msg;
-    cap = sizeof(c->err->msg) < 160 ? sizeof(c->err->msg) : 160;
-    parts[0] = "node '";
-    parts[1] = c->node->name;
-    parts[2] = "' (";
-    parts[3] = c->node->op_type;
-    parts[4] = "): ";
-    /* Hand-joined so that no stdio is needed; a long name is cut, never overrun. */
-    for (i = 0; i < 5; ++i) {
-        const char *p = parts[i];
-        while (*p && len + 1 < cap) prefix[len++] = *p++;
+#ifndef MMD_NO_ERROR_STRINGS
+    {
+        /* The prefix goes straight into the message (mmd__error_vset keeps it in place), at
+           most 160 bytes of it so the reason always has room. */
+        size_t len = 0, cap = sizeof(c->err->msg) < 160 ? sizeof(c->err->msg) : 160;
+        const char *parts[5];
+        int32_t i;
+        prefix = c->err->msg;
+        parts[0] = "node '";
+        parts[1] = c->node->name;
+        parts[2] = "' (";
+        parts[3] = c->node->op_type;
+        parts[4] = "): ";
+        /* Hand-joined so that no stdio is needed; a long name is cut, never overrun. */
+        for (i = 0; i < 5; ++i) {
+            const char *p = parts[i];
+            while (*p && len + 1 < cap) prefix[len++] = *p++;
+        }
+        prefix[len] = '\0';
     }
-    prefix[len] = '\0';
+#endif
     va_start(ap, fmt);
     mmd__error_vset(c->err, status, c->node_index, c->node->op_type, prefix, fmt, ap);
     va_end(ap);
@@ -1695,8 +1704,9 @@ MMD_API mmd_status mmd_graph_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *st
     return mmd__graph_plan(m, a, stats, activations, scratch, err);
 }
 
+#ifndef MMD_NO_ONNX
 /* A run-time prepare, for a node downstream of a data-dependent shape: the same checks as at
-   plan time, against the memory the plan reserved. */
+   plan time, against the memory the plan reserved. Only plans from ONNX have such nodes. */
 static mmd_status mmd__reprepare(mmd_kernel_ctx *c, mmd_node *n) {
     int32_t j;
     mmd_status st;
@@ -1719,6 +1729,7 @@ static mmd_status mmd__reprepare(mmd_kernel_ctx *c, mmd_node *n) {
     c->scratch_size = n->scratch_size;
     return MMD_OK;
 }
+#endif
 
 /* Tells the profiler (set by mmd_session_set_profiler) that node i starts or ended. */
 static void mmd__profile(const mmd_model *m, int32_t i, int32_t end) {
@@ -1730,12 +1741,9 @@ static void mmd__profile(const mmd_model *m, int32_t i, int32_t end) {
     m->profiler(m->profiler_user, &ev);
 }
 
-MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err) {
-    mmd_error local;
+MMD_API mmd_status mmd__graph_run(mmd_model *m, void *scratch, mmd_error *err) {
     int32_t i;
     mmd_status st = MMD_OK;
-    if (!err) err = &local;
-    if (!m) return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_graph_run: NULL model");
     err->status = MMD_OK;
     for (i = 0; i < m->node_count && st == MMD_OK; ++i) {
         mmd_node *n = &m->nodes[i];
@@ -1743,13 +1751,23 @@ MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err) {
         if (n->folded) continue;
         if (m->profiler) mmd__profile(m, i, 0);
         mmd__kernel_ctx(&c, m, i, err);
-        if (!n->reprepare || (st = mmd__reprepare(&c, n)) == MMD_OK) {
+#ifndef MMD_NO_ONNX
+        if (n->reprepare) st = mmd__reprepare(&c, n);
+#endif
+        if (st == MMD_OK) {
             c.scratch = scratch;
             st = mmd__kernel_status(&c, n->kernel->eval(&c), "eval");
         }
         if (m->profiler) mmd__profile(m, i, 1);
     }
     return st;
+}
+
+MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err) {
+    mmd_error local;
+    if (!err) err = &local;
+    if (!m) return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_graph_run: NULL model");
+    return mmd__graph_run(m, scratch, err);
 }
 
 /* ==== >>ir rewrites ==== */

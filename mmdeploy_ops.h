@@ -89,17 +89,22 @@
      `mmdeploy convert MODEL.onnx --ops-header ops.h` writes the list a model needs. The kernels
      left out are never referenced, so the compiler drops them (GCC and Clang at -O1 and above,
      or with -ffunction-sections and --gc-sections at any level); their unused-function warnings
-     are silenced for that build only. MSVC needs /Zc:preprocessor for MMD__K.
+     are silenced for that build only. MSVC needs /Zc:preprocessor for MMD__K. Shared code
+     drops the branches only left-out ops take (LpPool's in MaxPool, the recurrent gate
+     activations), and mmd_resize_axis_taps is compiled only with Resize or Upsample kept.
 
    SPEED AND SIZE
      Conv, ConvTranspose, Gemm, MatMul and the deformable convolutions share one blocked matrix
      product (>>ops gemm) with AVX2, AVX-512 and NEON micro-kernels chosen at run time (see
      >>ops simd for MMD_NO_SIMD and MMD_NO_AVX512). Constant weights are packed once per plan.
-       MMD_GEMM_KC, MMD_GEMM_MC, MMD_GEMM_NC   its block sizes (defaults 256, 120, 1024); smaller
-                       ones cut the packing scratch of a firmware arena
-       MMD_CONV_SMALL  every convolution through im2col and the product: no depthwise, stride-1
-                       or pointwise special paths, about 4 KB less code at -Os, slower
+       MMD_GEMM_KC, MMD_GEMM_MC, MMD_GEMM_NC   its block sizes (defaults 256, 120, 1024; 64, 12,
+                       32 with MMD_CONV_SMALL); smaller ones cut the packing scratch
+       MMD_CONV_SMALL  the firmware setting: every convolution through im2col and the product
+                       (no depthwise, stride-1 or pointwise special paths) and every pool through
+                       its plain loops, with the small default blocks above and im2col bands: a
+                       scratch of kilobytes and about 6 KB less code at -Os, slower
        MMD_CONV_COLUMNS_MAX  im2col and ConvTranspose columns gathered at once, in floats
+                       (default 1 << 20, 1024 with MMD_CONV_SMALL; at least one output row)
        MMD_GEMM_NR_PORTABLE  columns of the portable micro-kernel, 8 (default) or 4 (Cortex-M:
                        its tile then fits the FPU's registers)
 */
@@ -163,7 +168,8 @@ typedef struct mmd_resize_tap {
 } mmd_resize_tap;
 
 /* Fills taps[0 .. a->out) for one axis whose input stride is `stride` elements. Offsets are
-   clamped into the input. Any phase, no allocation, thread safe. */
+   clamped into the input. Any phase, no allocation, thread safe. Left out of MMD_ONLY_OPS
+   builds that keep neither Resize nor Upsample. */
 MMD_API void mmd_resize_axis_taps(const mmd_resize_axis *a, int64_t stride, mmd_resize_tap *taps);
 
 #ifdef __cplusplus
@@ -194,9 +200,14 @@ MMD_API void mmd_resize_axis_taps(const mmd_resize_axis *a, int64_t stride, mmd_
 #define MMD__ON_PASTE(v) MMD__ON_PICK(MMD__ON_##v)
 #define MMD__ON(v) MMD__ON_PASTE(v)
 #define MMD__K(op, ...) MMD__K_PICK(MMD__ON(MMD_OP_##op), __VA_ARGS__)
+#define MMD__KEEP(op) MMD__ON(MMD_OP_##op)
 #else
 #define MMD__K(op, ...) __VA_ARGS__,
+#define MMD__KEEP(op) 1
 #endif
+/* MMD__KEEP(op) is 1 when the build keeps op's kernel, 0 when MMD_ONLY_OPS leaves it out; also
+   in #if. Code that only some kernels of a family need tests it (in #if, or as a constant the
+   compiler folds), so that a firmware build carries only its own kernels' branches. */
 #define MMD__K_PICK(on, ...) MMD__K_PICK_(on, __VA_ARGS__)
 #define MMD__K_PICK_(on, ...) MMD__K_##on(__VA_ARGS__)
 #define MMD__K_1(...) __VA_ARGS__,
@@ -243,7 +254,11 @@ static int32_t mmd__dims_bounded(int32_t rank, const int64_t *dims) {
     return 1;
 }
 
-/* Writes "[1,3,224,224]" into buf for error messages; cut short rather than overflow. */
+/* Writes "[1,3,224,224]" into buf for error messages; cut short rather than overflow. Without
+   message text (MMD_NO_ERROR_STRINGS) it is only named, never called. */
+#ifdef MMD_NO_ERROR_STRINGS
+#define mmd__dims_text(buf, cap, rank, dims) ((void)(cap), (void)(rank), (void)(dims), (const char *)(buf))
+#else
 static const char *mmd__dims_text(char *buf, size_t cap, int32_t rank, const int64_t *dims) {
     size_t len = 0;
     int32_t i;
@@ -262,6 +277,7 @@ static const char *mmd__dims_text(char *buf, size_t cap, int32_t rank, const int
     buf[len] = '\0';
     return buf;
 }
+#endif
 
 /* Checks input and output counts, that the first `required` inputs and output 0 are present,
    and that every present input has bounded dims. */
@@ -573,6 +589,8 @@ static void mmd__act_portable_f32(const mmd__act *a, const float *x, float *y, i
     case MMD__ACT_TANH:
         for (i = 0; i < n; ++i) y[i] = tanhf(x[i]);
         break;
+#if MMD__KEEP(LSTM) || MMD__KEEP(GRU) || MMD__KEEP(RNN)
+        /* The gate activations only the recurrent ops name. */
     case MMD__ACT_AFFINE:
         for (i = 0; i < n; ++i) y[i] = al * x[i] + be;
         break;
@@ -592,6 +610,7 @@ static void mmd__act_portable_f32(const mmd__act *a, const float *x, float *y, i
         /* Written as the Softplus operator is, so that exp never overflows. */
         for (i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] + log1pf(expf(-x[i])) : log1pf(expf(x[i]));
         break;
+#endif
     default:
         if (x != y) memcpy(y, x, (size_t)n * sizeof(float));
         break;
@@ -4734,6 +4753,18 @@ static mmd_status mmd__einsum_eval(mmd_kernel_ctx *c) {
    Work is split over the session's threads by column blocks (or row blocks when C is narrow);
    every element is summed in the same order whatever the thread count, so results do not
    depend on it. */
+#ifdef MMD_CONV_SMALL
+/* Firmware: blocks sized for a scratch of a few kilobytes, not for caches it does not have. */
+#ifndef MMD_GEMM_KC
+#define MMD_GEMM_KC 64
+#endif
+#ifndef MMD_GEMM_MC
+#define MMD_GEMM_MC 12
+#endif
+#ifndef MMD_GEMM_NC
+#define MMD_GEMM_NC 32
+#endif
+#endif
 #ifndef MMD_GEMM_KC
 #define MMD_GEMM_KC 256                 /* K block for 16-column panels; 32-column ones take half */
 #endif
@@ -4747,6 +4778,13 @@ static mmd_status mmd__einsum_eval(mmd_kernel_ctx *c) {
 #define MMD_GEMM_NR_PORTABLE 8          /* columns of the portable micro-kernel: 8, or 4 (fits */
 #endif                                  /* the 32 registers of a Cortex-M FPU) */
 #define MMD__GEMM_MR 6
+/* Weights are packed at plan time (mmd_kernel_packed) only in plans from ONNX: a .mmd blob's plan
+   reads them in place, so a MMD_NO_ONNX build, which plans blobs only, leaves the packing out. */
+#ifdef MMD_NO_ONNX
+#define MMD__PACKS 0
+#else
+#define MMD__PACKS 1
+#endif
 #if MMD_GEMM_NR_PORTABLE != 4 && MMD_GEMM_NR_PORTABLE != 8
 #error "MMD_GEMM_NR_PORTABLE must be 4 or 8"
 #endif
@@ -5112,6 +5150,7 @@ typedef struct mmd__gemm_job {
 /* One share: rows [m0, m1) and columns [n0, n1) of C. */
 static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, float *scratch) {
     mmd__gemm_ukernel kern = mmd__gemm_kernel(g->isa);
+    const float *a_packed = MMD__PACKS ? g->a_packed : NULL, *b_packed = MMD__PACKS ? g->b_packed : NULL;
     int64_t nr = mmd__gemm_nr(g->isa);
     int64_t kb = mmd__gemm_kc(g->isa), kcmax = g->k < kb ? g->k : kb;
     int64_t mcmax = mmd__round_up(g->m < MMD_GEMM_MC ? g->m : MMD_GEMM_MC, MMD__GEMM_MR);
@@ -5154,8 +5193,8 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
             const float *bsrc;
             const int64_t *boff;
             int64_t bstep;              /* from one column panel to the next */
-            if (g->b_packed) {
-                bsrc = g->b_packed + pc * np + jc * kc;
+            if (b_packed) {
+                bsrc = b_packed + pc * np + jc * kc;
                 boff = poff;
                 bstep = kc * nr;
             } else if (g->b_rows) {
@@ -5168,7 +5207,7 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                 boff = poff;
                 bstep = kc * nr;
             }
-            if (nc % nr && g->b_rows && !g->b_packed) {
+            if (nc % nr && g->b_rows && !b_packed) {
                 /* Columns read in place past the edge could leave the tensor: the last, partial
                    panel is copied, zero-filled, once for all row blocks. */
                 const float *src = bsrc + (nc - nc % nr);
@@ -5179,8 +5218,8 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
             for (ic = m0; ic < m1; ic += MMD_GEMM_MC) {
                 int64_t mc = m1 - ic < MMD_GEMM_MC ? m1 - ic : MMD_GEMM_MC;
                 const float *ablk;
-                if (g->a_packed) {
-                    ablk = g->a_packed + pc * mp + ic * kc;
+                if (a_packed) {
+                    ablk = a_packed + pc * mp + ic * kc;
                 } else {
                     mmd__gemm_pack_a_block(g->a, g->a_rs, g->a_cs, g->m, ic, mc, pc, kc, apack);
                     ablk = apack;
@@ -5189,7 +5228,7 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                     int64_t nrr = nc - jr < nr ? nc - jr : nr;
                     const float *bp = bsrc + jr / nr * bstep;
                     const int64_t *bo = boff;
-                    if (nrr < nr && g->b_rows && !g->b_packed) {
+                    if (nrr < nr && g->b_rows && !b_packed) {
                         bp = bedge;
                         bo = poff;
                     }
@@ -5376,7 +5415,11 @@ static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_
 enum { MMD__CONV_DIRECT, MMD__CONV_POINTWISE, MMD__CONV_SHIFTED, MMD__CONV_IM2COL, MMD__CONV_DEPTHWISE };
 
 #ifndef MMD_CONV_COLUMNS_MAX
+#ifdef MMD_CONV_SMALL
+#define MMD_CONV_COLUMNS_MAX ((int64_t)1 << 10) /* firmware: at least one output row at once */
+#else
 #define MMD_CONV_COLUMNS_MAX ((int64_t)1 << 20) /* floats of im2col columns gathered at once */
+#endif
 #endif
 
 typedef struct mmd__conv_data {
@@ -5520,7 +5563,7 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
     c->scratch_size = (size_t)bytes;
     /* Constant weights are packed once, per group, for the product. */
     p->packed = NULL;
-    if (mmd_tensor_is_const(c->inputs[1]) && p->gm > 0 && p->gk > 0) {
+    if (MMD__PACKS && mmd_tensor_is_const(c->inputs[1]) && p->gm > 0 && p->gk > 0) {
         int64_t per = mmd__gemm_packed_a_size(p->gm, p->gk), g;
         int32_t fresh;
         float *dst = (float *)mmd_kernel_packed(c, (size_t)(per * p->group) * sizeof(float), &fresh);
@@ -5893,13 +5936,16 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
         return MMD_OK;
     }
 #endif
-    /* The offsets of the K rows of the columns within the columns' buffer. */
+#ifndef MMD_CONV_SMALL
+    /* The offsets of the K rows of the columns within the columns' buffer (IM2COL's bands set
+       theirs again). */
     for (q = 0; q < p->gk; ++q) {
         int64_t ci = q / (w->k[1] * w->k[2]), kh = q / w->k[2] % w->k[1], kw = q % w->k[2];
         rows[q] = p->path == MMD__CONV_POINTWISE ? q * in_plane
                   : p->path == MMD__CONV_SHIFTED ? ci * p->plane + kh * w->d[1] * p->wp + kw * w->d[2]
                                                  : q * p->gn;
     }
+#endif
     memset(&g, 0, sizeof g);
     g.m = mg;
     g.k = p->gk;
@@ -6016,6 +6062,15 @@ static mmd_status mmd__lp_norm_p(mmd_kernel_ctx *c, float *p) {
 
 /* The window pools, told apart by op_type. */
 enum { MMD__POOL_MAX, MMD__POOL_AVERAGE, MMD__POOL_LP };
+/* The pool modes whose ops the build keeps (MMD__KEEP), bit 1 << mode each. */
+#define MMD__POOLS_WINDOW (MMD__KEEP(MaxPool) | MMD__KEEP(AveragePool) << 1 | MMD__KEEP(LpPool) << 2)
+#define MMD__POOLS_GLOBAL (MMD__KEEP(GlobalMaxPool) | MMD__KEEP(GlobalAveragePool) << 1 | MMD__KEEP(GlobalLpPool) << 2)
+
+/* A pool's mode as prepare and eval test it: where the build keeps one op of the family only,
+   that op's mode as a constant, so that the compiler drops the other modes' code. */
+static int32_t mmd__pool_mode(int32_t mode, int32_t kept) {
+    return kept == 1 ? MMD__POOL_MAX : kept == 2 ? MMD__POOL_AVERAGE : kept == 4 ? MMD__POOL_LP : mode;
+}
 
 typedef struct mmd__pool_data {
     mmd__window w;
@@ -6029,8 +6084,9 @@ typedef struct mmd__pool_data {
     int32_t isa;                        /* mmd__isa() for the row path */
 } mmd__pool_data;
 
+#ifndef MMD_CONV_SMALL
 /* The row path of MaxPool (without Indices) and AveragePool over one or two spatial axes
-   without dilation: for each output row the window's input rows are combined (max or sum)
+   without dilation (not in MMD_CONV_SMALL builds, which take the loops of mmd__pool_f32_eval): for each output row the window's input rows are combined (max or sum)
    into one row of scratch by the vector rows of mmd__bin_f32, and each output then takes its
    k columns from that row. Every window holds an input element (pads are smaller than the
    kernel), so the maximum needs no -inf fill. Shares are planes, each with its own row. */
@@ -6059,7 +6115,8 @@ static void mmd__pool_rows_f32(void *data, int32_t share, int64_t lo, int64_t hi
     const mmd__window *w = &p->w;
     int64_t ih = w->in[1], iw = w->in[2], oh = w->out[1], ow = w->out[2], pl, o1, o2, t;
     int64_t k1 = w->k[1], k2 = w->k[2], s1, s2, lo1, hi1, lo2, hi2, n1, pn1, n2, pn2;
-    int32_t is_max = p->mode == MMD__POOL_MAX, op = is_max ? MMD__BIN_MAX : MMD__BIN_ADD;
+    int32_t is_max = mmd__pool_mode(p->mode, MMD__POOLS_WINDOW) == MMD__POOL_MAX;
+    int32_t op = is_max ? MMD__BIN_MAX : MMD__BIN_ADD;
     float *acc = j->scratch + (int64_t)share * iw, den;
     /* The columns whose window lies inside the input: o2 * s - pad >= 0 and + k <= iw. */
     int64_t a2 = (w->pad[2] + w->s[2] - 1) / w->s[2], b2 = iw + w->pad[2] - k2 < 0 ? 0 : (iw + w->pad[2] - k2) / w->s[2] + 1;
@@ -6134,6 +6191,7 @@ static void mmd__pool_rows_f32(void *data, int32_t share, int64_t lo, int64_t hi
         }
     }
 }
+#endif
 
 /* MaxPool, AveragePool and LpPool: kernel_shape is required. The first two need explicit
    pads smaller than the kernel, so that every window holds at least one input element; LpPool
@@ -6145,8 +6203,9 @@ static mmd_status mmd__pool_f32_prepare(mmd_kernel_ctx *c) {
     int64_t nk, np, ceil_mode, include_pad, storage_order, dims[5];
     int32_t n, i;
     mmd_status st;
-    p->mode = !strcmp(c->node->op_type, "MaxPool") ? MMD__POOL_MAX
-              : !strcmp(c->node->op_type, "LpPool") ? MMD__POOL_LP : MMD__POOL_AVERAGE;
+    p->mode = mmd__pool_mode(!strcmp(c->node->op_type, "MaxPool") ? MMD__POOL_MAX
+                             : !strcmp(c->node->op_type, "LpPool") ? MMD__POOL_LP : MMD__POOL_AVERAGE,
+                             MMD__POOLS_WINDOW);
     st = mmd__check_io(c, 1, 1, p->mode == MMD__POOL_MAX ? 2 : 1);
     if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
     if (st == MMD_OK) st = mmd__want_rank(c, 0, 3, 5);
@@ -6178,7 +6237,9 @@ static mmd_status mmd__pool_f32_prepare(mmd_kernel_ctx *c) {
     for (i = 0; i < n; ++i) dims[2 + i] = p->w.out[3 - n + i];
     if ((st = mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, dims)) != MMD_OK) return st;
     if (c->output_count < 2 || !c->outputs[1]) {
+#ifndef MMD_CONV_SMALL
         mmd__pool_rows_prepare(c, p);
+#endif
         return MMD_OK;
     }
     return mmd__set_output(c, 1, MMD_DTYPE_INT64, x->rank, dims);
@@ -6194,9 +6255,11 @@ static mmd_status mmd__pool_f32_eval(mmd_kernel_ctx *c) {
     const mmd__window *w = &p->w;
     const float *x = (const float *)c->inputs[0]->data;
     float *y = (float *)c->outputs[0]->data;
-    int32_t is_max = p->mode == MMD__POOL_MAX, is_lp = p->mode == MMD__POOL_LP;
+    int32_t mode = mmd__pool_mode(p->mode, MMD__POOLS_WINDOW);
+    int32_t is_max = mode == MMD__POOL_MAX, is_lp = mode == MMD__POOL_LP;
     int64_t *idx = is_max && c->output_count > 1 && c->outputs[1] ? (int64_t *)c->outputs[1]->data : NULL;
     int64_t in_plane = w->in[0] * w->in[1] * w->in[2], pl, o0, o1, o2, t0, t1, t2;
+#ifndef MMD_CONV_SMALL
     if (p->rows) {
         mmd__pool_job j;
         j.p = p;
@@ -6207,6 +6270,7 @@ static mmd_status mmd__pool_f32_eval(mmd_kernel_ctx *c) {
                             mmd__pool_rows_f32, &j);
         return MMD_OK;
     }
+#endif
     for (pl = 0; pl < p->planes; ++pl) {
         const float *xp = x + pl * in_plane;
         for (o0 = 0; o0 < w->out[0]; ++o0) {
@@ -6277,8 +6341,9 @@ static mmd_status mmd__global_pool_f32_prepare(mmd_kernel_ctx *c) {
     int64_t dims[MMD_MAX_RANK];
     int32_t i;
     mmd_status st = mmd__check_io(c, 1, 1, 1);
-    p->mode = !strcmp(c->node->op_type, "GlobalMaxPool") ? MMD__POOL_MAX
-              : !strcmp(c->node->op_type, "GlobalLpPool") ? MMD__POOL_LP : MMD__POOL_AVERAGE;
+    p->mode = mmd__pool_mode(!strcmp(c->node->op_type, "GlobalMaxPool") ? MMD__POOL_MAX
+                             : !strcmp(c->node->op_type, "GlobalLpPool") ? MMD__POOL_LP : MMD__POOL_AVERAGE,
+                             MMD__POOLS_GLOBAL);
     if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
     if (st == MMD_OK) st = mmd__want_rank(c, 0, 3, MMD_MAX_RANK);
     if (st == MMD_OK && p->mode == MMD__POOL_LP) st = mmd__lp_norm_p(c, &p->p);
@@ -6308,13 +6373,14 @@ static void mmd__global_pool_planes(void *data, int32_t share, int64_t lo, int64
     const float *x = j->x;
     float *y = j->y;
     int64_t pl, i, n = p->plane;
+    int32_t mode = mmd__pool_mode(p->mode, MMD__POOLS_GLOBAL);
     (void)share;
     for (pl = lo; pl < hi; ++pl) {
         const float *xp = x + pl * n;
-        float acc = p->mode == MMD__POOL_MAX ? -INFINITY : 0.0f;
-        if (p->mode == MMD__POOL_AVERAGE) {
+        float acc = mode == MMD__POOL_MAX ? -INFINITY : 0.0f;
+        if (mode == MMD__POOL_AVERAGE) {
             y[pl] = n ? (float)(mmd__sum_f32(j->isa, xp, n, 0.0, 0) / (double)n) : NAN;
-        } else if (p->mode == MMD__POOL_LP) {
+        } else if (mode == MMD__POOL_LP) {
             for (i = 0; i < n; ++i) acc += mmd__lp_term(xp[i], p->p);
             y[pl] = mmd__lp_root(acc, p->p);
         } else {
@@ -6362,7 +6428,7 @@ static mmd_status mmd__conv_transpose_plan(mmd_kernel_ctx *c, mmd__conv_data *p)
         return mmd_kernel_fail(c, MMD_ERR_LIMIT, "needs %llu bytes of scratch", (unsigned long long)bytes);
     c->scratch_size = (size_t)bytes;
     p->packed = NULL;
-    if (mmd_tensor_is_const(c->inputs[1]) && p->gm > 0 && p->gk > 0) {
+    if (MMD__PACKS && mmd_tensor_is_const(c->inputs[1]) && p->gm > 0 && p->gk > 0) {
         int64_t per = mmd__gemm_packed_a_size(p->gm, p->gk), g;
         int32_t fresh;
         float *dst = (float *)mmd_kernel_packed(c, (size_t)(per * p->group) * sizeof(float), &fresh);
@@ -6574,7 +6640,7 @@ static mmd_status mmd__gemm_f32_prepare(mmd_kernel_ctx *c) {
     p->threads = c->threads > 1 ? c->threads : 1;
     p->packed = NULL;
     if ((st = mmd__scratch_request(c, mmd__gemm_scratch(p->m, p->n, p->k, p->isa, p->threads))) != MMD_OK) return st;
-    if (mmd_tensor_is_const(b) && p->k > 0 && p->n > 0) {
+    if (MMD__PACKS && mmd_tensor_is_const(b) && p->k > 0 && p->n > 0) {
         int32_t fresh;
         float *dst = (float *)mmd_kernel_packed(c, (size_t)mmd__gemm_packed_b_size(p->k, p->n, p->isa) * sizeof(float), &fresh);
         if (!dst && c->err->status != MMD_OK) return c->err->status;
@@ -6695,7 +6761,7 @@ static mmd_status mmd__matmul_f32_prepare(mmd_kernel_ctx *c) {
     p->gemm_bytes = (size_t)mmd__round_up((int64_t)mmd__gemm_scratch(p->m, p->n, p->k, p->isa, p->threads), 64);
     if ((st = mmd__scratch_request(c, (uint64_t)p->gemm_bytes + (uint64_t)p->k * sizeof(int64_t))) != MMD_OK) return st;
     p->packed = NULL;
-    if (b->rank <= 2 && mmd_tensor_is_const(b) && p->k > 0 && p->n > 0) {
+    if (MMD__PACKS && b->rank <= 2 && mmd_tensor_is_const(b) && p->k > 0 && p->n > 0) {
         int32_t fresh;
         float *dst = (float *)mmd_kernel_packed(c, (size_t)mmd__gemm_packed_b_size(p->k, p->n, p->isa) * sizeof(float), &fresh);
         if (!dst && c->err->status != MMD_OK) return c->err->status;
@@ -7716,6 +7782,8 @@ static double mmd__resize_coord(const mmd_resize_axis *a, int64_t o) {
     }
 }
 
+/* A firmware build that keeps neither Resize nor Upsample does without it (MMD__KEEP). */
+#if MMD__KEEP(Resize) || MMD__KEEP(Upsample)
 MMD_API void mmd_resize_axis_taps(const mmd_resize_axis *a, int64_t stride, mmd_resize_tap *taps) {
     int64_t last = a->in - 1, o;
     for (o = 0; o < a->out; ++o) {
@@ -7770,6 +7838,7 @@ MMD_API void mmd_resize_axis_taps(const mmd_resize_axis *a, int64_t stride, mmd_
         for (k = 0; k < t->n; ++k) t->w[k] = (float)(a->exclude_outside && sum != 0.0 ? w[k] / sum : w[k]);
     }
 }
+#endif
 
 /* Walks the combinations of one output element's taps, one per axis. */
 typedef struct mmd__resize_iter {
@@ -10938,7 +11007,7 @@ static mmd_status mmd__rnn_prepare(mmd_kernel_ctx *c, int32_t cell) {
                     ? mmd__rnn_part(mmd__gemm_packed_b_size(p->hidden, 2 * p->hidden, p->isa)) +
                           mmd__rnn_part(mmd__gemm_packed_b_size(p->hidden, p->hidden, p->isa))
                     : mmd__rnn_part(mmd__gemm_packed_b_size(p->hidden, gh, p->isa));
-    if (mmd_tensor_is_const(w) && mmd_tensor_is_const(r) && p->input > 0 && p->hidden > 0) {
+    if (MMD__PACKS && mmd_tensor_is_const(w) && mmd_tensor_is_const(r) && p->input > 0 && p->hidden > 0) {
         int32_t fresh, d;
         float *dst = (float *)mmd_kernel_packed(c, (size_t)(p->dirs * (p->pack_w + p->pack_r)) * sizeof(float), &fresh);
         if (!dst && c->err->status != MMD_OK) return c->err->status;

@@ -10,9 +10,12 @@ them (the runtime the firmware links). It prints one line per part,
     core .text N .rodata N
     kernel Conv .text N .rodata N         (what adding that one kernel to the core costs)
     runtime .text N .rodata N             (core and every kernel: shared helpers counted once)
+    runtime with messages .text N ...     (when FLAGS define MMD_NO_ERROR_STRINGS: the same
+                                           runtime with its error messages, for comparison)
 
-then the blob's size, the worst-case stack depth of session creation and of a run, the targets
-(core .text <= 16 KiB, runtime .text <= 24 KiB, each stack <= 2 KiB), the largest single frames,
+then the blob's size, the worst-case stack depth of session creation and of a run (also with
+messages, when FLAGS leave them out), the targets (core .text <= 16 KiB, runtime .text <= 24 KiB,
+each stack <= 2 KiB), the largest single frames,
 the linked firmware's sections, and checks that the runtime references no heap, stdio or file
 function. Exit status 1 when a target is missed or such a function is referenced.
 
@@ -175,24 +178,33 @@ def main(argv):
     rt = compile_variant(cc, obj, kernels, callgraph=True, extra=extra)
     print("runtime .text %d .rodata %d .data %d .bss %d   (core and %s)"
           % (rt[".text"], rt[".rodata"], rt[".data"], rt[".bss"], " ".join(kernels)))
+    objs = [("", obj)]
+    if "-DMMD_NO_ERROR_STRINGS" in cc:
+        objs.append((" with messages", os.path.join(outdir, "runtime-messages.o")))
+        msg = compile_variant(cc, objs[1][1], kernels, callgraph=True, extra=extra + ["-UMMD_NO_ERROR_STRINGS"])
+        print("runtime with messages .text %d .rodata %d   (the same without MMD_NO_ERROR_STRINGS)"
+              % (msg[".text"], msg[".rodata"]))
     print("blob %s %d bytes" % (os.path.basename(blob), os.path.getsize(blob)))
 
-    frames, edges, sites = parse_callgraph(obj[:-2] + ".ci")
-    taken = address_taken(obj)
-    stacks = {}
-    for what, root in (("create", "mmd_session_create"), ("run", "mmd_session_run")):
-        depth, path, external = deepest(root, frames, edges, sites, taken)
-        stacks[what] = depth
-        print("stack %s %d bytes worst case: %s" % (what, depth,
-              " > ".join("%s %d" % (f, frames[f]) for f in path)))
-        print("  not counted, calls into: %s" % " ".join(sorted(external)))
-    targets = (("core .text", core[".text"], 16384), ("runtime .text", rt[".text"], 24576),
-               ("stack create", stacks["create"], 2048), ("stack run", stacks["run"], 2048))
+    # The stack targets hold with and without the messages (formatting them takes stack).
+    stacks = []
+    for note, o in objs:
+        frames, edges, sites = parse_callgraph(o[:-2] + ".ci")
+        taken = address_taken(o)
+        for what, root in (("create", "mmd_session_create"), ("run", "mmd_session_run")):
+            depth, path, external = deepest(root, frames, edges, sites, taken)
+            stacks.append(("stack %s%s" % (what, note), depth))
+            print("stack %s%s %d bytes worst case: %s" % (what, note, depth,
+                  " > ".join("%s %d" % (f, frames[f]) for f in path)))
+            print("  not counted, calls into: %s" % " ".join(sorted(external)))
+        if not note:
+            largest = sorted(frames.items(), key=lambda x: -x[1])[:5]
+    targets = [("core .text", core[".text"], 16384), ("runtime .text", rt[".text"], 24576)] + \
+              [(n, v, 2048) for n, v in stacks]
     over = [t for t in targets if t[1] > t[2]]
     print("targets (-Os Thumb-2): " + ", ".join("%s %d <= %d %s" % (n, v, lim, "ok" if v <= lim else "OVER")
                                                 for n, v, lim in targets))
-    print("largest frames: " + ", ".join("%s %d" % (f, b) for f, b in
-                                         sorted(frames.items(), key=lambda x: -x[1])[:5]))
+    print("largest frames: " + ", ".join("%s %d" % (f, b) for f, b in largest))
 
     fw = sections(elf)
     print("firmware %s .text %d .rodata %d .data %d .bss %d   (runtime, blob, demo, libc and libm parts)"
