@@ -48,8 +48,14 @@ deps:
 $(BUILD)/mmdeploy.o: mmdeploy.c $(HEADERS) | $(BUILD)
 	$(CC) $(WARN) $(CFLAGS) -I. -c mmdeploy.c -o $@
 
-$(BUILD)/mmdeploy: tools/mmdeploy_cli.c tools/mmd_npy.h $(HEADERS) $(BUILD)/mmdeploy.o
-	$(CC) $(WARN) $(CFLAGS) -I. -Itools tools/mmdeploy_cli.c $(BUILD)/mmdeploy.o $(BACKEND_OBJ) $(BACKEND_LIBS) -lm -o $@
+# The CLI carries a second, static copy of the runtime built as firmware builds it, to state
+# the arena a firmware build needs (tools/mmd_firmware_arena.c); it only plans, so -O0.
+$(BUILD)/mmd_firmware_arena.o: tools/mmd_firmware_arena.c tools/mmd_firmware_arena.h $(HEADERS) | $(BUILD)
+	$(CC) $(WARN) $(CFLAGS) -O0 -I. -Itools -c $< -o $@
+
+$(BUILD)/mmdeploy: tools/mmdeploy_cli.c tools/mmd_npy.h $(HEADERS) $(BUILD)/mmdeploy.o $(BUILD)/mmd_firmware_arena.o
+	$(CC) $(WARN) $(CFLAGS) -I. -Itools tools/mmdeploy_cli.c $(BUILD)/mmdeploy.o $(BUILD)/mmd_firmware_arena.o \
+	    $(BACKEND_OBJ) $(BACKEND_LIBS) -lm -o $@
 
 $(BUILD)/classify: examples/classify.c $(HEADERS) $(BUILD)/mmdeploy.o
 	$(CC) $(WARN) $(CFLAGS) -I. examples/classify.c $(BUILD)/mmdeploy.o -lstb -lm -o $@
@@ -157,9 +163,10 @@ $(BUILD)/custom_backend: examples/custom_backend.c $(HEADERS) $(BUILD)/mmdeploy.
 bench: $(BUILD)/mmdeploy $(BUILD)/mmdeploy-portable
 	$(PY) bench/bench_speed.py
 
-$(BUILD)/mmdeploy-portable: tools/mmdeploy_cli.c tools/mmd_npy.h mmdeploy.c $(HEADERS) $(BACKEND_OBJ)
-	$(CC) $(WARN) $(CFLAGS) -DMMD_NO_SIMD -I. -Itools tools/mmdeploy_cli.c mmdeploy.c $(BACKEND_OBJ) \
-	    $(BACKEND_LIBS) -lm -o $@
+$(BUILD)/mmdeploy-portable: tools/mmdeploy_cli.c tools/mmd_npy.h mmdeploy.c $(HEADERS) $(BACKEND_OBJ) \
+        $(BUILD)/mmd_firmware_arena.o
+	$(CC) $(WARN) $(CFLAGS) -DMMD_NO_SIMD -I. -Itools tools/mmdeploy_cli.c mmdeploy.c $(BUILD)/mmd_firmware_arena.o \
+	    $(BACKEND_OBJ) $(BACKEND_LIBS) -lm -o $@
 
 # Latency per backend next to ONNX Runtime's (needs torch, node and onnxruntime-node: see
 # bench/bench_backends.py).
@@ -352,9 +359,14 @@ $(ASAN_BUILD)/mmd_backends.o: backends/mmd_backends.c $(wildcard backends/*.h) $
 	mkdir -p $(ASAN_BUILD)
 	$(CC) $(WARN) $(ASAN_FLAGS) $(BACKEND_DEFS) -I. -c backends/mmd_backends.c -o $@
 
-$(ASAN_BUILD)/mmdeploy: tools/mmdeploy_cli.c tools/mmd_npy.h $(HEADERS) $(ASAN_BUILD)/mmdeploy.o $(ASAN_BUILD)/mmd_backends.o
+$(ASAN_BUILD)/mmd_firmware_arena.o: tools/mmd_firmware_arena.c tools/mmd_firmware_arena.h $(HEADERS)
+	mkdir -p $(ASAN_BUILD)
+	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itools -c $< -o $@
+
+$(ASAN_BUILD)/mmdeploy: tools/mmdeploy_cli.c tools/mmd_npy.h $(HEADERS) $(ASAN_BUILD)/mmdeploy.o $(ASAN_BUILD)/mmd_backends.o \
+        $(ASAN_BUILD)/mmd_firmware_arena.o
 	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itools tools/mmdeploy_cli.c $(ASAN_BUILD)/mmdeploy.o \
-	    $(ASAN_BUILD)/mmd_backends.o $(BACKEND_LIBS) -lm -o $@
+	    $(ASAN_BUILD)/mmd_firmware_arena.o $(ASAN_BUILD)/mmd_backends.o $(BACKEND_LIBS) -lm -o $@
 
 $(ASAN_BUILD)/classify: examples/classify.c $(HEADERS) $(ASAN_BUILD)/mmdeploy.o
 	$(CC) $(WARN) $(ASAN_FLAGS) -I. examples/classify.c $(ASAN_BUILD)/mmdeploy.o -lstb -lm -o $@

@@ -22,6 +22,7 @@
 #include "backends/mmd_openblas.h" /* build/mmd_backends.o (backends/mmd_backends.c) */
 #include "backends/mmd_xnnpack.h"
 #define MMD_NPY_IMPLEMENTATION
+#include "mmd_firmware_arena.h"
 #include "mmd_npy.h"
 
 static const char cli_usage[] =
@@ -57,7 +58,8 @@ static const char cli_usage[] =
     "        memory planned for the declared shapes (symbolic dims = 1), weights 16-byte\n"
     "        aligned so they are read in place from flash. --c-array writes the blob as an\n"
     "        aligned C array (OUT.c) and OUT.h with its extern declaration and the macros\n"
-    "        NAME_SIZE, NAME_ARENA_BYTES (the exact arena it needs) and NAME_SCRATCH_BYTES;\n"
+    "        NAME_SIZE, NAME_ARENA_BYTES (the exact arena it needs: with MMD_CONV_SMALL defined,\n"
+    "        that of a firmware build) and NAME_SCRATCH_BYTES;\n"
     "        NAME defaults to OUT's base name. --ops-header writes the MMD_ONLY_OPS list of\n"
     "        the kernels the blob runs. MODEL may be a .mmd blob too. Prints the flash bytes,\n"
     "        the arena bytes and the largest scratch; info prints the same for any model.\n"
@@ -702,6 +704,7 @@ typedef struct cli_blob {
     void *raw;                       /* owned; data is its first 16-byte aligned byte */
     unsigned char *data;
     size_t size, arena_bytes;
+    size_t small_arena, small_scratch; /* the same in a MMD_CONV_SMALL build (mmd_firmware_arena) */
     mmd_plan_stats stats;            /* the blob's own plan */
     mmd_arena arena;                 /* holds m */
     mmd_model *m;                    /* the blob parsed back, for its operator list */
@@ -740,6 +743,11 @@ static mmd_status cli_blob_make(const unsigned char *bytes, size_t size, int no_
         (st = mmd_model_parse(&b->arena, b->data, b->size, 0, &b->m, err)) != MMD_OK)
         goto done;
     mmd_session_stats(again, &b->stats);
+    {
+        char why[MMD_ERROR_MSG_SIZE];
+        int fst = mmd_firmware_arena(b->data, b->size, &b->small_arena, &b->small_scratch, why, sizeof why);
+        if (fst) st = mmd_error_set(err, (mmd_status)fst, -1, NULL, "in a MMD_CONV_SMALL build: %s", why);
+    }
 done:
     mmd_session_destroy(again);
     mmd_session_destroy(s);
@@ -796,6 +804,8 @@ static void cli_print_firmware(const cli_blob *b) {
     cli_line("  arena bytes       %zu (static uint8_t arena[%zu]: exact at any address with %d-byte "
              "pointers, enough with smaller ones)", b->arena_bytes, b->arena_bytes, (int)sizeof(void *));
     cli_line("  scratch bytes     %zu (largest request, inside the arena)", b->stats.scratch_bytes);
+    cli_line("  small arena bytes %zu (the same in a MMD_CONV_SMALL build: small GEMM blocks and im2col "
+             "bands, portable kernels), %zu of them scratch", b->small_arena, b->small_scratch);
     cli_line("  activation bytes  %zu", b->stats.activation_bytes);
     cli_line("  nodes             %d run, %d folded at conversion", (int)(b->stats.node_count - b->stats.folded_count),
              (int)b->stats.folded_count);
@@ -872,11 +882,14 @@ static int cli_write_c_array(const cli_args *a, const cli_blob *b) {
                "       mmd_session_create(%s, %s_SIZE, &opts, &session, &err);  */\n", macro, ident, macro);
     fprintf(f, "#ifndef %s_H\n#define %s_H\n\n#include <stdint.h>\n\n", macro, macro);
     fprintf(f, "/* Flash bytes of the blob. */\n#define %s_SIZE %zuu\n", macro, b->size);
-    fprintf(f, "/* The arena mmd_session_create needs at any address: exact where pointers have %d\n"
-               "   bytes, as where this was written; an upper bound where they are smaller. */\n"
-               "#define %s_ARENA_BYTES %zuu\n", (int)sizeof(void *), macro, b->arena_bytes);
-    fprintf(f, "/* Its largest kernel scratch, part of the arena. */\n#define %s_SCRATCH_BYTES %zuu\n\n",
-            macro, b->stats.scratch_bytes);
+    fprintf(f, "/* The arena mmd_session_create needs at any address, and its largest kernel scratch:\n"
+               "   for a build with MMD_CONV_SMALL (firmware: small GEMM blocks and im2col bands), and\n"
+               "   for one with the default settings on a CPU like the one this was written on (%s).\n"
+               "   Exact where pointers have %d bytes, as there; enough where they are smaller. */\n"
+               "#ifdef MMD_CONV_SMALL\n#define %s_ARENA_BYTES %zuu\n#define %s_SCRATCH_BYTES %zuu\n"
+               "#else\n#define %s_ARENA_BYTES %zuu\n#define %s_SCRATCH_BYTES %zuu\n#endif\n\n",
+            mmd_ops_isa(), (int)sizeof(void *), macro, b->small_arena, macro, b->small_scratch, macro,
+            b->arena_bytes, macro, b->stats.scratch_bytes);
     fprintf(f, "/* The weights are read in place, so the array must start 16-byte aligned. */\n"
                "#ifndef MMD_ALIGNED\n"
                "#if defined(_MSC_VER)\n"
