@@ -7,7 +7,8 @@
 #   - the three per-header implementation macros, in three files, link into a whole runtime;
 #   - MMD_IMPLEMENTATION in a file that includes mmdeploy_ops.h before mmdeploy.h still emits
 #     every implementation once;
-#   - the lean firmware core (MMD_NO_ONNX, MMD_NO_MALLOC) compiles and links.
+#   - the lean firmware core (MMD_NO_ONNX, MMD_NO_MALLOC) compiles and links;
+#   - MMD_NO_ERROR_STRINGS with MMD_CONV_SMALL compiles as C99 and C++ and keeps the codes.
 # Ends with "N passed, M failed" like the other suites. Usage: tests/check_headers.sh BUILD_DIR
 set -u
 out=${1:-build}/headers
@@ -81,6 +82,19 @@ src lean.c '#define MMD_NO_ONNX' '#define MMD_NO_MALLOC' '#define MMD_IMPLEMENTA
     '}'
 check "MMD_NO_ONNX MMD_NO_MALLOC core refuses ONNX bytes" \
     sh -c "$CC -std=c99 $WARN -I. '$out/lean.c' -lm -o '$out/lean' && '$out/lean'"
+
+# Without message text (the formats and their arguments not even compiled) the codes stay and
+# err.msg is empty; with the firmware's small-scratch setting too.
+src notext.c '#define MMD_NO_ERROR_STRINGS' '#define MMD_CONV_SMALL' '#define MMD_IMPLEMENTATION' \
+    '#include "mmdeploy.h"' \
+    'int main(void) {' \
+    '    mmd_session *s = NULL;' \
+    '    mmd_error err;' \
+    '    return mmd_session_create("", 0, NULL, &s, &err) == MMD_ERR_MALFORMED && !err.msg[0] ? 0 : 1;' \
+    '}'
+check "MMD_NO_ERROR_STRINGS MMD_CONV_SMALL gives codes without text, C99" \
+    sh -c "$CC -std=c99 $WARN -I. '$out/notext.c' -lm -o '$out/notext' && '$out/notext'"
+check "MMD_NO_ERROR_STRINGS MMD_CONV_SMALL, C++" $CXX -std=c++11 $WARN -I. -fsyntax-only -x c++ "$out/notext.c"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
