@@ -179,8 +179,8 @@ bench-backends: $(BUILD)/mmdeploy
 # blob in a C array (its header holds the arena size), the runtime built as the lean firmware
 # core (MMD_NO_ONNX: .mmd blobs only), with MMD_NO_MALLOC, MMD_NO_STDIO, MMD_CONV_SMALL (small
 # scratch), MMD_NO_ERROR_STRINGS (status codes without message text), MMD_GEMM_NR_PORTABLE=4
-# and only the kernels the model runs. Needs the Debian packages gcc-arm-none-eabi, libnewlib-arm-none-eabi and
-# qemu-system-arm.
+# and only the kernels the model runs. Needs the Debian packages gcc-arm-none-eabi,
+# libnewlib-arm-none-eabi and qemu-system-arm.
 #   make mcu-test   runs the firmware on five cores (Cortex-M4F, soft-float Cortex-M3, Cortex-M7,
 #                   Cortex-M33, Cortex-M55) and compares their results with the host's from the
 #                   ONNX model; ends "N passed, M failed"
