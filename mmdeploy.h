@@ -921,11 +921,14 @@ MMD_API void mmd_arena_release(mmd_arena *a) {
 
 /* ==== >>threads ==== */
 /* The built-in pool behind mmd_options.threads: threads - 1 workers plus the calling thread take
-   the indices of one parallel loop from a shared counter. A job is a barrier for every worker
-   (each checks in when it has no index left), so no worker still holds the previous job's task
-   when the next one starts. Between jobs workers spin for a while (a model's nodes follow each
-   other within microseconds) and then sleep on a condition variable. Only Unix-like systems
-   are assumed to have pthreads: a bare-metal or RTOS build (Arduino, Zephyr) gets none. */
+   the indices of one parallel loop from a shared counter, and the caller returns as soon as every
+   index has been run. It never waits for a worker that took no index, so a worker the system
+   has not scheduled (other programs on the cores, or one still waking up) costs nothing: the
+   caller runs that share itself. A worker reads the job only after taking an index of it, and
+   a job cannot end before that index is done, so nobody ever runs the previous job's task.
+   Between jobs workers spin for a while (a model's nodes follow each other within
+   microseconds) and then sleep on a condition variable. Only Unix-like systems are assumed to
+   have pthreads: a bare-metal or RTOS build (Arduino, Zephyr) gets none. */
 #if defined(MMD_NO_MALLOC) || defined(_WIN32) || !(defined(__unix__) || defined(__APPLE__))
 #ifndef MMD_NO_THREADS
 #define MMD_NO_THREADS
@@ -935,8 +938,8 @@ MMD_API void mmd_arena_release(mmd_arena *a) {
 #include <pthread.h>
 #include <sched.h>
 
-/* Spins (about 50-100 microseconds) before a worker sleeps, and before the caller, waiting for
-   workers, yields. */
+/* Pause instructions a worker spins through before it sleeps (about 0.1 to 1 ms: a pause takes
+   from a few to about 40 ns, by CPU), and the caller before it yields while a worker finishes. */
 #define MMD__POOL_SPINS 20000
 
 typedef struct mmd__pool {
@@ -944,12 +947,12 @@ typedef struct mmd__pool {
     pthread_cond_t wake;
     pthread_t *workers;
     int32_t worker_count;            /* started and to be joined */
-    mmd_task_fn task;                /* the current job, written before generation moves */
-    void *ctx;
-    int32_t count;
-    int32_t next;                    /* atomic: next index to hand out */
-    int32_t checked_in;              /* atomic: workers done with the current job */
-    uint32_t generation;             /* atomic: bumped once per job */
+    mmd_task_fn task;                /* the current job: written by the caller before it is */
+    void *ctx;                       /* published in state, read by a worker after it took */
+    int32_t count;                   /* an index of it */
+    uint64_t state;                  /* atomic: job number << 32 | indices not yet taken */
+    int32_t done;                    /* atomic: indices of the current job the workers ran */
+    int32_t sleepers;                /* atomic: workers waiting on wake */
     int32_t quit;                    /* atomic: set once, at destroy */
 } mmd__pool;
 
@@ -961,49 +964,69 @@ static void mmd__pool_pause(void) {
 #endif
 }
 
-static void mmd__pool_drain(mmd__pool *p) {
-    int32_t i;
-    while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_ACQ_REL)) < p->count) p->task(p->ctx, i);
+/* Takes the next index of the current job: its count minus the indices left, so that indices
+   go out in ascending order. Returns -1 when none is left; *seen gets the state looked at. */
+static int32_t mmd__pool_take(mmd__pool *p, uint64_t *seen) {
+    uint64_t s = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
+    while ((uint32_t)s != 0) {
+        /* The compare covers the job number too: an index is taken from the job it was counted in. */
+        if (__atomic_compare_exchange_n(&p->state, &s, s - 1, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return p->count - (int32_t)(uint32_t)s;
+    }
+    *seen = s;
+    return -1;
 }
 
 static void *mmd__pool_worker(void *arg) {
     mmd__pool *p = (mmd__pool *)arg;
-    uint32_t seen = 0;
     for (;;) {
-        int32_t spins = 0;
-        while (__atomic_load_n(&p->generation, __ATOMIC_ACQUIRE) == seen &&
-               !__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE) && spins++ < MMD__POOL_SPINS)
+        uint64_t seen = 0;
+        int32_t i = mmd__pool_take(p, &seen), spins = 0;
+        if (i >= 0) {
+            p->task(p->ctx, i);
+            __atomic_fetch_add(&p->done, 1, __ATOMIC_RELEASE);
+            continue;
+        }
+        /* Nothing left: wait for the next job, spinning first, then asleep. */
+        while (__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) == seen && !__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE) &&
+               spins++ < MMD__POOL_SPINS)
             mmd__pool_pause();
-        if (__atomic_load_n(&p->generation, __ATOMIC_ACQUIRE) == seen) {
+        if (__atomic_load_n(&p->state, __ATOMIC_SEQ_CST) == seen) {
             pthread_mutex_lock(&p->lock);
-            while (__atomic_load_n(&p->generation, __ATOMIC_ACQUIRE) == seen &&
-                   !__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE))
+            /* Counted before the state is looked at again, so that a caller publishing a job
+               either is seen here or sees a sleeper to wake (both sequentially consistent). */
+            __atomic_fetch_add(&p->sleepers, 1, __ATOMIC_SEQ_CST);
+            while (__atomic_load_n(&p->state, __ATOMIC_SEQ_CST) == seen && !__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE))
                 pthread_cond_wait(&p->wake, &p->lock);
+            __atomic_fetch_sub(&p->sleepers, 1, __ATOMIC_SEQ_CST);
             pthread_mutex_unlock(&p->lock);
         }
         if (__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE)) return NULL;
-        seen = __atomic_load_n(&p->generation, __ATOMIC_ACQUIRE);
-        mmd__pool_drain(p);
-        __atomic_fetch_add(&p->checked_in, 1, __ATOMIC_ACQ_REL);
     }
 }
 
 /* The mmd_parallel_fn of the built-in pool. */
 static void mmd__pool_run(void *user, mmd_task_fn task, void *ctx, int32_t count) {
     mmd__pool *p = (mmd__pool *)user;
-    int32_t spins = 0;
+    uint64_t seen, job = __atomic_load_n(&p->state, __ATOMIC_RELAXED) >> 32;
+    int32_t i, own = 0, spins = 0;
+    /* The previous job is over (all its indices ran), so no worker reads these now. */
     p->task = task;
     p->ctx = ctx;
     p->count = count;
-    __atomic_store_n(&p->next, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&p->checked_in, 0, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&p->generation, 1, __ATOMIC_ACQ_REL);
-    /* Taking the lock orders this wake after any worker's last look at generation. */
-    pthread_mutex_lock(&p->lock);
-    pthread_cond_broadcast(&p->wake);
-    pthread_mutex_unlock(&p->lock);
-    mmd__pool_drain(p);
-    while (__atomic_load_n(&p->checked_in, __ATOMIC_ACQUIRE) < p->worker_count) {
+    __atomic_store_n(&p->done, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->state, ((job + 1) & 0xffffffffu) << 32 | (uint32_t)count, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) > 0) {
+        pthread_mutex_lock(&p->lock);
+        pthread_cond_broadcast(&p->wake);
+        pthread_mutex_unlock(&p->lock);
+    }
+    while ((i = mmd__pool_take(p, &seen)) >= 0) {
+        task(ctx, i);
+        ++own;
+    }
+    /* Only indices a worker took are outstanding, and they are running. */
+    while (__atomic_load_n(&p->done, __ATOMIC_ACQUIRE) < count - own) {
         if (spins++ < MMD__POOL_SPINS) mmd__pool_pause();
         else sched_yield();
     }
