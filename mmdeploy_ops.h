@@ -5431,7 +5431,8 @@ typedef struct mmd__conv_data {
     int64_t gm, gk, gn;                 /* product per image and group: M, K and N (columns) */
     int64_t hp, wp, plane;              /* SHIFTED: padded sizes, floats per padded channel */
     int64_t band;                       /* IM2COL: output rows (axes 0 and 1) gathered at once */
-    int64_t wq, share;                  /* DEPTHWISE: phase row length, scratch floats per share */
+    int64_t row_len, ring, step, share; /* DEPTHWISE: padded row length, rows in the ring,
+                                           channels per share, scratch bytes per share */
     const float *packed;                /* the weights packed per group, or NULL */
     size_t gemm_bytes;                  /* scratch of the product, the rest follows it */
 } mmd__conv_data;
@@ -5515,15 +5516,24 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
     pointwise = stride1 = 0;
 #else
     if (p->group > 1 && cg == 1 && w->k[0] == 1 && w->in[0] == 1) {
-        /* Per share: the phases of one padded input plane, then the taps' row pointers. */
-        int64_t sx = w->s[2], shares = p->threads < p->in_ch * p->batch ? p->threads : p->in_ch * p->batch;
+        /* Shares of a few channels each, several per thread so that a thread the system
+           delays leaves its channels to the others. Per share: the ring of padded rows (as
+           many as one output row's taps span, each long enough for the last output's last
+           tap), the taps' weights and pointers, and which input row each ring row holds. */
+        int64_t count = p->batch * p->in_ch, shares = p->threads > 1 ? 4 * p->threads : 1;
+        int64_t reach = (w->out[2] - 1) * w->s[2] + (w->k[2] - 1) * w->d[2] + 1;
         p->path = MMD__CONV_DEPTHWISE;
-        p->hp = w->in[1] + w->pad[1] + w->pad_end[1];
-        p->wq = w->out[2] + (w->k[2] - 1) * w->d[2] / sx + 1;
-        if (p->hp > MMD__ELEMS_MAX / (p->wq * sx))
-            return mmd_kernel_fail(c, MMD_ERR_LIMIT, "padded input too large");
-        p->share = mmd__round_up(sx * p->hp * p->wq, 16) + 2 * mmd__round_up(taps, 8);
-        return mmd__scratch_request(c, (uint64_t)(shares > 1 ? shares : 1) * (uint64_t)p->share * sizeof(float) + 64u);
+        p->ring = (w->k[1] - 1) * w->d[1] + 1;
+        p->row_len = w->pad[2] + w->in[2];
+        if (p->row_len < reach) p->row_len = reach;
+        p->row_len = mmd__round_up(p->row_len, 16);
+        if (p->ring > MMD__ELEMS_MAX / p->row_len)
+            return mmd_kernel_fail(c, MMD_ERR_LIMIT, "padded rows too large");
+        if (shares > count) shares = count > 0 ? count : 1;
+        p->step = (count + shares - 1) / shares;
+        p->share = (int64_t)sizeof(float) * (p->ring * p->row_len + mmd__round_up(taps, 16)) +
+                   (int64_t)sizeof(float *) * mmd__round_up(taps, 8) + (int64_t)sizeof(int64_t) * mmd__round_up(p->ring, 8);
+        return mmd__scratch_request(c, (uint64_t)((count + p->step - 1) / p->step) * (uint64_t)p->share + 64u);
     }
     if (p->group > 1 && cg == 1) {
         /* eval's table of output ranges per kernel tap (see mmd__conv_plane_f32). */
@@ -5666,77 +5676,117 @@ static void mmd__conv_plane_f32(const mmd__window *w, const int64_t *range, cons
     }
 }
 
-/* One output row of a depthwise convolution: o[j] = bias + sum over taps t of w[t] * p[t][j],
-   the sum kept in registers over all taps. */
+/* One output row of a depthwise convolution: o[j] = bias + sum over taps t of w[t] * p[t][j * s],
+   the sum kept in registers over all taps, the taps in order (the vector paths fuse each
+   multiply-add; the last lanes take fmaf, so that every column rounds the same way). */
 static void mmd__dw_row_c(float *MMD__RESTRICT o, const float *const *p, const float *w, int64_t taps,
-                          float bias, int64_t n) {
+                          float bias, int64_t n, int64_t s) {
     int64_t j, t;
     for (j = 0; j < n; ++j) {
         float acc = bias;
-        for (t = 0; t < taps; ++t) acc += w[t] * p[t][j];
+        for (t = 0; t < taps; ++t) acc += w[t] * p[t][j * s];
         o[j] = acc;
     }
 }
 
 #if defined(MMD__X86)
+/* Stride 1 and 2; a stride-2 step of 8 outputs reads 16 inputs, of which it keeps the even ones,
+   and stops one short of the row's end (the last output reads p[t][2n - 2] only). */
 MMD__TARGET_AVX2 static void mmd__dw_row_avx2(float *o, const float *const *p, const float *w, int64_t taps,
-                                              float bias, int64_t n) {
+                                              float bias, int64_t n, int64_t s) {
     int64_t j = 0, t;
-    for (; j + 16 <= n; j += 16) {
-        __m256 a0 = _mm256_set1_ps(bias), a1 = a0;
-        for (t = 0; t < taps; ++t) {
-            __m256 wv = _mm256_broadcast_ss(w + t);
-            a0 = _mm256_fmadd_ps(wv, _mm256_loadu_ps(p[t] + j), a0);
-            a1 = _mm256_fmadd_ps(wv, _mm256_loadu_ps(p[t] + j + 8), a1);
+    if (s == 1) {
+        for (; j + 16 <= n; j += 16) {
+            __m256 a0 = _mm256_set1_ps(bias), a1 = a0;
+            for (t = 0; t < taps; ++t) {
+                __m256 wv = _mm256_broadcast_ss(w + t);
+                a0 = _mm256_fmadd_ps(wv, _mm256_loadu_ps(p[t] + j), a0);
+                a1 = _mm256_fmadd_ps(wv, _mm256_loadu_ps(p[t] + j + 8), a1);
+            }
+            _mm256_storeu_ps(o + j, a0);
+            _mm256_storeu_ps(o + j + 8, a1);
         }
-        _mm256_storeu_ps(o + j, a0);
-        _mm256_storeu_ps(o + j + 8, a1);
-    }
-    for (; j + 8 <= n; j += 8) {
-        __m256 a0 = _mm256_set1_ps(bias);
-        for (t = 0; t < taps; ++t) a0 = _mm256_fmadd_ps(_mm256_broadcast_ss(w + t), _mm256_loadu_ps(p[t] + j), a0);
-        _mm256_storeu_ps(o + j, a0);
+        for (; j + 8 <= n; j += 8) {
+            __m256 a0 = _mm256_set1_ps(bias);
+            for (t = 0; t < taps; ++t) a0 = _mm256_fmadd_ps(_mm256_broadcast_ss(w + t), _mm256_loadu_ps(p[t] + j), a0);
+            _mm256_storeu_ps(o + j, a0);
+        }
+    } else {
+        for (; j + 8 < n; j += 8) {
+            __m256 a0 = _mm256_set1_ps(bias);
+            for (t = 0; t < taps; ++t) {
+                /* Evens of two vectors: a0 a2 b0 b2 | a4 a6 b4 b6, then 64-bit pairs 0 2 1 3. */
+                __m256 e = _mm256_shuffle_ps(_mm256_loadu_ps(p[t] + 2 * j), _mm256_loadu_ps(p[t] + 2 * j + 8), 0x88);
+                e = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xd8));
+                a0 = _mm256_fmadd_ps(_mm256_broadcast_ss(w + t), e, a0);
+            }
+            _mm256_storeu_ps(o + j, a0);
+        }
     }
     for (; j < n; ++j) {
         float acc = bias;
-        for (t = 0; t < taps; ++t) acc = fmaf(w[t], p[t][j], acc);
+        for (t = 0; t < taps; ++t) acc = fmaf(w[t], p[t][j * s], acc);
         o[j] = acc;
     }
 }
 
 MMD__TARGET_AVX512 static void mmd__dw_row_avx512(float *o, const float *const *p, const float *w, int64_t taps,
-                                                  float bias, int64_t n) {
+                                                  float bias, int64_t n, int64_t s) {
     int64_t j = 0, t;
-    for (; j + 16 <= n; j += 16) {
-        __m512 a0 = _mm512_set1_ps(bias);
-        for (t = 0; t < taps; ++t) a0 = _mm512_fmadd_ps(_mm512_set1_ps(w[t]), _mm512_loadu_ps(p[t] + j), a0);
-        _mm512_storeu_ps(o + j, a0);
+    if (s == 1) {
+        for (; j < n; j += 16) {
+            __mmask16 k = MMD__MASK16(j, n);
+            __m512 a0 = _mm512_set1_ps(bias);
+            for (t = 0; t < taps; ++t)
+                a0 = _mm512_fmadd_ps(_mm512_set1_ps(w[t]), _mm512_maskz_loadu_ps(k, p[t] + j), a0);
+            _mm512_mask_storeu_ps(o + j, k, a0);
+        }
+        return;
     }
-    if (j < n) {
-        __mmask16 k = (__mmask16)((1u << (n - j)) - 1u);
-        __m512 a0 = _mm512_set1_ps(bias);
-        for (t = 0; t < taps; ++t)
-            a0 = _mm512_fmadd_ps(_mm512_set1_ps(w[t]), _mm512_maskz_loadu_ps(k, p[t] + j), a0);
-        _mm512_mask_storeu_ps(o + j, k, a0);
+    {
+        const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+        for (; j < n; j += 16) {
+            /* The inputs this step reads: 2 * outputs - 1, in two vectors. */
+            int64_t need = 2 * (n - j < 16 ? n - j : 16) - 1;
+            __mmask16 lo = need >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << need) - 1u);
+            __mmask16 hi = need > 16 ? (__mmask16)((1u << (need - 16)) - 1u) : (__mmask16)0;
+            __m512 a0 = _mm512_set1_ps(bias);
+            for (t = 0; t < taps; ++t) {
+                __m512 e = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(lo, p[t] + 2 * j), even,
+                                                  _mm512_maskz_loadu_ps(hi, p[t] + 2 * j + 16));
+                a0 = _mm512_fmadd_ps(_mm512_set1_ps(w[t]), e, a0);
+            }
+            _mm512_mask_storeu_ps(o + j, MMD__MASK16(j, n), a0);
+        }
     }
 }
 #endif
 
 #if defined(MMD__NEON)
-static void mmd__dw_row_neon(float *o, const float *const *p, const float *w, int64_t taps, float bias, int64_t n) {
+static void mmd__dw_row_neon(float *o, const float *const *p, const float *w, int64_t taps, float bias, int64_t n,
+                             int64_t s) {
     int64_t j = 0, t;
-    for (; j + 8 <= n; j += 8) {
-        float32x4_t a0 = vdupq_n_f32(bias), a1 = a0;
-        for (t = 0; t < taps; ++t) {
-            a0 = vfmaq_n_f32(a0, vld1q_f32(p[t] + j), w[t]);
-            a1 = vfmaq_n_f32(a1, vld1q_f32(p[t] + j + 4), w[t]);
+    if (s == 1) {
+        for (; j + 8 <= n; j += 8) {
+            float32x4_t a0 = vdupq_n_f32(bias), a1 = a0;
+            for (t = 0; t < taps; ++t) {
+                a0 = vfmaq_n_f32(a0, vld1q_f32(p[t] + j), w[t]);
+                a1 = vfmaq_n_f32(a1, vld1q_f32(p[t] + j + 4), w[t]);
+            }
+            vst1q_f32(o + j, a0);
+            vst1q_f32(o + j + 4, a1);
         }
-        vst1q_f32(o + j, a0);
-        vst1q_f32(o + j + 4, a1);
+    } else {
+        /* vld2q splits 8 inputs into evens and odds; the last output reads p[t][2n - 2] only. */
+        for (; j + 4 < n; j += 4) {
+            float32x4_t a0 = vdupq_n_f32(bias);
+            for (t = 0; t < taps; ++t) a0 = vfmaq_n_f32(a0, vld2q_f32(p[t] + 2 * j).val[0], w[t]);
+            vst1q_f32(o + j, a0);
+        }
     }
     for (; j < n; ++j) {
         float acc = bias;
-        for (t = 0; t < taps; ++t) acc = fmaf(w[t], p[t][j], acc);
+        for (t = 0; t < taps; ++t) acc = fmaf(w[t], p[t][j * s], acc);
         o[j] = acc;
     }
 }
@@ -5841,58 +5891,59 @@ static void mmd__conv_im2col_task(void *data, int32_t index) {
 }
 
 #ifndef MMD_CONV_SMALL
-/* DEPTHWISE: input channel `index` (over images and channels, in shares of `threads`): its
-   plane is copied zero-padded into phases by column modulo the stride, so that tap (kh, kw)
-   of output row oh reads phase (kw * d) % s, row oh * s + kh * d, from column ow + (kw * d) / s
-   on: every tap is a contiguous run, whatever the stride. Then each output channel of the
-   input channel is computed row by row. */
+/* DEPTHWISE: channels [index * step, ...) of the images' channels. Input rows are copied into
+   a ring of zero-padded rows as the output rows first need them (each is copied once per
+   channel and stays in L1 for the output rows that read it); for each output row, the taps
+   whose input row lies inside the plane (the others add only zeros) are listed with their
+   weights, and the row kernel sums them over the whole output row, every tap a run of padded
+   row read with the stride. */
 static void mmd__dw_task(void *data, int32_t index) {
     const mmd__conv_job *j = (const mmd__conv_job *)data;
     const mmd__conv_data *p = j->p;
     const mmd__window *w = &p->w;
-    int64_t sx = w->s[2], taps = w->k[1] * w->k[2], mg = p->out_ch / p->group, count = p->batch * p->in_ch;
-    int64_t oh = w->out[1], ow = w->out[2], in_plane = w->in[1] * w->in[2], ch, ph, r, q, m, kh, kw, y0;
-    float *phase = j->buf + index * p->share;
-    const float **ptr = (const float **)(void *)(phase + mmd__round_up(sx * p->hp * p->wq, 16));
-    void (*row)(float *, const float *const *, const float *, int64_t, float, int64_t) = mmd__dw_row_c;
+    int64_t kw = w->k[2], taps = w->k[1] * kw, mg = p->out_ch / p->group, count = p->batch * p->in_ch;
+    int64_t oh = w->out[1], ow = w->out[2], ih = w->in[1], iw = w->in[2], len = p->row_len, ring = p->ring;
+    int64_t ch, m, y0, kh, t, n, r;
+    float *rows = (float *)(void *)((char *)j->buf + (size_t)index * (size_t)p->share), *wv = rows + ring * len;
+    const float **ptr = (const float **)(void *)(wv + mmd__round_up(taps, 16));
+    int64_t *held = (int64_t *)(void *)(ptr + mmd__round_up(taps, 8));
+    void (*row)(float *, const float *const *, const float *, int64_t, float, int64_t, int64_t) = mmd__dw_row_c;
 #if defined(MMD__X86)
-    if (p->isa == MMD__ISA_AVX512) row = mmd__dw_row_avx512;
-    else if (p->isa == MMD__ISA_AVX2) row = mmd__dw_row_avx2;
+    if (w->s[2] <= 2 && p->isa == MMD__ISA_AVX512) row = mmd__dw_row_avx512;
+    else if (w->s[2] <= 2 && p->isa == MMD__ISA_AVX2) row = mmd__dw_row_avx2;
 #elif defined(MMD__NEON)
-    if (p->isa == MMD__ISA_NEON) row = mmd__dw_row_neon;
+    if (w->s[2] <= 2 && p->isa == MMD__ISA_NEON) row = mmd__dw_row_neon;
 #endif
-    for (ch = index; ch < count; ch += p->threads) {
-        const float *x = j->x + ch * in_plane;
+    /* The padding columns are zero once and for all; only the middle of a ring row is copied. */
+    memset(rows, 0, (size_t)(ring * len) * sizeof(float));
+    for (ch = index * p->step; ch < count && ch < (index + 1) * p->step; ++ch) {
+        const float *xc = j->x + ch * ih * iw;
         int64_t cin = ch % p->in_ch, b = ch / p->in_ch;
-        memset(phase, 0, (size_t)(sx * p->hp * p->wq) * sizeof(float));
-        for (r = 0; r < w->in[1]; ++r) {
-            const float *src = x + r * w->in[2];
-            float *dst = phase + (r + w->pad[1]) * p->wq;
-            int64_t col = w->pad[2], at = col % sx, pos = col / sx;
-            if (sx == 1) {
-                memcpy(dst + col, src, (size_t)w->in[2] * sizeof(float));
-                continue;
-            }
-            for (q = 0; q < w->in[2]; ++q) {
-                dst[at * p->hp * p->wq + pos] = src[q];
-                if (++at == sx) at = 0, ++pos;
-            }
-        }
+        for (r = 0; r < ring; ++r) held[r] = -1;
         for (m = cin * mg; m < (cin + 1) * mg; ++m) {
             const float *k = j->wt + m * taps;
             float bias = j->bias ? j->bias[m] : 0.0f;
             float *y = j->y + (b * p->out_ch + m) * oh * ow;
             const float *z = j->z ? j->z + (b * p->out_ch + m) * oh * ow : NULL;
-            for (y0 = 0; y0 < oh; ++y0) {
-                for (kh = 0; kh < w->k[1]; ++kh)
-                    for (kw = 0; kw < w->k[2]; ++kw) {
-                        int64_t off = kw * w->d[2];
-                        ptr[kh * w->k[2] + kw] = phase + ((off % sx) * p->hp + y0 * w->s[1] + kh * w->d[1]) * p->wq + off / sx;
+            for (y0 = 0; y0 < oh; ++y0, y += ow) {
+                for (n = 0, kh = 0; kh < w->k[1]; ++kh) {
+                    int64_t iy = y0 * w->s[1] + kh * w->d[1] - w->pad[1];
+                    float *slot;
+                    if (iy < 0 || iy >= ih) continue;
+                    slot = rows + iy % ring * len;
+                    if (held[iy % ring] != iy) {
+                        memcpy(slot + w->pad[2], xc + iy * iw, (size_t)iw * sizeof(float));
+                        held[iy % ring] = iy;
                     }
-                row(y + y0 * ow, ptr, k, taps, bias, ow);
+                    for (t = 0; t < kw; ++t, ++n) {
+                        ptr[n] = slot + t * w->d[2];
+                        wv[n] = k[kh * kw + t];
+                    }
+                }
+                row(y, ptr, wv, n, bias, ow, w->s[2]);
                 if (z)
-                    for (ph = 0; ph < ow; ++ph) y[y0 * ow + ph] += z[y0 * ow + ph];
-                mmd__act_f32(&p->act, y + y0 * ow, ow);
+                    for (t = 0; t < ow; ++t) y[t] += z[y0 * ow + t];
+                mmd__act_f32(&p->act, y, ow);
             }
         }
     }
@@ -5932,7 +5983,7 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
         job.x = (const float *)c->inputs[0]->data;
         job.y = (float *)c->outputs[0]->data;
         job.buf = (float *)(((uintptr_t)c->scratch + 63u) & ~(uintptr_t)63u);
-        if (count > 0) mmd_kernel_parallel(c, mmd__dw_task, &job, (int32_t)(p->threads < count ? p->threads : count));
+        if (count > 0) mmd_kernel_parallel(c, mmd__dw_task, &job, (int32_t)((count + p->step - 1) / p->step));
         return MMD_OK;
     }
 #endif
