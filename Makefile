@@ -1,7 +1,8 @@
 # The only build system users need.
 #   make deps     installs the Debian packages the example and the tests need
 #   make          builds the CLI (build/mmdeploy) and the example (build/classify)
-#   make demo     classifies the shipped digit images with the shipped model
+#   make demo     classifies the shipped digit images through MMDeploy's C API (mmdeploy_sdk.h)
+#                 and writes the labelled pictures to build/demo
 #   make test     runs every test suite; ends with "N passed, M failed, K skipped"
 # `make deps ...` installs the packages while make reads this file: before the library checks
 # below and before any target is built, so parallel jobs never overlap the installation.
@@ -60,8 +61,23 @@ $(BUILD)/mmdeploy: tools/mmdeploy_cli.c tools/mmd_npy.h $(HEADERS) $(BUILD)/mmde
 $(BUILD)/classify: examples/classify.c $(HEADERS) $(BUILD)/mmdeploy.o
 	$(CC) $(WARN) $(CFLAGS) -I. examples/classify.c $(BUILD)/mmdeploy.o -lstb -lm -o $@
 
-demo: $(BUILD)/classify
-	$(BUILD)/classify examples/models/digits.onnx examples/images/*.png
+# The SDK's demo: the shipped digits model as an MMDeploy model directory (examples/sdk/digits
+# holds its JSON, the network is examples/models/digits.onnx), classified through MMDeploy's C
+# API; each picture comes out labelled as build/demo/<image>.png.
+DEMO_DIR := $(BUILD)/sdk_digits
+SDK_DEMOS := $(BUILD)/image_classification $(BUILD)/object_detection
+
+$(DEMO_DIR)/end2end.onnx: examples/models/digits.onnx $(wildcard examples/sdk/digits/*.json) | $(BUILD)
+	mkdir -p $(DEMO_DIR)
+	cp examples/sdk/digits/*.json $(DEMO_DIR)/
+	cp examples/models/digits.onnx $@
+
+demo: $(SDK_DEMOS) $(DEMO_DIR)/end2end.onnx
+	mkdir -p $(BUILD)/demo
+	@for img in examples/images/*.png; do \
+	    out=$(BUILD)/demo/$${img##*/}; echo "== $$img -> $$out"; \
+	    $(BUILD)/image_classification cpu $(DEMO_DIR) $$img $$out || exit 1; \
+	done
 
 $(BUILD)/test_%: tests/test_%.c tests/test.h tests/kernel_harness.h $(HEADERS) tools/mmd_npy.h | $(BUILD)
 	$(CC) $(WARN) $(CFLAGS) -I. -Itests -Itools $< -lm -o $@
@@ -94,6 +110,7 @@ test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node 
 	    "$(PY) tests/test_custom_ops_sampling.py" \
 	    "$(PY) tests/test_custom_ops_det.py" \
 	    "$(PY) tests/test_rnn_models.py" \
+	    "$(PY) tests/test_sdk.py" \
 	    "$(MAKE) -s mcu-test" \
 	    "tests/check_headers.sh $(BUILD)" \
 	    "$(MAKE) -s cmake-test" \
@@ -125,6 +142,30 @@ $(NEON_BUILD)/test_%: tests/test_%.c tests/test.h tests/kernel_harness.h $(HEADE
 	aarch64-linux-gnu-gcc $(WARN) -O2 -I. -Itests -Itools $< -lm -o $@
 # Here, not on the test rule above: make expands a rule's prerequisites where it reads them, and
 # these names are defined only in this section.
+
+# ==== the SDK layer (mmdeploy_sdk.h) ===========================================================
+# MMDeploy's C API and model directories. It needs Debian's cJSON and stb (libcjson-dev,
+# libstb-dev), so it is compiled apart from the runtime: mmdeploy_sdk.c next to mmdeploy.c,
+# with -Iinclude for the include/mmdeploy headers and -lcjson -lstb at link time.
+SDK_HEADERS := mmdeploy_sdk.h $(wildcard include/mmdeploy/*.h)
+SDK_LIBS    := -lcjson -lstb -lm -lpthread
+
+$(BUILD)/mmdeploy_sdk.o: mmdeploy_sdk.c $(SDK_HEADERS) $(HEADERS) | $(BUILD)
+	$(CC) $(WARN) $(CFLAGS) -I. -Iinclude -c mmdeploy_sdk.c -o $@
+
+# tests/test_sdk.py drives the SDK through this probe (one translation unit with everything).
+$(BUILD)/sdk_probe: tests/sdk_probe.c $(SDK_HEADERS) $(HEADERS) tools/mmd_npy.h | $(BUILD)
+	$(CC) $(WARN) $(CFLAGS) -I. -Iinclude -Itools $< $(SDK_LIBS) -o $@
+
+# The model directories test_sdk.py compares (MMDeploy's format, torch networks), made once.
+$(BUILD)/sdk_models/seg/end2end.onnx: tests/gen_sdk_models.py | $(BUILD)
+	$(PY) tests/gen_sdk_models.py $(BUILD)/sdk_models > /dev/null 2>&1
+
+# MMDeploy's demo/csrc/c programs, in C (examples/sdk).
+$(BUILD)/%: examples/sdk/%.c examples/sdk/draw.h $(SDK_HEADERS) $(BUILD)/mmdeploy.o $(BUILD)/mmdeploy_sdk.o
+	$(CC) $(WARN) $(CFLAGS) -I. -Iinclude -Iexamples/sdk $< $(BUILD)/mmdeploy.o $(BUILD)/mmdeploy_sdk.o $(SDK_LIBS) -o $@
+
+test: $(BUILD)/sdk_probe $(BUILD)/sdk_models/seg/end2end.onnx $(SDK_DEMOS) $(DEMO_DIR)/end2end.onnx
 
 # ==== backends ===================================================================================
 # Vendor libraries are detected, never required: each bundled backend (backends/*.h) is built
@@ -374,10 +415,15 @@ $(ASAN_BUILD)/classify: examples/classify.c $(HEADERS) $(ASAN_BUILD)/mmdeploy.o
 $(ASAN_BUILD)/test_backend_fallback: tests/test_backend_fallback.c $(HEADERS) $(ASAN_BUILD)/mmd_backends.o
 	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itests $< $(ASAN_BUILD)/mmd_backends.o $(BACKEND_LIBS) -lm -o $@
 
+$(ASAN_BUILD)/sdk_probe: tests/sdk_probe.c $(SDK_HEADERS) $(HEADERS) tools/mmd_npy.h
+	mkdir -p $(ASAN_BUILD)
+	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Iinclude -Itools $< $(SDK_LIBS) -o $@
+
 $(ASAN_BUILD)/test_%: tests/test_%.c tests/test.h $(HEADERS) tools/mmd_npy.h
 	mkdir -p $(ASAN_BUILD)
 	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itests -Itools $< -lm -o $@
 
+asan-test: $(ASAN_BUILD)/sdk_probe $(BUILD)/sdk_models/seg/end2end.onnx
 # With `make test asan-test`, the sanitizer suites start once the plain ones have finished (their
 # builds go on meanwhile), so the two summaries do not interleave.
 asan-test: $(ASAN_BUILD)/mmdeploy $(ASAN_BUILD)/classify $(addprefix $(ASAN_BUILD)/,$(ASAN_TESTS)) \
@@ -391,6 +437,7 @@ asan-test: $(ASAN_BUILD)/mmdeploy $(ASAN_BUILD)/classify $(addprefix $(ASAN_BUIL
 	    "$(PY) tests/test_custom_ops_sampling.py" \
 	    "$(PY) tests/test_custom_ops_det.py" \
 	    "$(PY) tests/test_rnn_models.py" \
+	    "$(PY) tests/test_sdk.py" \
 	    "$(PY) tests/test_models.py --backend openblas" \
 	    "$(PY) tests/test_models.py --backend onednn" \
 	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend openblas" \

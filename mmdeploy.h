@@ -30,6 +30,9 @@
      4. mmdeploy.h's session code: threads, sessions, backends; it includes mmdeploy_ops.h, and
         is emitted only where MMD_IMPLEMENTATION or MMD_CORE_IMPLEMENTATION is defined.
      So mmdeploy.h with MMD_IMPLEMENTATION emits all four; each header compiles alone.
+     5. mmdeploy_sdk.h, optional (needs cJSON and stb): MMDeploy's SDK and C API on the public
+        declarations of the others (sessions, and mmd_resize_axis_taps for image resizing);
+        none of 1-4 includes it, so the runtime and firmware builds never need its libraries.
 
    CONFIGURATION (define before the implementation include)
      MMD_IMPLEMENTATION        with mmdeploy.h: emit the code of all three headers in this

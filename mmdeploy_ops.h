@@ -131,13 +131,19 @@ MMD_API const char *mmd_ops_isa(void);
    of mmdeploy_sdk.h both map output coordinates to input taps and weights through
    mmd_resize_axis_taps, one axis at a time. Modes, coordinate transformations and nearest
    roundings are ONNX Resize's; OpenCV's cv::resize is MMD_RESIZE_LINEAR with
-   MMD_RESIZE_HALF_PIXEL (INTER_LINEAR) and MMD_RESIZE_NEAREST with MMD_RESIZE_ASYMMETRIC and
-   MMD_RESIZE_ROUND_FLOOR (INTER_NEAREST). */
-typedef enum mmd_resize_mode { MMD_RESIZE_NEAREST, MMD_RESIZE_LINEAR, MMD_RESIZE_CUBIC } mmd_resize_mode;
+   MMD_RESIZE_HALF_PIXEL (INTER_LINEAR) or MMD_RESIZE_CUBIC likewise (INTER_CUBIC),
+   MMD_RESIZE_NEAREST with MMD_RESIZE_ASYMMETRIC and MMD_RESIZE_ROUND_FLOOR (INTER_NEAREST), and
+   INTER_AREA is MMD_RESIZE_AREA on both axes when neither grows, else MMD_RESIZE_LINEAR with
+   MMD_RESIZE_OPENCV_AREA on both. */
+typedef enum mmd_resize_mode {
+    MMD_RESIZE_NEAREST, MMD_RESIZE_LINEAR, MMD_RESIZE_CUBIC,
+    MMD_RESIZE_AREA                  /* box average over each output pixel's input span (out <= in) */
+} mmd_resize_mode;
 typedef enum mmd_resize_coord {
     MMD_RESIZE_HALF_PIXEL, MMD_RESIZE_HALF_PIXEL_SYMMETRIC, MMD_RESIZE_PYTORCH_HALF_PIXEL,
     MMD_RESIZE_ALIGN_CORNERS, MMD_RESIZE_ASYMMETRIC, MMD_RESIZE_TF_HALF_PIXEL_FOR_NN,
-    MMD_RESIZE_TF_CROP_AND_RESIZE
+    MMD_RESIZE_TF_CROP_AND_RESIZE,
+    MMD_RESIZE_OPENCV_AREA           /* OpenCV's INTER_AREA coordinates when an axis grows */
 } mmd_resize_coord;
 typedef enum mmd_resize_round {
     MMD_RESIZE_ROUND_PREFER_FLOOR, MMD_RESIZE_ROUND_PREFER_CEIL, MMD_RESIZE_ROUND_FLOOR,
@@ -160,7 +166,9 @@ typedef struct mmd_resize_axis {
 
 /* The input positions (element offsets: index times the axis' stride) and weights behind one
    output coordinate. n is 1 (nearest, or a coordinate on an input element), 2 (linear), 4
-   (cubic), or 0 for a tf_crop_and_resize coordinate outside the input. */
+   (cubic), or 0 for a tf_crop_and_resize coordinate outside the input. MMD_RESIZE_AREA spans
+   any number n of contiguous inputs: off[0], off[0] + stride, ...; the first weighs w[0], the
+   last w[2] and the others w[1] (mmd_resize_tap_at reads any mode). */
 typedef struct mmd_resize_tap {
     int64_t off[4];
     float w[4];
@@ -171,6 +179,10 @@ typedef struct mmd_resize_tap {
    clamped into the input. Any phase, no allocation, thread safe. Left out of MMD_ONLY_OPS
    builds that keep neither Resize nor Upsample. */
 MMD_API void mmd_resize_axis_taps(const mmd_resize_axis *a, int64_t stride, mmd_resize_tap *taps);
+/* Offset and weight of tap k (< t->n) of a tap made for mode `mode` on an axis of that stride.
+   Any phase, thread safe. */
+MMD_API void mmd_resize_tap_at(const mmd_resize_tap *t, int32_t mode, int64_t stride, int32_t k, int64_t *off,
+                               float *w);
 
 #ifdef __cplusplus
 }
@@ -7824,6 +7836,12 @@ static double mmd__resize_coord(const mmd_resize_axis *a, int64_t o) {
     case MMD_RESIZE_PYTORCH_HALF_PIXEL: return a->out > 1 ? (x + 0.5) / s - 0.5 : 0.0;
     case MMD_RESIZE_ALIGN_CORNERS: return len == 1.0 ? 0.0 : x * (in - 1.0) / (len - 1.0);
     case MMD_RESIZE_TF_HALF_PIXEL_FOR_NN: return (x + 0.5) / s;
+    case MMD_RESIZE_OPENCV_AREA: {
+        /* cv::resize's INTER_AREA when growing: linear weights from where the output pixel's
+           right edge falls in the input, not from its centre. */
+        double sx = floor(x / s), fx = (x + 1.0) - (sx + 1.0) * s;
+        return sx + (fx <= 0.0 ? 0.0 : fx - floor(fx));
+    }
     case MMD_RESIZE_TF_CROP_AND_RESIZE:
         /* A single output takes the centre of the crop, as the spec and TensorFlow say. */
         return (a->out == 1 ? (a->roi_end - a->roi_start) * (in - 1.0) / 2.0
@@ -7835,8 +7853,57 @@ static double mmd__resize_coord(const mmd_resize_axis *a, int64_t o) {
 
 /* A firmware build that keeps neither Resize nor Upsample does without it (MMD__KEEP). */
 #if MMD__KEEP(Resize) || MMD__KEEP(Upsample)
+/* MMD_RESIZE_AREA: output o averages the input span [o * in / out, (o + 1) * in / out), edge
+   pixels by the part of them inside, as cv::resize's INTER_AREA weighs them (an edge part under
+   1/1000 of a pixel is dropped). */
+static void mmd__resize_area_taps(const mmd_resize_axis *a, int64_t stride, mmd_resize_tap *taps) {
+    double s = (double)a->in / (double)a->out;
+    int64_t o;
+    for (o = 0; o < a->out; ++o) {
+        mmd_resize_tap *t = &taps[o];
+        double f1 = (double)o * s, f2 = f1 + s, cell = s < (double)a->in - f1 ? s : (double)a->in - f1;
+        int64_t s1 = (int64_t)ceil(f1), s2 = (int64_t)floor(f2), first;
+        s2 = s2 < a->in - 1 ? s2 : a->in - 1;
+        s1 = s1 < s2 ? s1 : s2;
+        first = s1 - f1 > 1e-3 ? s1 - 1 : s1;
+        t->w[0] = (float)((s1 - f1 > 1e-3 ? s1 - f1 : 1.0) / cell);
+        t->w[1] = (float)(1.0 / cell);
+        t->n = (int32_t)(s2 - first);
+        t->w[2] = t->w[1];
+        if (f2 - (double)s2 > 1e-3) {
+            double part = f2 - (double)s2;
+            t->w[2] = (float)((part < 1.0 ? (part < cell ? part : cell) : (1.0 < cell ? 1.0 : cell)) / cell);
+            t->n += 1;
+        }
+        if (t->n < 1) {
+            t->n = 1;
+            t->w[0] = 1.0f;
+        } else if (t->n == 1 && first < s1) {
+            t->w[2] = t->w[0];
+        } else if (t->n == 1) {
+            t->w[0] = t->w[2];
+        }
+        t->off[0] = first * stride;
+    }
+}
+
+MMD_API void mmd_resize_tap_at(const mmd_resize_tap *t, int32_t mode, int64_t stride, int32_t k, int64_t *off,
+                               float *w) {
+    if (mode != MMD_RESIZE_AREA) {
+        *off = t->off[k];
+        *w = t->w[k];
+        return;
+    }
+    *off = t->off[0] + k * stride;
+    *w = k == 0 ? t->w[0] : k == t->n - 1 ? t->w[2] : t->w[1];
+}
+
 MMD_API void mmd_resize_axis_taps(const mmd_resize_axis *a, int64_t stride, mmd_resize_tap *taps) {
     int64_t last = a->in - 1, o;
+    if (a->mode == MMD_RESIZE_AREA) {
+        mmd__resize_area_taps(a, stride, taps);
+        return;
+    }
     for (o = 0; o < a->out; ++o) {
         mmd_resize_tap *t = &taps[o];
         double x = mmd__resize_coord(a, o), f, r, w[4], ca = (double)a->cubic_a, sum = 0.0;

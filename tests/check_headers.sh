@@ -8,7 +8,9 @@
 #   - MMD_IMPLEMENTATION in a file that includes mmdeploy_ops.h before mmdeploy.h still emits
 #     every implementation once;
 #   - the lean firmware core (MMD_NO_ONNX, MMD_NO_MALLOC) compiles and links;
-#   - MMD_NO_ERROR_STRINGS with MMD_CONV_SMALL compiles as C99 and C++ and keeps the codes.
+#   - MMD_NO_ERROR_STRINGS with MMD_CONV_SMALL compiles as C99 and C++ and keeps the codes;
+#   - the SDK layer (mmdeploy_sdk.h) is included by no runtime header, and its declarations
+#     compile alone.
 # Ends with "N passed, M failed" like the other suites. Usage: tests/check_headers.sh BUILD_DIR
 set -u
 out=${1:-build}/headers
@@ -33,6 +35,14 @@ check "mmdeploy_ops.h includes only mmdeploy_ir.h" test "$(includes mmdeploy_ops
 # mmdeploy.h includes the others only in its session part (after the >>session anchor).
 check "mmdeploy.h includes the others only in its session part" \
     test "$(sed -n '1,/==== >>session implementation ====/p' mmdeploy.h | grep -c '^#include "mmdeploy')" = 0
+
+# The optional SDK layer sits on top: no runtime header includes it, and its declarations
+# compile alone (C99 and C++) without cJSON or stb, which only its implementation needs.
+check "no runtime header includes mmdeploy_sdk.h" \
+    test "$(cat mmdeploy.h mmdeploy_ir.h mmdeploy_ops.h | grep -c '^#include "mmdeploy_sdk.h"')" = 0
+printf '#include "mmdeploy_sdk.h"\n' > "$out/decl_sdk.c"
+check "mmdeploy_sdk.h declarations alone, C99" $CC -std=c99 $WARN -I. -Iinclude -fsyntax-only "$out/decl_sdk.c"
+check "mmdeploy_sdk.h declarations alone, C++" $CXX -std=c++11 $WARN -I. -Iinclude -fsyntax-only -x c++ "$out/decl_sdk.c"
 
 src() { # FILE LINES...: writes a small source file
     f=$1; shift

@@ -1,0 +1,1387 @@
+/* mmdeploy_sdk.h - v0.1.0 - MIT licence (see end of file)
+   MMDeploy's SDK in C on the mmdeploy.h runtime: model directories, the image pipeline around
+   the network, and MMDeploy's C API (the headers in include/mmdeploy) for classification, detection and
+   semantic segmentation.
+
+   QUICK START
+     In exactly one C file (or compile mmdeploy_sdk.c):
+         #define MMD_SDK_IMPLEMENTATION
+         #include "mmdeploy_sdk.h"
+     Then write MMDeploy's API as MMDeploy's demos do:
+         mmdeploy_classifier_t c;
+         mmdeploy_classifier_create_by_path("work_dir", "cpu", 0, &c);
+         mmdeploy_mat_t mat = {pixels, height, width, 3, MMDEPLOY_PIXEL_FORMAT_BGR,
+                               MMDEPLOY_DATA_TYPE_UINT8, NULL};
+         mmdeploy_classification_t *res; int *count;
+         mmdeploy_classifier_apply(c, &mat, 1, &res, &count);
+         mmdeploy_classifier_release_result(res, count, 1);
+         mmdeploy_classifier_destroy(c);
+     Build: cc -std=c99 -I. -Iinclude app.c mmdeploy.c mmdeploy_sdk.c -lcjson -lstb -lm -lpthread
+
+   WHAT IT READS
+     The directory MMDeploy's converter writes (tools/deploy.py --dump-info): deploy.json
+     (task, models[0].net and backend "onnxruntime"), pipeline.json (the Transform task named
+     Preprocess with its transforms, the Net task's input_map, the codebase task's component
+     and params) and the network file. detail.json is informational and not read.
+     Transforms: LoadImageFromFile, Resize (size, keep_ratio, [short, -1], interpolation
+     nearest, bilinear, bicubic or area), CenterCrop, Normalize (mean, std, to_rgb), Pad (size,
+     size_divisor, pad_to_square, pad_val), DefaultFormatBundle, ImageToTensor, Collect.
+     Input pixel formats: BGR, RGB, GRAYSCALE, BGRA, NV12 and NV21 (converted as OpenCV's
+     cvtColor does).
+     Components: mmcls LinearClsHead (topk, softmax), mmdet ResizeBBox (score_thr,
+     min_bbox_size), mmseg ResizeMask (with_argmax, num_classes). Anything else is refused when
+     the model loads, with a message naming it.
+
+   WHAT IT DOES NOT DO
+     No pose, OCR, rotated boxes or instance masks; no "lanczos" interpolation; no packed single-buffer models (mmdeploy_model_create); no contexts,
+     values, profilers or the v2/async entry points; device "cpu" only.
+
+   CONFIGURATION (define before the implementation include)
+     MMD_SDK_IMPLEMENTATION    emit the code in this translation unit
+     MMD_SDK_LOG(msg)          where error messages go (default: stderr, "mmdeploy: msg"), as
+                               MMDeploy's SDK logs its errors; the API itself returns only codes
+     MMD_MAX_JSON_BYTES        largest deploy.json or pipeline.json read (default 1 MiB)
+     MMD_MAX_IMAGE_SIDE        largest height or width of an input image or of any image a
+                               transform makes (default 16384)
+     MMD_MAX_IMAGE_PIXELS      largest height x width likewise (default 1 << 26)
+     MMD_SDK_MAX_TRANSFORMS    most transforms in a pipeline (default 32)
+
+   MEMORY, ERRORS, THREADS
+     Handles and results come from malloc; *_release_result and *_destroy free them. Every
+     JSON value, size and image is untrusted: wrong types, out-of-range numbers, unknown names,
+     missing files and images past the limits give a status and a logged message, never a
+     crash. A handle is used by one thread at a time; different handles share nothing.
+*/
+#ifndef MMDEPLOY_SDK_H
+#define MMDEPLOY_SDK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mmdeploy/classifier.h"
+#include "mmdeploy/common.h"
+#include "mmdeploy/detector.h"
+#include "mmdeploy/model.h"
+#include "mmdeploy/segmentor.h"
+
+#ifndef MMD_MAX_JSON_BYTES
+#define MMD_MAX_JSON_BYTES ((size_t)1 << 20)
+#endif
+#ifndef MMD_MAX_IMAGE_SIDE
+#define MMD_MAX_IMAGE_SIDE 16384
+#endif
+#ifndef MMD_MAX_IMAGE_PIXELS
+#define MMD_MAX_IMAGE_PIXELS ((int64_t)1 << 26)
+#endif
+#ifndef MMD_SDK_MAX_TRANSFORMS
+#define MMD_SDK_MAX_TRANSFORMS 32
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Image interpolations, named as MMDeploy's Resize transform names them. */
+typedef enum mmd_image_interp {
+    MMD_IMAGE_NEAREST,               /* cv::INTER_NEAREST */
+    MMD_IMAGE_BILINEAR,              /* cv::INTER_LINEAR */
+    MMD_IMAGE_BICUBIC,               /* cv::INTER_CUBIC */
+    MMD_IMAGE_AREA                   /* cv::INTER_AREA */
+} mmd_image_interp;
+
+/* What the preprocess passes on to the postprocess, as MMDeploy's img_metas hold it. */
+typedef struct mmd_sdk_meta {
+    int32_t ori_shape[4];            /* 1, height, width, channels of the input image */
+    int32_t img_shape[4];            /* after Resize and CenterCrop */
+    int32_t pad_shape[4];            /* after Pad */
+    float scale_factor[4];           /* w_scale, h_scale, w_scale, h_scale of Resize */
+} mmd_sdk_meta;
+
+/* Resizes an 8-bit height x width x channels image into dst (out_h x out_w x channels) as
+   OpenCV's cv::resize does (nearest exactly; bilinear, bicubic and area within 1). Host; allocates a few rows of
+   scratch; thread safe. Returns an mmdeploy_status_t. */
+MMDEPLOY_API int mmd_image_resize_u8(const uint8_t *src, int h, int w, int channels, uint8_t *dst,
+                                     int out_h, int out_w, mmd_image_interp interp);
+/* Loads an image file (anything stb_image reads) as 8-bit BGR into *mat; free it with
+   mmd_image_free. Returns an mmdeploy_status_t. */
+MMDEPLOY_API int mmd_image_load(const char *path, mmdeploy_mat_t *mat);
+MMDEPLOY_API void mmd_image_free(mmdeploy_mat_t *mat);
+/* Runs the model's preprocess on one image: *data (malloc'd, free() it) gets the network's
+   input, dims its NCHW shape, meta what the postprocess would use. Returns a status. */
+MMDEPLOY_API int mmd_sdk_preprocess(mmdeploy_model_t model, const mmdeploy_mat_t *mat, float **data,
+                                    int64_t dims[4], mmd_sdk_meta *meta);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MMDEPLOY_SDK_H */
+
+#if defined(MMD_SDK_IMPLEMENTATION) && !defined(MMD_SDK_IMPLEMENTED)
+#define MMD_SDK_IMPLEMENTED
+/* ==== >>sdk implementation ==== */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stb/stb_image.h>
+
+#include "mmdeploy.h"
+#include "mmdeploy_ops.h"
+
+#ifndef MMD_SDK_LOG
+#define MMD_SDK_LOG(msg) fprintf(stderr, "mmdeploy: %s\n", (msg))
+#endif
+
+/* Formats and logs a message; returns status so that failures read `return mmd__sdk_fail(...)`. */
+static int mmd__sdk_fail(int status, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    MMD_SDK_LOG(msg);
+    return status;
+}
+
+/* ==== >>sdk json ==== */
+/* Typed readers over cJSON that refuse what MMDeploy's writer never produces: a wrong type, a
+   number that is not a whole number in range, a NaN. `where` names the object for messages. */
+
+static int mmd__json_int(const cJSON *v, const char *where, const char *key, long long lo, long long hi,
+                         int32_t *out) {
+    double d;
+    if (!cJSON_IsNumber(v)) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: '%s' is not a number", where, key);
+    d = v->valuedouble;
+    if (!(d >= (double)lo && d <= (double)hi) || d != floor(d))
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: '%s' = %g is not a whole number in [%lld, %lld]", where,
+                             key, d, lo, hi);
+    *out = (int32_t)d;
+    return MMDEPLOY_SUCCESS;
+}
+
+static int mmd__json_float(const cJSON *v, const char *where, const char *key, float *out) {
+    if (!cJSON_IsNumber(v) || !(fabs(v->valuedouble) <= 3.0e38))
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: '%s' is not a finite number", where, key);
+    *out = (float)v->valuedouble;
+    return MMDEPLOY_SUCCESS;
+}
+
+/* A boolean member, default when absent. */
+static int mmd__json_bool(const cJSON *obj, const char *where, const char *key, int32_t dflt, int32_t *out) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *out = dflt;
+    if (!v || cJSON_IsNull(v)) return MMDEPLOY_SUCCESS;
+    if (!cJSON_IsBool(v)) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: '%s' is not true or false", where, key);
+    *out = cJSON_IsTrue(v) ? 1 : 0;
+    return MMDEPLOY_SUCCESS;
+}
+
+/* A list of exactly n numbers (n 0: 1 to 4 of them, the count in *count). */
+static int mmd__json_floats(const cJSON *v, const char *where, const char *key, float *out, int32_t n,
+                            int32_t *count) {
+    int32_t i = 0, size;
+    const cJSON *e;
+    if (!cJSON_IsArray(v)) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: '%s' is not a list", where, key);
+    size = cJSON_GetArraySize(v);
+    if (n ? size != n : (size < 1 || size > 4))
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: '%s' has %d values", where, key,
+                             (int)size);
+    cJSON_ArrayForEach(e, v) {
+        int st = mmd__json_float(e, where, key, &out[i++]);
+        if (st) return st;
+    }
+    if (count) *count = size;
+    return MMDEPLOY_SUCCESS;
+}
+
+static const char *mmd__json_string(const cJSON *obj, const char *key) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Reads a whole file of at most `limit` bytes (plus a NUL) into a malloc'd buffer. */
+static int mmd__sdk_read(const char *path, size_t limit, char **out, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    long n = -1;
+    char *buf = NULL;
+    *out = NULL;
+    if (!f) return mmd__sdk_fail(MMDEPLOY_E_FILE_NOT_EXIST, "cannot open %s", path);
+    if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
+    if (n < 0 || (unsigned long)n > limit || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return mmd__sdk_fail(n < 0 ? MMDEPLOY_E_FAIL : MMDEPLOY_E_OUT_OF_RANGE,
+                             "%s: cannot read it, or it is larger than %llu bytes", path, (unsigned long long)limit);
+    }
+    buf = (char *)malloc((size_t)n + 1);
+    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        fclose(f);
+        return mmd__sdk_fail(buf ? MMDEPLOY_E_FAIL : MMDEPLOY_E_OUT_OF_MEMORY, "%s: read failed", path);
+    }
+    fclose(f);
+    buf[n] = 0;
+    *out = buf;
+    *size = (size_t)n;
+    return MMDEPLOY_SUCCESS;
+}
+
+/* ==== >>sdk model ==== */
+
+enum {
+    MMD__T_LOAD, MMD__T_RESIZE, MMD__T_CENTER_CROP, MMD__T_NORMALIZE, MMD__T_PAD,
+    MMD__T_FORMAT_BUNDLE, MMD__T_TO_TENSOR, MMD__T_COLLECT
+};
+enum { MMD__TASK_CLASSIFIER, MMD__TASK_DETECTOR, MMD__TASK_SEGMENTOR };
+
+typedef struct mmd__transform {
+    int32_t type;
+    int32_t color;                   /* Load: 1 color, 0 grayscale; to_rgb for Normalize */
+    int32_t rgb;                     /* Load: channel_order rgb */
+    int32_t size[2];                 /* Resize: h, w (w -1: [short, -1]); CenterCrop: h, w;
+                                        Pad: w, h as MMDeploy reads it */
+    int32_t keep_ratio, interp;
+    int32_t divisor, square;         /* Pad */
+    float pad_val;
+    float mean[4], std[4];
+    int32_t channels;                /* Normalize: how many means and stds */
+} mmd__transform;
+
+struct mmdeploy_model {
+    int32_t task;
+    int32_t transform_count;
+    mmd__transform transforms[MMD_SDK_MAX_TRANSFORMS];
+    char input_name[128];            /* the Net task's input_map["img"] */
+    int32_t topk, softmax;           /* LinearClsHead */
+    float score_thr, min_bbox_size;  /* ResizeBBox */
+    int32_t num_classes, with_argmax;/* ResizeMask */
+    void *net;                       /* the ONNX bytes */
+    size_t net_size;
+};
+
+static const char *const mmd__transform_names[] = {
+    "LoadImageFromFile", "Resize", "CenterCrop", "Normalize", "Pad", "DefaultFormatBundle",
+    "ImageToTensor", "Collect", NULL};
+
+/* Two ints from `n` or [a, b] (for CenterCrop and Pad sizes). */
+static int mmd__json_pair(const cJSON *v, const char *where, const char *key, int32_t lo, int32_t *out) {
+    int st;
+    if (cJSON_IsNumber(v)) {
+        st = mmd__json_int(v, where, key, lo, MMD_MAX_IMAGE_SIDE, &out[0]);
+        out[1] = out[0];
+        return st;
+    }
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2)
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: '%s' is neither a number nor a list of two", where, key);
+    st = mmd__json_int(cJSON_GetArrayItem(v, 0), where, key, lo, MMD_MAX_IMAGE_SIDE, &out[0]);
+    if (!st) st = mmd__json_int(cJSON_GetArrayItem(v, 1), where, key, -1, MMD_MAX_IMAGE_SIDE, &out[1]);
+    return st;
+}
+
+static int mmd__parse_transform(const cJSON *j, mmd__transform *t) {
+    const char *type = mmd__json_string(j, "type"), *s;
+    char where[96];
+    const cJSON *v;
+    int32_t k;
+    int st = 0;
+    if (!type) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "pipeline.json: a transform without a 'type'");
+    for (k = 0; mmd__transform_names[k] && strcmp(mmd__transform_names[k], type) != 0; ++k) {
+    }
+    if (!mmd__transform_names[k])
+        return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "pipeline.json: transform '%s' is not supported", type);
+    memset(t, 0, sizeof *t);
+    t->type = k;
+    snprintf(where, sizeof where, "pipeline.json %s", type);
+    switch (k) {
+    case MMD__T_LOAD:
+        s = mmd__json_string(j, "color_type");
+        t->color = !s || strcmp(s, "color") == 0 || strcmp(s, "color_ignore_orientation") == 0;
+        if (s && !t->color && strcmp(s, "grayscale") != 0)
+            return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "%s: color_type '%s' is not supported", where, s);
+        s = mmd__json_string(j, "channel_order");
+        t->rgb = s && strcmp(s, "rgb") == 0;
+        break;
+    case MMD__T_RESIZE:
+        /* MMDeploy's reading: size n is n x n; [w, h]; [short, -1] resizes the short edge. */
+        v = cJSON_GetObjectItemCaseSensitive(j, "size");
+        if (!v) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: no 'size'", where);
+        if ((st = mmd__json_pair(v, where, "size", 1, t->size)) != 0) return st;
+        if (cJSON_IsArray(v) && t->size[1] != -1) {
+            int32_t w = t->size[0];
+            t->size[0] = t->size[1];
+            t->size[1] = w;
+        }
+        if (t->size[0] < 1 || t->size[1] == 0 || t->size[1] < -1)
+            return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: 'size' holds a value below 1", where);
+        if ((st = mmd__json_bool(j, where, "keep_ratio", 0, &t->keep_ratio)) != 0) return st;
+        s = mmd__json_string(j, "interpolation");
+        if (!s || strcmp(s, "bilinear") == 0) t->interp = MMD_IMAGE_BILINEAR;
+        else if (strcmp(s, "nearest") == 0) t->interp = MMD_IMAGE_NEAREST;
+        else if (strcmp(s, "bicubic") == 0) t->interp = MMD_IMAGE_BICUBIC;
+        else if (strcmp(s, "area") == 0) t->interp = MMD_IMAGE_AREA;
+        else return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "%s: interpolation '%s' is not supported", where, s);
+        break;
+    case MMD__T_CENTER_CROP:
+        v = cJSON_GetObjectItemCaseSensitive(j, "crop_size");
+        if (!v) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: no 'crop_size'", where);
+        if ((st = mmd__json_pair(v, where, "crop_size", 1, t->size)) != 0) return st;
+        if (t->size[1] < 1) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: 'crop_size' below 1", where);
+        break;
+    case MMD__T_NORMALIZE:
+        st = mmd__json_floats(cJSON_GetObjectItemCaseSensitive(j, "mean"), where, "mean", t->mean, 0, &t->channels);
+        if (!st) st = mmd__json_floats(cJSON_GetObjectItemCaseSensitive(j, "std"), where, "std", t->std, t->channels, NULL);
+        if (!st) st = mmd__json_bool(j, where, "to_rgb", 1, &t->color);
+        for (k = 0; !st && k < t->channels; ++k)
+            if (!(t->std[k] != 0.0f)) st = mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: std[%d] is 0", where, (int)k);
+        v = cJSON_GetObjectItemCaseSensitive(j, "to_float");
+        if (!st && v && !cJSON_IsTrue(v))
+            st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "%s: to_float false (uint8 networks) is not supported", where);
+        return st;
+    case MMD__T_PAD:
+        v = cJSON_GetObjectItemCaseSensitive(j, "size");
+        if (v && !cJSON_IsNull(v) && (st = mmd__json_pair(v, where, "size", 0, t->size)) != 0) return st;
+        if (t->size[1] < 0) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: 'size' below 0", where);
+        t->divisor = 1;
+        v = cJSON_GetObjectItemCaseSensitive(j, "size_divisor");
+        if (v && !cJSON_IsNull(v) && (st = mmd__json_int(v, where, "size_divisor", 1, 4096, &t->divisor)) != 0) return st;
+        if ((st = mmd__json_bool(j, where, "pad_to_square", 0, &t->square)) != 0) return st;
+        v = cJSON_GetObjectItemCaseSensitive(j, "pad_val");
+        if (cJSON_IsObject(v)) v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(v, "img"), 0);
+        if (v && (st = mmd__json_float(v, where, "pad_val", &t->pad_val)) != 0) return st;
+        s = mmd__json_string(j, "padding_mode");
+        if (s && strcmp(s, "constant") != 0)
+            return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "%s: padding_mode '%s' is not supported", where, s);
+        if (cJSON_GetObjectItemCaseSensitive(j, "logical_or_val"))
+            return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "%s: logical_or_val is not supported", where);
+        break;
+    case MMD__T_FORMAT_BUNDLE:
+        v = cJSON_GetObjectItemCaseSensitive(j, "img_to_float");
+        if (v && !cJSON_IsTrue(v))
+            return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "%s: img_to_float false is not supported", where);
+        break;
+    default:
+        break;
+    }
+    return MMDEPLOY_SUCCESS;
+}
+
+/* The task of module `module` in pipeline.json's task list, NULL when none. */
+static const cJSON *mmd__find_task(const cJSON *tasks, const char *module) {
+    const cJSON *t;
+    cJSON_ArrayForEach(t, tasks) {
+        const char *m = mmd__json_string(t, "module");
+        if (m && strcmp(m, module) == 0) return t;
+    }
+    return NULL;
+}
+
+static int mmd__parse_postprocess(const cJSON *tasks, mmdeploy_model_t m) {
+    static const char *const modules[] = {"mmcls", "mmdet", "mmseg"};
+    static const char *const components[] = {"LinearClsHead", "ResizeBBox", "ResizeMask"};
+    const cJSON *t = NULL, *params, *v;
+    const char *component = NULL;
+    int32_t k;
+    int st = 0;
+    for (k = 0; k < 3 && !t; ++k) t = mmd__find_task(tasks, modules[k]);
+    if (!t) return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "pipeline.json: no mmcls, mmdet or mmseg task");
+    component = mmd__json_string(t, "component");
+    if (!component || strcmp(component, components[k - 1]) != 0)
+        return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "pipeline.json: component '%s' of %s is not supported",
+                             component ? component : "(none)", modules[k - 1]);
+    m->task = k - 1;
+    params = cJSON_GetObjectItemCaseSensitive(t, "params");
+    if (params && !cJSON_IsObject(params))
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "pipeline.json %s: 'params' is not an object", component);
+    m->topk = 1;
+    m->with_argmax = 1;
+    if (m->task == MMD__TASK_CLASSIFIER) {
+        v = cJSON_GetObjectItemCaseSensitive(params, "topk");
+        if (v) st = mmd__json_int(v, "pipeline.json LinearClsHead", "topk", 1, 1 << 20, &m->topk);
+        if (!st) st = mmd__json_bool(params, "pipeline.json LinearClsHead", "softmax", 0, &m->softmax);
+    } else if (m->task == MMD__TASK_DETECTOR) {
+        v = cJSON_GetObjectItemCaseSensitive(params, "conf_thr");
+        if (!v) v = cJSON_GetObjectItemCaseSensitive(params, "score_thr");
+        if (v) st = mmd__json_float(v, "pipeline.json ResizeBBox", "score_thr", &m->score_thr);
+        v = cJSON_GetObjectItemCaseSensitive(params, "min_bbox_size");
+        if (!st && v) st = mmd__json_float(v, "pipeline.json ResizeBBox", "min_bbox_size", &m->min_bbox_size);
+        if (!st && (cJSON_GetObjectItemCaseSensitive(params, "mask_thr_binary")))
+            st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "pipeline.json: instance masks are not supported");
+    } else {
+        v = cJSON_GetObjectItemCaseSensitive(params, "num_classes");
+        if (!v) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "pipeline.json ResizeMask: no 'num_classes'");
+        st = mmd__json_int(v, "pipeline.json ResizeMask", "num_classes", 1, 1 << 16, &m->num_classes);
+        if (!st) st = mmd__json_bool(params, "pipeline.json ResizeMask", "with_argmax", 1, &m->with_argmax);
+    }
+    return st;
+}
+
+/* Parses pipeline.json's text into m. */
+static int mmd__parse_pipeline(const char *text, size_t size, mmdeploy_model_t m) {
+    cJSON *root = cJSON_ParseWithLength(text, size);
+    const cJSON *tasks, *pre, *net, *list, *tr, *map;
+    const char *name;
+    int st = 0;
+    if (!root) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "pipeline.json is not valid JSON");
+    tasks = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "pipeline"), "tasks");
+    if (!cJSON_IsArray(tasks)) st = mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "pipeline.json: no pipeline.tasks list");
+    pre = st ? NULL : mmd__find_task(tasks, "Transform");
+    net = st ? NULL : mmd__find_task(tasks, "Net");
+    if (!st && (!pre || !net))
+        st = mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "pipeline.json: no %s task", pre ? "Net" : "Transform");
+    list = st ? NULL : cJSON_GetObjectItemCaseSensitive(pre, "transforms");
+    if (!st && !cJSON_IsArray(list)) st = mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "pipeline.json: no transforms list");
+    if (!st && cJSON_GetArraySize(list) > MMD_SDK_MAX_TRANSFORMS)
+        st = mmd__sdk_fail(MMDEPLOY_E_OUT_OF_RANGE, "pipeline.json: %d transforms, more than MMD_SDK_MAX_TRANSFORMS",
+                           cJSON_GetArraySize(list));
+    if (!st) {
+        cJSON_ArrayForEach(tr, list) {
+            if ((st = mmd__parse_transform(tr, &m->transforms[m->transform_count])) != 0) break;
+            m->transform_count++;
+        }
+    }
+    if (!st) {
+        map = cJSON_GetObjectItemCaseSensitive(net, "input_map");
+        name = mmd__json_string(map, "img");
+        if (!name) name = "input";
+        if (strlen(name) >= sizeof m->input_name)
+            st = mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "pipeline.json: input name too long");
+        else strcpy(m->input_name, name);
+    }
+    if (!st) st = mmd__parse_postprocess(tasks, m);
+    cJSON_Delete(root);
+    return st;
+}
+
+/* Joins dir and file into buf; the file must be a plain name (no directory parts), so that a
+   hostile deploy.json cannot point outside the model directory. */
+static int mmd__sdk_path(char *buf, size_t cap, const char *dir, const char *file) {
+    if (!file || !*file || strchr(file, '/') || strchr(file, '\\') || strcmp(file, "..") == 0)
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "deploy.json: '%s' is not a file name in the model directory",
+                             file ? file : "(none)");
+    if ((size_t)snprintf(buf, cap, "%s/%s", dir, file) >= cap)
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "path too long: %s/%s", dir, file);
+    return MMDEPLOY_SUCCESS;
+}
+
+static int mmd__parse_deploy(const char *text, size_t size, const char *dir, char *net_path, size_t cap,
+                             int32_t *task) {
+    static const char *const tasks[] = {"Classifier", "Detector", "Segmentor"};
+    cJSON *root = cJSON_ParseWithLength(text, size);
+    const cJSON *model;
+    const char *s;
+    int st = 0;
+    if (!root) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "deploy.json is not valid JSON");
+    s = mmd__json_string(root, "task");
+    for (*task = 0; *task < 3 && (!s || strcmp(s, tasks[*task]) != 0); ++*task) {
+    }
+    if (*task == 3) st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "deploy.json: task '%s' is not supported", s ? s : "(none)");
+    model = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "models"), 0);
+    if (!st && !cJSON_IsObject(model)) st = mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "deploy.json: no models[0]");
+    s = st ? NULL : mmd__json_string(model, "backend");
+    if (!st && (!s || strcmp(s, "onnxruntime") != 0))
+        st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "deploy.json: backend '%s' is not supported (onnxruntime is)",
+                           s ? s : "(none)");
+    if (!st) st = mmd__sdk_path(net_path, cap, dir, mmd__json_string(model, "net"));
+    cJSON_Delete(root);
+    return st;
+}
+
+MMDEPLOY_API int mmdeploy_model_create_by_path(const char *path, mmdeploy_model_t *model) {
+    char file[4096], *text = NULL;
+    size_t size = 0;
+    int32_t task = 0;
+    mmdeploy_model_t m;
+    int st;
+    if (!model) return MMDEPLOY_E_INVALID_ARG;
+    *model = NULL;
+    if (!path) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "model path is NULL");
+    if (!(m = (mmdeploy_model_t)calloc(1, sizeof *m))) return MMDEPLOY_E_OUT_OF_MEMORY;
+    st = mmd__sdk_path(file, sizeof file, path, "deploy.json");
+    if (!st) st = mmd__sdk_read(file, MMD_MAX_JSON_BYTES, &text, &size);
+    if (!st) st = mmd__parse_deploy(text, size, path, file, sizeof file, &task);
+    free(text);
+    text = NULL;
+    if (!st) st = mmd__sdk_read(file, (size_t)1 << 31, (char **)&m->net, &m->net_size);
+    if (!st) st = mmd__sdk_path(file, sizeof file, path, "pipeline.json");
+    if (!st) st = mmd__sdk_read(file, MMD_MAX_JSON_BYTES, &text, &size);
+    if (!st) st = mmd__parse_pipeline(text, size, m);
+    free(text);
+    if (!st && m->task != task)
+        st = mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "deploy.json's task does not match pipeline.json's component");
+    if (st) {
+        mmdeploy_model_destroy(m);
+        return st;
+    }
+    *model = m;
+    return MMDEPLOY_SUCCESS;
+}
+
+MMDEPLOY_API int mmdeploy_model_create(const void *buffer, int size, mmdeploy_model_t *model) {
+    (void)buffer;
+    (void)size;
+    if (model) *model = NULL;
+    return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "packed models are not supported: give the model directory");
+}
+
+MMDEPLOY_API void mmdeploy_model_destroy(mmdeploy_model_t model) {
+    if (!model) return;
+    free(model->net);
+    free(model);
+}
+
+/* ==== >>sdk image ==== */
+/* Images in the pipeline: 8-bit or float, height x width x channels (HWC) until
+   DefaultFormatBundle or ImageToTensor makes them CHW. */
+typedef struct mmd__img {
+    int32_t h, w, c;
+    int32_t is_float, chw;
+    void *data;
+} mmd__img;
+
+static int mmd__img_check(int64_t h, int64_t w, const char *what) {
+    if (h < 1 || w < 1 || h > MMD_MAX_IMAGE_SIDE || w > MMD_MAX_IMAGE_SIDE || h * w > MMD_MAX_IMAGE_PIXELS)
+        return mmd__sdk_fail(MMDEPLOY_E_OUT_OF_RANGE, "%s is %lld x %lld: empty, or past MMD_MAX_IMAGE_SIDE "
+                             "(%d) or MMD_MAX_IMAGE_PIXELS (%lld)", what, (long long)h, (long long)w,
+                             (int)MMD_MAX_IMAGE_SIDE, (long long)MMD_MAX_IMAGE_PIXELS);
+    return MMDEPLOY_SUCCESS;
+}
+
+static int mmd__img_alloc(mmd__img *im, int32_t h, int32_t w, int32_t c, int32_t is_float) {
+    im->h = h;
+    im->w = w;
+    im->c = c;
+    im->is_float = is_float;
+    im->chw = 0;
+    im->data = malloc((size_t)h * (size_t)w * (size_t)c * (is_float ? sizeof(float) : 1));
+    return im->data ? MMDEPLOY_SUCCESS : MMDEPLOY_E_OUT_OF_MEMORY;
+}
+
+/* Replaces *im by *next (freeing im's data). */
+static void mmd__img_swap(mmd__img *im, mmd__img *next) {
+    free(im->data);
+    *im = *next;
+    next->data = NULL;
+}
+
+/* Resamples one HWC image (8-bit or float) through the shared coefficient tables: each source
+   row a vertical tap needs is resampled horizontally into a ring of four float rows keyed by
+   source row (taps are consecutive rows, so a row shared by neighbouring output rows is made
+   once), and added into the output row with its weight. */
+static int mmd__img_resize(const mmd__img *src, mmd__img *dst, int32_t oh, int32_t ow, int32_t interp) {
+    mmd_resize_axis ax;
+    mmd_resize_tap *tx, *ty;
+    float *ring, *acc;
+    int64_t key[4] = {-1, -1, -1, -1};
+    int32_t c = src->c, oy, ox, k, ch, st;
+    size_t row = (size_t)ow * (size_t)c;
+    if ((st = mmd__img_check(oh, ow, "the resized image")) != 0) return st;
+    if ((st = mmd__img_alloc(dst, oh, ow, c, src->is_float)) != 0) return st;
+    memset(&ax, 0, sizeof ax);
+    ax.mode = MMD_RESIZE_LINEAR;
+    ax.coord = MMD_RESIZE_HALF_PIXEL;
+    ax.nearest = MMD_RESIZE_ROUND_FLOOR;
+    ax.cubic_a = -0.75f;
+    if (interp == MMD_IMAGE_NEAREST) ax.mode = MMD_RESIZE_NEAREST, ax.coord = MMD_RESIZE_ASYMMETRIC;
+    if (interp == MMD_IMAGE_BICUBIC) ax.mode = MMD_RESIZE_CUBIC;
+    /* OpenCV averages areas only when no axis grows; otherwise both axes use its area weights. */
+    if (interp == MMD_IMAGE_AREA && oh <= src->h && ow <= src->w) ax.mode = MMD_RESIZE_AREA;
+    else if (interp == MMD_IMAGE_AREA) ax.coord = MMD_RESIZE_OPENCV_AREA;
+    tx = (mmd_resize_tap *)malloc(((size_t)ow + (size_t)oh) * sizeof *tx);
+    ring = (float *)malloc(5 * row * sizeof(float));
+    if (!tx || !ring) {
+        free(tx);
+        free(ring);
+        free(dst->data);
+        dst->data = NULL;
+        return MMDEPLOY_E_OUT_OF_MEMORY;
+    }
+    acc = ring + 4 * row;
+    ty = tx + ow;
+    ax.in = src->w;
+    ax.out = ow;
+    ax.scale = (double)ow / (double)src->w;
+    mmd_resize_axis_taps(&ax, c, tx);
+    ax.in = src->h;
+    ax.out = oh;
+    ax.scale = (double)oh / (double)src->h;
+    mmd_resize_axis_taps(&ax, 1, ty);
+    for (oy = 0; oy < oh; ++oy) {
+        for (ox = 0; ox < (int32_t)row; ++ox) acc[ox] = 0.0f;
+        for (k = 0; k < ty[oy].n; ++k) {
+            int64_t sy;
+            float wy, *r;
+            mmd_resize_tap_at(&ty[oy], ax.mode, 1, k, &sy, &wy);
+            r = ring + (size_t)(sy & 3) * row;
+            if (key[sy & 3] != sy) {
+                key[sy & 3] = sy;
+                for (ox = 0; ox < ow; ++ox) {
+                    const mmd_resize_tap *u = &tx[ox];
+                    for (ch = 0; ch < c; ++ch) {
+                        float sum = 0.0f, wx;
+                        int32_t q;
+                        int64_t off;
+                        size_t base = (size_t)sy * (size_t)src->w * (size_t)c + (size_t)ch;
+                        for (q = 0; q < u->n; ++q) {
+                            mmd_resize_tap_at(u, ax.mode, c, q, &off, &wx);
+                            sum += wx * (src->is_float ? ((const float *)src->data)[base + (size_t)off]
+                                                       : (float)((const uint8_t *)src->data)[base + (size_t)off]);
+                        }
+                        r[(size_t)ox * (size_t)c + (size_t)ch] = sum;
+                    }
+                }
+            }
+            for (ox = 0; ox < (int32_t)row; ++ox) acc[ox] += wy * r[ox];
+        }
+        for (ox = 0; ox < (int32_t)row; ++ox) {
+            float v = acc[ox];
+            if (src->is_float) {
+                ((float *)dst->data)[(size_t)oy * row + (size_t)ox] = v;
+            } else {
+                v = floorf(v + 0.5f);
+                ((uint8_t *)dst->data)[(size_t)oy * row + (size_t)ox] = (uint8_t)(v < 0.0f ? 0.0f : v > 255.0f ? 255.0f : v);
+            }
+        }
+    }
+    free(tx);
+    free(ring);
+    return MMDEPLOY_SUCCESS;
+}
+
+MMDEPLOY_API int mmd_image_resize_u8(const uint8_t *src, int h, int w, int channels, uint8_t *dst,
+                                     int out_h, int out_w, mmd_image_interp interp) {
+    mmd__img in, out;
+    int st;
+    if (!src || !dst || channels < 1 || channels > 4 || (int)interp < 0 || interp > MMD_IMAGE_AREA)
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "mmd_image_resize_u8: invalid argument");
+    if ((st = mmd__img_check(h, w, "the input image")) != 0) return st;
+    in.h = h;
+    in.w = w;
+    in.c = channels;
+    in.is_float = in.chw = 0;
+    in.data = (void *)(uintptr_t)src;
+    if ((st = mmd__img_resize(&in, &out, out_h, out_w, (int32_t)interp)) != 0) return st;
+    memcpy(dst, out.data, (size_t)out_h * (size_t)out_w * (size_t)channels);
+    free(out.data);
+    return MMDEPLOY_SUCCESS;
+}
+
+/* One NV12 (nv21: NV21) pixel as B, G, R: BT.601 limited range in OpenCV's fixed point
+   (cvtColor YUV2BGR_NV12), so that the result is OpenCV's exactly. */
+static void mmd__yuv_pixel(const mmdeploy_mat_t *mat, int32_t nv21, size_t y, size_t x, int32_t *bgr) {
+    const uint8_t *uv = mat->data + (size_t)mat->height * (size_t)mat->width + (y / 2) * (size_t)mat->width + (x & ~(size_t)1);
+    int32_t u = (nv21 ? uv[1] : uv[0]) - 128, v = (nv21 ? uv[0] : uv[1]) - 128, i;
+    int32_t yy = mat->data[y * (size_t)mat->width + x] - 16, half = 1 << 19;
+    yy = (yy < 0 ? 0 : yy) * 1220542;
+    bgr[0] = (yy + half + 2116026 * u) >> 20;
+    bgr[1] = (yy + half - 852492 * v - 409993 * u) >> 20;
+    bgr[2] = (yy + half + 1673527 * v) >> 20;
+    for (i = 0; i < 3; ++i) bgr[i] = bgr[i] < 0 ? 0 : bgr[i] > 255 ? 255 : bgr[i];
+}
+
+/* The input mat as 8-bit BGR, RGB (rgb) or gray (color 0), as LoadImageFromFile makes it.
+   Gray comes from color with OpenCV's fixed-point weights (BGR2GRAY: 0.114, 0.587, 0.299), and
+   from NV12 / NV21 as their Y plane, as OpenCV's YUV2GRAY does. */
+static int mmd__img_load(const mmdeploy_mat_t *mat, const mmd__transform *t, mmd__img *im) {
+    int32_t c = t->color ? 3 : 1, in_c, st;
+    int32_t src_b = 0, src_r = 2;
+    size_t i, n;
+    const uint8_t *s = mat ? mat->data : NULL;
+    uint8_t *d;
+    if (!mat || !mat->data || mat->type != MMDEPLOY_DATA_TYPE_UINT8)
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "the image is NULL or not 8-bit");
+    if ((st = mmd__img_check(mat->height, mat->width, "the input image")) != 0) return st;
+    switch (mat->format) {
+    case MMDEPLOY_PIXEL_FORMAT_BGR: in_c = 3; break;
+    case MMDEPLOY_PIXEL_FORMAT_RGB: in_c = 3; src_b = 2; src_r = 0; break;
+    case MMDEPLOY_PIXEL_FORMAT_GRAYSCALE: in_c = 1; break;
+    case MMDEPLOY_PIXEL_FORMAT_BGRA: in_c = 4; break;
+    case MMDEPLOY_PIXEL_FORMAT_NV12:
+    case MMDEPLOY_PIXEL_FORMAT_NV21:
+        /* Y plane, then the interleaved chroma at half resolution: whole chroma pairs only. */
+        in_c = 1;
+        if ((mat->height | mat->width) & 1)
+            return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "an NV12/NV21 image needs even sides, not %d x %d",
+                                 mat->height, mat->width);
+        break;
+    default:
+        return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "pixel format %d is not supported", (int)mat->format);
+    }
+    if (mat->channel != in_c)
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "the image has %d channels, its pixel format %d has %d",
+                             mat->channel, (int)mat->format, (int)in_c);
+    if ((st = mmd__img_alloc(im, mat->height, mat->width, c, 0)) != 0) return st;
+    d = (uint8_t *)im->data;
+    n = (size_t)mat->height * (size_t)mat->width;
+    if (mat->format == MMDEPLOY_PIXEL_FORMAT_NV12 || mat->format == MMDEPLOY_PIXEL_FORMAT_NV21) {
+        int32_t bgr[3];
+        if (c == 1) {
+            memcpy(d, s, n);
+            return MMDEPLOY_SUCCESS;
+        }
+        for (i = 0; i < n; ++i) {
+            mmd__yuv_pixel(mat, mat->format == MMDEPLOY_PIXEL_FORMAT_NV21, i / (size_t)mat->width,
+                           i % (size_t)mat->width, bgr);
+            d[3 * i + 0] = (uint8_t)(t->rgb ? bgr[2] : bgr[0]);
+            d[3 * i + 1] = (uint8_t)bgr[1];
+            d[3 * i + 2] = (uint8_t)(t->rgb ? bgr[0] : bgr[2]);
+        }
+        return MMDEPLOY_SUCCESS;
+    }
+    for (i = 0; i < n; ++i, s += in_c) {
+        int32_t b = in_c == 1 ? s[0] : s[src_b], g = in_c == 1 ? s[0] : s[1], r = in_c == 1 ? s[0] : s[src_r];
+        if (c == 1) {
+            d[i] = in_c == 1 ? s[0] : (uint8_t)((b * 1868 + g * 9617 + r * 4899 + (1 << 13)) >> 14);
+        } else {
+            d[3 * i + 0] = (uint8_t)(t->rgb ? r : b);
+            d[3 * i + 1] = (uint8_t)g;
+            d[3 * i + 2] = (uint8_t)(t->rgb ? b : r);
+        }
+    }
+    return MMDEPLOY_SUCCESS;
+}
+
+/* Output size of Resize on an h x w image, as MMDeploy's transform computes it. */
+static void mmd__resize_size(const mmd__transform *t, int32_t h, int32_t w, int32_t *oh, int32_t *ow) {
+    double dh, dw;
+    if (t->size[1] == -1) {
+        /* [short, -1]: the short edge becomes size, the long one follows in integers. */
+        if (w < h) {
+            dw = t->size[0];
+            dh = floor(dw * h / w);
+        } else {
+            dh = t->size[0];
+            dw = floor(dh * w / h);
+        }
+    } else {
+        dh = t->size[0];
+        dw = t->size[1];
+    }
+    if (t->keep_ratio) {
+        double lo = dw < dh ? dw : dh, hi = dw < dh ? dh : dw, a = hi / (double)(h > w ? h : w),
+               b = lo / (double)(h < w ? h : w), s = a < b ? a : b;
+        dw = floor(w * s + 0.5);
+        dh = floor(h * s + 0.5);
+    }
+    *oh = dh > (double)MMD_MAX_IMAGE_SIDE ? MMD_MAX_IMAGE_SIDE + 1 : (int32_t)dh;
+    *ow = dw > (double)MMD_MAX_IMAGE_SIDE ? MMD_MAX_IMAGE_SIDE + 1 : (int32_t)dw;
+}
+
+/* Makes the image float (values as they were). */
+static int mmd__img_to_float(mmd__img *im) {
+    mmd__img f;
+    size_t i, n = (size_t)im->h * (size_t)im->w * (size_t)im->c;
+    int st;
+    if (im->is_float) return MMDEPLOY_SUCCESS;
+    if ((st = mmd__img_alloc(&f, im->h, im->w, im->c, 1)) != 0) return st;
+    for (i = 0; i < n; ++i) ((float *)f.data)[i] = (float)((const uint8_t *)im->data)[i];
+    mmd__img_swap(im, &f);
+    return MMDEPLOY_SUCCESS;
+}
+
+/* HWC to CHW, once. */
+static int mmd__img_to_chw(mmd__img *im) {
+    mmd__img f;
+    size_t hw = (size_t)im->h * (size_t)im->w, i;
+    int32_t ch;
+    int st;
+    if (im->chw) return MMDEPLOY_SUCCESS;
+    if ((st = mmd__img_to_float(im)) != 0) return st;
+    if ((st = mmd__img_alloc(&f, im->h, im->w, im->c, 1)) != 0) return st;
+    for (ch = 0; ch < im->c; ++ch)
+        for (i = 0; i < hw; ++i) ((float *)f.data)[(size_t)ch * hw + i] = ((const float *)im->data)[i * (size_t)im->c + (size_t)ch];
+    f.chw = 1;
+    mmd__img_swap(im, &f);
+    return MMDEPLOY_SUCCESS;
+}
+
+/* Copies the y0..y0+h, x0..x0+w window of im (HWC) into a new image of oh x ow whose other
+   pixels are `fill`: CenterCrop (a window inside) and Pad (the image at the top left). */
+static int mmd__img_window(mmd__img *im, int32_t y0, int32_t x0, int32_t h, int32_t w, int32_t oh, int32_t ow,
+                           float fill) {
+    mmd__img o;
+    size_t el = im->is_float ? sizeof(float) : 1, px = (size_t)im->c * el, i, n;
+    int32_t y;
+    int st;
+    if ((st = mmd__img_check(oh, ow, "the cropped or padded image")) != 0) return st;
+    if ((st = mmd__img_alloc(&o, oh, ow, im->c, im->is_float)) != 0) return st;
+    n = (size_t)oh * (size_t)ow * (size_t)im->c;
+    if (im->is_float) for (i = 0; i < n; ++i) ((float *)o.data)[i] = fill;
+    else memset(o.data, (int)(fill < 0.0f ? 0.0f : fill > 255.0f ? 255.0f : fill), n);
+    for (y = 0; y < h; ++y)
+        memcpy((char *)o.data + (size_t)y * (size_t)ow * px,
+               (const char *)im->data + ((size_t)(y0 + y) * (size_t)im->w + (size_t)x0) * px, (size_t)w * px);
+    mmd__img_swap(im, &o);
+    return MMDEPLOY_SUCCESS;
+}
+
+static void mmd__shape(int32_t *s, const mmd__img *im) {
+    s[0] = 1;
+    s[1] = im->h;
+    s[2] = im->w;
+    s[3] = im->c;
+}
+
+/* Runs the transforms on one mat: im ends as a float CHW tensor. */
+static int mmd__preprocess(const mmdeploy_model_t m, const mmdeploy_mat_t *mat, mmd__img *im, mmd_sdk_meta *meta) {
+    int32_t k, i, st = 0, pad_done = 0;
+    mmd__transform load;
+    memset(im, 0, sizeof *im);
+    memset(meta, 0, sizeof *meta);
+    memset(&load, 0, sizeof load);
+    load.color = 1;
+    for (k = 0; k < m->transform_count; ++k)
+        if (m->transforms[k].type == MMD__T_LOAD) load = m->transforms[k];
+    if ((st = mmd__img_load(mat, &load, im)) != 0) return st;
+    mmd__shape(meta->ori_shape, im);
+    mmd__shape(meta->img_shape, im);
+    for (i = 0; i < 4; ++i) meta->scale_factor[i] = 1.0f;
+    for (k = 0; k < m->transform_count && !st; ++k) {
+        const mmd__transform *t = &m->transforms[k];
+        if (im->chw && t->type != MMD__T_COLLECT && t->type != MMD__T_TO_TENSOR && t->type != MMD__T_FORMAT_BUNDLE)
+            st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "transform %s after the image became a tensor",
+                               mmd__transform_names[t->type]);
+        else if (t->type == MMD__T_RESIZE) {
+            mmd__img out;
+            int32_t oh, ow;
+            mmd__resize_size(t, im->h, im->w, &oh, &ow);
+            if (oh != im->h || ow != im->w) {
+                if ((st = mmd__img_resize(im, &out, oh, ow, t->interp)) == 0) mmd__img_swap(im, &out);
+            }
+            if (!st) {
+                meta->scale_factor[0] = meta->scale_factor[2] = (float)((double)ow / (double)meta->img_shape[2]);
+                meta->scale_factor[1] = meta->scale_factor[3] = (float)((double)oh / (double)meta->img_shape[1]);
+                mmd__shape(meta->img_shape, im);
+            }
+        } else if (t->type == MMD__T_CENTER_CROP) {
+            /* MMDeploy: y1 = max(0, round((h - crop_h) / 2)), the crop clipped to the image. */
+            int32_t y1 = (int32_t)floor((im->h - t->size[0]) / 2.0 + 0.5), x1 = (int32_t)floor((im->w - t->size[1]) / 2.0 + 0.5);
+            int32_t ch, cw;
+            y1 = y1 < 0 ? 0 : y1;
+            x1 = x1 < 0 ? 0 : x1;
+            ch = (im->h < y1 + t->size[0] ? im->h : y1 + t->size[0]) - y1;
+            cw = (im->w < x1 + t->size[1] ? im->w : x1 + t->size[1]) - x1;
+            if ((st = mmd__img_window(im, y1, x1, ch, cw, ch, cw, 0.0f)) == 0) mmd__shape(meta->img_shape, im);
+        } else if (t->type == MMD__T_NORMALIZE) {
+            size_t n = (size_t)im->h * (size_t)im->w, p;
+            float *f;
+            if (t->channels != im->c) {
+                st = mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "Normalize has %d means for an image of %d channels",
+                                   (int)t->channels, (int)im->c);
+                break;
+            }
+            if ((st = mmd__img_to_float(im)) != 0) break;
+            f = (float *)im->data;
+            for (p = 0; p < n; ++p, f += im->c) {
+                for (i = 0; i < im->c; ++i) f[i] = (f[i] - t->mean[i]) / t->std[i];
+                if (t->color && im->c == 3) {
+                    float b = f[0];
+                    f[0] = f[2];
+                    f[2] = b;
+                }
+            }
+        } else if (t->type == MMD__T_PAD) {
+            int32_t ph = im->h, pw = im->w;
+            if (t->square) ph = pw = im->h > im->w ? im->h : im->w;
+            else if (t->size[0] && t->size[1]) pw = t->size[0], ph = t->size[1];
+            else if (t->divisor > 1) ph = (im->h + t->divisor - 1) / t->divisor * t->divisor, pw = (im->w + t->divisor - 1) / t->divisor * t->divisor;
+            if (ph < im->h || pw < im->w) {
+                st = mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "Pad to %d x %d is smaller than the %d x %d image",
+                                   (int)ph, (int)pw, (int)im->h, (int)im->w);
+                break;
+            }
+            if ((ph != im->h || pw != im->w) && (st = mmd__img_window(im, 0, 0, im->h, im->w, ph, pw, t->pad_val)) != 0) break;
+            mmd__shape(meta->pad_shape, im);
+            pad_done = 1;
+        } else if (t->type == MMD__T_FORMAT_BUNDLE || t->type == MMD__T_TO_TENSOR) {
+            if (!pad_done) mmd__shape(meta->pad_shape, im);
+            pad_done = 1;
+            st = mmd__img_to_chw(im);
+        }
+    }
+    if (!st && !pad_done) mmd__shape(meta->pad_shape, im);
+    if (!st) st = mmd__img_to_chw(im);
+    if (st) {
+        free(im->data);
+        im->data = NULL;
+    }
+    return st;
+}
+
+MMDEPLOY_API int mmd_sdk_preprocess(mmdeploy_model_t model, const mmdeploy_mat_t *mat, float **data,
+                                    int64_t dims[4], mmd_sdk_meta *meta) {
+    mmd__img im;
+    int st;
+    if (!model || !data || !dims || !meta) return MMDEPLOY_E_INVALID_ARG;
+    *data = NULL;
+    if ((st = mmd__preprocess(model, mat, &im, meta)) != 0) return st;
+    *data = (float *)im.data;
+    dims[0] = 1;
+    dims[1] = im.c;
+    dims[2] = im.h;
+    dims[3] = im.w;
+    return MMDEPLOY_SUCCESS;
+}
+
+MMDEPLOY_API int mmd_image_load(const char *path, mmdeploy_mat_t *mat) {
+    int w = 0, h = 0, n = 0, i;
+    unsigned char *px;
+    if (!mat) return MMDEPLOY_E_INVALID_ARG;
+    memset(mat, 0, sizeof *mat);
+    if (!path) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "the image path is NULL");
+    /* stb_image refuses some declared sizes itself (over 2^30 bytes); its reason goes along. */
+    if (!stbi_info(path, &w, &h, &n))
+        return mmd__sdk_fail(MMDEPLOY_E_FILE_NOT_EXIST, "cannot read the image %s: %s", path, stbi_failure_reason());
+    if (mmd__img_check(h, w, "the image file")) return MMDEPLOY_E_OUT_OF_RANGE;
+    if (!(px = stbi_load(path, &w, &h, &n, 3)))
+        return mmd__sdk_fail(MMDEPLOY_E_FAIL, "cannot decode the image %s: %s", path, stbi_failure_reason());
+    for (i = 0; i < w * h; ++i) {
+        unsigned char r = px[3 * i];
+        px[3 * i] = px[3 * i + 2];
+        px[3 * i + 2] = r;
+    }
+    mat->data = px;
+    mat->height = h;
+    mat->width = w;
+    mat->channel = 3;
+    mat->format = MMDEPLOY_PIXEL_FORMAT_BGR;
+    mat->type = MMDEPLOY_DATA_TYPE_UINT8;
+    return MMDEPLOY_SUCCESS;
+}
+
+MMDEPLOY_API void mmd_image_free(mmdeploy_mat_t *mat) {
+    if (!mat) return;
+    stbi_image_free(mat->data);
+    mat->data = NULL;
+}
+
+/* ==== >>sdk net ==== */
+/* One handle of any task: the model's pipeline (copied, so the model may go) and a session. */
+typedef struct mmd__sdk_handle {
+    struct mmdeploy_model m;
+    mmd_session *s;
+} mmd__sdk_handle;
+
+static int mmd__handle_create(mmdeploy_model_t model, const char *device, int32_t task, mmd__sdk_handle **out) {
+    static const char *const names[] = {"classifier", "detector", "segmentor"};
+    mmd__sdk_handle *h;
+    mmd_options opts;
+    mmd_error err;
+    void *net = NULL;
+    if (!out) return MMDEPLOY_E_INVALID_ARG;
+    *out = NULL;
+    if (!model) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "model is NULL");
+    if (!device || strcmp(device, "cpu") != 0)
+        return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "device '%s' is not supported (cpu is)", device ? device : "(null)");
+    if (model->task != task)
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "the model is not for a %s", names[task]);
+    /* The session reads names and weights in place, so the handle keeps its own copy of the
+       network bytes and the model may be destroyed. */
+    if (!(h = (mmd__sdk_handle *)calloc(1, sizeof *h)) || !(net = malloc(model->net_size ? model->net_size : 1))) {
+        free(h);
+        return MMDEPLOY_E_OUT_OF_MEMORY;
+    }
+    h->m = *model;
+    h->m.net = memcpy(net, model->net, model->net_size);
+    memset(&opts, 0, sizeof opts);
+    memset(&err, 0, sizeof err);
+    if (mmd_session_create(h->m.net, h->m.net_size, &opts, &h->s, &err) != MMD_OK) {
+        free(net);
+        free(h);
+        return mmd__sdk_fail(MMDEPLOY_E_FAIL, "%s: %s", mmd_status_string(err.status), err.msg);
+    }
+    if (mmd_session_find_input(h->s, model->input_name) < 0) {
+        mmd_session_destroy(h->s);
+        free(net);
+        free(h);
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "the network has no input '%s' (pipeline.json input_map)",
+                             model->input_name);
+    }
+    *out = h;
+    return MMDEPLOY_SUCCESS;
+}
+
+/* Loads the model directory, makes the handle, lets the model go. */
+static int mmd__handle_create_by_path(const char *path, const char *device, int32_t task, mmd__sdk_handle **out) {
+    mmdeploy_model_t m;
+    int st = mmdeploy_model_create_by_path(path, &m);
+    if (out) *out = NULL;
+    if (st) return st;
+    st = mmd__handle_create(m, device, task, out);
+    mmdeploy_model_destroy(m);
+    return st;
+}
+
+static void mmd__handle_destroy(mmd__sdk_handle *h) {
+    if (!h) return;
+    mmd_session_destroy(h->s);
+    free(h->m.net);
+    free(h);
+}
+
+/* Preprocesses one mat and runs the network on it. The tensor stays bound, so *im is freed by
+   the caller after reading the outputs. */
+static int mmd__run(mmd__sdk_handle *h, const mmdeploy_mat_t *mat, mmd__img *im, mmd_sdk_meta *meta) {
+    int64_t dims[4];
+    mmd_error err;
+    int st = mmd__preprocess(&h->m, mat, im, meta);
+    if (st) return st;
+    dims[0] = 1;
+    dims[1] = im->c;
+    dims[2] = im->h;
+    dims[3] = im->w;
+    memset(&err, 0, sizeof err);
+    if (mmd_session_set_input(h->s, mmd_session_find_input(h->s, h->m.input_name), MMD_DTYPE_FLOAT32, 4, dims,
+                              im->data, &err) != MMD_OK ||
+        mmd_session_prepare(h->s, &err) != MMD_OK || mmd_session_run(h->s, &err) != MMD_OK) {
+        free(im->data);
+        im->data = NULL;
+        return mmd__sdk_fail(MMDEPLOY_E_FAIL, "%s: %s", mmd_status_string(err.status), err.msg);
+    }
+    return MMDEPLOY_SUCCESS;
+}
+
+/* The output named `name`, else output `fallback` (-1: none). */
+static const mmd_tensor *mmd__output(const mmd__sdk_handle *h, const char *name, int32_t fallback) {
+    int32_t i = mmd_session_find_output(h->s, name);
+    return mmd_session_output(h->s, i >= 0 ? i : fallback);
+}
+
+/* Element i of an integer or float tensor as a double. */
+static double mmd__value(const mmd_tensor *t, int64_t i) {
+    switch (t->dtype) {
+    case MMD_DTYPE_FLOAT32: return ((const float *)t->data)[i];
+    case MMD_DTYPE_INT64: return (double)((const int64_t *)t->data)[i];
+    case MMD_DTYPE_INT32: return ((const int32_t *)t->data)[i];
+    default: return 0.0;
+    }
+}
+
+/* ==== >>sdk classifier ==== */
+struct mmdeploy_classifier {
+    mmd__sdk_handle h;
+};
+
+MMDEPLOY_API int mmdeploy_classifier_create(mmdeploy_model_t model, const char *device_name, int device_id,
+                                            mmdeploy_classifier_t *classifier) {
+    (void)device_id;
+    return mmd__handle_create(model, device_name, MMD__TASK_CLASSIFIER, (mmd__sdk_handle **)classifier);
+}
+
+MMDEPLOY_API int mmdeploy_classifier_create_by_path(const char *model_path, const char *device_name, int device_id,
+                                                    mmdeploy_classifier_t *classifier) {
+    (void)device_id;
+    return mmd__handle_create_by_path(model_path, device_name, MMD__TASK_CLASSIFIER, (mmd__sdk_handle **)classifier);
+}
+
+MMDEPLOY_API int mmdeploy_classifier_apply(mmdeploy_classifier_t classifier, const mmdeploy_mat_t *mats, int mat_count,
+                                           mmdeploy_classification_t **results, int **result_count) {
+    mmd__sdk_handle *h = (mmd__sdk_handle *)classifier;
+    mmdeploy_classification_t *res = NULL;
+    int *counts = NULL, st = 0, total = 0, i;
+    if (!h || !mats || mat_count < 1 || !results || !result_count) return MMDEPLOY_E_INVALID_ARG;
+    *results = NULL;
+    *result_count = NULL;
+    counts = (int *)calloc((size_t)mat_count, sizeof *counts);
+    res = (mmdeploy_classification_t *)malloc((size_t)mat_count * (size_t)h->m.topk * sizeof *res);
+    if (!counts || !res) st = MMDEPLOY_E_OUT_OF_MEMORY;
+    for (i = 0; i < mat_count && !st; ++i) {
+        mmd__img im;
+        mmd_sdk_meta meta;
+        const mmd_tensor *y;
+        int64_t n, j, k;
+        if ((st = mmd__run(h, &mats[i], &im, &meta)) != 0) break;
+        y = mmd__output(h, "output", 0);
+        n = y->rank >= 2 ? y->dims[1] : 0;
+        if (y->dtype != MMD_DTYPE_FLOAT32 || y->rank < 2 || y->dims[0] != 1 || n < 1) {
+            st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "LinearClsHead: the output is not float32 [1, classes]");
+        } else {
+            /* A partial selection of the top k, highest score first, ties to the lower label. */
+            const float *s = (const float *)y->data;
+            mmdeploy_classification_t *r = res + total;
+            int64_t kk = h->m.topk < n ? h->m.topk : n;
+            double mx = s[0], sum = 0.0;
+            for (j = 0; j < n; ++j) mx = s[j] > mx ? s[j] : mx;
+            for (j = 0; j < n; ++j) sum += exp((double)s[j] - mx);
+            for (k = 0; k < kk; ++k) {
+                int64_t best = -1;
+                for (j = 0; j < n; ++j) {
+                    int64_t q;
+                    int taken = 0;
+                    for (q = 0; q < k && !taken; ++q) taken = r[q].label_id == (int)j;
+                    if (!taken && (best < 0 || s[j] > s[best])) best = j;
+                }
+                r[k].label_id = (int)best;
+                r[k].score = h->m.softmax ? (float)(exp((double)s[best] - mx) / sum) : s[best];
+            }
+            counts[i] = (int)kk;
+            total += (int)kk;
+        }
+        free(im.data);
+    }
+    if (st) {
+        free(res);
+        free(counts);
+        return st;
+    }
+    *results = res;
+    *result_count = counts;
+    return MMDEPLOY_SUCCESS;
+}
+
+MMDEPLOY_API void mmdeploy_classifier_release_result(mmdeploy_classification_t *results, const int *result_count,
+                                                     int count) {
+    (void)count;
+    free(results);
+    free((void *)(uintptr_t)result_count);
+}
+
+MMDEPLOY_API void mmdeploy_classifier_destroy(mmdeploy_classifier_t classifier) {
+    mmd__handle_destroy((mmd__sdk_handle *)classifier);
+}
+
+/* ==== >>sdk detector ==== */
+struct mmdeploy_detector {
+    mmd__sdk_handle h;
+};
+
+MMDEPLOY_API int mmdeploy_detector_create(mmdeploy_model_t model, const char *device_name, int device_id,
+                                          mmdeploy_detector_t *detector) {
+    (void)device_id;
+    return mmd__handle_create(model, device_name, MMD__TASK_DETECTOR, (mmd__sdk_handle **)detector);
+}
+
+MMDEPLOY_API int mmdeploy_detector_create_by_path(const char *model_path, const char *device_name, int device_id,
+                                                  mmdeploy_detector_t *detector) {
+    (void)device_id;
+    return mmd__handle_create_by_path(model_path, device_name, MMD__TASK_DETECTOR, (mmd__sdk_handle **)detector);
+}
+
+/* ResizeBBox: boxes above score_thr, mapped back through scale_factor and clipped to the
+   original image, as MMDeploy's MapToOriginImage does. */
+MMDEPLOY_API int mmdeploy_detector_apply(mmdeploy_detector_t detector, const mmdeploy_mat_t *mats, int mat_count,
+                                         mmdeploy_detection_t **results, int **result_count) {
+    mmd__sdk_handle *h = (mmd__sdk_handle *)detector;
+    mmdeploy_detection_t *res = NULL;
+    int *counts = NULL, st = 0, total = 0, cap = 0, i;
+    if (!h || !mats || mat_count < 1 || !results || !result_count) return MMDEPLOY_E_INVALID_ARG;
+    *results = NULL;
+    *result_count = NULL;
+    if (!(counts = (int *)calloc((size_t)mat_count, sizeof *counts))) return MMDEPLOY_E_OUT_OF_MEMORY;
+    for (i = 0; i < mat_count && !st; ++i) {
+        mmd__img im;
+        mmd_sdk_meta meta;
+        const mmd_tensor *dets, *labels;
+        int64_t n, ch, j;
+        if ((st = mmd__run(h, &mats[i], &im, &meta)) != 0) break;
+        dets = mmd__output(h, "dets", 0);
+        labels = mmd__output(h, "labels", 1);
+        if (!dets || !labels || dets->dtype != MMD_DTYPE_FLOAT32 || dets->rank != 3 || dets->dims[0] != 1 ||
+            dets->dims[2] < 4 || labels->rank != 2 || labels->dims[1] != dets->dims[1] ||
+            (labels->dtype != MMD_DTYPE_INT64 && labels->dtype != MMD_DTYPE_INT32 && labels->dtype != MMD_DTYPE_FLOAT32)) {
+            st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "ResizeBBox: outputs are not dets [1, N, 5] and labels [1, N]");
+            free(im.data);
+            break;
+        }
+        n = dets->dims[1];
+        ch = dets->dims[2];
+        if (total + n > cap) {
+            int ncap = (int)(total + n);
+            mmdeploy_detection_t *g = (mmdeploy_detection_t *)realloc(res, (size_t)(ncap ? ncap : 1) * sizeof *res);
+            if (!g) {
+                st = MMDEPLOY_E_OUT_OF_MEMORY;
+                free(im.data);
+                break;
+            }
+            res = g;
+            cap = ncap;
+        }
+        for (j = 0; j < n; ++j) {
+            const float *d = (const float *)dets->data + j * ch;
+            float score = ch > 4 ? d[4] : 0.0f, ow = (float)meta.ori_shape[2], oh = (float)meta.ori_shape[1];
+            mmdeploy_detection_t *r = &res[total];
+            double label = mmd__value(labels, j);
+            if (ch > 4 && !(score > h->m.score_thr)) continue;
+            r->bbox.left = d[0] / meta.scale_factor[0];
+            r->bbox.top = d[1] / meta.scale_factor[1];
+            r->bbox.right = d[2] / meta.scale_factor[2];
+            r->bbox.bottom = d[3] / meta.scale_factor[3];
+            r->bbox.left = r->bbox.left > 0.0f ? r->bbox.left : 0.0f;
+            r->bbox.top = r->bbox.top > 0.0f ? r->bbox.top : 0.0f;
+            r->bbox.right = r->bbox.right < ow - 1.0f ? r->bbox.right : ow - 1.0f;
+            r->bbox.bottom = r->bbox.bottom < oh - 1.0f ? r->bbox.bottom : oh - 1.0f;
+            if (r->bbox.right - r->bbox.left < h->m.min_bbox_size || r->bbox.bottom - r->bbox.top < h->m.min_bbox_size)
+                continue;
+            r->label_id = label >= 0.0 && label < 2147483647.0 ? (int)label : -1;
+            r->score = score;
+            r->mask = NULL;
+            total++;
+            counts[i]++;
+        }
+        free(im.data);
+    }
+    if (st) {
+        free(res);
+        free(counts);
+        return st;
+    }
+    if (!res) res = (mmdeploy_detection_t *)malloc(sizeof *res);
+    *results = res;
+    *result_count = counts;
+    return res ? MMDEPLOY_SUCCESS : MMDEPLOY_E_OUT_OF_MEMORY;
+}
+
+MMDEPLOY_API void mmdeploy_detector_release_result(mmdeploy_detection_t *results, const int *result_count, int count) {
+    (void)count;
+    free(results);
+    free((void *)(uintptr_t)result_count);
+}
+
+MMDEPLOY_API void mmdeploy_detector_destroy(mmdeploy_detector_t detector) {
+    mmd__handle_destroy((mmd__sdk_handle *)detector);
+}
+
+/* ==== >>sdk segmentor ==== */
+struct mmdeploy_segmentor {
+    mmd__sdk_handle h;
+};
+
+MMDEPLOY_API int mmdeploy_segmentor_create(mmdeploy_model_t model, const char *device_name, int device_id,
+                                           mmdeploy_segmentor_t *segmentor) {
+    (void)device_id;
+    return mmd__handle_create(model, device_name, MMD__TASK_SEGMENTOR, (mmd__sdk_handle **)segmentor);
+}
+
+MMDEPLOY_API int mmdeploy_segmentor_create_by_path(const char *model_path, const char *device_name, int device_id,
+                                                   mmdeploy_segmentor_t *segmentor) {
+    (void)device_id;
+    return mmd__handle_create_by_path(model_path, device_name, MMD__TASK_SEGMENTOR, (mmd__sdk_handle **)segmentor);
+}
+
+/* ResizeMask: the argmax map resized (nearest) to the original image, or without argmax the
+   score map resized bilinearly, as MMDeploy's CPU postprocess does with OpenCV. */
+static int mmd__segment(const mmd__sdk_handle *h, const mmd_sdk_meta *meta, mmdeploy_segmentation_t *r) {
+    const mmd_tensor *y = mmd__output(h, "output", 0);
+    int32_t oh = meta->ori_shape[1], ow = meta->ori_shape[2], c, x, yy;
+    int64_t ih, iw;
+    mmd__img src, dst;
+    int st;
+    if (!y || y->rank != 4 || y->dims[0] != 1 || (h->m.with_argmax ? y->dims[1] != 1 : y->dtype != MMD_DTYPE_FLOAT32))
+        return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "ResizeMask: the output is not [1, %s, H, W]",
+                             h->m.with_argmax ? "1" : "classes (float32)");
+    ih = y->dims[2];
+    iw = y->dims[3];
+    if ((st = mmd__img_check(ih, iw, "the segmentation output")) != 0) return st;
+    r->height = oh;
+    r->width = ow;
+    r->classes = h->m.num_classes;
+    src.h = (int32_t)ih;
+    src.w = (int32_t)iw;
+    src.chw = 0;
+    src.is_float = 1;
+    if (h->m.with_argmax) {
+        /* Labels are small integers: exact in float, so the float path resizes them. */
+        float *lab = (float *)malloc((size_t)(ih * iw) * sizeof(float));
+        int64_t i;
+        if (!lab) return MMDEPLOY_E_OUT_OF_MEMORY;
+        if (y->dtype != MMD_DTYPE_INT64 && y->dtype != MMD_DTYPE_INT32 && y->dtype != MMD_DTYPE_FLOAT32) {
+            free(lab);
+            return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "ResizeMask: output type %s is not supported", mmd_dtype_name(y->dtype));
+        }
+        for (i = 0; i < ih * iw; ++i) lab[i] = (float)mmd__value(y, i);
+        src.c = 1;
+        src.data = lab;
+        st = mmd__img_resize(&src, &dst, oh, ow, MMD_IMAGE_NEAREST);
+        free(lab);
+        if (st) return st;
+        r->mask = (int *)malloc((size_t)oh * (size_t)ow * sizeof(int));
+        if (!r->mask) {
+            free(dst.data);
+            return MMDEPLOY_E_OUT_OF_MEMORY;
+        }
+        for (yy = 0; yy < oh; ++yy)
+            for (x = 0; x < ow; ++x) r->mask[(size_t)yy * ow + x] = (int)((float *)dst.data)[(size_t)yy * ow + x];
+        free(dst.data);
+        return MMDEPLOY_SUCCESS;
+    }
+    /* Scores: CHW to HWC, resize every channel at once, back to CHW. */
+    c = (int32_t)y->dims[1];
+    if ((st = mmd__img_alloc(&src, (int32_t)ih, (int32_t)iw, c, 1)) != 0) return st;
+    for (yy = 0; yy < c; ++yy) {
+        int64_t i;
+        for (i = 0; i < ih * iw; ++i) ((float *)src.data)[i * c + yy] = ((const float *)y->data)[yy * ih * iw + i];
+    }
+    st = mmd__img_resize(&src, &dst, oh, ow, MMD_IMAGE_BILINEAR);
+    free(src.data);
+    if (st) return st;
+    src = dst;
+    dst.data = NULL;
+    if ((st = mmd__img_to_chw(&src)) != 0) {
+        free(src.data);
+        return st;
+    }
+    r->score = (float *)src.data;
+    r->classes = c;
+    return MMDEPLOY_SUCCESS;
+}
+
+MMDEPLOY_API int mmdeploy_segmentor_apply(mmdeploy_segmentor_t segmentor, const mmdeploy_mat_t *mats, int mat_count,
+                                          mmdeploy_segmentation_t **results) {
+    mmd__sdk_handle *h = (mmd__sdk_handle *)segmentor;
+    mmdeploy_segmentation_t *res;
+    int st = 0, i;
+    if (!h || !mats || mat_count < 1 || !results) return MMDEPLOY_E_INVALID_ARG;
+    *results = NULL;
+    if (!(res = (mmdeploy_segmentation_t *)calloc((size_t)mat_count, sizeof *res))) return MMDEPLOY_E_OUT_OF_MEMORY;
+    for (i = 0; i < mat_count && !st; ++i) {
+        mmd__img im;
+        mmd_sdk_meta meta;
+        if ((st = mmd__run(h, &mats[i], &im, &meta)) != 0) break;
+        st = mmd__segment(h, &meta, &res[i]);
+        free(im.data);
+    }
+    if (st) {
+        mmdeploy_segmentor_release_result(res, mat_count);
+        return st;
+    }
+    *results = res;
+    return MMDEPLOY_SUCCESS;
+}
+
+MMDEPLOY_API void mmdeploy_segmentor_release_result(mmdeploy_segmentation_t *results, int count) {
+    int i;
+    if (!results) return;
+    for (i = 0; i < count; ++i) {
+        free(results[i].mask);
+        free(results[i].score);
+    }
+    free(results);
+}
+
+MMDEPLOY_API void mmdeploy_segmentor_destroy(mmdeploy_segmentor_t segmentor) {
+    mmd__handle_destroy((mmd__sdk_handle *)segmentor);
+}
+
+#endif /* MMD_SDK_IMPLEMENTATION */
+
+/*
+MIT License
+
+Copyright (c) 2026 the mmdeploy.h authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of this software and
+associated documentation files (the "Software"), to deal in the Software without restriction,
+including without limitation the rights to use, copy, modify, merge, publish, distribute,
+sublicense, and/or sell copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all copies or
+substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT
+NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND
+NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM,
+DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT
+OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+*/

@@ -1,0 +1,402 @@
+#!/usr/bin/python3
+"""The SDK layer (mmdeploy_sdk.h) against an independent Python pipeline, through build/sdk_probe.
+
+    /usr/bin/python3 tests/test_sdk.py [SUBSTRING...]
+
+- resize: mmd_image_resize_u8 against OpenCV's cv2.resize (INTER_NEAREST, INTER_LINEAR,
+  INTER_CUBIC, INTER_AREA) on a real photo (scikit-learn's china.jpg) and on odd sizes (1x1, 1xN,
+  Nx1, up, down, whole and fractional ratios), 1, 3 and 4 channels: nearest exact, the others
+  within 1;
+- preprocess: the network input and meta of each model directory (tests/gen_sdk_models.py,
+  generated into build/sdk_models) against OpenCV + numpy, for BGR, RGB, BGRA, gray, NV12 and
+  NV21 input;
+- end to end: classifier, detector and segmentor results against the same pipeline with torch
+  running the network (top-k labels equal, scores within 1e-3; boxes within 1 px; masks equal
+  on at least 99.5% of pixels);
+- hostile model directories: each refused with the documented status and a message naming the
+  wrong value, never a crash.
+Prints `ok NAME` or `FAIL NAME: why` per test, the largest differences measured, then
+`N passed, M failed`; exits 1 on any failure.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import cv2
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.environ.get("MMDEPLOY_BIN")  # make asan-test points it into build/asan
+PROBE = os.path.join(os.path.dirname(BIN), "sdk_probe") if BIN else os.path.join(ROOT, "build", "sdk_probe")
+MODELS = os.path.join(ROOT, "build", "sdk_models")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_sdk_models as gen  # noqa: E402
+
+STATUS = dict(SUCCESS=0, INVALID_ARG=1, NOT_SUPPORTED=2, OUT_OF_RANGE=3, OUT_OF_MEMORY=4,
+              FILE_NOT_EXIST=5, FAIL=6)
+REPORT = {}
+
+
+class Failure(Exception):
+    pass
+
+
+def note(key, value):
+    REPORT[key] = max(REPORT.get(key, 0), value)
+
+
+def probe(*args, expect=0):
+    p = subprocess.run([PROBE] + [str(a) for a in args], capture_output=True, text=True, timeout=300)
+    if p.returncode != expect:
+        raise Failure("sdk_probe %s exited %d (expected %d): %s" %
+                      (" ".join(map(str, args)), p.returncode, expect, p.stderr.strip()[-400:]))
+    return p
+
+
+def china():
+    from sklearn.datasets import load_sample_image
+    return np.ascontiguousarray(load_sample_image("china.jpg")[..., ::-1])
+
+
+def odd_image(h, w, c, seed):
+    return np.random.default_rng(seed).integers(0, 256, (h, w, c), dtype=np.uint8)
+
+
+# ==== >>resize ====
+CV = dict(nearest=cv2.INTER_NEAREST, bilinear=cv2.INTER_LINEAR, bicubic=cv2.INTER_CUBIC,
+          area=cv2.INTER_AREA)
+RESIZE_CASES = [("china", None, (224, 300)), ("china", None, (640, 960)), ("china", None, (57, 31)),
+                ("1x1", (1, 1, 3), (5, 7)), ("1x9", (1, 9, 1), (3, 4)), ("7x1", (7, 1, 4), (2, 9)),
+                ("13x17", (13, 17, 3), (6, 5)), ("5x3", (5, 3, 1), (17, 11)),
+                ("odd", (37, 53, 3), (101, 19)), ("china", None, (107, 160)), ("china", None, (100, 64)),
+                ("odd", (37, 53, 3), (12, 13))]
+
+
+def resize_tests(tmp):
+    tests = []
+    for name, shape, (oh, ow) in RESIZE_CASES:
+        for interp in CV:
+            def t(name=name, shape=shape, oh=oh, ow=ow, interp=interp):
+                img = china() if shape is None else odd_image(*shape, seed=oh * 31 + ow)
+                src, dst = os.path.join(tmp, "r_in.npy"), os.path.join(tmp, "r_out.npy")
+                np.save(src, img)
+                probe("resize", src, dst, oh, ow, interp)
+                ours = np.load(dst).astype(np.int32)
+                ref = cv2.resize(img, (ow, oh), interpolation=CV[interp])
+                ref = ref.reshape(oh, ow, -1).astype(np.int32)
+                diff = int(np.abs(ours - ref).max())
+                note("resize %s max |diff| vs cv2" % interp, diff)
+                limit = 0 if interp == "nearest" else 1
+                if diff > limit:
+                    raise Failure("max |diff| %d > %d (%d of %d values differ)" %
+                                  (diff, limit, int((ours != ref).sum()), ref.size))
+            tests.append(("resize_%s_%s_to_%dx%d" % (interp, name, oh, ow), t))
+    return tests
+
+
+# ==== >>pipeline ====
+def as_format(bgr, fmt):
+    if fmt == "bgr":
+        return bgr
+    if fmt == "rgb":
+        return np.ascontiguousarray(bgr[..., ::-1])
+    if fmt == "bgra":
+        return np.ascontiguousarray(np.concatenate([bgr, np.full(bgr.shape[:2] + (1,), 200, np.uint8)], 2))
+    if fmt in ("nv12", "nv21"):
+        # OpenCV makes I420; NV12 interleaves its U and V planes, NV21 its V and U.
+        h, w = bgr.shape[:2]
+        i420 = cv2.cvtColor(bgr, cv2.COLOR_BGR2YUV_I420).reshape(-1)
+        u, v = i420[h * w:h * w + h * w // 4], i420[h * w + h * w // 4:]
+        uv = np.stack([u, v] if fmt == "nv12" else [v, u], 1).reshape(h // 2, w)
+        return np.ascontiguousarray(np.concatenate([i420[:h * w].reshape(h, w), uv], 0)[..., None])
+    return cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)[..., None]
+
+
+def preprocess_tests(tmp):
+    tests = []
+    for kind in gen.TASKS:
+        for img_name, fmt in (("china", "bgr"), ("china", "rgb"), ("china", "bgra"), ("china", "gray"),
+                              ("china", "nv12"), ("china", "nv21"), ("odd37x53", "bgr"), ("1x1", "bgr")):
+            def t(kind=kind, img_name=img_name, fmt=fmt):
+                bgr = china() if img_name == "china" else \
+                    odd_image(37, 53, 3, 5) if img_name == "odd37x53" else odd_image(1, 1, 3, 6)
+                if fmt in ("nv12", "nv21"):
+                    bgr = np.ascontiguousarray(bgr[:bgr.shape[0] // 2 * 2, :bgr.shape[1] // 2 * 2])
+                img = as_format(bgr, fmt)
+                # The SDK's LoadImageFromFile makes every format BGR; gray becomes three equal
+                # channels, as OpenCV's GRAY2BGR does.
+                ref_in = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR) if fmt == "gray" else \
+                    cv2.cvtColor(img[..., 0], cv2.COLOR_YUV2BGR_NV12 if fmt == "nv12" else cv2.COLOR_YUV2BGR_NV21) \
+                    if fmt in ("nv12", "nv21") else bgr
+                src, dst = os.path.join(tmp, "p_in.npy"), os.path.join(tmp, "p_out.npy")
+                np.save(src, img)
+                meta = json.loads(probe("preprocess", os.path.join(MODELS, kind), src, fmt, dst).stdout)
+                ours = np.load(dst)
+                ref, ref_meta = gen.preprocess(kind, ref_in)
+                if ours.shape != ref.shape:
+                    raise Failure("tensor %s, expected %s" % (ours.shape, ref.shape))
+                diff = float(np.abs(ours - ref).max())
+                note("preprocess %s max |diff| (normalised units)" % kind, diff)
+                # One 8-bit step of the resize, divided by the smallest std.
+                if diff > 1.0 / min(gen.STD) + 1e-5:
+                    raise Failure("max |diff| %g" % diff)
+                if meta["ori_shape"] != ref_meta["ori_shape"]:
+                    raise Failure("ori_shape %s, expected %s" % (meta["ori_shape"], ref_meta["ori_shape"]))
+                if not np.allclose(meta["scale_factor"], ref_meta["scale_factor"], rtol=1e-6):
+                    raise Failure("scale_factor %s, expected %s" % (meta["scale_factor"], ref_meta["scale_factor"]))
+                if meta["pad_shape"][1:3] != list(ours.shape[2:]):
+                    raise Failure("pad_shape %s for a tensor %s" % (meta["pad_shape"], ours.shape))
+            tests.append(("preprocess_%s_%s_%s" % (kind, img_name, fmt), t))
+    return tests
+
+
+def e2e_tests(tmp):
+    def classify(img_name, bgr):
+        src = os.path.join(tmp, "c_in.npy")
+        np.save(src, bgr)
+        ours = json.loads(probe("classify", os.path.join(MODELS, "cls"), src, "bgr").stdout)
+        ref, scores = gen.reference("cls", bgr)
+        if len(ours) != len(ref):
+            raise Failure("%d results, expected %d" % (len(ours), len(ref)))
+        srt = np.sort(scores)[::-1]
+        for k, ((lab, s), (rlab, rs)) in enumerate(zip(ours, ref)):
+            note("classify |score diff|", abs(s - rs))
+            if abs(s - rs) > 1e-3:
+                raise Failure("score %d: %g, expected %g" % (k, s, rs))
+            # Labels must agree unless the reference itself cannot separate the neighbours.
+            tied = min(abs(srt[k] - srt[k + 1]), abs(srt[k] - srt[k - 1]) if k else 1.0) < 1e-6
+            if lab != rlab and not tied:
+                raise Failure("label %d: %d, expected %d" % (k, lab, rlab))
+
+    def detect(img_name, bgr):
+        src = os.path.join(tmp, "d_in.npy")
+        np.save(src, bgr)
+        ours = json.loads(probe("detect", os.path.join(MODELS, "det"), src, "bgr").stdout)
+        ref, _ = gen.reference("det", bgr)
+        if len(ours) != len(ref):
+            raise Failure("%d boxes, expected %d" % (len(ours), len(ref)))
+        # Boxes whose scores are within 1e-3 may come in either order: each of ours is matched
+        # to a reference box of the same label, score within 1e-3 and corners within 1 px.
+        left = list(ref)
+        for o in ours:
+            best = min(left, key=lambda r: (r[0] != o[0], abs(r[1] - o[1]) > 1e-3,
+                                            float(np.abs(np.array(o[2:]) - np.array(r[2:])).max())))
+            box = float(np.abs(np.array(o[2:]) - np.array(best[2:])).max())
+            note("detect max |box diff| px", box)
+            note("detect |score diff|", abs(o[1] - best[1]))
+            if o[0] != best[0] or abs(o[1] - best[1]) > 1e-3 or box > 1.0:
+                raise Failure("box %s, nearest expected %s" % (o, best))
+            left.remove(best)
+
+    def segment(img_name, bgr):
+        src, dst = os.path.join(tmp, "s_in.npy"), os.path.join(tmp, "s_out.npy")
+        np.save(src, bgr)
+        probe("segment", os.path.join(MODELS, "seg"), src, "bgr", dst)
+        ours = np.load(dst)
+        ref, _ = gen.reference("seg", bgr)
+        if ours.shape != ref.shape:
+            raise Failure("mask %s, expected %s" % (ours.shape, ref.shape))
+        agree = float((ours == ref).mean())
+        REPORT["segment pixel agreement (min)"] = min(REPORT.get("segment pixel agreement (min)", 1.0), agree)
+        if agree < 0.995:
+            raise Failure("%.4f of pixels agree" % agree)
+
+    tests = []
+    for img_name, make in (("china", china), ("odd37x53", lambda: odd_image(37, 53, 3, 5)),
+                           ("1x1", lambda: odd_image(1, 1, 3, 6))):
+        for fn in (classify, detect, segment):
+            tests.append(("%s_%s" % (fn.__name__, img_name), lambda fn=fn, n=img_name, m=make: fn(n, m())))
+    return tests
+
+
+# ==== >>hostile model directories ====
+def edit_json(path, fn):
+    with open(path) as f:
+        obj = json.load(f)
+    fn(obj)
+    with open(path, "w") as f:
+        json.dump(obj, f)
+
+
+def transforms(obj):
+    return obj["pipeline"]["tasks"][0]["transforms"]
+
+
+HOSTILE = [
+    # name, file, edit, expected status, words the message must hold
+    ("missing_deploy_json", "deploy.json", None, "FILE_NOT_EXIST", "deploy.json"),
+    ("pipeline_not_json", "pipeline.json", b"{\"pipeline\": [", "INVALID_ARG", "not valid JSON"),
+    ("unknown_transform", "pipeline.json",
+     lambda o: transforms(o).insert(2, {"type": "RandomSolarize"}), "NOT_SUPPORTED", "RandomSolarize"),
+    ("unknown_component", "pipeline.json",
+     lambda o: o["pipeline"]["tasks"][2].update(component="MultiLabelLinearClsHead"), "NOT_SUPPORTED",
+     "MultiLabelLinearClsHead"),
+    ("resize_size_huge", "pipeline.json", lambda o: transforms(o)[1].update(size=[1e9, -1]), "INVALID_ARG",
+     "size"),
+    ("resize_size_string", "pipeline.json", lambda o: transforms(o)[1].update(size="big"), "INVALID_ARG",
+     "size"),
+    ("resize_size_fraction", "pipeline.json", lambda o: transforms(o)[1].update(size=[2.5, -1]), "INVALID_ARG",
+     "2.5"),
+    ("resize_interp_lanczos", "pipeline.json", lambda o: transforms(o)[1].update(interpolation="lanczos"),
+     "NOT_SUPPORTED", "lanczos"),
+    ("crop_size_past_limit", "pipeline.json", lambda o: transforms(o)[2].update(crop_size=100000),
+     "INVALID_ARG", "crop_size"),
+    ("normalize_std_zero", "pipeline.json", lambda o: transforms(o)[3].update(std=[1, 0, 1]), "INVALID_ARG",
+     "std[1]"),
+    ("normalize_mean_nan", "pipeline.json", None, "INVALID_ARG", "pipeline.json is not valid JSON"),
+    ("transforms_not_list", "pipeline.json", lambda o: o["pipeline"]["tasks"][0].update(transforms=7),
+     "INVALID_ARG", "transforms"),
+    ("topk_negative", "pipeline.json", lambda o: o["pipeline"]["tasks"][2]["params"].update(topk=-3),
+     "INVALID_ARG", "topk"),
+    ("net_outside_directory", "deploy.json", lambda o: o["models"][0].update(net="../end2end.onnx"),
+     "INVALID_ARG", "../end2end.onnx"),
+    ("backend_tensorrt", "deploy.json", lambda o: o["models"][0].update(backend="tensorrt"), "NOT_SUPPORTED",
+     "tensorrt"),
+    ("task_pose", "deploy.json", lambda o: o.update(task="PoseDetector"), "NOT_SUPPORTED", "PoseDetector"),
+    ("deploy_json_huge", "deploy.json", b" " * (1 << 21), "OUT_OF_RANGE", "larger than"),
+    ("net_garbage", "end2end.onnx", b"\x0a\xff\xff\xff\xff\x0f", "FAIL", "malformed"),
+    ("input_map_wrong", "pipeline.json", lambda o: o["pipeline"]["tasks"][1]["input_map"].update(img="pixels"),
+     "INVALID_ARG", "pixels"),
+]
+
+
+def hostile_tests(tmp):
+    tests = []
+    img = os.path.join(tmp, "h_in.npy")
+
+    for name, file, edit, status, words in HOSTILE:
+        def t(name=name, file=file, edit=edit, status=status, words=words):
+            d = os.path.join(tmp, "hostile_" + name)
+            shutil.rmtree(d, ignore_errors=True)
+            shutil.copytree(os.path.join(MODELS, "cls"), d)
+            path = os.path.join(d, file)
+            if name == "normalize_mean_nan":
+                # Python's json writes NaN, which is not JSON: cJSON refuses the file.
+                edit_json(path, lambda o: transforms(o)[3].update(mean=[float("nan"), 0, 0]))
+            elif edit is None:
+                os.remove(path)
+            elif isinstance(edit, bytes):
+                with open(path, "wb") as f:
+                    f.write(edit)
+            else:
+                edit_json(path, edit)
+            np.save(img, odd_image(9, 9, 3, 1))
+            p = probe("classify", d, img, "bgr", expect=STATUS[status])
+            if words not in p.stderr:
+                raise Failure("message %r does not name %r" % (p.stderr.strip(), words))
+        tests.append(("hostile_" + name, t))
+
+    # Images that do not fit their pixel format: name, channels, format, words of the message.
+    for name, channels, fmt, words in (("channels_do_not_match_format", 3, "bgra", "3 channels"),
+                                       ("nv12_odd_sides", 1, "nv12", "6 x 9")):
+        def t(channels=channels, fmt=fmt, words=words):
+            np.save(img, odd_image(9, 9, channels, 1))
+            p = probe("classify", os.path.join(MODELS, "cls"), img, fmt, expect=STATUS["INVALID_ARG"])
+            if words not in p.stderr:
+                raise Failure("message %r" % p.stderr)
+        tests.append(("hostile_" + name, t))
+    return tests
+
+
+# ==== >>demos ====
+def demo_tests(tmp):
+    bindir = os.path.dirname(PROBE)
+    digits = os.path.join(ROOT, "build", "sdk_digits")
+
+    def demo(prog, *args, expect=0):
+        p = subprocess.run([os.path.join(bindir, prog)] + list(args), capture_output=True, text=True,
+                           timeout=300)
+        if p.returncode != expect:
+            raise Failure("%s exited %d: %s" % (prog, p.returncode, p.stderr.strip()[-300:]))
+        return p
+
+    def classification():
+        # The shipped digit images, whose names hold their labels, through the demo.
+        from PIL import Image
+        for name in sorted(os.listdir(os.path.join(ROOT, "examples", "images"))):
+            out = os.path.join(tmp, name)
+            p = demo("image_classification", "cpu", digits, os.path.join(ROOT, "examples", "images", name), out)
+            first = p.stderr.splitlines()[0]
+            if first.split(",")[0] != "label: %s" % name.split("_")[1]:
+                raise Failure("%s: %s" % (name, first))
+            if Image.open(out).size != (256, 256):
+                raise Failure("%s: picture %s" % (name, Image.open(out).size))
+
+    def detection():
+        from PIL import Image
+        img, out = os.path.join(tmp, "china.png"), os.path.join(tmp, "det.png")
+        cv2.imwrite(img, china())
+        p = demo("object_detection", "cpu", os.path.join(MODELS, "det"), img, out)
+        ref, _ = gen.reference("det", cv2.imread(img))
+        if p.stdout.splitlines()[0] != "bbox_count=%d" % len(ref):
+            raise Failure("%s, expected %d boxes" % (p.stdout.splitlines()[0], len(ref)))
+        if Image.open(out).size != (640, 427):
+            raise Failure("picture %s" % (Image.open(out).size,))
+
+    def huge_declared_image():
+        # PNG headers declaring 20000 x 20000 pixels, and nothing after them. Gray passes
+        # stb_image's own bound (2^30 bytes) and meets MMD_MAX_IMAGE_SIDE; stb_image refuses RGB
+        # (its reason is not always the size: it reports its last loader's).
+        import struct
+        import zlib
+        for color_type, expected in ((0, "20000 x 20000"), (2, "cannot read the image")):
+            ihdr = struct.pack(">IIBBBBB", 20000, 20000, 8, color_type, 0, 0, 0)
+            png = b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + \
+                struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+            path = os.path.join(tmp, "huge.png")
+            with open(path, "wb") as f:
+                f.write(png)
+            p = demo("image_classification", "cpu", digits, path, os.path.join(tmp, "x.png"), expect=1)
+            if expected not in p.stderr:
+                raise Failure("color type %d: message %r" % (color_type, p.stderr))
+
+    def truncated_image():
+        with open(os.path.join(ROOT, "examples", "images", "digit_4_0.png"), "rb") as f:
+            data = f.read()
+        path = os.path.join(tmp, "cut.png")
+        with open(path, "wb") as f:
+            f.write(data[:len(data) // 2])
+        p = demo("image_classification", "cpu", digits, path, os.path.join(tmp, "x.png"), expect=1)
+        if "cut.png" not in p.stderr:
+            raise Failure("message %r" % p.stderr)
+
+    def wrong_device():
+        p = demo("image_classification", "cuda", digits, os.path.join(ROOT, "examples", "images", "digit_4_0.png"),
+                 expect=1)
+        if "cuda" not in p.stderr:
+            raise Failure("message %r" % p.stderr)
+
+    return [("demo_image_classification_digits", classification), ("demo_object_detection", detection),
+            ("demo_huge_declared_image", huge_declared_image), ("demo_truncated_image", truncated_image),
+            ("demo_device_cuda_refused", wrong_device)]
+
+
+def main(argv):
+    if not os.path.exists(os.path.join(MODELS, "seg", "end2end.onnx")):
+        subprocess.run([sys.executable, os.path.join(ROOT, "tests", "gen_sdk_models.py"), MODELS],
+                       check=True, capture_output=True)
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        tests = resize_tests(tmp) + preprocess_tests(tmp) + e2e_tests(tmp) + hostile_tests(tmp) + \
+            demo_tests(tmp)
+        for name, fn in tests:
+            if argv and not any(a in name for a in argv):
+                continue
+            try:
+                fn()
+                print("ok", name)
+                passed += 1
+            except Failure as e:
+                print("FAIL %s: %s" % (name, e))
+                failed += 1
+    for k in sorted(REPORT):
+        print("measured: %s = %.6g" % (k, REPORT[k]))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
