@@ -27,7 +27,8 @@ HEADERS := mmdeploy.h mmdeploy_ir.h mmdeploy_ops.h
 C_TESTS := test_core test_npy test_bad_models test_kernels_nn test_kernels_shape \
            test_kernels_elementwise test_kernels_reduce test_kernels_index test_kernels_nn2 \
            test_kernels_detect test_kernels_gemm test_kernels_conv test_kernels_quant test_kernels_rnn \
-           test_backends test_api_misuse test_blob test_limits test_rewrites test_kernels_pool
+           test_backends test_api_misuse test_blob test_limits test_rewrites test_kernels_pool \
+           test_sessions_concurrent
 NODE_DIR := $(BUILD)/onnx_node_tests
 
 .PHONY: all deps demo test clean
@@ -122,7 +123,8 @@ test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node 
 	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend xnnpack" \
 	    "$(PY) tests/test_backend_threads.py" \
 	    "$(PY) tests/test_cli_output_names.py" \
-	    "$(BUILD)/test_backend_fallback $(FALLBACK_MODELS)"
+	    "$(BUILD)/test_backend_fallback $(FALLBACK_MODELS)" \
+	    $(call FUZZ_REPLAY_RUNS,$(BUILD))
 
 clean:
 	rm -rf $(BUILD)
@@ -313,23 +315,32 @@ test: $(foreach c,$(MCU_CPUS),$(MCU_BUILD)/fw-$(c).elf) $(MCU_GEN) $(MCU_BUILD)/
 
 # ==== hostile input: fuzzing and the sanitizer suite (tests/fuzz) ===============================
 # Untrusted models and inputs must never crash the runtime.
-#   make fuzz [FUZZ_SECONDS=60]  builds the libFuzzer harnesses (clang, ASan + UBSan) into
+#   make [-j2] fuzz [FUZZ_SECONDS=60]  builds the libFuzzer harnesses (clang, ASan + UBSan) into
 #                 build/fuzz, seeds their corpora from the test models, runs each harness for
-#                 FUZZ_SECONDS and fails on any crash, leak, timeout or sanitizer report (the
-#                 input that did it is left as build/fuzz/<harness>-crash-*, its log beside it)
+#                 FUZZ_SECONDS (two at once with -j2) and prints one row per harness: executions,
+#                 coverage (libFuzzer's final cov and ft), corpus size, regression inputs replayed
+#                 and the result; fails on any crash, leak, timeout or sanitizer report (the input
+#                 that did it is left as build/fuzz/<harness>-crash-*, its log beside it)
+#   make fuzz-<harness>  one harness alone (fuzz-parse, fuzz-quant, ...)
 #   make asan-test  every unit, node and model test built with ASan + UBSan into build/asan;
 #                 ends "N passed, M failed, K skipped" like make test
+# The harnesses: parse (model bytes -> create), run (model bytes -> create, prepare, run), inputs
+# (.npy and TensorProto readers), blob (.mmd blobs), quant and rnn (one quantization or
+# recurrent node built from the bytes, tests/fuzz/fuzz_quant.c and fuzz_rnn.c).
 FUZZ_CC      := clang-14
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   := $(BUILD)/fuzz
 FUZZ_FLAGS   := $(WARN) -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
                 -fno-sanitize-recover=all
-FUZZ_TARGETS := parse run inputs blob
-FUZZ_OPTIONS  = -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
+FUZZ_TARGETS := parse run inputs blob quant rnn
+FUZZ_RUNS    := $(addprefix fuzz-,$(FUZZ_TARGETS))
+FUZZ_DICT_parse  := tests/fuzz/onnx.dict
+FUZZ_DICT_run    := tests/fuzz/onnx.dict
+FUZZ_DICT_inputs := $(FUZZ_BUILD)/inputs.dict
 # The ONNX node tests (`make test` generates them into $(NODE_DIR)) seed the corpora when present.
 FUZZ_NODE_DIR = $(firstword $(wildcard $(NODE_DIR)/node /tmp/onnx_node/node))
 
-.PHONY: fuzz fuzz-corpus asan-test
+.PHONY: fuzz fuzz-corpus asan-test $(FUZZ_RUNS)
 
 # The runtime with its allocator capped (tests/fuzz/fuzz.h), compiled once for all harnesses.
 $(FUZZ_BUILD)/runtime.o: tests/fuzz/fuzz_runtime.c tests/fuzz/fuzz.h tools/mmd_npy.h $(HEADERS)
@@ -342,7 +353,8 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_BUILD)/runtim
 # Seeds, copied (never committed but for tests/fuzz/seeds): the core and malformed test models,
 # the digits classifier, the custom-op and detection-tail models other tests generated into
 # build, every node test's model and a few of its inputs, blobs converted from the models that
-# convert. libFuzzer adds what it finds to the same directories.
+# convert; for quant and rnn, whose bytes are choices, one input per operator. libFuzzer adds
+# what it finds to the same directories.
 fuzz-corpus: $(BUILD)/mmdeploy
 	mkdir -p $(addprefix $(FUZZ_BUILD)/corpus_,$(FUZZ_TARGETS))
 	@for d in parse run; do \
@@ -361,26 +373,34 @@ fuzz-corpus: $(BUILD)/mmdeploy
 	    n=$${m%/model.onnx}; n=$${n%.onnx}; \
 	    $(BUILD)/mmdeploy convert $$m -o $(FUZZ_BUILD)/corpus_blob/$${n##*/}.mmd > /dev/null 2>&1 || true; \
 	done
+	@for i in 0 1 2 3 4 5 6; do printf "\\00$$i" > $(FUZZ_BUILD)/corpus_quant/op$$i; done
+	@for i in 0 1 2; do printf "\\00$$i" > $(FUZZ_BUILD)/corpus_rnn/op$$i; done
 	cat tests/fuzz/onnx.dict tests/fuzz/npy.dict > $(FUZZ_BUILD)/inputs.dict
 
-# Each harness first replays the crashes it found once (tests/fuzz/regress/<harness>_*; crashes
-# in ONNX models are cases in tests/bad_models instead), then fuzzes.
+# Each harness first replays the inputs it once crashed on (tests/fuzz/regress/<harness>_*;
+# crashes in ONNX models are cases in tests/bad_models instead), then fuzzes
+# (tests/fuzz/fuzz_one.sh writes its row).
+$(FUZZ_RUNS): fuzz-%: $(FUZZ_BUILD)/fuzz_% fuzz-corpus
+	@tests/fuzz/fuzz_one.sh $(FUZZ_BUILD) $* $(FUZZ_SECONDS) $(FUZZ_DICT_$*)
+
 fuzz: $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_TARGETS)) fuzz-corpus
-	@status=0; for t in $(FUZZ_TARGETS); do \
-	    case $$t in parse|run) dict=-dict=tests/fuzz/onnx.dict;; inputs) dict=-dict=$(FUZZ_BUILD)/inputs.dict;; *) dict=;; esac; \
-	    regress=$$(ls tests/fuzz/regress/$${t}_* 2>/dev/null); \
-	    if [ -n "$$regress" ] && ! $(FUZZ_BUILD)/fuzz_$$t $$regress > $(FUZZ_BUILD)/$$t-regress.log 2>&1; then \
-	        status=1; tail -n 40 $(FUZZ_BUILD)/$$t-regress.log; echo "fuzz_$$t: a regression input crashes again"; \
-	    fi; \
-	    echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
-	    if $(FUZZ_BUILD)/fuzz_$$t $$dict $(FUZZ_OPTIONS) -artifact_prefix=$(FUZZ_BUILD)/$$t- \
-	            $(FUZZ_BUILD)/corpus_$$t > $(FUZZ_BUILD)/$$t.log 2>&1; then \
-	        grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' $(FUZZ_BUILD)/$$t.log | tail -n 1; \
-	        grep -E 'stat::number_of_executed_units' $(FUZZ_BUILD)/$$t.log; \
-	    else \
-	        status=1; tail -n 40 $(FUZZ_BUILD)/$$t.log; echo "fuzz_$$t FAILED (log: $(FUZZ_BUILD)/$$t.log)"; \
-	    fi; \
-	done; exit $$status
+	@rm -f $(FUZZ_BUILD)/*.row
+	@$(MAKE) -s -k $(FUZZ_RUNS) > /dev/null; status=$$?; \
+	printf '%-8s %7s %11s %6s %7s %7s %7s  %s\n' harness seconds executions cov ft corpus regress result; \
+	cat $(addprefix $(FUZZ_BUILD)/,$(addsuffix .row,$(FUZZ_TARGETS))) 2>/dev/null; exit $$status
+
+# make test replays each harness's regression inputs in an ordinary build (and asan-test in
+# the sanitizer build): tests/fuzz/replay.c is main() for a harness without libFuzzer.
+FUZZ_REPLAY := $(sort $(foreach f,$(notdir $(wildcard tests/fuzz/regress/*_*)),$(firstword $(subst _, ,$(f)))))
+FUZZ_REPLAY_RUNS = $(foreach t,$(FUZZ_REPLAY),"$(1)/replay_$(t) tests/fuzz/regress/$(t)_*")
+
+$(BUILD)/fuzz_runtime.o: tests/fuzz/fuzz_runtime.c tests/fuzz/fuzz.h tools/mmd_npy.h $(HEADERS) | $(BUILD)
+	$(CC) $(WARN) $(CFLAGS) -I. -Itools -c $< -o $@
+
+$(BUILD)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(BUILD)/fuzz_runtime.o
+	$(CC) $(WARN) $(CFLAGS) -I. -Itools $< tests/fuzz/replay.c $(BUILD)/fuzz_runtime.o -lm -o $@
+
+test: $(addprefix $(BUILD)/replay_,$(FUZZ_REPLAY))
 
 # The sanitizer suite: the same programs as `make test`, built into build/asan. The python model
 # tests find the CLI through MMDEPLOY_BIN (and classify beside it).
@@ -423,11 +443,18 @@ $(ASAN_BUILD)/test_%: tests/test_%.c tests/test.h $(HEADERS) tools/mmd_npy.h
 	mkdir -p $(ASAN_BUILD)
 	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itests -Itools $< -lm -o $@
 
+$(ASAN_BUILD)/fuzz_runtime.o: tests/fuzz/fuzz_runtime.c tests/fuzz/fuzz.h tools/mmd_npy.h $(HEADERS)
+	mkdir -p $(ASAN_BUILD)
+	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itools -c $< -o $@
+
+$(ASAN_BUILD)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(ASAN_BUILD)/fuzz_runtime.o
+	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itools $< tests/fuzz/replay.c $(ASAN_BUILD)/fuzz_runtime.o -lm -o $@
+
 asan-test: $(ASAN_BUILD)/sdk_probe $(BUILD)/sdk_models/seg/end2end.onnx
 # With `make test asan-test`, the sanitizer suites start once the plain ones have finished (their
 # builds go on meanwhile), so the two summaries do not interleave.
 asan-test: $(ASAN_BUILD)/mmdeploy $(ASAN_BUILD)/classify $(addprefix $(ASAN_BUILD)/,$(ASAN_TESTS)) \
-           $(ASAN_BUILD)/test_backend_fallback \
+           $(ASAN_BUILD)/test_backend_fallback $(addprefix $(ASAN_BUILD)/replay_,$(FUZZ_REPLAY)) \
            $(ASAN_BUILD)/test_node $(NODE_DIR)/node $(BUILD)/models/exported $(filter test,$(MAKECMDGOALS))
 	$(ASAN_ENV) tests/run_all.sh $(addprefix $(ASAN_BUILD)/,$(ASAN_TESTS)) \
 	    "$(ASAN_BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
@@ -445,4 +472,37 @@ asan-test: $(ASAN_BUILD)/mmdeploy $(ASAN_BUILD)/classify $(addprefix $(ASAN_BUIL
 	    "$(PY) tests/test_models.py --backend xnnpack" \
 	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend xnnpack" \
 	    "$(ASAN_BUILD)/test_backend_fallback $(FALLBACK_MODELS)" \
-	    "$(PY) tests/test_cli_output_names.py"
+	    "$(PY) tests/test_cli_output_names.py" \
+	    $(call FUZZ_REPLAY_RUNS,$(ASAN_BUILD))
+
+# ==== threads: ThreadSanitizer (make tsan-test) ===================================================
+#   make tsan-test  the C unit tests, the ONNX node tests with each session on the built-in pool of
+#                   2 and of 4 threads (test_node reads MMD_TEST_THREADS), and the torchvision
+#                   models' thread checks at 2 and 4 threads (--threads N against --threads 1, bit
+#                   for bit), all built with -fsanitize=thread into build/tsan; any report stops
+#                   the program, which fails its suite. The CLI is built without the vendor
+#                   backends, whose OpenMP runtimes ThreadSanitizer cannot see into. Ends
+#                   "N passed, M failed, K skipped" like make test.
+TSAN_BUILD := $(BUILD)/tsan
+TSAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
+TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1:abort_on_error=1 MMDEPLOY_BIN=$(TSAN_BUILD)/mmdeploy
+
+.PHONY: tsan-test
+
+$(TSAN_BUILD)/test_%: tests/test_%.c tests/test.h tests/kernel_harness.h $(HEADERS) tools/mmd_npy.h
+	mkdir -p $(TSAN_BUILD)
+	$(CC) $(WARN) $(TSAN_FLAGS) -I. -Itests -Itools $< -lm -o $@
+
+$(TSAN_BUILD)/mmdeploy: tools/mmdeploy_cli.c tools/mmd_npy.h mmdeploy.c backends/mmd_backends.c \
+        $(wildcard backends/*.h) $(HEADERS)
+	mkdir -p $(TSAN_BUILD)
+	$(CC) $(WARN) $(TSAN_FLAGS) -DMMD_HAVE_OPENBLAS=0 -DMMD_HAVE_ONEDNN=0 -DMMD_HAVE_XNNPACK=0 -I. -Itools \
+	    tools/mmdeploy_cli.c mmdeploy.c backends/mmd_backends.c -lm -o $@
+
+tsan-test: $(TSAN_BUILD)/mmdeploy $(addprefix $(TSAN_BUILD)/,$(C_TESTS) test_node) $(NODE_DIR)/node \
+           $(BUILD)/models/exported
+	$(TSAN_ENV) tests/run_all.sh $(addprefix $(TSAN_BUILD)/,$(C_TESTS)) \
+	    "MMD_TEST_THREADS=2 $(TSAN_BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
+	    "MMD_TEST_THREADS=4 $(TSAN_BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
+	    "$(PY) tests/test_models.py --threads 2 _threads" \
+	    "$(PY) tests/test_models.py --threads 4 _threads"

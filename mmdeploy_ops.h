@@ -489,10 +489,14 @@ static float mmd__dot_f32(int64_t n, const float *x, const float *y) {
 }
 
 /* Requests bytes of scratch, refusing with MMD_ERR_LIMIT what size_t cannot hold (32-bit
-   targets) rather than letting the size wrap. */
+   targets) rather than letting the size wrap, and more than MMD_MAX_TENSOR_BYTES: no buffer of
+   a plan may be larger than the largest tensor, or a model whose tensors all fit (an RNN's
+   projection of every step: sequence x batch x gates x hidden floats) could still make the
+   runtime ask for terabytes. */
 static mmd_status mmd__scratch_request(mmd_kernel_ctx *c, uint64_t bytes) {
-    if (bytes > (uint64_t)SIZE_MAX)
-        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "needs %llu bytes of scratch", (unsigned long long)bytes);
+    if (bytes > (uint64_t)SIZE_MAX || bytes > (uint64_t)MMD_MAX_TENSOR_BYTES)
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "needs %llu bytes of scratch, more than MMD_MAX_TENSOR_BYTES (%llu)",
+                               (unsigned long long)bytes, (unsigned long long)MMD_MAX_TENSOR_BYTES);
     c->scratch_size = (size_t)bytes;
     return MMD_OK;
 }
@@ -9276,7 +9280,8 @@ static mmd_status mmd__bicubic_f32_prepare(mmd_kernel_ctx *c) {
     x = c->inputs[0];
     for (i = 0; i < 2; ++i) {
         double size = (double)x->dims[2 + i] * (double)scale[i] * (1.0 + 4.0 * FLT_EPSILON);
-        if (!(scale[i] > 0.0f) || size >= (double)MMD__ELEMS_MAX)
+        /* An infinite scale is refused even on an empty axis, where the size would be NaN. */
+        if (!(scale[i] > 0.0f && scale[i] <= FLT_MAX) || size >= (double)MMD__ELEMS_MAX)
             return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "scale_factor[%d] = %g", (int)i, (double)scale[i]);
         p->in[i] = x->dims[2 + i];
         p->out[i] = dims[2 + i] = (int64_t)floor(size);

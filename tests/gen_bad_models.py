@@ -575,6 +575,12 @@ def cases():
         ser(x_model(helper.make_node("TRTBicubicInterpolate", ["X"], ["Y"], domain="mmdeploy",
                                      scale_factor=[1e-20, 1e-20]), [1, 4, 0, 0],
                     opsets=(("", 13), ("mmdeploy", 1)))))
+    # Found in the float-to-integer audit (issue 16): an infinite scale on an empty axis gives
+    # a NaN size, which passed the size test and was cast to an integer.
+    add("bicubic_scale_inf_on_empty_axis", "ERR_INVALID_MODEL",
+        ser(x_model(helper.make_node("TRTBicubicInterpolate", ["X"], ["Y"], domain="mmdeploy",
+                                     scale_factor=[float("inf"), 1.0]), [1, 4, 0, 2],
+                    x_dims=(1, 4, 0, 2), opsets=(("", 13), ("mmdeploy", 1)))))
     add("gather_from_empty_axis", "ERR_INDEX",
         ser(x_model(helper.make_node("Gather", ["X", "i"], ["Y"], axis=1), [1, 1, 2, 2],
                     [numpy_helper.from_array(np.array([0], np.int64), "i")], x_dims=(1, 0, 2, 2))))
@@ -620,6 +626,15 @@ def cases():
                                                                     np.float32), "roi"),
                                    numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32),
                                                            "scales")])))
+    # Issue 16, resource bounds: every tensor of this LSTM fits (X 1 MiB, R 16 MiB, Y_h 4 KiB),
+    # but projecting all 2^18 steps at once would take 4 GiB of scratch (sequence x batch x
+    # 4 gates x hidden floats), past MMD_MAX_TENSOR_BYTES.
+    add("lstm_scratch_past_limit", "ERR_LIMIT",
+        ser(op_model([helper.make_node("LSTM", ["X", "W", "R"], ["", "Y_h"], hidden_size=1024)],
+                     [("X", TensorProto.FLOAT, [1 << 18, 1, 1]),
+                      ("W", TensorProto.FLOAT, [1, 4096, 1]),
+                      ("R", TensorProto.FLOAT, [1, 4096, 1024])],
+                     [("Y_h", TensorProto.FLOAT, [1, 1, 1024])])))
     add("topk_k_past_axis", "ERR_INVALID_MODEL",
         ser(op_model([helper.make_node("TopK", ["X", "k"], ["V", "I"], axis=1)],
                      [("X", TensorProto.FLOAT, [1, 4])],

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Whole-model tests: the runtime, through build/mmdeploy, against torch.
 
-    /usr/bin/python3 tests/test_models.py [--backend NAME[,NAME...]] [--no-rewrites] [SUBSTRING...]
+    /usr/bin/python3 tests/test_models.py [--backend NAME[,NAME...]] [--no-rewrites] [--threads N]
+                                          [SUBSTRING...]
 
 Exports torchvision classifiers with tests/gen_torchvision.py into build/models (once), runs
 each through `build/mmdeploy run` and compares with torch's output, checks with
@@ -20,6 +21,9 @@ With --no-rewrites every run gets `--no-rewrites` (the graph as exported, withou
 folds and fusions) and, likewise, only the tests that run a model are kept, named
 no-rewrites:TEST. Without it the runs are rewritten, and `rewrites_listed` checks that
 `mmdeploy info` lists the rewrites of resnet18 and mobilenet_v2.
+
+The MODEL_threads tests compare --threads N (default 3) with --threads 1 bit for bit; make
+tsan-test runs them at 2 and 4 threads under ThreadSanitizer.
 """
 import os
 import re
@@ -64,6 +68,8 @@ def run(args, timeout=300):
 BACKEND = None
 # --no-rewrites: every `mmdeploy run` gets it.
 NO_REWRITES = False
+# --threads: the thread count the MODEL_threads tests compare with one thread.
+THREADS = 3
 
 
 def run_model(model, input_path, output_name, extra=()):
@@ -113,13 +119,13 @@ def check_plan_shares(model):
 
 
 def check_threads_identical(model, files):
-    """Three threads split every kernel's work differently from one, yet each output element is
-    summed in the same order, so the outputs must be bit-identical."""
+    """Three threads (THREADS, --threads N) split every kernel's work differently from one, yet
+    each output element is summed in the same order, so the outputs must be bit-identical."""
     one = run_model(model, files["input"], "output", ["--threads", "1"])
-    three = run_model(model, files["input"], "output", ["--threads", "3"])
-    if one.tobytes() != three.tobytes():
-        diff = np.abs(one.astype(np.float64) - three).max()
-        raise Failure(f"--threads 3 differs from --threads 1 (max |diff| {diff:.3g})")
+    many = run_model(model, files["input"], "output", ["--threads", str(THREADS)])
+    if one.tobytes() != many.tobytes():
+        diff = np.abs(one.astype(np.float64) - many).max()
+        raise Failure(f"--threads {THREADS} differs from --threads 1 (max |diff| {diff:.3g})")
 
 
 # The rewrites `mmdeploy info` lists (tools/mmdeploy_cli.c, cli_print_rewrites).
@@ -210,7 +216,7 @@ def unavailable_backends(names):
 
 
 def main(argv):
-    global BACKEND, NO_REWRITES
+    global BACKEND, NO_REWRITES, THREADS
     filters = []
     args = iter(argv[1:])
     for arg in args:
@@ -220,6 +226,8 @@ def main(argv):
             BACKEND = next(args, None)
         elif arg.startswith("--backend="):
             BACKEND = arg.split("=", 1)[1]
+        elif arg == "--threads":
+            THREADS = int(next(args, "3"))
         else:
             filters.append(arg)
     if BACKEND == "":

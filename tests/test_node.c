@@ -3,7 +3,9 @@
    Usage: test_node DIR EXPECTED_FAIL_LIST [FILTER]
      DIR holds one directory per test (test_NAME/model.onnx, test_NAME/test_data_set_N/input_K.pb
      and output_K.pb), as written by tests/gen_node_tests.py into DIR/node. FILTER, when given, runs
-     only the tests whose name contains it (and then stale list entries are not reported).
+     only the tests whose name contains it (and then stale list entries are not reported). The
+     environment variable MMD_TEST_THREADS, when set, is each session's mmd_options.threads (the
+     built-in pool; make tsan-test runs the tests at 2 and 4 threads).
 
    Each test prints `ok name` or `FAIL name: reason`. A test in the expected-failure list that
    fails prints `XFAIL name: reason` and is counted as skipped; one that passes prints
@@ -498,15 +500,19 @@ static int test__run_one(const char *test_dir, char *reason, size_t size) {
     size_t model_size, n_sets = 0, i;
     char **sets;
     mmd_session *s = NULL;
+    mmd_options opts;
     mmd_error err;
+    const char *threads = getenv("MMD_TEST_THREADS");
     int ok = 1;
     memset(&err, 0, sizeof err);
+    memset(&opts, 0, sizeof opts);
+    opts.threads = threads ? (int32_t)atoi(threads) : 0;
     if (!test__join(path, sizeof path, test_dir, "model.onnx") ||
         !test__read_file(path, &model, &model_size)) {
         snprintf(reason, size, "cannot read %.200s", path);
         return 0;
     }
-    if (mmd_session_create(model, model_size, NULL, &s, &err) != MMD_OK) {
+    if (mmd_session_create(model, model_size, &opts, &s, &err) != MMD_OK) {
         test__reason_from(reason, size, "create", &err);
         free(model);
         return 0;

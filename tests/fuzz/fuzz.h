@@ -51,4 +51,61 @@ void fuzz_check(mmd_status st, const mmd_error *err);
 void fuzz_session(const uint8_t *bytes, size_t size, int32_t copy_weights, int32_t run,
                   size_t arena_bytes);
 
+/* ---- models built from the fuzz bytes (the structured harnesses: fuzz_quant, fuzz_rnn) -----
+   A harness reads its choices (operator, opset, shapes, dtypes, values, attributes) from the
+   input through a fuzz_reader and writes a one-node ONNX model with the protobuf writer below,
+   so that every input reaches the kernel's checks instead of the protobuf decoder's. */
+
+/* The fuzz bytes, consumed from the front; once they run out every choice is 0. */
+typedef struct fuzz_reader { const uint8_t *p; size_t n; } fuzz_reader;
+
+/* A value in [0, count) (count 1 to 256 takes one byte, more takes four). */
+uint32_t fuzz_take(fuzz_reader *r, uint32_t count);
+/* A float, most often one a kernel must refuse or survive: 0, -0, subnormals, FLT_MAX,
+   infinities, NaN, values past int8's range; else any bit pattern or a small quarter-integer. */
+float fuzz_take_float(fuzz_reader *r);
+/* An integer, most often at a type's edge (int8, uint8, int32, int64 limits and one past them),
+   else small. */
+int64_t fuzz_take_int(fuzz_reader *r);
+
+/* A protobuf message being written; grows on the C heap (abort() when that fails: harness
+   memory, not the runtime's). */
+typedef struct fuzz_pb { uint8_t *p; size_t n, cap; } fuzz_pb;
+void fuzz_pb_varint(fuzz_pb *m, uint32_t field, uint64_t v);
+void fuzz_pb_bytes(fuzz_pb *m, uint32_t field, const void *data, size_t n);
+void fuzz_pb_string(fuzz_pb *m, uint32_t field, const char *s);
+/* Appends child as a length-delimited field and frees it. */
+void fuzz_pb_msg(fuzz_pb *m, uint32_t field, fuzz_pb *child);
+void fuzz_pb_free(fuzz_pb *m);
+
+/* Graph parts (onnx.proto field numbers): a graph input (11) or output (12) of the given dtype
+   and shape, or with rank -1 and dtype 0 of no declared type; an initializer with raw data of
+   the dtype's size per element; NodeProto attributes. */
+void fuzz_graph_value(fuzz_pb *graph, uint32_t field, const char *name, int32_t dtype, int32_t rank,
+                      const int64_t *dims);
+void fuzz_graph_initializer(fuzz_pb *graph, const char *name, int32_t dtype, int32_t rank, const int64_t *dims,
+                            const void *raw, size_t nbytes);
+void fuzz_attr_int(fuzz_pb *node, const char *name, int64_t v);
+void fuzz_attr_float(fuzz_pb *node, const char *name, float v);
+void fuzz_attr_ints(fuzz_pb *node, const char *name, const int64_t *v, int32_t n);
+void fuzz_attr_floats(fuzz_pb *node, const char *name, const float *v, int32_t n);
+void fuzz_attr_string(fuzz_pb *node, const char *name, const char *v);
+void fuzz_attr_strings(fuzz_pb *node, const char *name, const char *const *v, int32_t n);
+
+/* A tensor the harness chose: either an initializer holding values taken from the reader
+   (floats from fuzz_take_float, integers from fuzz_take_int, wrapped to the dtype) or a graph
+   input, which fuzz_session zero-fills. */
+void fuzz_graph_tensor(fuzz_pb *graph, fuzz_reader *r, const char *name, int32_t dtype, int32_t rank,
+                       const int64_t *dims, int32_t initializer);
+
+/* A node output, also declared a graph output (of no declared type) unless name is "", which
+   leaves the output out. */
+void fuzz_node_output(fuzz_pb *graph, fuzz_pb *node, const char *name);
+
+/* Appends node (of op_type, default domain) to graph, wraps graph in a ModelProto at opset
+   (freeing both) and puts the bytes through fuzz_session on `threads` threads, run through a
+   hook that executes the shares one after another, last first (so that a result depending on
+   the split shows): create, bind zero-filled inputs, prepare, run, read every output byte. */
+void fuzz_node_run(fuzz_pb *graph, fuzz_pb *node, const char *op_type, int64_t opset, int32_t threads);
+
 #endif
