@@ -206,6 +206,14 @@ $(BUILD)/custom_backend: examples/custom_backend.c $(HEADERS) $(BUILD)/mmdeploy.
 bench: $(BUILD)/mmdeploy $(BUILD)/mmdeploy-portable
 	$(PY) bench/bench_speed.py
 
+# GFLOP/s of single convolutions of ResNet-18's and the DBNet's shapes (bench/bench_conv.c).
+.PHONY: bench-conv
+bench-conv: $(BUILD)/bench_conv
+	$(BUILD)/bench_conv 1
+
+$(BUILD)/bench_conv: bench/bench_conv.c tests/test.h tests/kernel_harness.h $(HEADERS) | $(BUILD)
+	$(CC) $(WARN) $(CFLAGS) -I. -Itests $< -lm -o $@
+
 $(BUILD)/mmdeploy-portable: tools/mmdeploy_cli.c tools/mmd_npy.h mmdeploy.c $(HEADERS) $(BACKEND_OBJ) \
         $(BUILD)/mmd_firmware_arena.o
 	$(CC) $(WARN) $(CFLAGS) -DMMD_NO_SIMD -I. -Itools tools/mmdeploy_cli.c mmdeploy.c $(BUILD)/mmd_firmware_arena.o \

@@ -107,6 +107,8 @@
                        (default 1 << 20, 1024 with MMD_CONV_SMALL; at least one output row)
        MMD_GEMM_NR_PORTABLE  columns of the portable micro-kernel, 8 (default) or 4 (Cortex-M:
                        its tile then fits the FPU's registers)
+       MMD_GEMM_MR_AVX512  rows of the AVX-512 micro-kernel, 8 (default: 16 sums in registers,
+                       the fastest measured on Zen 5) or 12 (24 sums)
 */
 #ifndef MMDEPLOY_OPS_H
 #define MMDEPLOY_OPS_H
@@ -4759,9 +4761,9 @@ static mmd_status mmd__einsum_eval(mmd_kernel_ctx *c) {
 /* The one matrix product: C (m x n, row stride ldc) = act(A (m x k) * B (k x n) + init), used
    by Conv, ConvTranspose, Gemm, MatMul and the deformable convolutions. It is blocked as the
    fast BLAS libraries are (Goto and van de Geijn, "Anatomy of high-performance matrix
-   multiplication"): K in blocks (mmd__gemm_kc), A in row panels of MMD__GEMM_MR rows laid out
-   [k][MR] so the micro-kernel reads it in order, B in column panels of NR columns, and a
-   register-tiled micro-kernel that keeps the whole MR x NR tile of C in registers for one K
+   multiplication"): K in blocks (mmd__gemm_kc), A in row panels of MR rows (mmd__gemm_mr: the
+   instruction set's micro-kernel height) laid out [k][MR] so the micro-kernel reads it in
+   order, B in column panels of NR columns, and a register-tiled micro-kernel that keeps the whole MR x NR tile of C in registers for one K
    block. B is read in place whenever its columns are contiguous (a row-major matrix, an NCHW
    plane, a padded plane for a stride-1 convolution): the micro-kernel takes a table with the
    offset of each of its K rows, so no im2col copy is needed there; other B layouts are packed
@@ -4782,18 +4784,22 @@ static mmd_status mmd__einsum_eval(mmd_kernel_ctx *c) {
 #endif
 #endif
 #ifndef MMD_GEMM_KC
-#define MMD_GEMM_KC 256                 /* K block for 16-column panels; 32-column ones take half */
+#define MMD_GEMM_KC 256                 /* K block: A's and B's panels stay in L1 */
 #endif
 #ifndef MMD_GEMM_MC
-#define MMD_GEMM_MC 120                 /* rows of A per block (a multiple of MR): stays in L2 */
-#endif
+#define MMD_GEMM_MC 120                 /* rows of A per block (rounded down to a multiple of MR): */
+#endif                                  /* stays in L2 */
+#ifndef MMD_GEMM_MR_AVX512
+#define MMD_GEMM_MR_AVX512 8            /* rows of the AVX-512 micro-kernel, 8 or 12: 8 x 32 was */
+#endif                                  /* the fastest on Zen 5, whose L1 takes the panels */
 #ifndef MMD_GEMM_NC
 #define MMD_GEMM_NC 1024                /* columns of B packed at once */
 #endif
 #ifndef MMD_GEMM_NR_PORTABLE
 #define MMD_GEMM_NR_PORTABLE 8          /* columns of the portable micro-kernel: 8, or 4 (fits */
 #endif                                  /* the 32 registers of a Cortex-M FPU) */
-#define MMD__GEMM_MR 6
+#define MMD__GEMM_MR 6                  /* rows of the AVX2, NEON and portable micro-kernels */
+#define MMD__GEMM_MR_MAX 12             /* the most rows of any micro-kernel */
 /* Weights are packed at plan time (mmd_kernel_packed) only in plans from ONNX: a .mmd blob's plan
    reads them in place, so a MMD_NO_ONNX build, which plans blobs only, leaves the packing out. */
 #ifdef MMD_NO_ONNX
@@ -4804,8 +4810,11 @@ static mmd_status mmd__einsum_eval(mmd_kernel_ctx *c) {
 #if MMD_GEMM_NR_PORTABLE != 4 && MMD_GEMM_NR_PORTABLE != 8
 #error "MMD_GEMM_NR_PORTABLE must be 4 or 8"
 #endif
-#if MMD_GEMM_MC % MMD__GEMM_MR || MMD_GEMM_MC < 1 || MMD_GEMM_NC % 32 || MMD_GEMM_NC < 1 || MMD_GEMM_KC < 1
-#error "MMD_GEMM_MC must be a positive multiple of 6, MMD_GEMM_NC of 32, MMD_GEMM_KC positive"
+#if MMD_GEMM_MR_AVX512 != 8 && MMD_GEMM_MR_AVX512 != 12
+#error "MMD_GEMM_MR_AVX512 must be 8 or 12"
+#endif
+#if MMD_GEMM_MC < 1 || MMD_GEMM_NC % 32 || MMD_GEMM_NC < 1 || MMD_GEMM_KC < 1
+#error "MMD_GEMM_MC must be positive, MMD_GEMM_NC a positive multiple of 32, MMD_GEMM_KC positive"
 #endif
 
 /* Micro-kernel flags. FIRST: this is C's first K block, so C starts from the bias (and from
@@ -4817,14 +4826,23 @@ typedef void (*mmd__gemm_ukernel)(int64_t kc, const float *a, const float *b, co
                                   float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
                                   float hi);
 
-/* Column panel width of each instruction set's micro-kernel. */
+/* Column panel width and row panel height of each instruction set's micro-kernel. */
 static int64_t mmd__gemm_nr(int32_t isa) {
     return isa == MMD__ISA_AVX512 ? 32 : isa == MMD__ISA_AVX2 || isa == MMD__ISA_NEON ? 16 : MMD_GEMM_NR_PORTABLE;
 }
 
-/* K block: a B panel of KC x NR floats fits half of a 32 KB L1. */
+static int64_t mmd__gemm_mr(int32_t isa) { return isa == MMD__ISA_AVX512 ? MMD_GEMM_MR_AVX512 : MMD__GEMM_MR; }
+
+/* Rows of A per block: MMD_GEMM_MC rounded down to whole row panels. */
+static int64_t mmd__gemm_mc(int32_t isa) {
+    int64_t mr = mmd__gemm_mr(isa);
+    return MMD_GEMM_MC < mr ? mr : MMD_GEMM_MC / mr * mr;
+}
+
+/* K block, the same for every instruction set (a parameter so that packing can follow it). */
 static int64_t mmd__gemm_kc(int32_t isa) {
-    return isa == MMD__ISA_AVX512 && MMD_GEMM_KC > 1 ? MMD_GEMM_KC / 2 : MMD_GEMM_KC;
+    (void)isa;
+    return MMD_GEMM_KC;
 }
 
 /* The portable micro-kernel (6 x 8), written so compilers keep acc in vector registers. */
@@ -4934,39 +4952,51 @@ MMD__TARGET_AVX2 static void mmd__gemm_ukernel_avx2(int64_t kc, const float *a, 
     }
 }
 
+/* MMD_GEMM_MR_AVX512 rows of two vectors: 16 or 24 independent sums, which a core with two
+   FMA pipes of four cycles' latency needs to keep both busy while the loads of B and the
+   broadcasts of A (folded into the FMAs) go on beside them. */
 MMD__TARGET_AVX512 static void mmd__gemm_ukernel_avx512(int64_t kc, const float *a, const float *b,
                                                         const int64_t *boff, float *c, int64_t ldc,
                                                         const float *bias, int32_t flags, float lo, float hi) {
-    __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
-    __m512 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
-    __m512 acc[12];
+    __m512 c0_0 = _mm512_setzero_ps(), c0_1 = c0_0, c1_0 = c0_0, c1_1 = c0_0, c2_0 = c0_0, c2_1 = c0_0;
+    __m512 c3_0 = c0_0, c3_1 = c0_0, c4_0 = c0_0, c4_1 = c0_0, c5_0 = c0_0, c5_1 = c0_0;
+    __m512 c6_0 = c0_0, c6_1 = c0_0, c7_0 = c0_0, c7_1 = c0_0;
+#if MMD_GEMM_MR_AVX512 > 8
+    __m512 c8_0 = c0_0, c8_1 = c0_0, c9_0 = c0_0, c9_1 = c0_0, c10_0 = c0_0, c10_1 = c0_0, c11_0 = c0_0, c11_1 = c0_0;
+#endif
+    __m512 acc[2 * MMD_GEMM_MR_AVX512];
     int64_t p;
     int32_t i;
-    for (p = 0; p < kc; ++p, a += MMD__GEMM_MR) {
+#define MMD__GEMM_ROW_512(r)                                                                     \
+    av = _mm512_set1_ps(a[r]), c##r##_0 = _mm512_fmadd_ps(av, b0, c##r##_0),                   \
+    c##r##_1 = _mm512_fmadd_ps(av, b1, c##r##_1)
+    for (p = 0; p < kc; ++p, a += MMD_GEMM_MR_AVX512) {
         const float *bp = b + boff[p];
         __m512 b0 = _mm512_loadu_ps(bp), b1 = _mm512_loadu_ps(bp + 16), av;
-        av = _mm512_set1_ps(a[0]);
-        c00 = _mm512_fmadd_ps(av, b0, c00);
-        c01 = _mm512_fmadd_ps(av, b1, c01);
-        av = _mm512_set1_ps(a[1]);
-        c10 = _mm512_fmadd_ps(av, b0, c10);
-        c11 = _mm512_fmadd_ps(av, b1, c11);
-        av = _mm512_set1_ps(a[2]);
-        c20 = _mm512_fmadd_ps(av, b0, c20);
-        c21 = _mm512_fmadd_ps(av, b1, c21);
-        av = _mm512_set1_ps(a[3]);
-        c30 = _mm512_fmadd_ps(av, b0, c30);
-        c31 = _mm512_fmadd_ps(av, b1, c31);
-        av = _mm512_set1_ps(a[4]);
-        c40 = _mm512_fmadd_ps(av, b0, c40);
-        c41 = _mm512_fmadd_ps(av, b1, c41);
-        av = _mm512_set1_ps(a[5]);
-        c50 = _mm512_fmadd_ps(av, b0, c50);
-        c51 = _mm512_fmadd_ps(av, b1, c51);
+        MMD__GEMM_ROW_512(0);
+        MMD__GEMM_ROW_512(1);
+        MMD__GEMM_ROW_512(2);
+        MMD__GEMM_ROW_512(3);
+        MMD__GEMM_ROW_512(4);
+        MMD__GEMM_ROW_512(5);
+        MMD__GEMM_ROW_512(6);
+        MMD__GEMM_ROW_512(7);
+#if MMD_GEMM_MR_AVX512 > 8
+        MMD__GEMM_ROW_512(8);
+        MMD__GEMM_ROW_512(9);
+        MMD__GEMM_ROW_512(10);
+        MMD__GEMM_ROW_512(11);
+#endif
     }
-    acc[0] = c00, acc[1] = c01, acc[2] = c10, acc[3] = c11, acc[4] = c20, acc[5] = c21;
-    acc[6] = c30, acc[7] = c31, acc[8] = c40, acc[9] = c41, acc[10] = c50, acc[11] = c51;
-    for (i = 0; i < MMD__GEMM_MR; ++i) {
+#undef MMD__GEMM_ROW_512
+    acc[0] = c0_0, acc[1] = c0_1, acc[2] = c1_0, acc[3] = c1_1, acc[4] = c2_0, acc[5] = c2_1;
+    acc[6] = c3_0, acc[7] = c3_1, acc[8] = c4_0, acc[9] = c4_1, acc[10] = c5_0, acc[11] = c5_1;
+    acc[12] = c6_0, acc[13] = c6_1, acc[14] = c7_0, acc[15] = c7_1;
+#if MMD_GEMM_MR_AVX512 > 8
+    acc[16] = c8_0, acc[17] = c8_1, acc[18] = c9_0, acc[19] = c9_1;
+    acc[20] = c10_0, acc[21] = c10_1, acc[22] = c11_0, acc[23] = c11_1;
+#endif
+    for (i = 0; i < MMD_GEMM_MR_AVX512; ++i) {
         float *cr = c + i * ldc;
         MMD__GEMM_EPILOGUE(__m512, _mm512_add_ps, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps,
                            _mm512_max_ps, _mm512_min_ps, acc[2 * i], cr);
@@ -5067,36 +5097,39 @@ typedef struct mmd__gemm {
 static int64_t mmd__round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 
 /* Floats of packed A for m x k, and of packed B for k x n. */
-static int64_t mmd__gemm_packed_a_size(int64_t m, int64_t k) { return mmd__round_up(m, MMD__GEMM_MR) * k; }
+static int64_t mmd__gemm_packed_a_size(int64_t m, int64_t k, int32_t isa) {
+    return mmd__round_up(m, mmd__gemm_mr(isa)) * k;
+}
 static int64_t mmd__gemm_packed_b_size(int64_t k, int64_t n, int32_t isa) {
     return mmd__round_up(n, mmd__gemm_nr(isa)) * k;
 }
 
-/* Packs rows [m0, m0 + mc) and K range [k0, k0 + kc) of A into row panels [kc][MR], rows past
+/* Packs rows [m0, m0 + mc) and K range [k0, k0 + kc) of A into row panels [kc][mr], rows past
    m zero. */
 static void mmd__gemm_pack_a_block(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t m0,
-                                   int64_t mc, int64_t k0, int64_t kc, float *dst) {
+                                   int64_t mc, int64_t k0, int64_t kc, int64_t mr, float *dst) {
     int64_t i0, i, p;
-    for (i0 = 0; i0 < mc; i0 += MMD__GEMM_MR, dst += kc * MMD__GEMM_MR)
-        for (i = 0; i < MMD__GEMM_MR; ++i) {
+    for (i0 = 0; i0 < mc; i0 += mr, dst += kc * mr)
+        for (i = 0; i < mr; ++i) {
             int64_t row = m0 + i0 + i;
             const float *src = a + row * rs + k0 * cs;
             if (row >= m || i0 + i >= mc) {
-                for (p = 0; p < kc; ++p) dst[p * MMD__GEMM_MR + i] = 0.0f;
+                for (p = 0; p < kc; ++p) dst[p * mr + i] = 0.0f;
             } else {
-                for (p = 0; p < kc; ++p) dst[p * MMD__GEMM_MR + i] = src[p * cs];
+                for (p = 0; p < kc; ++p) dst[p * mr + i] = src[p * cs];
             }
         }
 }
 
-/* Packs all of A (m x k) once: for each K block, its row panels in order, so the block of
-   rows ic (a multiple of MR) and K block k0 starts at k0 * round_up(m, MR) + ic * kc. */
+/* Packs all of A (m x k) once for isa's micro-kernel: for each K block, its row panels in
+   order, so the block of rows ic (a multiple of MR) and K block k0 starts at
+   k0 * round_up(m, MR) + ic * kc. */
 static void mmd__gemm_pack_a(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t k, int32_t isa,
                              float *dst) {
-    int64_t mp = mmd__round_up(m, MMD__GEMM_MR), k0, kc, kb = mmd__gemm_kc(isa);
+    int64_t mr = mmd__gemm_mr(isa), mp = mmd__round_up(m, mr), k0, kc, kb = mmd__gemm_kc(isa);
     for (k0 = 0; k0 < k; k0 += kc) {
         kc = k - k0 < kb ? k - k0 : kb;
-        mmd__gemm_pack_a_block(a, rs, cs, m, 0, mp, k0, kc, dst + k0 * mp);
+        mmd__gemm_pack_a_block(a, rs, cs, m, 0, mp, k0, kc, mr, dst + k0 * mp);
     }
 }
 
@@ -5134,16 +5167,16 @@ static void mmd__gemm_pack_b(const float *b, int64_t rs, int64_t cs, int64_t k, 
 static int64_t mmd__gemm_share_floats(int64_t m, int64_t n, int64_t k, int32_t isa) {
     int64_t nr = mmd__gemm_nr(isa);
     int64_t kc = k < mmd__gemm_kc(isa) ? k : mmd__gemm_kc(isa);
-    int64_t mc = mmd__round_up(m < MMD_GEMM_MC ? m : MMD_GEMM_MC, MMD__GEMM_MR);
+    int64_t mc = mmd__round_up(m < mmd__gemm_mc(isa) ? m : mmd__gemm_mc(isa), mmd__gemm_mr(isa));
     int64_t nc = mmd__round_up(n < MMD_GEMM_NC ? n : MMD_GEMM_NC, nr);
     if (kc < 1) kc = 1;
     return mmd__round_up(mc * kc, 16) + mmd__round_up(kc * nc, 16) + mmd__round_up(kc * nr, 16) +
-           mmd__round_up(2 * kc, 16) + mmd__round_up(MMD__GEMM_MR * nr, 16) + 16;
+           mmd__round_up(2 * kc, 16) + mmd__round_up(MMD__GEMM_MR_MAX * (nr + 1), 16);
 }
 
 /* How many shares a product is split into for `threads` threads. */
 static int32_t mmd__gemm_shares(int64_t m, int64_t n, int32_t threads, int32_t isa) {
-    int64_t by_cols = n / (2 * mmd__gemm_nr(isa)), by_rows = m / (2 * MMD__GEMM_MR);
+    int64_t by_cols = n / (2 * mmd__gemm_nr(isa)), by_rows = m / (2 * mmd__gemm_mr(isa));
     int64_t most = by_cols > by_rows ? by_cols : by_rows;
     if (threads < 1) threads = 1;
     if (most < 1) most = 1;
@@ -5167,12 +5200,12 @@ typedef struct mmd__gemm_job {
 static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, float *scratch) {
     mmd__gemm_ukernel kern = mmd__gemm_kernel(g->isa);
     const float *a_packed = MMD__PACKS ? g->a_packed : NULL, *b_packed = MMD__PACKS ? g->b_packed : NULL;
-    int64_t nr = mmd__gemm_nr(g->isa);
+    int64_t nr = mmd__gemm_nr(g->isa), mr = mmd__gemm_mr(g->isa), mcb = mmd__gemm_mc(g->isa);
     int64_t kb = mmd__gemm_kc(g->isa), kcmax = g->k < kb ? g->k : kb;
-    int64_t mcmax = mmd__round_up(g->m < MMD_GEMM_MC ? g->m : MMD_GEMM_MC, MMD__GEMM_MR);
+    int64_t mcmax = mmd__round_up(g->m < mcb ? g->m : mcb, mr);
     int64_t ncmax = mmd__round_up(g->n < MMD_GEMM_NC ? g->n : MMD_GEMM_NC, nr);
     float *apack, *bpack, *bedge, *ctile;
-    int64_t *poff, mp = mmd__round_up(g->m, MMD__GEMM_MR), np = mmd__round_up(g->n, nr);
+    int64_t *poff, mp = mmd__round_up(g->m, mr), np = mmd__round_up(g->n, nr);
     int64_t jc, pc, ic, jr, ir, p;
     int32_t clamp = g->act.kind == MMD__ACT_RELU || g->act.kind == MMD__ACT_CLIP;
     float lo = g->act.kind == MMD__ACT_CLIP ? g->act.alpha : 0.0f;
@@ -5231,13 +5264,13 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                 for (q = 0; q < kc; ++q)
                     for (j = 0; j < nr; ++j) bedge[q * nr + j] = j < nc % nr ? src[boff[q] + j] : 0.0f;
             }
-            for (ic = m0; ic < m1; ic += MMD_GEMM_MC) {
-                int64_t mc = m1 - ic < MMD_GEMM_MC ? m1 - ic : MMD_GEMM_MC;
+            for (ic = m0; ic < m1; ic += mcb) {
+                int64_t mc = m1 - ic < mcb ? m1 - ic : mcb;
                 const float *ablk;
                 if (a_packed) {
                     ablk = a_packed + pc * mp + ic * kc;
                 } else {
-                    mmd__gemm_pack_a_block(g->a, g->a_rs, g->a_cs, g->m, ic, mc, pc, kc, apack);
+                    mmd__gemm_pack_a_block(g->a, g->a_rs, g->a_cs, g->m, ic, mc, pc, kc, mr, apack);
                     ablk = apack;
                 }
                 for (jr = 0; jr < nc; jr += nr) {
@@ -5248,25 +5281,25 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                         bp = bedge;
                         bo = poff;
                     }
-                    for (ir = 0; ir < mc; ir += MMD__GEMM_MR) {
-                        int64_t mr = mc - ir < MMD__GEMM_MR ? mc - ir : MMD__GEMM_MR, i, j;
+                    for (ir = 0; ir < mc; ir += mr) {
+                        int64_t mrr = mc - ir < mr ? mc - ir : mr, i, j;
                         float *ct = g->c + (ic + ir) * g->ldc + jc + jr;
                         const float *bias = g->bias ? g->bias + ic + ir : NULL;
-                        if (mr == MMD__GEMM_MR && nrr == nr) {
+                        if (mrr == mr && nrr == nr) {
                             kern(kc, ablk + ir * kc, bp, bo, ct, g->ldc, bias, flags, lo, hi);
                             continue;
                         }
                         /* An edge tile goes through a full-size tile in scratch; the bias
                            of rows past the edge is never read. */
-                        if (bias && mr < MMD__GEMM_MR) {
-                            float *bt = ctile + MMD__GEMM_MR * nr;
-                            for (i = 0; i < MMD__GEMM_MR; ++i) bt[i] = i < mr ? bias[i] : 0.0f;
+                        if (bias && mrr < mr) {
+                            float *bt = ctile + MMD__GEMM_MR_MAX * nr;
+                            for (i = 0; i < mr; ++i) bt[i] = i < mrr ? bias[i] : 0.0f;
                             bias = bt;
                         }
-                        for (i = 0; i < mr; ++i)
+                        for (i = 0; i < mrr; ++i)
                             for (j = 0; j < nrr; ++j) ctile[i * nr + j] = ct[i * g->ldc + j];
                         kern(kc, ablk + ir * kc, bp, bo, ctile, nr, bias, flags, lo, hi);
-                        for (i = 0; i < mr; ++i)
+                        for (i = 0; i < mrr; ++i)
                             for (j = 0; j < nrr; ++j) ct[i * g->ldc + j] = ctile[i * nr + j];
                     }
                 }
@@ -5300,7 +5333,7 @@ static void mmd__gemm_run(const mmd_kernel_ctx *c, const mmd__gemm *g, void *scr
     job.scratch = (float *)(((uintptr_t)scratch + 63u) & ~(uintptr_t)63u);
     job.share = mmd__gemm_share_floats(g->m, g->n, g->k, g->isa);
     job.by_rows = g->n / (2 * nr) < shares;
-    job.step = job.by_rows ? mmd__round_up((g->m + shares - 1) / shares, MMD__GEMM_MR)
+    job.step = job.by_rows ? mmd__round_up((g->m + shares - 1) / shares, mmd__gemm_mr(g->isa))
                            : mmd__round_up((g->n + shares - 1) / shares, nr);
     shares = (int32_t)(((job.by_rows ? g->m : g->n) + job.step - 1) / job.step);
     mmd_kernel_parallel(c, mmd__gemm_task, &job, shares);
@@ -5590,7 +5623,7 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
     /* Constant weights are packed once, per group, for the product. */
     p->packed = NULL;
     if (MMD__PACKS && mmd_tensor_is_const(c->inputs[1]) && p->gm > 0 && p->gk > 0) {
-        int64_t per = mmd__gemm_packed_a_size(p->gm, p->gk), g;
+        int64_t per = mmd__gemm_packed_a_size(p->gm, p->gk, p->isa), g;
         int32_t fresh;
         float *dst = (float *)mmd_kernel_packed(c, (size_t)(per * p->group) * sizeof(float), &fresh);
         if (!dst && c->err->status != MMD_OK) return c->err->status;
@@ -5973,7 +6006,7 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
     mmd__conv_job job;
     mmd__gemm g;
     int64_t in_plane = w->in[0] * w->in[1] * w->in[2], out_plane = w->out[0] * w->out[1] * w->out[2];
-    int64_t cg = p->in_ch / p->group, mg = p->gm, per = mmd__gemm_packed_a_size(p->gm, p->gk);
+    int64_t cg = p->in_ch / p->group, mg = p->gm, per = mmd__gemm_packed_a_size(p->gm, p->gk, p->isa);
     int64_t *rows = (int64_t *)((char *)c->scratch + p->gemm_bytes), b, grp, q;
     float *extra = (float *)(rows + mmd__round_up(p->gk, 8));
     const float *z;
@@ -6496,7 +6529,7 @@ static mmd_status mmd__conv_transpose_plan(mmd_kernel_ctx *c, mmd__conv_data *p)
     c->scratch_size = (size_t)bytes;
     p->packed = NULL;
     if (MMD__PACKS && mmd_tensor_is_const(c->inputs[1]) && p->gm > 0 && p->gk > 0) {
-        int64_t per = mmd__gemm_packed_a_size(p->gm, p->gk), g;
+        int64_t per = mmd__gemm_packed_a_size(p->gm, p->gk, p->isa), g;
         int32_t fresh;
         float *dst = (float *)mmd_kernel_packed(c, (size_t)(per * p->group) * sizeof(float), &fresh);
         if (!dst && c->err->status != MMD_OK) return c->err->status;
@@ -6604,7 +6637,7 @@ static mmd_status mmd__conv_transpose_f32_eval(mmd_kernel_ctx *c) {
     const float *bias = c->input_count > 2 && c->inputs[2] ? (const float *)c->inputs[2]->data : NULL;
     float *y = (float *)c->outputs[0]->data;
     int64_t in_plane = w->in[0] * w->in[1] * w->in[2], out_plane = w->out[0] * w->out[1] * w->out[2];
-    int64_t cg = p->in_ch / p->group, mg = p->out_ch / p->group, per = mmd__gemm_packed_a_size(p->gm, p->gk);
+    int64_t cg = p->in_ch / p->group, mg = p->out_ch / p->group, per = mmd__gemm_packed_a_size(p->gm, p->gk, p->isa);
     int64_t rows_all = w->in[0] * w->in[1], *rows = (int64_t *)((char *)c->scratch + p->gemm_bytes), b, g, i, q, r0;
     mmd__conv_job job;
     mmd__gemm gm;

@@ -46,7 +46,7 @@ static double run_case(const gemm_case *t, float *out) {
     float *cm = (float *)malloc((size_t)(m * n + 1) * sizeof(float));
     float *c0 = (float *)malloc((size_t)(m * n + 1) * sizeof(float));
     float *bias = (float *)malloc((size_t)(m + 1) * sizeof(float));
-    float *ap = (float *)malloc((size_t)(mmd__gemm_packed_a_size(m, k) + 1) * sizeof(float));
+    float *ap = (float *)malloc((size_t)(mmd__gemm_packed_a_size(m, k, t->isa) + 1) * sizeof(float));
     float *bp = (float *)malloc((size_t)(mmd__gemm_packed_b_size(k, n, t->isa) + 1) * sizeof(float));
     int64_t *rows = (int64_t *)malloc((size_t)(k + 1) * sizeof(int64_t));
     size_t scratch_size = (size_t)mmd__gemm_scratch(m, n, k, t->isa, t->threads);

@@ -1,0 +1,86 @@
+/* bench/bench_conv.c - GFLOP/s of single convolutions through the runtime's Conv kernel (`make
+   bench-conv`): the dense shapes of ResNet-18 and the DBNet, one thread unless given, best of
+   a few repeats. Compare with the core's peak (Zen 5: about 218 GFLOP/s per core).
+       build/bench_conv [THREADS [SHAPE]]      SHAPE: a substring of the shape names below */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#define MMD_IMPLEMENTATION
+#include "mmdeploy.h"
+#include "test.h"
+#include "kernel_harness.h"
+
+#include <stdio.h>
+#include <time.h>
+
+typedef struct shape {
+    const char *what;
+    int64_t c, m, h, w, k, s, pad;
+} shape;
+
+static const shape shapes[] = {
+    {"resnet18 layer1 3x3", 64, 64, 56, 56, 3, 1, 1},
+    {"resnet18 layer2 3x3", 128, 128, 28, 28, 3, 1, 1},
+    {"resnet18 layer3 3x3", 256, 256, 14, 14, 3, 1, 1},
+    {"resnet18 layer4 3x3", 512, 512, 7, 7, 3, 1, 1},
+    {"resnet18 conv1 7x7/2", 3, 64, 224, 224, 7, 2, 3},
+    {"resnet18 3x3/2", 64, 128, 56, 56, 3, 2, 1},
+    {"pointwise 64->256 56x56", 64, 256, 56, 56, 1, 1, 0},
+    {"pointwise 256->64 56x56", 256, 64, 56, 56, 1, 1, 0},
+    {"pointwise 160->960 20x15", 160, 960, 20, 15, 1, 1, 0},
+    {"dbnet head 3x3 96->24 160x120", 96, 24, 160, 120, 3, 1, 1},
+};
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void pool(void *user, mmd_task_fn task, void *ctx, int32_t count) {
+    int32_t i;
+    (void)user;
+    for (i = 0; i < count; ++i) task(ctx, i);
+}
+
+int main(int argc, char **argv) {
+    int32_t threads = argc > 1 ? atoi(argv[1]) : 1, i, r;
+    printf("isa %s, %d thread(s)\n", mmd_ops_isa(), (int)threads);
+    for (i = 0; i < COUNT(shapes); ++i) {
+        const shape *s = &shapes[i];
+        int64_t xd[4] = {1, s->c, s->h, s->w}, wd[4] = {s->m, s->c, s->k, s->k}, bd[1] = {s->m};
+        int64_t ks[2] = {s->k, s->k}, st[2] = {s->s, s->s}, pads[4] = {s->pad, s->pad, s->pad, s->pad};
+        float *x;
+        if (argc > 2 && !strstr(s->what, argv[2])) continue;
+        x = (float *)malloc((size_t)(s->c * s->h * s->w) * sizeof(float));
+        float *wt = (float *)malloc((size_t)(s->m * s->c * s->k * s->k) * sizeof(float));
+        float *b = (float *)malloc((size_t)s->m * sizeof(float));
+        mmd_tensor tx = runtime("x", MMD_DTYPE_FLOAT32, 4, xd, x), tw = tensor("w", MMD_DTYPE_FLOAT32, 4, wd, wt);
+        mmd_tensor tb = tensor("b", MMD_DTYPE_FLOAT32, 1, bd, b), ty = output("y");
+        mmd_tensor *in[3] = {&tx, &tw, &tb}, *out[1] = {&ty};
+        mmd_attr at[3] = {attr_ints("kernel_shape", ks, 2), attr_ints("strides", st, 2), attr_ints("pads", pads, 4)};
+        op_case t;
+        double best = 1e30, flop;
+        ramp(x, s->c * s->h * s->w, 7, 13);
+        ramp(wt, s->m * s->c * s->k * s->k, 5, 11);
+        ramp(b, s->m, 3, 7);
+        if (case_prepare_threads(&t, threads, "Conv", 13, at, 3, in, 3, out, 1) != MMD_OK) {
+            printf("%s: prepare failed: %s\n", s->what, t.err.msg);
+            return 1;
+        }
+        t.c.parallel = threads > 1 ? pool : NULL;
+        flop = 2.0 * (double)(s->m * s->c * s->k * s->k) * (double)(ty.dims[2] * ty.dims[3]);
+        ty.data = malloc((size_t)mmd_tensor_numel(&ty) * sizeof(float));
+        t.c.scratch = t.c.scratch_size ? malloc(t.c.scratch_size) : NULL;
+        for (r = 0; r < 30; ++r) {
+            double t0 = now(), dt;
+            t.k->eval(&t.c);
+            dt = now() - t0;
+            if (dt < best) best = dt;
+        }
+        printf("%-32s %8.3f ms %7.1f GFLOP/s\n", s->what, best * 1e3, flop / best * 1e-9);
+        free(t.c.op_data);
+        free(t.c.scratch);
+        free(ty.data);
+        free(x), free(wt), free(b);
+    }
+    return test_summary();
+}
