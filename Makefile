@@ -26,7 +26,7 @@ HEADERS := mmdeploy.h mmdeploy_ir.h mmdeploy_ops.h
 # C test programs: each is one translation unit that includes the implementation.
 C_TESTS := test_core test_npy test_bad_models test_kernels_nn test_kernels_shape \
            test_kernels_elementwise test_kernels_reduce test_kernels_index test_kernels_nn2 \
-           test_kernels_detect test_kernels_gemm test_kernels_conv test_kernels_quant test_kernels_rnn \
+           test_kernels_detect test_kernels_gemm test_kernels_conv test_kernels_quant test_kernels_qgemm test_kernels_rnn \
            test_backends test_api_misuse test_blob test_limits test_rewrites test_kernels_pool \
            test_sessions_concurrent
 NODE_DIR := $(BUILD)/onnx_node_tests
@@ -134,7 +134,7 @@ clean:
 # paths are tested on an x86 machine (Debian gcc-aarch64-linux-gnu, libc6-dev-arm64-cross,
 # qemu-user).
 NEON_BUILD := $(BUILD)/aarch64
-NEON_TESTS := test_kernels_gemm test_kernels_conv test_kernels_nn test_kernels_elementwise
+NEON_TESTS := test_kernels_gemm test_kernels_conv test_kernels_nn test_kernels_elementwise test_kernels_qgemm
 NEON_RUN   := qemu-aarch64 -L /usr/aarch64-linux-gnu
 # Here, not on the test rule above: make expands a rule's prerequisites where the rule stands.
 test: $(addprefix $(NEON_BUILD)/,$(NEON_TESTS))

@@ -97,6 +97,8 @@
      Conv, ConvTranspose, Gemm, MatMul and the deformable convolutions share one blocked matrix
      product (>>ops gemm) with AVX2, AVX-512 and NEON micro-kernels chosen at run time (see
      >>ops simd for MMD_NO_SIMD and MMD_NO_AVX512). Constant weights are packed once per plan.
+     MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv share one integer product on
+     bytes (>>ops quantization) with AVX-512 VNNI, AVX2 and portable micro-kernels.
        MMD_GEMM_KC, MMD_GEMM_MC, MMD_GEMM_NC   its block sizes (defaults 256, 120, 1024; 64, 12,
                        32 with MMD_CONV_SMALL); smaller ones cut the packing scratch
        MMD_CONV_SMALL  the firmware setting: every convolution through im2col and the product
@@ -10476,105 +10478,403 @@ static mmd_status mmd__dynamic_quantize_eval(mmd_kernel_ctx *c) {
 }
 
 /* ---- the integer product ------------------------------------------------------------------
-   C (m x n int32, row stride ldc) = A (m x k) * B (k x n), both int16 holding 8-bit values with
-   their zero points subtracted (so in [-255, 255]): one routine then serves every signedness
-   and per-row or per-column zero point, and the callers' widening pass is also their packing.
-   Blocked as >>ops gemm is: columns in blocks of MMD__QGEMM_NB whose int32 accumulators stay
-   in L1 for four rows of A at a time, and the inner loop a plain multiply-add over a row of B
-   that compilers vectorise (vpmaddwd-free, but 8 or 16 lanes). Sums wrap modulo 2^32 (unsigned
-   arithmetic, never undefined) as ONNX Runtime's int32 accumulation does. Threads split the
-   column blocks; each element is summed in one order whatever the thread count. */
-#define MMD__QGEMM_NB 256
+   C (m x n int32, row stride ldc) = (A - za) (B - zb) for A (m x k) and B (k x n) of int8 or
+   uint8, za one zero point per row of A or one for all, zb one per column of B or one. Blocked
+   as >>ops gemm is, on bytes: A in row panels of MMD__QGEMM_MR rows and B in column panels of
+   NR columns, both in groups of four along K ([k/4][MR or NR][4] bytes, zero-filled past k), so
+   that one 32-bit lane of the micro-kernel sums four products of one row and one column. A is
+   moved to int8 and B to uint8 by flipping the top bit where needed (the zero point moves with
+   it: a - za = a' - za'), which is the operand pair AVX-512 VNNI's vpdpbusd multiplies; then
+       sum (a' - za')(b' - zb') = sum a'b' - zb' sum a' - za' sum b' + k za' zb',
+   the row sums of A and column sums of B taken once (at packing for constant operands), applied
+   after the last K block. Micro-kernels: AVX-512 VNNI 6 x 32 (vpdpbusd); AVX2 6 x 8, also for
+   AVX-512 CPUs without VNNI (bytes widened to int16 and summed in pairs with vpmaddwd, exact:
+   vpmaddubsw's int16 pair sums would saturate at 255 * 127 * 2, a loss ONNX Runtime's MLAS
+   accepts on such CPUs); portable C 6 x 8, also on AArch64 for now. Every sum wraps modulo
+   2^32 (unsigned arithmetic, never undefined) as ONNX Runtime's int32 accumulation does, and
+   is taken in one order whatever the thread count: threads split the columns (or the rows when
+   C is narrow) as mmd__gemm_run does. */
+#define MMD__QGEMM_MR 6
+#define MMD__QGEMM_KQ 128               /* K block, in groups of four: 512 values */
+#define MMD__QGEMM_MC 120               /* rows of A per block */
+#define MMD__QGEMM_NC 512               /* columns of B per block */
 
+enum { MMD__QG_PORTABLE, MMD__QG_AVX2, MMD__QG_VNNI };
+
+typedef void (*mmd__qgemm_ukernel)(int64_t kq, const int8_t *a, const uint8_t *b, int32_t *c, int64_t ldc,
+                                   int32_t add);
+
+/* The micro-kernel this CPU runs best (mmd__isa, and VNNI on top of AVX-512). */
+static int32_t mmd__qgemm_best(void) {
+    int32_t isa = mmd__isa();
+#if defined(MMD__X86)
+    if (isa == MMD__ISA_AVX512 && __builtin_cpu_supports("avx512vnni")) return MMD__QG_VNNI;
+#endif
+    return isa == MMD__ISA_AVX512 || isa == MMD__ISA_AVX2 ? MMD__QG_AVX2 : MMD__QG_PORTABLE;
+}
+
+static int64_t mmd__qgemm_nr(int32_t path) { return path == MMD__QG_VNNI ? 32 : 8; }
+
+/* Portable 6 x 8 micro-kernel: C (add: plus C) = the tile's sums over kq groups of four. Each
+   group of B is first turned into four rows of eight int16, so that the inner loops are
+   int16 x int16 -> int32 products over eight contiguous columns with constant bounds, which
+   compilers vectorise even for SSE2 (pmaddwd-like widening; a 32-bit multiply would not). */
+static void mmd__qgemm_ukernel_c(int64_t kq, const int8_t *a, const uint8_t *b, int32_t *c, int64_t ldc,
+                                 int32_t add) {
+    uint32_t acc[MMD__QGEMM_MR][8];
+    int64_t q;
+    int32_t i, j, t;
+    memset(acc, 0, sizeof acc);
+    for (q = 0; q < kq; ++q, a += MMD__QGEMM_MR * 4, b += 32) {
+        int16_t bv[4][8];
+        for (t = 0; t < 4; ++t)
+            for (j = 0; j < 8; ++j) bv[t][j] = b[4 * j + t];
+        for (i = 0; i < MMD__QGEMM_MR; ++i)
+            for (t = 0; t < 4; ++t) {
+                int16_t av = a[4 * i + t];
+                for (j = 0; j < 8; ++j) acc[i][j] += (uint32_t)(av * bv[t][j]);
+            }
+    }
+    for (i = 0; i < MMD__QGEMM_MR; ++i)
+        for (j = 0; j < 8; ++j) c[i * ldc + j] = (int32_t)(acc[i][j] + (add ? (uint32_t)c[i * ldc + j] : 0u));
+}
+
+#if defined(MMD__X86)
+#define MMD__TARGET_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni,avx2")))
+
+/* Four int8 of A, as one int32 (memcpy: no aliasing question). */
+static int32_t mmd__q_load4(const int8_t *p) {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+MMD__TARGET_AVX2 static void mmd__qgemm_ukernel_avx2(int64_t kq, const int8_t *a, const uint8_t *b, int32_t *c,
+                                                     int64_t ldc, int32_t add) {
+    __m256i l0 = _mm256_setzero_si256(), h0 = l0, l1 = l0, h1 = l0, l2 = l0, h2 = l0;
+    __m256i l3 = l0, h3 = l0, l4 = l0, h4 = l0, l5 = l0, h5 = l0, lo[6], hi[6];
+    int64_t q;
+    int32_t i;
+    for (q = 0; q < kq; ++q, a += MMD__QGEMM_MR * 4, b += 32) {
+        /* Columns 0-3 and 4-7, four K values each, as int16; one row's four values repeated. */
+        __m256i b0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)b));
+        __m256i b1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(b + 16))), av;
+#define MMD__QG_ROW(r, L, H)                                                                              \
+    av = _mm256_broadcastq_epi64(_mm_cvtepi8_epi16(_mm_cvtsi32_si128(mmd__q_load4(a + 4 * (r)))));        \
+    L = _mm256_add_epi32(L, _mm256_madd_epi16(b0, av));                                                   \
+    H = _mm256_add_epi32(H, _mm256_madd_epi16(b1, av))
+        MMD__QG_ROW(0, l0, h0);
+        MMD__QG_ROW(1, l1, h1);
+        MMD__QG_ROW(2, l2, h2);
+        MMD__QG_ROW(3, l3, h3);
+        MMD__QG_ROW(4, l4, h4);
+        MMD__QG_ROW(5, l5, h5);
+#undef MMD__QG_ROW
+    }
+    lo[0] = l0, lo[1] = l1, lo[2] = l2, lo[3] = l3, lo[4] = l4, lo[5] = l5;
+    hi[0] = h0, hi[1] = h1, hi[2] = h2, hi[3] = h3, hi[4] = h4, hi[5] = h5;
+    for (i = 0; i < MMD__QGEMM_MR; ++i) {
+        /* Pair sums [c0 c0 c1 c1 | c2 c2 c3 c3] and the same for 4-7: hadd gives
+           [c0 c1 c4 c5 | c2 c3 c6 c7], the permute puts the columns in order. */
+        __m256i s = _mm256_permute4x64_epi64(_mm256_hadd_epi32(lo[i], hi[i]), 0xD8);
+        int32_t *cr = c + i * ldc;
+        if (add) s = _mm256_add_epi32(s, _mm256_loadu_si256((const __m256i *)(const void *)cr));
+        _mm256_storeu_si256((__m256i *)(void *)cr, s);
+    }
+}
+
+MMD__TARGET_VNNI static void mmd__qgemm_ukernel_vnni(int64_t kq, const int8_t *a, const uint8_t *b, int32_t *c,
+                                                     int64_t ldc, int32_t add) {
+    __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+    __m512i c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, acc[12];
+    int64_t q;
+    int32_t i;
+    for (q = 0; q < kq; ++q, a += MMD__QGEMM_MR * 4, b += 128) {
+        __m512i b0 = _mm512_loadu_si512((const void *)b), b1 = _mm512_loadu_si512((const void *)(b + 64)), av;
+        av = _mm512_set1_epi32(mmd__q_load4(a));
+        c00 = _mm512_dpbusd_epi32(c00, b0, av);
+        c01 = _mm512_dpbusd_epi32(c01, b1, av);
+        av = _mm512_set1_epi32(mmd__q_load4(a + 4));
+        c10 = _mm512_dpbusd_epi32(c10, b0, av);
+        c11 = _mm512_dpbusd_epi32(c11, b1, av);
+        av = _mm512_set1_epi32(mmd__q_load4(a + 8));
+        c20 = _mm512_dpbusd_epi32(c20, b0, av);
+        c21 = _mm512_dpbusd_epi32(c21, b1, av);
+        av = _mm512_set1_epi32(mmd__q_load4(a + 12));
+        c30 = _mm512_dpbusd_epi32(c30, b0, av);
+        c31 = _mm512_dpbusd_epi32(c31, b1, av);
+        av = _mm512_set1_epi32(mmd__q_load4(a + 16));
+        c40 = _mm512_dpbusd_epi32(c40, b0, av);
+        c41 = _mm512_dpbusd_epi32(c41, b1, av);
+        av = _mm512_set1_epi32(mmd__q_load4(a + 20));
+        c50 = _mm512_dpbusd_epi32(c50, b0, av);
+        c51 = _mm512_dpbusd_epi32(c51, b1, av);
+    }
+    acc[0] = c00, acc[1] = c01, acc[2] = c10, acc[3] = c11, acc[4] = c20, acc[5] = c21;
+    acc[6] = c30, acc[7] = c31, acc[8] = c40, acc[9] = c41, acc[10] = c50, acc[11] = c51;
+    for (i = 0; i < 2 * MMD__QGEMM_MR; ++i) {
+        int32_t *cr = c + (i / 2) * ldc + (i % 2) * 16;
+        __m512i s = acc[i];
+        if (add) s = _mm512_add_epi32(s, _mm512_loadu_si512((const void *)cr));
+        _mm512_storeu_si512((void *)cr, s);
+    }
+}
+#endif
+
+static mmd__qgemm_ukernel mmd__qgemm_kernel(int32_t path) {
+#if defined(MMD__X86)
+    if (path == MMD__QG_VNNI) return mmd__qgemm_ukernel_vnni;
+    if (path == MMD__QG_AVX2) return mmd__qgemm_ukernel_avx2;
+#endif
+    (void)path;
+    return mmd__qgemm_ukernel_c;
+}
+
+/* One product. A and B are read from a_packed / b_packed (mmd__qgemm_pack_a / _b, sums
+   included) or else from rows of a and b (contiguous elements, row strides lda and ldb). */
 typedef struct mmd__qgemm {
     int64_t m, n, k;
-    const int16_t *a, *b;
-    int64_t lda, ldb, ldc;
+    const void *a, *b;
+    int64_t lda, ldb;
+    int32_t a_type, b_type;             /* MMD_DTYPE_INT8 or MMD_DTYPE_UINT8 */
+    const uint8_t *a_packed, *b_packed;
+    const int32_t *za, *zb;             /* zero points, element i * za_step of za for row i */
+    int64_t za_step, zb_step;
     int32_t *c;
+    int64_t ldc;
+    int32_t path;                       /* MMD__QG_* */
 } mmd__qgemm;
 
-/* Rows [i0, i0 + 4) (fewer at the bottom edge) by columns [j0, j0 + nb). */
-static void mmd__qgemm_tile(const mmd__qgemm *g, int64_t i0, int64_t j0, int64_t nb) {
-    uint32_t acc[4][MMD__QGEMM_NB];
-    int64_t p, j, r, mr = g->m - i0 < 4 ? g->m - i0 : 4;
-    const int16_t *a0 = g->a + i0 * g->lda, *a1 = mr > 1 ? a0 + g->lda : a0;
-    const int16_t *a2 = mr > 2 ? a1 + g->lda : a0, *a3 = mr > 3 ? a2 + g->lda : a0;
-    memset(acc, 0, sizeof acc);
-    for (p = 0; p < g->k; ++p) {
-        const int16_t *MMD__RESTRICT bp = g->b + p * g->ldb + j0;
-        int32_t v0 = a0[p], v1 = a1[p], v2 = a2[p], v3 = a3[p];
-        /* Sixteen columns at a time: GCC at -O2 vectorises only loops of a known trip count. */
-        for (j = 0; j + 16 <= nb; j += 16) {
-            int32_t q;
-            for (q = 0; q < 16; ++q) {
-                int32_t bv = bp[j + q];
-                acc[0][j + q] += (uint32_t)(v0 * bv);
-                acc[1][j + q] += (uint32_t)(v1 * bv);
-                acc[2][j + q] += (uint32_t)(v2 * bv);
-                acc[3][j + q] += (uint32_t)(v3 * bv);
+/* Bytes of the packed forms: the int32 sums (rounded to 64 bytes), then the panels. */
+static uint64_t mmd__qgemm_packed_a_size(int64_t m, int64_t k) {
+    return (uint64_t)mmd__round_up(m * 4, 64) + (uint64_t)mmd__round_up(m, MMD__QGEMM_MR) * (uint64_t)mmd__round_up(k, 4);
+}
+static uint64_t mmd__qgemm_packed_b_size(int64_t k, int64_t n, int32_t path) {
+    return (uint64_t)mmd__round_up(n * 4, 64) + (uint64_t)mmd__round_up(n, mmd__qgemm_nr(path)) * (uint64_t)mmd__round_up(k, 4);
+}
+
+/* The packed operands are bytes: int8 A and uint8 B are the tensors' bytes with the top bit
+   flipped where the type differs (uint8 A, int8 B), which subtracts or adds 128. */
+static int32_t mmd__qgemm_flip_a(const mmd__qgemm *g) { return g->a_type == MMD_DTYPE_UINT8 ? 0x80 : 0; }
+static int32_t mmd__qgemm_flip_b(const mmd__qgemm *g) { return g->b_type == MMD_DTYPE_INT8 ? 0x80 : 0; }
+
+/* A's rows [r0, r0 + rows) and K groups [q0, q0 + kq) as panels [kq][MR][4], zero past the
+   edges. */
+static void mmd__qgemm_pack_a_block(const mmd__qgemm *g, int64_t r0, int64_t rows, int64_t q0, int64_t kq,
+                                    uint8_t *dst) {
+    int32_t flip = mmd__qgemm_flip_a(g);
+    int64_t i0, i, p, k0 = 4 * q0, k1 = 4 * (q0 + kq) < g->k ? 4 * (q0 + kq) : g->k;
+    for (i0 = 0; i0 < rows; i0 += MMD__QGEMM_MR, dst += kq * MMD__QGEMM_MR * 4)
+        for (i = 0; i < MMD__QGEMM_MR; ++i) {
+            int64_t row = r0 + i0 + i;
+            const uint8_t *src = (const uint8_t *)g->a + row * g->lda;
+            uint8_t *d = dst + 4 * i;
+            if (row >= g->m || i0 + i >= rows) {
+                for (p = 0; p < 4 * kq; ++p) d[(p >> 2) * MMD__QGEMM_MR * 4 + (p & 3)] = 0;
+                continue;
             }
+            for (p = k0; p < k1; ++p) d[((p - k0) >> 2) * MMD__QGEMM_MR * 4 + (p & 3)] = (uint8_t)(src[p] ^ flip);
+            for (; p < k0 + 4 * kq; ++p) d[((p - k0) >> 2) * MMD__QGEMM_MR * 4 + (p & 3)] = 0;
         }
-        for (; j < nb; ++j) {
-            int32_t bv = bp[j];
-            acc[0][j] += (uint32_t)(v0 * bv);
-            acc[1][j] += (uint32_t)(v1 * bv);
-            acc[2][j] += (uint32_t)(v2 * bv);
-            acc[3][j] += (uint32_t)(v3 * bv);
-        }
+}
+
+/* B's columns [c0, c0 + cols) and K groups [q0, q0 + kq) as panels [kq][NR][4], zero past the
+   edges. */
+static void mmd__qgemm_pack_b_block(const mmd__qgemm *g, int64_t c0, int64_t cols, int64_t q0, int64_t kq,
+                                    uint8_t *dst) {
+    int32_t flip = mmd__qgemm_flip_b(g);
+    int64_t nr = mmd__qgemm_nr(g->path), j0, j, q, t;
+    for (j0 = 0; j0 < cols; j0 += nr, dst += kq * nr * 4) {
+        /* Columns of this panel that exist in B and in the block. */
+        int64_t n = g->n - c0 - j0 < nr ? g->n - c0 - j0 : nr;
+        if (cols - j0 < n) n = cols - j0;
+        if (n < 0) n = 0;
+        for (q = 0; q < kq; ++q)
+            for (t = 0; t < 4; ++t) {
+                int64_t p = 4 * (q0 + q) + t, e = p < g->k ? n : 0;
+                const uint8_t *src = (const uint8_t *)g->b + p * g->ldb + c0 + j0;
+                uint8_t *d = dst + q * nr * 4 + t;
+                for (j = 0; j < e; ++j) d[4 * j] = (uint8_t)(src[j] ^ flip);
+                for (; j < nr; ++j) d[4 * j] = 0;
+            }
     }
-    for (r = 0; r < mr; ++r) {
-        int32_t *cr = g->c + (i0 + r) * g->ldc + j0;
-        for (j = 0; j < nb; ++j) cr[j] = (int32_t)acc[r][j];
+}
+
+/* Row sums of A (as int8) and column sums of B (as uint8), wrapping. */
+static void mmd__qgemm_row_sums(const mmd__qgemm *g, int32_t *sums) {
+    int32_t flip = mmd__qgemm_flip_a(g) ^ 0x80;
+    int64_t i, p;
+    for (i = 0; i < g->m; ++i) {
+        const uint8_t *src = (const uint8_t *)g->a + i * g->lda;
+        uint32_t s = 0;
+        for (p = 0; p < g->k; ++p) s += (uint32_t)((int32_t)(src[p] ^ flip) - 128);
+        sums[i] = (int32_t)s;
     }
+}
+
+static void mmd__qgemm_col_sums(const mmd__qgemm *g, int32_t *sums) {
+    int32_t flip = mmd__qgemm_flip_b(g);
+    int64_t j, p;
+    memset(sums, 0, (size_t)g->n * sizeof(int32_t));
+    for (p = 0; p < g->k; ++p) {
+        const uint8_t *src = (const uint8_t *)g->b + p * g->ldb;
+        for (j = 0; j < g->n; ++j) sums[j] = (int32_t)((uint32_t)sums[j] + (uint32_t)(src[j] ^ flip));
+    }
+}
+
+/* Packs all of A (or B) once, sums first: the panel of rows i (a multiple of MR) starts at
+   i * round_up(k, 4) bytes after the sums, and a K block q0 within it q0 * MR * 4 further. */
+static void mmd__qgemm_pack_a(const mmd__qgemm *g, uint8_t *dst) {
+    int64_t kq = (g->k + 3) / 4;
+    mmd__qgemm_row_sums(g, (int32_t *)(void *)dst);
+    mmd__qgemm_pack_a_block(g, 0, mmd__round_up(g->m, MMD__QGEMM_MR), 0, kq, dst + mmd__round_up(g->m * 4, 64));
+}
+
+static void mmd__qgemm_pack_b(const mmd__qgemm *g, uint8_t *dst) {
+    int64_t kq = (g->k + 3) / 4;
+    mmd__qgemm_col_sums(g, (int32_t *)(void *)dst);
+    mmd__qgemm_pack_b_block(g, 0, mmd__round_up(g->n, mmd__qgemm_nr(g->path)), 0, kq,
+                            dst + mmd__round_up(g->n * 4, 64));
+}
+
+/* Per-share scratch bytes: A's block, B's block and one edge tile of C. */
+static int64_t mmd__qgemm_share_bytes(int64_t m, int64_t n, int64_t k, int32_t path) {
+    int64_t nr = mmd__qgemm_nr(path), kq = (k + 3) / 4 < MMD__QGEMM_KQ ? (k + 3) / 4 : MMD__QGEMM_KQ;
+    int64_t mc = mmd__round_up(m < MMD__QGEMM_MC ? m : MMD__QGEMM_MC, MMD__QGEMM_MR);
+    int64_t nc = mmd__round_up(n < MMD__QGEMM_NC ? n : MMD__QGEMM_NC, nr);
+    return mmd__round_up(mc * kq * 4, 64) + mmd__round_up(nc * kq * 4, 64) + mmd__round_up(MMD__QGEMM_MR * nr * 4, 64);
+}
+
+/* How many shares for `threads` threads: column blocks of 2 NR, or row blocks of 2 MR. */
+static int32_t mmd__qgemm_shares(int64_t m, int64_t n, int32_t threads, int32_t path) {
+    int64_t by_cols = n / (2 * mmd__qgemm_nr(path)), by_rows = m / (2 * MMD__QGEMM_MR);
+    int64_t most = by_cols > by_rows ? by_cols : by_rows;
+    if (threads < 1) threads = 1;
+    if (most < 1) most = 1;
+    return (int32_t)(threads < most ? threads : most);
+}
+
+/* Scratch bytes for a product run with up to `threads` threads: the sums, the shares, and 64
+   bytes of alignment. */
+static uint64_t mmd__qgemm_scratch(int64_t m, int64_t n, int64_t k, int32_t path, int32_t threads) {
+    return (uint64_t)mmd__round_up(m * 4, 64) + (uint64_t)mmd__round_up(n * 4, 64) +
+           (uint64_t)mmd__qgemm_shares(m, n, threads, path) * (uint64_t)mmd__qgemm_share_bytes(m, n, k, path) + 64u;
 }
 
 typedef struct mmd__qgemm_job {
     const mmd__qgemm *g;
-    int64_t blocks, per;                /* column blocks in all, blocks per share */
+    const int32_t *row_sums, *col_sums;
+    uint8_t *scratch;                   /* `share` bytes per share */
+    int64_t share, step;
+    int32_t by_rows;
 } mmd__qgemm_job;
+
+/* One share: rows [m0, m1) (m0 a multiple of MR) by columns [n0, n1) (n0 a multiple of NR). */
+static void mmd__qgemm_block(const mmd__qgemm_job *job, int64_t m0, int64_t m1, int64_t n0, int64_t n1, uint8_t *scratch) {
+    const mmd__qgemm *g = job->g;
+    mmd__qgemm_ukernel kern = mmd__qgemm_kernel(g->path);
+    int64_t nr = mmd__qgemm_nr(g->path), kq = (g->k + 3) / 4, kqmax = kq < MMD__QGEMM_KQ ? kq : MMD__QGEMM_KQ;
+    int64_t mcmax = mmd__round_up(g->m < MMD__QGEMM_MC ? g->m : MMD__QGEMM_MC, MMD__QGEMM_MR);
+    int64_t ncmax = mmd__round_up(g->n < MMD__QGEMM_NC ? g->n : MMD__QGEMM_NC, nr);
+    int64_t kpad = mmd__round_up(g->k, 4), jc, pc, ic, jr, ir, i, j;
+    uint8_t *apack = scratch, *bpack = apack + mmd__round_up(mcmax * kqmax * 4, 64);
+    int32_t *ctile = (int32_t *)(void *)(bpack + mmd__round_up(ncmax * kqmax * 4, 64));
+    uint32_t fa = (uint32_t)mmd__qgemm_flip_a(g), fb = (uint32_t)mmd__qgemm_flip_b(g), k = (uint32_t)g->k;
+    for (jc = n0; jc < n1; jc += MMD__QGEMM_NC) {
+        int64_t nc = n1 - jc < MMD__QGEMM_NC ? n1 - jc : MMD__QGEMM_NC;
+        for (pc = 0; pc < kq; pc += MMD__QGEMM_KQ) {
+            int64_t kc = kq - pc < MMD__QGEMM_KQ ? kq - pc : MMD__QGEMM_KQ, bstep;
+            const uint8_t *bsrc;
+            if (g->b_packed) {
+                bsrc = g->b_packed + mmd__round_up(g->n * 4, 64) + jc * kpad + pc * nr * 4;
+                bstep = kpad * nr;
+            } else {
+                mmd__qgemm_pack_b_block(g, jc, nc, pc, kc, bpack);
+                bsrc = bpack;
+                bstep = kc * nr * 4;
+            }
+            for (ic = m0; ic < m1; ic += MMD__QGEMM_MC) {
+                int64_t mc = m1 - ic < MMD__QGEMM_MC ? m1 - ic : MMD__QGEMM_MC, astep;
+                const uint8_t *asrc;
+                if (g->a_packed) {
+                    asrc = g->a_packed + mmd__round_up(g->m * 4, 64) + ic * kpad + pc * MMD__QGEMM_MR * 4;
+                    astep = kpad * MMD__QGEMM_MR;
+                } else {
+                    mmd__qgemm_pack_a_block(g, ic, mc, pc, kc, apack);
+                    asrc = apack;
+                    astep = kc * MMD__QGEMM_MR * 4;
+                }
+                for (jr = 0; jr < nc; jr += nr)
+                    for (ir = 0; ir < mc; ir += MMD__QGEMM_MR) {
+                        int64_t mr = mc - ir < MMD__QGEMM_MR ? mc - ir : MMD__QGEMM_MR, nrr = nc - jr < nr ? nc - jr : nr;
+                        const int8_t *ap = (const int8_t *)(asrc + ir / MMD__QGEMM_MR * astep);
+                        const uint8_t *bp = bsrc + jr / nr * bstep;
+                        int32_t *ct = g->c + (ic + ir) * g->ldc + jc + jr;
+                        if (mr == MMD__QGEMM_MR && nrr == nr) {
+                            kern(kc, ap, bp, ct, g->ldc, pc > 0);
+                            continue;
+                        }
+                        kern(kc, ap, bp, ctile, nr, 0);
+                        for (i = 0; i < mr; ++i)
+                            for (j = 0; j < nrr; ++j)
+                                ct[i * g->ldc + j] = (int32_t)((uint32_t)ctile[i * nr + j] + (pc > 0 ? (uint32_t)ct[i * g->ldc + j] : 0u));
+                    }
+            }
+        }
+        /* The zero points: C -= zb' rowsum(A') + za' colsum(B') - k za' zb'. */
+        for (i = m0; i < m1; ++i) {
+            int32_t *cr = g->c + i * g->ldc;
+            uint32_t za = (uint32_t)g->za[i * g->za_step] - (fa ? 128u : 0u), ra = (uint32_t)job->row_sums[i];
+            if (!kq) memset(cr + jc, 0, (size_t)nc * sizeof(int32_t));
+            for (j = jc; j < jc + nc; ++j) {
+                uint32_t zb = (uint32_t)g->zb[j * g->zb_step] + (fb ? 128u : 0u);
+                cr[j] = (int32_t)((uint32_t)cr[j] - zb * ra - za * (uint32_t)job->col_sums[j] + k * za * zb);
+            }
+        }
+    }
+}
 
 static void mmd__qgemm_task(void *data, int32_t index) {
     const mmd__qgemm_job *j = (const mmd__qgemm_job *)data;
     const mmd__qgemm *g = j->g;
-    int64_t b = (int64_t)index * j->per, end = b + j->per < j->blocks ? b + j->per : j->blocks, i;
-    for (; b < end; ++b) {
-        int64_t j0 = b * MMD__QGEMM_NB, nb = g->n - j0 < MMD__QGEMM_NB ? g->n - j0 : MMD__QGEMM_NB;
-        for (i = 0; i < g->m; i += 4) mmd__qgemm_tile(g, i, j0, nb);
-    }
+    int64_t lo = index * j->step, hi = lo + j->step, end = j->by_rows ? g->m : g->n;
+    if (hi > end) hi = end;
+    if (lo >= hi) return;
+    if (j->by_rows)
+        mmd__qgemm_block(j, lo, hi, 0, g->n, j->scratch + index * j->share);
+    else
+        mmd__qgemm_block(j, 0, g->m, lo, hi, j->scratch + index * j->share);
 }
 
-static void mmd__qgemm_run(const mmd_kernel_ctx *c, const mmd__qgemm *g) {
+/* Runs g over the session's threads with mmd__qgemm_scratch(m, n, k, path, threads) bytes of
+   scratch, threads being the count given there. */
+static void mmd__qgemm_run(const mmd_kernel_ctx *c, const mmd__qgemm *g, void *scratch, int32_t threads) {
     mmd__qgemm_job job;
-    int64_t shares;
+    int64_t nr = mmd__qgemm_nr(g->path);
+    uint8_t *s = (uint8_t *)(((uintptr_t)scratch + 63u) & ~(uintptr_t)63u);
+    int32_t shares = mmd__qgemm_shares(g->m, g->n, threads < c->threads ? threads : c->threads, g->path);
+    int32_t *rs = (int32_t *)(void *)s, *cs = (int32_t *)(void *)(s + mmd__round_up(g->m * 4, 64));
     if (g->m <= 0 || g->n <= 0) return;
     job.g = g;
-    job.blocks = (g->n + MMD__QGEMM_NB - 1) / MMD__QGEMM_NB;
-    shares = job.blocks < 4096 ? job.blocks : 4096;
-    job.per = (job.blocks + shares - 1) / shares;
-    shares = (job.blocks + job.per - 1) / job.per;
-    mmd_kernel_parallel(c, mmd__qgemm_task, &job, (int32_t)shares);
+    if (g->a_packed) job.row_sums = (const int32_t *)(const void *)g->a_packed;
+    else mmd__qgemm_row_sums(g, rs), job.row_sums = rs;
+    if (g->b_packed) job.col_sums = (const int32_t *)(const void *)g->b_packed;
+    else mmd__qgemm_col_sums(g, cs), job.col_sums = cs;
+    job.scratch = s + mmd__round_up(g->m * 4, 64) + mmd__round_up(g->n * 4, 64);
+    job.share = mmd__qgemm_share_bytes(g->m, g->n, g->k, g->path);
+    job.by_rows = g->n / (2 * nr) < shares;
+    job.step = job.by_rows ? mmd__round_up((g->m + shares - 1) / shares, MMD__QGEMM_MR)
+                           : mmd__round_up((g->n + shares - 1) / shares, nr);
+    shares = (int32_t)(((job.by_rows ? g->m : g->n) + job.step - 1) / job.step);
+    mmd_kernel_parallel(c, mmd__qgemm_task, &job, shares);
 }
 
-/* dst[i] = src[i] - zp[i * zs] for n int8 or uint8 values: zs 0 for one zero point, 1 for one
-   per element (B's per-column zero points). */
-static void mmd__q_widen(int32_t dtype, const void *src, int64_t n, const int16_t *zp, int64_t zs,
-                         int16_t *MMD__RESTRICT dst) {
-    int64_t i;
-    if (dtype == MMD_DTYPE_INT8) {
-        const int8_t *s = (const int8_t *)src;
-        for (i = 0; i < n; ++i) dst[i] = (int16_t)(s[i] - zp[i * zs]);
-    } else {
-        const uint8_t *s = (const uint8_t *)src;
-        for (i = 0; i < n; ++i) dst[i] = (int16_t)(s[i] - zp[i * zs]);
-    }
-}
-
-/* Zero points of input i (absent: 0) as count int16 values in dst, one value repeated when the
+/* Zero points of input i (absent: 0) as count int32 values in dst, one value repeated when the
    input holds one. */
-static void mmd__q_zero_points(const mmd_kernel_ctx *c, int32_t i, int64_t count, int16_t *dst) {
+static void mmd__q_zero_points(const mmd_kernel_ctx *c, int32_t i, int64_t count, int32_t *dst) {
     const mmd_tensor *z = i >= 0 && i < c->input_count ? c->inputs[i] : NULL;
     int64_t j, n = z ? mmd_tensor_numel(z) : 1;
-    for (j = 0; j < count; ++j) dst[j] = (int16_t)mmd__q_zp_at(z, n > 1 ? j : 0);
+    for (j = 0; j < count; ++j) dst[j] = mmd__q_zp_at(z, n > 1 ? j : 0);
 }
 
 /* Requantizes n int32 sums (plus bias, wrapping as ONNX Runtime's int32 addition does) with
@@ -10610,9 +10910,9 @@ typedef struct mmd__qmatmul_data {
     mmd__matmul_data mm;                /* shapes and batch walk (mm.packed unused) */
     int32_t qlinear, ib, za, zb;        /* QLinearMatMul; input of B and of both zero points */
     int64_t a_zn, b_zn, b_sn;           /* zero point counts (1, M or N) and B's scale count */
-    int32_t checked;
-    const int16_t *packed;              /* a constant 2-D B widened once, or NULL */
-    uint64_t a_off, b_off, z_off, c_off, s_off; /* scratch: A, B (int16), zero points, sums, scales */
+    int32_t checked, path, threads;
+    const uint8_t *packed;              /* a constant 2-D B packed once (mmd__qgemm_pack_b), or NULL */
+    uint64_t z_off, c_off, s_off, g_off; /* scratch: zero points, sums, multipliers, the product's */
 } mmd__qmatmul_data;
 
 static mmd_status mmd__qmatmul_check(mmd_kernel_ctx *c) {
@@ -10671,22 +10971,28 @@ static mmd_status mmd__qmatmul_prepare(mmd_kernel_ctx *c) {
     }
     p->checked = !p->qlinear || (mmd__q_known(c, 1, -1) && mmd__q_known(c, 4, 6));
     if (p->checked && (st = mmd__qmatmul_check(c)) != MMD_OK) return st;
-    p->a_off = mmd__q_carve(&at, (uint64_t)m * (uint64_t)k * 2u);
-    p->b_off = mmd__q_carve(&at, (uint64_t)k * (uint64_t)n * 2u);
-    p->z_off = mmd__q_carve(&at, ((uint64_t)m + (uint64_t)n) * 2u);
+    p->path = mmd__qgemm_best();
+    p->threads = c->threads > 1 ? c->threads : 1;
+    p->z_off = mmd__q_carve(&at, ((uint64_t)m + (uint64_t)n) * 4u);
     p->c_off = mmd__q_carve(&at, p->qlinear ? (uint64_t)m * (uint64_t)n * 4u : 0u);
     p->s_off = mmd__q_carve(&at, p->qlinear ? (uint64_t)n * 4u : 0u);
+    p->g_off = mmd__q_carve(&at, mmd__qgemm_scratch(m, n, k, p->path, p->threads));
     if ((st = mmd__scratch_request(c, at)) != MMD_OK) return st;
     p->packed = NULL;
-    if (b->rank <= 2 && mmd__q_known(c, p->ib, p->zb) && k > 0 && n > 0) {
+    if (b->rank <= 2 && mmd_tensor_is_const(b) && k > 0 && n > 0) {
         int32_t fresh;
-        int16_t *dst = (int16_t *)mmd_kernel_packed(c, (size_t)(k * n + n) * sizeof(int16_t), &fresh);
+        uint8_t *dst = (uint8_t *)mmd_kernel_packed(c, (size_t)mmd__qgemm_packed_b_size(k, n, p->path), &fresh);
         if (!dst && c->err->status != MMD_OK) return c->err->status;
         if (dst && fresh) {
-            int64_t q;
-            mmd__q_zero_points(c, p->zb, n, dst + k * n);
-            for (q = 0; q < k; ++q)
-                mmd__q_widen(b->dtype, (const char *)b->data + q * n, n, dst + k * n, 1, dst + q * n);
+            mmd__qgemm g;
+            memset(&g, 0, sizeof g);
+            g.n = n;
+            g.k = k;
+            g.b = b->data;
+            g.ldb = n;
+            g.b_type = b->dtype;
+            g.path = p->path;
+            mmd__qgemm_pack_b(&g, dst);
         }
         p->packed = dst;
     }
@@ -10698,10 +11004,9 @@ static mmd_status mmd__qmatmul_eval(mmd_kernel_ctx *c) {
     const mmd_tensor *a = c->inputs[0], *b = c->inputs[p->ib];
     int64_t m = p->mm.m, n = p->mm.n, k = p->mm.k, idx[MMD_MAX_RANK] = {0}, off[3] = {0, 0, 0}, i, j;
     char *s = (char *)c->scratch;
-    int16_t *a16 = (int16_t *)(s + p->a_off), *b16 = (int16_t *)(s + p->b_off), *za = (int16_t *)(s + p->z_off);
-    int16_t *zb = za + m;
-    int32_t *acc = (int32_t *)(s + p->c_off), yzp = 0, ytype = c->outputs[0]->dtype;
-    float *mult = (float *)(s + p->s_off);
+    int32_t *za = (int32_t *)(void *)(s + p->z_off), *zb = za + m, *acc = (int32_t *)(void *)(s + p->c_off);
+    int32_t yzp = 0, ytype = c->outputs[0]->dtype;
+    float *mult = (float *)(void *)(s + p->s_off);
     mmd__qgemm g;
     mmd_status st;
     if (!p->checked && (st = mmd__qmatmul_check(c)) != MMD_OK) return st;
@@ -10713,21 +11018,25 @@ static mmd_status mmd__qmatmul_eval(mmd_kernel_ctx *c) {
         for (j = 0; j < n; ++j) mult[j] = as * mmd__q_scale_at(c->inputs[4], p->b_sn > 1 ? j : 0) / ys;
         yzp = mmd__q_zp_at(c->inputs[7], 0);
     }
+    memset(&g, 0, sizeof g);
     g.m = m;
     g.n = n;
     g.k = k;
     g.lda = k;
     g.ldb = n;
     g.ldc = n;
-    g.a = a16;
-    g.b = p->packed ? p->packed : b16;
+    g.a_type = a->dtype;
+    g.b_type = b->dtype;
+    g.b_packed = p->packed;
+    g.za = za;
+    g.zb = zb;
+    g.za_step = g.zb_step = 1;
+    g.path = p->path;
     do {
-        for (i = 0; i < m; ++i)
-            mmd__q_widen(a->dtype, (const char *)a->data + off[1] + i * k, k, za + i, 0, a16 + i * k);
-        if (!p->packed)
-            for (i = 0; i < k; ++i) mmd__q_widen(b->dtype, (const char *)b->data + off[2] + i * n, n, zb, 1, b16 + i * n);
+        g.a = (const char *)a->data + off[1];
+        g.b = (const char *)b->data + off[2];
         g.c = p->qlinear ? acc : (int32_t *)c->outputs[0]->data + off[0];
-        mmd__qgemm_run(c, &g);
+        mmd__qgemm_run(c, &g, s + p->g_off, p->threads);
         if (p->qlinear)
             for (i = 0; i < m; ++i)
                 mmd__requantize_row(acc + i * n, n, 0, mult, 1, yzp, ytype, (char *)c->outputs[0]->data + off[0] + i * n);
@@ -10740,18 +11049,20 @@ static mmd_status mmd__qmatmul_eval(mmd_kernel_ctx *c) {
    (the zero point itself); QLinearConv: the same plus the int32 bias B, requantized with
    x_scale * w_scale / y_scale (w_scale and w_zero_point one value or one per output channel) to
    y_zero_point's type. 1-D to 3-D, groups, strides, dilations, pads and auto_pad as Conv. Per
-   image and group the columns (X minus its zero point, im2col) go to int16 scratch and the
-   product through mmd__qgemm; constant weights are widened once at plan time. */
+   image and group the columns (im2col, the padding X's zero point) go to byte scratch, except
+   for a 1x1 stride-1 unpadded kernel, whose columns are X itself, and the product through
+   mmd__qgemm; constant weights are packed once at plan time. */
 typedef struct mmd__qconv_data {
     mmd__window w;
     int64_t batch, in_ch, out_ch, group;
     int64_t gm, gk, gn;                 /* product per image and group */
     int32_t qlinear, iw, zx, zw;        /* QLinearConv; input of W and of both zero points */
     int64_t w_zn, w_sn;                 /* W's zero point and scale counts (1 or M) */
-    int32_t checked;
-    const int16_t *packed;              /* constant weights widened once, or NULL */
-    uint64_t a_off, b_off, z_off, c_off, s_off; /* scratch: W, columns (int16), zero points,
-                                                   sums, multipliers */
+    int32_t checked, path, threads, pointwise;
+    const uint8_t *packed;              /* constant weights packed once per group, or NULL */
+    uint64_t per;                       /* bytes of one group's packed weights */
+    uint64_t b_off, z_off, c_off, s_off, g_off; /* scratch: columns, zero points, sums,
+                                                   multipliers, the product's */
 } mmd__qconv_data;
 
 static mmd_status mmd__qconv_check(mmd_kernel_ctx *c) {
@@ -10837,22 +11148,34 @@ static mmd_status mmd__qconv_prepare(mmd_kernel_ctx *c) {
     p->gn = p->w.out[0] * p->w.out[1] * p->w.out[2];
     if (p->gn && p->gk > MMD__ELEMS_MAX / p->gn)
         return mmd_kernel_fail(c, MMD_ERR_LIMIT, "im2col columns of %lld x %lld too large", (long long)p->gk, (long long)p->gn);
-    p->a_off = mmd__q_carve(&at, (uint64_t)p->out_ch * (uint64_t)p->gk * 2u);
-    p->b_off = mmd__q_carve(&at, (uint64_t)p->gk * (uint64_t)p->gn * 2u);
-    p->z_off = mmd__q_carve(&at, (uint64_t)p->out_ch * 2u);
+    p->path = mmd__qgemm_best();
+    p->threads = c->threads > 1 ? c->threads : 1;
+    p->pointwise = taps == 1;
+    for (i = 0; i < 3; ++i)
+        p->pointwise &= p->w.s[i] == 1 && p->w.pad[i] == 0 && p->w.pad_end[i] == 0 && p->w.out[i] == p->w.in[i];
+    p->b_off = mmd__q_carve(&at, p->pointwise ? 0u : (uint64_t)p->gk * (uint64_t)p->gn);
+    p->z_off = mmd__q_carve(&at, (uint64_t)p->out_ch * 4u);
     p->c_off = mmd__q_carve(&at, p->qlinear ? (uint64_t)p->gm * (uint64_t)p->gn * 4u : 0u);
     p->s_off = mmd__q_carve(&at, p->qlinear ? (uint64_t)p->out_ch * 4u : 0u);
+    p->g_off = mmd__q_carve(&at, mmd__qgemm_scratch(p->gm, p->gn, p->gk, p->path, p->threads));
     if ((st = mmd__scratch_request(c, at)) != MMD_OK) return st;
     p->packed = NULL;
-    if (mmd__q_known(c, p->iw, p->zw) && p->out_ch > 0 && p->gk > 0) {
+    p->per = mmd__qgemm_packed_a_size(p->gm, p->gk);
+    if (mmd_tensor_is_const(wt) && p->out_ch > 0 && p->gk > 0) {
         int32_t fresh;
-        int16_t *dst = (int16_t *)mmd_kernel_packed(c, (size_t)(p->out_ch * p->gk + p->out_ch) * sizeof(int16_t), &fresh);
+        uint8_t *dst = (uint8_t *)mmd_kernel_packed(c, (size_t)(p->per * (uint64_t)p->group), &fresh);
         if (!dst && c->err->status != MMD_OK) return c->err->status;
         if (dst && fresh) {
-            int16_t *zw = dst + p->out_ch * p->gk;
-            mmd__q_zero_points(c, p->zw, p->out_ch, zw);
-            for (i = 0; i < p->out_ch; ++i)
-                mmd__q_widen(wt->dtype, (const char *)wt->data + i * p->gk, p->gk, zw + i, 0, dst + i * p->gk);
+            mmd__qgemm g;
+            memset(&g, 0, sizeof g);
+            g.m = p->gm;
+            g.k = p->gk;
+            g.lda = p->gk;
+            g.a_type = wt->dtype;
+            for (i = 0; i < p->group; ++i) {
+                g.a = (const char *)wt->data + i * p->gm * p->gk;
+                mmd__qgemm_pack_a(&g, dst + (uint64_t)i * p->per);
+            }
         }
         p->packed = dst;
     }
@@ -10863,8 +11186,9 @@ static mmd_status mmd__qconv_prepare(mmd_kernel_ctx *c) {
 }
 
 /* The columns of one image and group: row ci * taps + tap, column the output position, value
-   x - zp, 0 where the tap falls in the padding. x points at the group's first channel. */
-static void mmd__qconv_columns(const mmd__qconv_data *p, int32_t dtype, const void *x, int16_t zp, int16_t *col) {
+   x's byte, x's zero point where the tap falls in the padding (so it adds nothing). x points at
+   the group's first channel. */
+static void mmd__qconv_columns(const mmd__qconv_data *p, const uint8_t *x, uint8_t zp, uint8_t *col) {
     const mmd__window *w = &p->w;
     int64_t cg = p->in_ch / p->group, ci, t0, t1, t2, o0, o1, o, lo, hi;
     int64_t plane = w->in[0] * w->in[1] * w->in[2], ow = w->out[2];
@@ -10872,24 +11196,23 @@ static void mmd__qconv_columns(const mmd__qconv_data *p, int32_t dtype, const vo
         for (t0 = 0; t0 < w->k[0]; ++t0)
             for (t1 = 0; t1 < w->k[1]; ++t1)
                 for (t2 = 0; t2 < w->k[2]; ++t2) {
-                    int16_t *dst = col;
+                    uint8_t *dst = col;
                     col += p->gn;
                     mmd__valid_range(t2 * w->d[2] - w->pad[2], w->s[2], ow, w->in[2], &lo, &hi);
                     for (o0 = 0; o0 < w->out[0]; ++o0)
                         for (o1 = 0; o1 < w->out[1]; ++o1, dst += ow) {
                             int64_t i0 = o0 * w->s[0] + t0 * w->d[0] - w->pad[0];
-                            int64_t i1 = o1 * w->s[1] + t1 * w->d[1] - w->pad[1], src;
+                            int64_t i1 = o1 * w->s[1] + t1 * w->d[1] - w->pad[1];
+                            const uint8_t *src;
                             if (i0 < 0 || i0 >= w->in[0] || i1 < 0 || i1 >= w->in[1] || lo >= hi) {
-                                memset(dst, 0, (size_t)ow * sizeof(int16_t));
+                                memset(dst, zp, (size_t)ow);
                                 continue;
                             }
-                            src = ci * plane + (i0 * w->in[1] + i1) * w->in[2] + t2 * w->d[2] - w->pad[2];
-                            for (o = 0; o < lo; ++o) dst[o] = 0;
-                            if (dtype == MMD_DTYPE_INT8)
-                                for (o = lo; o < hi; ++o) dst[o] = (int16_t)(((const int8_t *)x)[src + o * w->s[2]] - zp);
-                            else
-                                for (o = lo; o < hi; ++o) dst[o] = (int16_t)(((const uint8_t *)x)[src + o * w->s[2]] - zp);
-                            for (o = hi; o < ow; ++o) dst[o] = 0;
+                            /* Row i1 of plane i0 at the tap's offset; entries lo to hi are in it. */
+                            src = x + ci * plane + (i0 * w->in[1] + i1) * w->in[2];
+                            for (o = 0; o < lo; ++o) dst[o] = zp;
+                            for (o = lo; o < hi; ++o) dst[o] = src[o * w->s[2] + t2 * w->d[2] - w->pad[2]];
+                            for (o = hi; o < ow; ++o) dst[o] = zp;
                         }
                 }
 }
@@ -10899,41 +11222,48 @@ static mmd_status mmd__qconv_eval(mmd_kernel_ctx *c) {
     const mmd_tensor *x = c->inputs[0], *wt = c->inputs[p->iw];
     const int32_t *bias = p->qlinear && c->input_count > 8 && c->inputs[8] ? (const int32_t *)c->inputs[8]->data : NULL;
     char *s = (char *)c->scratch, *y = (char *)c->outputs[0]->data;
-    int16_t *w16 = (int16_t *)(s + p->a_off), *col = (int16_t *)(s + p->b_off), *zw = (int16_t *)(s + p->z_off), zx;
-    int32_t *acc = (int32_t *)(s + p->c_off), yzp = 0, ytype = c->outputs[0]->dtype;
-    float *mult = (float *)(s + p->s_off);
+    uint8_t *col = (uint8_t *)(s + p->b_off);
+    int32_t *zw = (int32_t *)(void *)(s + p->z_off), *acc = (int32_t *)(void *)(s + p->c_off), zx;
+    int32_t yzp = 0, ytype = c->outputs[0]->dtype;
+    float *mult = (float *)(void *)(s + p->s_off);
     int64_t in_plane = p->w.in[0] * p->w.in[1] * p->w.in[2], img, g, i;
     mmd__qgemm q;
     mmd_status st;
     if (!p->checked && (st = mmd__qconv_check(c)) != MMD_OK) return st;
-    zx = (int16_t)mmd__q_zp_at(p->zx < c->input_count ? c->inputs[p->zx] : NULL, 0);
-    if (p->packed) {
-        w16 = (int16_t *)(uintptr_t)p->packed;
-    } else {
-        mmd__q_zero_points(c, p->zw, p->out_ch, zw);
-        for (i = 0; i < p->out_ch; ++i)
-            mmd__q_widen(wt->dtype, (const char *)wt->data + i * p->gk, p->gk, zw + i, 0, w16 + i * p->gk);
-    }
+    zx = mmd__q_zp_at(p->zx < c->input_count ? c->inputs[p->zx] : NULL, 0);
+    mmd__q_zero_points(c, p->zw, p->out_ch, zw);
     if (p->qlinear) {
         float xs = mmd__q_scale_at(c->inputs[1], 0), ys = mmd__q_scale_at(c->inputs[6], 0);
         for (i = 0; i < p->out_ch; ++i) mult[i] = xs * mmd__q_scale_at(c->inputs[4], p->w_sn > 1 ? i : 0) / ys;
         yzp = mmd__q_zp_at(c->inputs[7], 0);
     }
+    memset(&q, 0, sizeof q);
     q.m = p->gm;
     q.n = p->gn;
     q.k = p->gk;
     q.lda = p->gk;
     q.ldb = p->gn;
     q.ldc = p->gn;
-    q.b = col;
+    q.a_type = wt->dtype;
+    q.b_type = x->dtype;
+    q.zb = &zx;
+    q.za_step = 1;
+    q.path = p->path;
     for (img = 0; img < p->batch; ++img)
         for (g = 0; g < p->group; ++g) {
             int64_t m0 = g * p->gm, oc = (img * p->out_ch + m0) * p->gn;
-            mmd__qconv_columns(p, x->dtype, (const char *)x->data + (img * p->in_ch + g * (p->in_ch / p->group)) * in_plane,
-                               zx, col);
-            q.a = w16 + m0 * p->gk;
+            const uint8_t *xg = (const uint8_t *)x->data + (img * p->in_ch + g * (p->in_ch / p->group)) * in_plane;
+            if (p->pointwise) {
+                q.b = xg;
+            } else {
+                mmd__qconv_columns(p, xg, (uint8_t)zx, col);
+                q.b = col;
+            }
+            q.a = (const char *)wt->data + m0 * p->gk;
+            q.a_packed = p->packed ? p->packed + (uint64_t)g * p->per : NULL;
+            q.za = zw + m0;
             q.c = p->qlinear ? acc : (int32_t *)(void *)y + oc;
-            mmd__qgemm_run(c, &q);
+            mmd__qgemm_run(c, &q, s + p->g_off, p->threads);
             if (p->qlinear)
                 for (i = 0; i < p->gm; ++i)
                     mmd__requantize_row(acc + i * p->gn, p->gn, bias ? bias[m0 + i] : 0, mult + m0 + i, 0, yzp, ytype,
