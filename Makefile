@@ -112,6 +112,7 @@ test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node 
 	    "$(PY) tests/test_custom_ops_det.py" \
 	    "$(PY) tests/test_rnn_models.py" \
 	    "$(PY) tests/test_sdk.py" \
+	    "$(PY) tests/test_quant_models.py" \
 	    "$(MAKE) -s mcu-test" \
 	    "tests/check_headers.sh $(BUILD)" \
 	    "$(MAKE) -s cmake-test" \
@@ -473,6 +474,7 @@ asan-test: $(ASAN_BUILD)/mmdeploy $(ASAN_BUILD)/classify $(addprefix $(ASAN_BUIL
 	    "$(PY) tests/test_custom_ops_det.py" \
 	    "$(PY) tests/test_rnn_models.py" \
 	    "$(PY) tests/test_sdk.py" \
+	    "$(PY) tests/test_quant_models.py" \
 	    "$(PY) tests/test_models.py --backend openblas" \
 	    "$(PY) tests/test_models.py --backend onednn" \
 	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend openblas" \

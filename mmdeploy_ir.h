@@ -261,12 +261,13 @@ MMD_API void *mmd_kernel_packed(mmd_kernel_ctx *c, size_t bytes, int32_t *fresh)
 /* The kernel table rewritten nodes bind to: mmd_ops_find, or a narrower one. */
 typedef const mmd_kernel *(*mmd_kernel_find_fn)(const char *domain, const char *op_type, int64_t opset);
 /* Rewrites the graph once, before it is planned, so that it runs faster and computes the same
-   (see >>ir rewrites for the list and the rules): folds BatchNormalization, and Mul and Add by
-   per-channel constants, into the Conv, ConvTranspose or Gemm before them; fuses the activation
-   after a Conv, Gemm or MatMul, and a residual Add after a Conv, into com.microsoft FusedConv or
-   FusedGemm; drops Transpose and Reshape chains that do nothing or fold into one. Weights it
-   changes are copied into a (the model bytes are never written); m->rewrites lists each
-   rewrite. Only nodes with a kernel and no backend (claims[i] < 0, or claims NULL) are touched;
+   (see >>ir rewrites for the list and the rules): turns QDQ Conv and MatMul groups into
+   QLinearConv and QLinearMatMul (the same up to one quantum, as ONNX Runtime runs them); folds
+   BatchNormalization, and Mul and Add by per-channel constants, into the Conv, ConvTranspose
+   or Gemm before them; fuses the activation after a Conv, Gemm or MatMul, and a residual Add
+   after a Conv, into com.microsoft FusedConv or FusedGemm; drops Transpose and Reshape chains
+   that do nothing or fold into one. Weights it changes are copied into a (the model bytes are
+   never written); m->rewrites lists each rewrite. Only nodes with a kernel and no backend (claims[i] < 0, or claims NULL) are touched;
    claims is compacted with the nodes. fixed_shapes 1 says that the declared input shapes are
    the only ones the model will see (no symbolic dims): a trial plan then gives the shapes the
    residual Add, identity Reshape and MatMul rewrites need. A .mmd blob is left as it is (it
@@ -1772,7 +1773,13 @@ MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err) {
 
 /* ==== >>ir rewrites ==== */
 /* Load-time rewrites, in the spirit of ONNX Runtime's conv_bn_fusion, conv_activation_fusion
-   and conv_add_fusion, run in four passes over the nodes:
+   and conv_add_fusion, run in five passes over the nodes:
+     0. fuse   DequantizeLinear -> Conv or MatMul (-> Relu) -> QuantizeLinear with constant
+               8-bit weights into QLinearConv or QLinearMatMul, as ONNX Runtime's QDQ
+               transformer does, so that QDQ models run as integer products (see
+               mmd__rw_quantized for the conditions); the one rewrite that is not exact:
+               it computes what ORT computes, and the float ops it replaces, rounded at each
+               QuantizeLinear, can differ from that by one quantum near a rounding tie;
      1. fold   BatchNormalization (inference form), Mul by and Add of a constant that is one
                value per output channel (or one value), into the Conv, ConvTranspose or Gemm
                before it: W' = g W and b' = g b + h per output channel;
@@ -2083,6 +2090,147 @@ static void mmd__rw_kill(mmd__rw *rw, int32_t i, const char *action, const char 
     r->into_op_type = into >= 0 ? m->nodes[into].op_type : "";
     r->into_name = into >= 0 ? m->nodes[into].name : "";
     m->rewrite_count++;
+}
+
+/* ---- pass 0: quantized operators ---- */
+/* Tensor t's value when it is an initializer (or Constant) of dtype holding one value, or `per`
+   values on a rank-1 axis; *n gets the count. */
+static int32_t mmd__rw_qparam(const mmd__rw *rw, int32_t t, int32_t dtype, int64_t per, int64_t *n) {
+    mmd__rw_value v;
+    if (!mmd__rw_value_of(rw, t, dtype, &v)) return 0;
+    *n = v.n;
+    return (v.n == 1 && v.rank <= 1) || (per > 1 && v.n == per && v.rank == 1);
+}
+
+/* The DequantizeLinear node producing tensor t with fixed parameters (scale float32, zero point
+   int8 or uint8 like the data, both present): its index, else -1. per > 1 allows a scale and
+   zero point of per values along axis `axis` (which the node must name); *zdtype gets the zero
+   point's dtype. */
+static int32_t mmd__rw_dequant_of(const mmd__rw *rw, int32_t t, int64_t per, int64_t axis, int32_t *zdtype) {
+    const mmd_node *n;
+    int64_t ns, nz, ax;
+    int32_t d = t >= 0 ? rw->m->tensors[t].producer : -1, z;
+    if (d < 0 || !mmd__rw_free(rw, d)) return -1;
+    n = &rw->m->nodes[d];
+    if (!mmd__rw_is(n, "", "DequantizeLinear") || n->input_count != 3 || n->output_count != 1 || n->inputs[0] < 0 ||
+        (z = n->inputs[2]) < 0 || !mmd__rw_qparam(rw, n->inputs[1], MMD_DTYPE_FLOAT32, per, &ns))
+        return -1;
+    *zdtype = rw->m->tensors[z].dtype;
+    if ((*zdtype != MMD_DTYPE_INT8 && *zdtype != MMD_DTYPE_UINT8) || !mmd__rw_qparam(rw, z, *zdtype, per, &nz) ||
+        (nz != ns && nz != 1) || !mmd__rw_attr_int(n, "axis", 1, &ax))
+        return -1;
+    return ns == 1 || ax == axis ? d : -1;
+}
+
+/* DequantizeLinear -> Conv or MatMul (-> Relu) -> QuantizeLinear, the weights constant int8 or
+   uint8, every scale and zero point a fixed value, become QLinearConv or QLinearMatMul on the
+   quantized tensors, as ONNX Runtime's QDQ transformer does, so that they run as integer
+   products (>>ops quantization) rather than float with rounding around them. The Conv's bias
+   must be DequantizeLinear of an int32 initializer (what ORT's quantizer writes; a float bias
+   leaves the Conv as float, as ORT leaves it). A Relu is taken only when the output zero point
+   is its type's minimum, where it changes nothing (ORT's ReluQuantFusion). The input's
+   DequantizeLinear goes too when nothing else reads it. */
+static mmd_status mmd__rw_quantized(mmd__rw *rw) {
+    mmd_model *m = rw->m;
+    int32_t q;
+    mmd_status st;
+    if (!rw->find("", "QLinearConv", 10) || !rw->find("", "QLinearMatMul", 10)) return MMD_OK;
+    for (q = 0; q < m->node_count; ++q) {
+        const mmd_node *qn = &m->nodes[q];
+        mmd__rw_value yz;
+        int32_t c, r = -1, conv, dx, dw, db = -1, zt, wt, slot, k, ins[9], dq[3];
+        int64_t nys, per, bn;
+        const mmd_node *cn;
+        if (!mmd__rw_free(rw, q) || !mmd__rw_is(qn, "", "QuantizeLinear") || qn->input_count != 3 ||
+            qn->output_count != 1 || qn->outputs[0] < 0 || qn->inputs[0] < 0 || qn->inputs[2] < 0 ||
+            !mmd__rw_qparam(rw, qn->inputs[1], MMD_DTYPE_FLOAT32, 1, &nys))
+            continue;
+        zt = m->tensors[qn->inputs[2]].dtype;
+        if ((zt != MMD_DTYPE_INT8 && zt != MMD_DTYPE_UINT8) || !mmd__rw_value_of(rw, qn->inputs[2], zt, &yz) || yz.n != 1)
+            continue;
+        c = m->tensors[qn->inputs[0]].producer;
+        if (c < 0 || !mmd__rw_free(rw, c) || mmd__rw_sole_reader(rw, qn->inputs[0]) != q) continue;
+        if (mmd__rw_is(&m->nodes[c], "", "Relu")) {
+            /* Relu before a quantization whose zero point is the type's minimum does nothing. */
+            int32_t zmin = zt == MMD_DTYPE_INT8 ? -128 : 0, zv = zt == MMD_DTYPE_INT8 ? *(const int8_t *)yz.v
+                                                                                 : *(const uint8_t *)yz.v;
+            r = c;
+            if (zv != zmin || m->nodes[r].input_count != 1 || m->nodes[r].inputs[0] < 0) continue;
+            c = m->tensors[m->nodes[r].inputs[0]].producer;
+            if (c < 0 || !mmd__rw_free(rw, c) || mmd__rw_sole_reader(rw, m->nodes[r].inputs[0]) != r) continue;
+        }
+        cn = &m->nodes[c];
+        conv = mmd__rw_is(cn, "", "Conv");
+        if ((!conv && !mmd__rw_is(cn, "", "MatMul")) || cn->output_count != 1 || cn->input_count < 2 ||
+            cn->input_count > (conv ? 3 : 2))
+            continue;
+        /* The weights: W's DequantizeLinear per tensor, or per output channel (Conv: axis 0 of
+           [M, C/group, k...]; MatMul: axis 1, the columns, of a 2-D B). */
+        if (cn->inputs[1] < 0 || (dw = m->tensors[cn->inputs[1]].producer) < 0 ||
+            m->nodes[dw].input_count < 1 || (wt = m->nodes[dw].inputs[0]) < 0 ||
+            m->tensors[wt].kind != MMD_TENSOR_INITIALIZER || m->tensors[wt].producer >= 0 ||
+            m->tensors[wt].rank < (conv ? 3 : 2) || (!conv && m->tensors[wt].rank != 2))
+            continue;
+        per = m->tensors[wt].dims[conv ? 0 : 1];
+        if (mmd__rw_dequant_of(rw, cn->inputs[1], per, conv ? 0 : 1, &k) != dw || k != m->tensors[wt].dtype ||
+            mmd__rw_sole_reader(rw, cn->inputs[1]) != c)
+            continue;
+        if ((dx = mmd__rw_dequant_of(rw, cn->inputs[0], 1, 1, &k)) < 0) continue;
+        if (conv && cn->input_count == 3 && cn->inputs[2] >= 0) {
+            /* The bias: DequantizeLinear of an int32 [M] initializer, zero point absent or 0. */
+            const mmd_node *bn_;
+            mmd__rw_value bv;
+            db = m->tensors[cn->inputs[2]].producer;
+            if (db < 0 || !mmd__rw_free(rw, db) || mmd__rw_sole_reader(rw, cn->inputs[2]) != c) continue;
+            bn_ = &m->nodes[db];
+            if (!mmd__rw_is(bn_, "", "DequantizeLinear") || bn_->input_count < 2 || bn_->output_count != 1 ||
+                !mmd__rw_value_of(rw, bn_->inputs[0], MMD_DTYPE_INT32, &bv) || bv.n != per || bv.rank != 1 ||
+                !mmd__rw_qparam(rw, bn_->inputs[1], MMD_DTYPE_FLOAT32, per, &bn))
+                continue;
+            if (bn_->input_count > 2 && bn_->inputs[2] >= 0) {
+                mmd__rw_value bz;
+                int64_t j;
+                if (!mmd__rw_value_of(rw, bn_->inputs[2], MMD_DTYPE_INT32, &bz)) continue;
+                for (j = 0; j < bz.n && ((const int32_t *)bz.v)[j] == 0; ++j) {}
+                if (j < bz.n) continue;
+            }
+        }
+        /* QLinearConv (x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B) and QLinearMatMul,
+           the same without B. */
+        for (k = 0; k < 3; ++k) {
+            ins[k] = m->nodes[dx].inputs[k];
+            ins[3 + k] = m->nodes[dw].inputs[k];
+        }
+        ins[6] = qn->inputs[1];
+        ins[7] = qn->inputs[2];
+        ins[8] = db >= 0 ? m->nodes[db].inputs[0] : -1;
+        dq[0] = dx, dq[1] = dw, dq[2] = db;
+        /* The QuantizeLinear node becomes the fused one: every input it takes is computed
+           before it (a Constant node's scale may come after the Conv), and it keeps its output. */
+        for (slot = 0; slot < (db >= 0 ? 9 : 8); ++slot)
+            if ((st = mmd__rw_set_input(rw, q, slot, ins[slot])) != MMD_OK) return st;
+        qn = &m->nodes[q];
+        m->nodes[q].op_type = conv ? "QLinearConv" : "QLinearMatMul";
+        m->nodes[q].name = cn->name;
+        m->nodes[q].opset = 10;
+        m->nodes[q].attrs = cn->attrs;
+        m->nodes[q].attr_count = cn->attr_count;
+        m->nodes[q].kernel = rw->find("", m->nodes[q].op_type, 10);
+        mmd__rw_orphan(rw, cn->outputs[0]);
+        mmd__rw_kill(rw, c, "fuse", NULL, q);
+        if (r >= 0) {
+            mmd__rw_orphan(rw, m->nodes[r].outputs[0]);
+            mmd__rw_kill(rw, r, "fuse", NULL, q);
+        }
+        /* The DequantizeLinear nodes nothing reads any more. */
+        for (k = 0; k < 3; ++k) {
+            int32_t out = dq[k] >= 0 ? m->nodes[dq[k]].outputs[0] : -1;
+            if (out < 0 || rw->uses[out] != 0 || rw->dead[dq[k]]) continue;
+            mmd__rw_orphan(rw, out);
+            mmd__rw_kill(rw, dq[k], "fuse", NULL, q);
+        }
+    }
+    return MMD_OK;
 }
 
 /* ---- pass 1: folds ---- */
@@ -2567,7 +2715,8 @@ MMD_API mmd_status mmd_graph_rewrite(mmd_model *m, mmd_arena *a, mmd_kernel_find
             if (rw.reader[t] < 0) rw.reader[t] = i;
             rw.uses[t]++;
         }
-    if ((st = mmd__rw_folds(&rw)) != MMD_OK || (st = mmd__rw_residuals(&rw)) != MMD_OK ||
+    if ((st = mmd__rw_quantized(&rw)) != MMD_OK || (st = mmd__rw_folds(&rw)) != MMD_OK ||
+        (st = mmd__rw_residuals(&rw)) != MMD_OK ||
         (st = mmd__rw_activations(&rw)) != MMD_OK || (st = mmd__rw_layout(&rw)) != MMD_OK)
         return st;
     if (!m->rewrite_count) {

@@ -9,13 +9,16 @@ Models (all exported with random weights, once, into build/bench):
     mobilenet_v2  torchvision MobileNetV2, 1x3x224x224
     dbnet         a PP-OCR-det-sized DBNet, 1x3x640x480: torchvision MobileNetV3-Large backbone,
                   FPN with nearest 2x Resize, head with two stride-2 ConvTranspose (made here)
+    resnet18_qdq  resnet18 with every Conv in QDQ form (quantize_qdq below): ours runs it as
+                  int8 (QLinearConv after the load-time rewrites) and, in the extra row
+                  "ours float 1t", as float with the rewrites off; ORT fuses it to QLinearConv
 
 Columns: median and best ms per run of `build/mmdeploy bench --threads 1` and `--threads 2`,
 of the same CLI built with MMD_NO_SIMD (build/mmdeploy-portable: what firmware gets), and of
 ONNX Runtime (bench/ort_bench.js, intraOpNumThreads 1 and 2); every time also as a multiple of
 ORT's 1-thread median (x ORT1: below 1 is faster). The last column is the GFLOP/s our
 convolutions achieve at one thread: the Conv/ConvTranspose/FusedConv multiply-adds of the model
-(x2) over the time `bench --profile` gives those nodes. The machine's other load shows in the
+(x2) over the time `bench --profile` gives those nodes (QLinearConv: integer operations). The machine's other load shows in the
 medians; the best times are the steadier figures.
 """
 import json
@@ -89,6 +92,84 @@ def export_dbnet(path, input_path):
     np.save(input_path, x.numpy())
 
 
+def quantize_qdq(src, dst):
+    """src (a float model whose Conv nodes have BatchNorm folded in, as torch exports them)
+    with every Conv in QDQ form as ONNX Runtime's static quantizer writes it: its input through
+    QuantizeLinear/DequantizeLinear (uint8, per tensor), int8 weights per output channel, the
+    bias as int32 (scale x_scale * w_scale), the output (after its Relu, when one follows)
+    quantized and dequantized again. Other ops stay float. The activation scales are fixed
+    (0.05; zero point 0 after a Relu, else 128): a speed model, whose values are not checked."""
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper
+    m = onnx.load(src)
+    g = m.graph
+    inits = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+    readers = {}
+    for n in g.node:
+        for i in n.input:
+            readers.setdefault(i, []).append(n)
+    nodes, new, qdq = [], [], {}
+
+    def const(name, value):
+        new.append(numpy_helper.from_array(value, name))
+        return name
+
+    def pair(x, zp):
+        """The dequantized copy of x (made once per tensor)."""
+        if x not in qdq:
+            s, z = const(x + "_s", np.array(0.05, np.float32)), const(x + "_z", np.array(zp, np.uint8))
+            nodes.append(helper.make_node("QuantizeLinear", [x, s, z], [x + "_q"]))
+            nodes.append(helper.make_node("DequantizeLinear", [x + "_q", s, z], [x + "_dq"]))
+            qdq[x] = x + "_dq"
+        return qdq[x]
+
+    relu_after = {}
+    for n in g.node:
+        if n.op_type == "Conv":
+            r = readers.get(n.output[0], [])
+            if len(r) == 1 and r[0].op_type == "Relu":
+                relu_after[r[0].name] = n
+    renamed = {}
+    for n in g.node:
+        for k, i in enumerate(n.input):
+            n.input[k] = renamed.get(i, i)
+        if n.op_type == "Conv":
+            x = pair(n.input[0], 128 if n.input[0] == g.input[0].name else 0)
+            w = inits[n.input[1]]
+            ws = np.maximum(np.abs(w).reshape(w.shape[0], -1).max(1) / 127.0, 1e-8).astype(np.float32)
+            wq = np.clip(np.rint(w / ws.reshape(-1, 1, 1, 1)), -127, 127).astype(np.int8)
+            name = n.input[1]
+            const(name + "_q", wq), const(name + "_s", ws), const(name + "_z", np.zeros(w.shape[0], np.int8))
+            nodes.append(helper.make_node("DequantizeLinear", [name + "_q", name + "_s", name + "_z"], [name + "_dq"], axis=0))
+            ins = [x, name + "_dq"]
+            if len(n.input) > 2:
+                bs = (ws * np.float32(0.05)).astype(np.float32)
+                b = n.input[2]
+                const(b + "_q", np.rint(inits[b] / bs).astype(np.int32)), const(b + "_s", bs)
+                nodes.append(helper.make_node("DequantizeLinear", [b + "_q", b + "_s"], [b + "_dq"], axis=0))
+                ins.append(b + "_dq")
+            del n.input[:]
+            n.input.extend(ins)
+            nodes.append(n)
+            if n.name not in {c.name for c in relu_after.values()}:
+                renamed[n.output[0]] = pair(n.output[0], 128)
+            continue
+        nodes.append(n)
+        if n.op_type == "Relu" and n.name in relu_after:
+            renamed[n.output[0]] = pair(n.output[0], 0)
+    for o in g.output:
+        if o.name in renamed:
+            nodes.append(helper.make_node("Identity", [renamed[o.name]], [o.name]))
+    used = {i for n in nodes for i in n.input}
+    keep = [t for t in g.initializer if t.name in used] + [t for t in new if t.name in used]
+    del g.node[:]
+    g.node.extend(nodes)
+    del g.initializer[:]
+    g.initializer.extend(keep)
+    onnx.save(m, dst)
+
+
 def conv_gflop(model_path):
     """Multiply-adds x2 of every Conv, ConvTranspose and FusedConv, from ONNX's inferred shapes."""
     import numpy as np
@@ -117,7 +198,7 @@ def conv_ms(model, x):
     total = 0.0
     for line in p.stdout.splitlines():
         parts = line.split()
-        if len(parts) >= 4 and parts[0] in ("Conv", "ConvTranspose", "FusedConv"):
+        if len(parts) >= 4 and parts[0] in ("Conv", "ConvTranspose", "FusedConv", "QLinearConv"):
             try:
                 total += float(parts[2])
             except ValueError:
@@ -134,7 +215,7 @@ def main(argv):
             iters, warmup = (value, warmup) if a == "--iters" else (iters, value)
         else:
             names.append(a)
-    names = names or ["resnet18", "mobilenet_v2", "dbnet"]
+    names = names or ["resnet18", "mobilenet_v2", "dbnet", "resnet18_qdq"]
     for exe in (CLI, PORTABLE):
         if not os.access(exe, os.X_OK):
             sys.exit(f"{exe} missing: run make bench")
@@ -148,10 +229,16 @@ def main(argv):
                 export_dbnet(model, x)
                 print(f"exported dbnet (1x3x640x480) into {OUT}", file=sys.stderr)
         else:
-            if gen_torchvision.generate(OUT, name):
-                print(f"exported {name} (1x3x224x224) into {OUT}", file=sys.stderr)
-            f = gen_torchvision.paths(OUT, name)
+            base = name[:-4] if name.endswith("_qdq") else name
+            if gen_torchvision.generate(OUT, base):
+                print(f"exported {base} (1x3x224x224) into {OUT}", file=sys.stderr)
+            f = gen_torchvision.paths(OUT, base)
             model, x = f["op13"], f["input"]
+            if base != name:
+                qdq = os.path.join(OUT, name + "_op13.onnx")
+                if not os.path.exists(qdq):
+                    quantize_qdq(model, qdq)
+                model = qdq
         files[name] = (model, x)
 
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
@@ -161,10 +248,11 @@ def main(argv):
     for name in names:
         model, x = files[name]
         results = {}
-        for label, exe, threads in cols:
+        extra = [("ours float 1t", [CLI, "--no-rewrites"], 1)] if name.endswith("_qdq") else []
+        for label, exe, threads in cols + extra:
             if exe:
-                r, why = run(exe + ["bench", model, "--input", f"input={x}", "--threads", str(threads),
-                                    "--iters", str(iters), "--warmup", str(warmup)], env)
+                r, why = run(exe[:1] + ["bench", model, "--input", f"input={x}", "--threads", str(threads),
+                                        "--iters", str(iters), "--warmup", str(warmup)] + exe[1:], env)
             else:
                 r, why = run(["node", os.path.join(ROOT, "bench", "ort_bench.js"), model, x, str(iters),
                               str(warmup), str(threads)], env)
@@ -184,7 +272,7 @@ def main(argv):
     print(f"{'model':<13} {'run':<12} {'median ms':>10} {'best ms':>9} {'x ORT1':>7} {'best x ORT1':>11}")
     for name, results, gflops in rows:
         ort = results.get("ORT 1t")
-        for label, _, _ in cols:
+        for label in [c[0] for c in cols] + ["ours float 1t"]:
             r = results.get(label)
             if not r:
                 continue

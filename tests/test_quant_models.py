@@ -1,0 +1,87 @@
+#!/usr/bin/python3
+"""Runs the quantized models of tests/gen_quant_models.py (fixtures in tests/data/quant_models)
+through build/mmdeploy and compares every output with ONNX Runtime's: the torch-exported QDQ
+CNN with the load-time rewrites (its DequantizeLinear -> Conv/MatMul (-> Relu) ->
+QuantizeLinear groups become QLinearConv and QLinearMatMul, as in ORT) at one and two threads
+and without them (float ops between the quantizations), the QOperator model ORT wrote for it,
+and the dynamically quantized MLP (MatMulInteger).
+
+Tolerance: the QDQ outputs are dequantized int8 values, so a difference is a whole number of
+quanta (the output's scale, the smallest gap between its distinct values); the integer path
+must stay within one quantum of ORT's (ORT rounds the requantization in float: an element off
+by one would be a tie rounded the other way) and the count of elements off by one is printed.
+The float path (--no-rewrites) rounds at every QuantizeLinear from float sums in another order
+than ORT's integer ones, so it is held to two quanta and its count printed. The MLP's outputs
+are float: rtol 1e-5.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(ROOT, "tests", "data", "quant_models")
+# (model, extra arguments, outputs, quanta allowed; None: float outputs, rtol 1e-5)
+RUNS = [("qdq_cnn", [], ["output", "features"], 1),
+        ("qdq_cnn", ["--threads", "2"], ["output", "features"], 1),
+        ("qdq_cnn", ["--no-rewrites"], ["output", "features"], 2),
+        ("qop_cnn", [], ["output", "features"], 0),
+        ("dyn_mlp", [], ["output"], None)]
+
+
+def quantum(ref):
+    v = np.unique(ref)
+    return float(np.min(np.diff(v))) if v.size > 1 else 1.0
+
+
+def main():
+    cli = os.environ.get("MMDEPLOY_BIN") or os.path.join(ROOT, "build", "mmdeploy")
+    failed = 0
+    # The rewrite took every Conv and the MatMul of the QDQ CNN (mmdeploy info lists them).
+    info = subprocess.run([cli, "info", os.path.join(DATA, "qdq_cnn.onnx"), "--backend", "reference"],
+                          capture_output=True, text=True).stdout
+    fused = [l.split()[1] for l in info.splitlines() if l.strip().startswith("fuse ") and " into QLinear" in l]
+    if fused.count("Conv") != 4 or fused.count("MatMul") != 1:
+        print("FAIL qdq_cnn rewrites: %s" % fused)
+        failed += 1
+    for name, args, outputs, allowed in RUNS:
+        label = " ".join([name] + args)
+        with tempfile.TemporaryDirectory() as out:
+            cmd = [cli, "run", os.path.join(DATA, name + ".onnx"), "--input",
+                   "input=" + os.path.join(DATA, name + "_x.npy"), "--outdir", out] + args
+            run = subprocess.run(cmd, capture_output=True, text=True)
+            if run.returncode != 0:
+                print("FAIL %s: %s" % (label, run.stderr.strip() or run.stdout.strip()))
+                failed += 1
+                continue
+            notes, bad = [], None
+            for o in outputs:
+                ours, ref = np.load(os.path.join(out, o + ".npy")), np.load(os.path.join(DATA, "%s_%s.npy" % (name, o)))
+                if ours.shape != ref.shape:
+                    bad = "%s has shape %s, ORT %s" % (o, ours.shape, ref.shape)
+                    break
+                d = np.abs(ours.astype(np.float64) - ref)
+                if allowed is None:
+                    notes.append("%s max diff %.3g" % (o, d.max()))
+                    if not np.allclose(ours, ref, rtol=1e-5, atol=1e-5 * float(np.abs(ref).max())):
+                        bad = notes[-1]
+                    continue
+                q = quantum(ref)
+                off = np.rint(d / q)
+                notes.append("%s: %d of %d elements off by one quantum, %d by more" %
+                             (o, int((off == 1).sum()), d.size, int((off > 1).sum())))
+                if off.max() > allowed:
+                    bad = notes[-1]
+            if bad:
+                print("FAIL %s: %s" % (label, bad))
+                failed += 1
+            else:
+                print("ok   %s: %s" % (label, "; ".join(notes)))
+    print("%d passed, %d failed" % (len(RUNS) + 1 - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
