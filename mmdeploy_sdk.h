@@ -25,12 +25,13 @@
      and params) and the network file. detail.json is informational and not read.
      Transforms: LoadImageFromFile, Resize (size, keep_ratio, [short, -1], interpolation
      nearest, bilinear, bicubic or area), CenterCrop, Normalize (mean, std, to_rgb), Pad (size,
-     size_divisor, pad_to_square, pad_val), DefaultFormatBundle, ImageToTensor, Collect.
+     size_divisor, pad_to_square, pad_val), DefaultFormatBundle, ImageToTensor, Collect,
+     LetterResize (mmyolo: scale, allow_scale_up, use_mini_pad, stretch_only, pad_val).
      Input pixel formats: BGR, RGB, GRAYSCALE, BGRA, NV12 and NV21 (converted as OpenCV's
      cvtColor does).
      Components: mmcls LinearClsHead (topk, softmax), mmdet ResizeBBox (score_thr,
-     min_bbox_size), mmseg ResizeMask (with_argmax, num_classes). Anything else is refused when
-     the model loads, with a message naming it.
+     min_bbox_size; LetterResize's borders taken off), mmseg ResizeMask (with_argmax,
+     num_classes). Anything else is refused when the model loads, with a message naming it.
 
    WHAT IT DOES NOT DO
      No pose, OCR, rotated boxes or instance masks; no "lanczos" interpolation; no packed single-buffer models (mmdeploy_model_create); no contexts,
@@ -44,6 +45,7 @@
      MMD_MAX_IMAGE_SIDE        largest height or width of an input image or of any image a
                                transform makes (default 16384)
      MMD_MAX_IMAGE_PIXELS      largest height x width likewise (default 1 << 26)
+     MMD_MAX_IMAGE_FILE_BYTES  largest image file mmd_image_load reads (default 256 MiB)
      MMD_SDK_MAX_TRANSFORMS    most transforms in a pipeline (default 32)
 
    MEMORY, ERRORS, THREADS
@@ -73,6 +75,9 @@
 #ifndef MMD_MAX_IMAGE_PIXELS
 #define MMD_MAX_IMAGE_PIXELS ((int64_t)1 << 26)
 #endif
+#ifndef MMD_MAX_IMAGE_FILE_BYTES
+#define MMD_MAX_IMAGE_FILE_BYTES ((size_t)1 << 28)
+#endif
 #ifndef MMD_SDK_MAX_TRANSFORMS
 #define MMD_SDK_MAX_TRANSFORMS 32
 #endif
@@ -95,6 +100,7 @@ typedef struct mmd_sdk_meta {
     int32_t img_shape[4];            /* after Resize and CenterCrop */
     int32_t pad_shape[4];            /* after Pad */
     float scale_factor[4];           /* w_scale, h_scale, w_scale, h_scale of Resize */
+    int32_t pad_param[4];            /* LetterResize's top, left, bottom, right borders */
 } mmd_sdk_meta;
 
 /* Resizes an 8-bit height x width x channels image into dst (out_h x out_w x channels) as
@@ -102,8 +108,11 @@ typedef struct mmd_sdk_meta {
    scratch; thread safe. Returns an mmdeploy_status_t. */
 MMDEPLOY_API int mmd_image_resize_u8(const uint8_t *src, int h, int w, int channels, uint8_t *dst,
                                      int out_h, int out_w, mmd_image_interp interp);
-/* Loads an image file (anything stb_image reads) as 8-bit BGR into *mat; free it with
+/* Decodes an image file's bytes (anything stb_image reads) as 8-bit BGR into *mat; the
+   declared size is checked against the limits before the pixels are allocated. Free it with
    mmd_image_free. Returns an mmdeploy_status_t. */
+MMDEPLOY_API int mmd_image_decode(const void *bytes, size_t size, mmdeploy_mat_t *mat);
+/* mmd_image_decode on the bytes of a file of at most MMD_MAX_IMAGE_FILE_BYTES. */
 MMDEPLOY_API int mmd_image_load(const char *path, mmdeploy_mat_t *mat);
 MMDEPLOY_API void mmd_image_free(mmdeploy_mat_t *mat);
 /* Runs the model's preprocess on one image: *data (malloc'd, free() it) gets the network's
@@ -232,7 +241,7 @@ static int mmd__sdk_read(const char *path, size_t limit, char **out, size_t *siz
 
 enum {
     MMD__T_LOAD, MMD__T_RESIZE, MMD__T_CENTER_CROP, MMD__T_NORMALIZE, MMD__T_PAD,
-    MMD__T_FORMAT_BUNDLE, MMD__T_TO_TENSOR, MMD__T_COLLECT
+    MMD__T_FORMAT_BUNDLE, MMD__T_TO_TENSOR, MMD__T_COLLECT, MMD__T_LETTER_RESIZE
 };
 enum { MMD__TASK_CLASSIFIER, MMD__TASK_DETECTOR, MMD__TASK_SEGMENTOR };
 
@@ -247,6 +256,7 @@ typedef struct mmd__transform {
     float pad_val;
     float mean[4], std[4];
     int32_t channels;                /* Normalize: how many means and stds */
+    int32_t scale_up, mini_pad, stretch; /* LetterResize: allow_scale_up, use_mini_pad, stretch_only */
 } mmd__transform;
 
 struct mmdeploy_model {
@@ -263,7 +273,7 @@ struct mmdeploy_model {
 
 static const char *const mmd__transform_names[] = {
     "LoadImageFromFile", "Resize", "CenterCrop", "Normalize", "Pad", "DefaultFormatBundle",
-    "ImageToTensor", "Collect", NULL};
+    "ImageToTensor", "Collect", "LetterResize", NULL};
 
 /* Two ints from `n` or [a, b] (for CenterCrop and Pad sizes). */
 static int mmd__json_pair(const cJSON *v, const char *where, const char *key, int32_t lo, int32_t *out) {
@@ -278,6 +288,25 @@ static int mmd__json_pair(const cJSON *v, const char *where, const char *key, in
     st = mmd__json_int(cJSON_GetArrayItem(v, 0), where, key, lo, MMD_MAX_IMAGE_SIDE, &out[0]);
     if (!st) st = mmd__json_int(cJSON_GetArrayItem(v, 1), where, key, -1, MMD_MAX_IMAGE_SIDE, &out[1]);
     return st;
+}
+
+/* Resize's and LetterResize's interpolation (bilinear when absent). */
+static int mmd__json_interp(const cJSON *j, const char *where, int32_t *interp) {
+    const char *s = mmd__json_string(j, "interpolation");
+    if (!s || strcmp(s, "bilinear") == 0) *interp = MMD_IMAGE_BILINEAR;
+    else if (strcmp(s, "nearest") == 0) *interp = MMD_IMAGE_NEAREST;
+    else if (strcmp(s, "bicubic") == 0) *interp = MMD_IMAGE_BICUBIC;
+    else if (strcmp(s, "area") == 0) *interp = MMD_IMAGE_AREA;
+    else return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "%s: interpolation '%s' is not supported", where, s);
+    return MMDEPLOY_SUCCESS;
+}
+
+/* Pad's and LetterResize's pad_val: a number, or {"img": n} / {"img": [n, ...]} (the first). */
+static int mmd__json_pad_val(const cJSON *j, const char *where, float *out) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "pad_val");
+    if (cJSON_IsObject(v)) v = cJSON_GetObjectItemCaseSensitive(v, "img");
+    if (cJSON_IsArray(v)) v = cJSON_GetArrayItem(v, 0);
+    return v ? mmd__json_float(v, where, "pad_val", out) : MMDEPLOY_SUCCESS;
 }
 
 static int mmd__parse_transform(const cJSON *j, mmd__transform *t) {
@@ -316,13 +345,20 @@ static int mmd__parse_transform(const cJSON *j, mmd__transform *t) {
         if (t->size[0] < 1 || t->size[1] == 0 || t->size[1] < -1)
             return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: 'size' holds a value below 1", where);
         if ((st = mmd__json_bool(j, where, "keep_ratio", 0, &t->keep_ratio)) != 0) return st;
-        s = mmd__json_string(j, "interpolation");
-        if (!s || strcmp(s, "bilinear") == 0) t->interp = MMD_IMAGE_BILINEAR;
-        else if (strcmp(s, "nearest") == 0) t->interp = MMD_IMAGE_NEAREST;
-        else if (strcmp(s, "bicubic") == 0) t->interp = MMD_IMAGE_BICUBIC;
-        else if (strcmp(s, "area") == 0) t->interp = MMD_IMAGE_AREA;
-        else return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "%s: interpolation '%s' is not supported", where, s);
-        break;
+        return mmd__json_interp(j, where, &t->interp);
+    case MMD__T_LETTER_RESIZE:
+        /* mmyolo's: scale n or [height, width] (MMDeploy's reading), the image resized to fit
+           it keeping its ratio, then centred on a pad_val canvas of that size. */
+        v = cJSON_GetObjectItemCaseSensitive(j, "scale");
+        if (!v) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: no 'scale'", where);
+        if ((st = mmd__json_pair(v, where, "scale", 1, t->size)) != 0) return st;
+        if (t->size[1] < 1) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: 'scale' holds a value below 1", where);
+        if ((st = mmd__json_bool(j, where, "allow_scale_up", 1, &t->scale_up)) != 0 ||
+            (st = mmd__json_bool(j, where, "use_mini_pad", 0, &t->mini_pad)) != 0 ||
+            (st = mmd__json_bool(j, where, "stretch_only", 0, &t->stretch)) != 0 ||
+            (st = mmd__json_pad_val(j, where, &t->pad_val)) != 0)
+            return st;
+        return mmd__json_interp(j, where, &t->interp);
     case MMD__T_CENTER_CROP:
         v = cJSON_GetObjectItemCaseSensitive(j, "crop_size");
         if (!v) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: no 'crop_size'", where);
@@ -347,9 +383,7 @@ static int mmd__parse_transform(const cJSON *j, mmd__transform *t) {
         v = cJSON_GetObjectItemCaseSensitive(j, "size_divisor");
         if (v && !cJSON_IsNull(v) && (st = mmd__json_int(v, where, "size_divisor", 1, 4096, &t->divisor)) != 0) return st;
         if ((st = mmd__json_bool(j, where, "pad_to_square", 0, &t->square)) != 0) return st;
-        v = cJSON_GetObjectItemCaseSensitive(j, "pad_val");
-        if (cJSON_IsObject(v)) v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(v, "img"), 0);
-        if (v && (st = mmd__json_float(v, where, "pad_val", &t->pad_val)) != 0) return st;
+        if ((st = mmd__json_pad_val(j, where, &t->pad_val)) != 0) return st;
         s = mmd__json_string(j, "padding_mode");
         if (s && strcmp(s, "constant") != 0)
             return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "%s: padding_mode '%s' is not supported", where, s);
@@ -796,10 +830,11 @@ static int mmd__img_to_chw(mmd__img *im) {
     return MMDEPLOY_SUCCESS;
 }
 
-/* Copies the y0..y0+h, x0..x0+w window of im (HWC) into a new image of oh x ow whose other
-   pixels are `fill`: CenterCrop (a window inside) and Pad (the image at the top left). */
-static int mmd__img_window(mmd__img *im, int32_t y0, int32_t x0, int32_t h, int32_t w, int32_t oh, int32_t ow,
-                           float fill) {
+/* Copies the y0..y0+h, x0..x0+w window of im (HWC) to dy, dx of a new image of oh x ow whose
+   other pixels are `fill`: CenterCrop (a window inside), Pad (the image at the top left) and
+   LetterResize (the image inside borders). */
+static int mmd__img_window(mmd__img *im, int32_t y0, int32_t x0, int32_t h, int32_t w, int32_t dy, int32_t dx,
+                           int32_t oh, int32_t ow, float fill) {
     mmd__img o;
     size_t el = im->is_float ? sizeof(float) : 1, px = (size_t)im->c * el, i, n;
     int32_t y;
@@ -810,7 +845,7 @@ static int mmd__img_window(mmd__img *im, int32_t y0, int32_t x0, int32_t h, int3
     if (im->is_float) for (i = 0; i < n; ++i) ((float *)o.data)[i] = fill;
     else memset(o.data, (int)(fill < 0.0f ? 0.0f : fill > 255.0f ? 255.0f : fill), n);
     for (y = 0; y < h; ++y)
-        memcpy((char *)o.data + (size_t)y * (size_t)ow * px,
+        memcpy((char *)o.data + ((size_t)(dy + y) * (size_t)ow + (size_t)dx) * px,
                (const char *)im->data + ((size_t)(y0 + y) * (size_t)im->w + (size_t)x0) * px, (size_t)w * px);
     mmd__img_swap(im, &o);
     return MMDEPLOY_SUCCESS;
@@ -854,6 +889,52 @@ static int mmd__preprocess(const mmdeploy_model_t m, const mmdeploy_mat_t *mat, 
                 meta->scale_factor[1] = meta->scale_factor[3] = (float)((double)oh / (double)meta->img_shape[1]);
                 mmd__shape(meta->img_shape, im);
             }
+        } else if (t->type == MMD__T_LETTER_RESIZE) {
+            /* MMDeploy's LetterResize, in its float arithmetic: one ratio for both sides (at most
+               1 without allow_scale_up), the resized sides rounded half away from zero, the
+               borders split with the odd pixel at the bottom and right. */
+            float ratio = (float)t->size[0] / (float)im->h, rw = (float)t->size[1] / (float)im->w, rh;
+            int32_t nh, nw, ph, pw, top, left;
+            mmd__img out;
+            ratio = rw < ratio ? rw : ratio;
+            if (!t->scale_up && ratio > 1.0f) ratio = 1.0f;
+            rh = rw = ratio;
+            nh = (int32_t)roundf((float)im->h * ratio);
+            nw = (int32_t)roundf((float)im->w * ratio);
+            ph = t->size[0] - nh;
+            pw = t->size[1] - nw;
+            if (t->mini_pad) {
+                ph %= 32;
+                pw %= 32;
+            } else if (t->stretch) {
+                ph = pw = 0;
+                nh = t->size[0];
+                nw = t->size[1];
+                rh = (float)t->size[0] / (float)im->h;
+                rw = (float)t->size[1] / (float)im->w;
+            }
+            if (ph < 0 || pw < 0) {
+                st = mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "LetterResize: the %d x %d image resized to %d x %d "
+                                   "does not fit its scale %d x %d", (int)im->h, (int)im->w, (int)nh, (int)nw,
+                                   (int)t->size[0], (int)t->size[1]);
+                break;
+            }
+            if ((nh != im->h || nw != im->w) && (st = mmd__img_resize(im, &out, nh, nw, t->interp)) != 0) break;
+            if (nh != im->h || nw != im->w) mmd__img_swap(im, &out);
+            top = ph / 2;
+            left = pw / 2;
+            if ((ph || pw) && (st = mmd__img_window(im, 0, 0, im->h, im->w, top, left, im->h + ph, im->w + pw,
+                                                    t->pad_val)) != 0)
+                break;
+            meta->scale_factor[0] *= rw;
+            meta->scale_factor[1] *= rh;
+            meta->scale_factor[2] *= rw;
+            meta->scale_factor[3] *= rh;
+            meta->pad_param[0] = top;
+            meta->pad_param[1] = left;
+            meta->pad_param[2] = ph - top;
+            meta->pad_param[3] = pw - left;
+            mmd__shape(meta->img_shape, im);
         } else if (t->type == MMD__T_CENTER_CROP) {
             /* MMDeploy: y1 = max(0, round((h - crop_h) / 2)), the crop clipped to the image. */
             int32_t y1 = (int32_t)floor((im->h - t->size[0]) / 2.0 + 0.5), x1 = (int32_t)floor((im->w - t->size[1]) / 2.0 + 0.5);
@@ -862,7 +943,7 @@ static int mmd__preprocess(const mmdeploy_model_t m, const mmdeploy_mat_t *mat, 
             x1 = x1 < 0 ? 0 : x1;
             ch = (im->h < y1 + t->size[0] ? im->h : y1 + t->size[0]) - y1;
             cw = (im->w < x1 + t->size[1] ? im->w : x1 + t->size[1]) - x1;
-            if ((st = mmd__img_window(im, y1, x1, ch, cw, ch, cw, 0.0f)) == 0) mmd__shape(meta->img_shape, im);
+            if ((st = mmd__img_window(im, y1, x1, ch, cw, 0, 0, ch, cw, 0.0f)) == 0) mmd__shape(meta->img_shape, im);
         } else if (t->type == MMD__T_NORMALIZE) {
             size_t n = (size_t)im->h * (size_t)im->w, p;
             float *f;
@@ -891,7 +972,7 @@ static int mmd__preprocess(const mmdeploy_model_t m, const mmdeploy_mat_t *mat, 
                                    (int)ph, (int)pw, (int)im->h, (int)im->w);
                 break;
             }
-            if ((ph != im->h || pw != im->w) && (st = mmd__img_window(im, 0, 0, im->h, im->w, ph, pw, t->pad_val)) != 0) break;
+            if ((ph != im->h || pw != im->w) && (st = mmd__img_window(im, 0, 0, im->h, im->w, 0, 0, ph, pw, t->pad_val)) != 0) break;
             mmd__shape(meta->pad_shape, im);
             pad_done = 1;
         } else if (t->type == MMD__T_FORMAT_BUNDLE || t->type == MMD__T_TO_TENSOR) {
@@ -924,18 +1005,23 @@ MMDEPLOY_API int mmd_sdk_preprocess(mmdeploy_model_t model, const mmdeploy_mat_t
     return MMDEPLOY_SUCCESS;
 }
 
-MMDEPLOY_API int mmd_image_load(const char *path, mmdeploy_mat_t *mat) {
+/* mmd_image_decode; `what` names the image in messages. */
+static int mmd__image_decode(const void *bytes, size_t size, const char *what, mmdeploy_mat_t *mat) {
     int w = 0, h = 0, n = 0, i;
     unsigned char *px;
     if (!mat) return MMDEPLOY_E_INVALID_ARG;
     memset(mat, 0, sizeof *mat);
-    if (!path) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "the image path is NULL");
-    /* stb_image refuses some declared sizes itself (over 2^30 bytes); its reason goes along. */
-    if (!stbi_info(path, &w, &h, &n))
-        return mmd__sdk_fail(MMDEPLOY_E_FILE_NOT_EXIST, "cannot read the image %s: %s", path, stbi_failure_reason());
-    if (mmd__img_check(h, w, "the image file")) return MMDEPLOY_E_OUT_OF_RANGE;
-    if (!(px = stbi_load(path, &w, &h, &n, 3)))
-        return mmd__sdk_fail(MMDEPLOY_E_FAIL, "cannot decode the image %s: %s", path, stbi_failure_reason());
+    if (!bytes || size > (size_t)INT32_MAX)
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: NULL, or over 2 GiB", what);
+    /* The header's size is checked before any pixel is allocated. stb_image refuses some
+       declared sizes itself (over 2^30 bytes); its reason goes along. */
+    if (!stbi_info_from_memory((const stbi_uc *)bytes, (int)size, &w, &h, &n))
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: not an image stb_image reads (%s)", what,
+                             stbi_failure_reason());
+    if (mmd__img_check(h, w, what)) return MMDEPLOY_E_OUT_OF_RANGE;
+    if (!(px = stbi_load_from_memory((const stbi_uc *)bytes, (int)size, &w, &h, &n, 3)))
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: cannot decode its %d x %d pixels (%s)", what, h, w,
+                             stbi_failure_reason());
     for (i = 0; i < w * h; ++i) {
         unsigned char r = px[3 * i];
         px[3 * i] = px[3 * i + 2];
@@ -948,6 +1034,24 @@ MMDEPLOY_API int mmd_image_load(const char *path, mmdeploy_mat_t *mat) {
     mat->format = MMDEPLOY_PIXEL_FORMAT_BGR;
     mat->type = MMDEPLOY_DATA_TYPE_UINT8;
     return MMDEPLOY_SUCCESS;
+}
+
+MMDEPLOY_API int mmd_image_decode(const void *bytes, size_t size, mmdeploy_mat_t *mat) {
+    return mmd__image_decode(bytes, size, "the image bytes", mat);
+}
+
+MMDEPLOY_API int mmd_image_load(const char *path, mmdeploy_mat_t *mat) {
+    char *bytes = NULL, what[512];
+    size_t size = 0;
+    int st;
+    if (!mat) return MMDEPLOY_E_INVALID_ARG;
+    memset(mat, 0, sizeof *mat);
+    if (!path) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "the image path is NULL");
+    if ((st = mmd__sdk_read(path, MMD_MAX_IMAGE_FILE_BYTES, &bytes, &size)) != 0) return st;
+    snprintf(what, sizeof what, "the image %s", path);
+    st = mmd__image_decode(bytes, size, what, mat);
+    free(bytes);
+    return st;
 }
 
 MMDEPLOY_API void mmd_image_free(mmdeploy_mat_t *mat) {
@@ -1203,10 +1307,10 @@ MMDEPLOY_API int mmdeploy_detector_apply(mmdeploy_detector_t detector, const mmd
             mmdeploy_detection_t *r = &res[total];
             double label = mmd__value(labels, j);
             if (ch > 4 && !(score > h->m.score_thr)) continue;
-            r->bbox.left = d[0] / meta.scale_factor[0];
-            r->bbox.top = d[1] / meta.scale_factor[1];
-            r->bbox.right = d[2] / meta.scale_factor[2];
-            r->bbox.bottom = d[3] / meta.scale_factor[3];
+            r->bbox.left = (d[0] - (float)meta.pad_param[1]) / meta.scale_factor[0];
+            r->bbox.top = (d[1] - (float)meta.pad_param[0]) / meta.scale_factor[1];
+            r->bbox.right = (d[2] - (float)meta.pad_param[1]) / meta.scale_factor[2];
+            r->bbox.bottom = (d[3] - (float)meta.pad_param[0]) / meta.scale_factor[3];
             r->bbox.left = r->bbox.left > 0.0f ? r->bbox.left : 0.0f;
             r->bbox.top = r->bbox.top > 0.0f ? r->bbox.top : 0.0f;
             r->bbox.right = r->bbox.right < ow - 1.0f ? r->bbox.right : ow - 1.0f;

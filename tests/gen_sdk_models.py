@@ -11,18 +11,21 @@ MMDeploy's rewriters give each task:
        mmdeploy/codebase/mmpretrain get_preprocess makes it from an mmpretrain ResNet config
        (ResizeEdge 256 -> Resize [256, -1] keep_ratio, CenterCrop 224, Normalize, ImageToTensor,
        Collect) and LinearClsHead with topk 5
-  det  a small fully-convolutional detector whose tail picks the 20 best cells: "dets"
-       [1, 20, 5] (x1, y1, x2, y2, score in network-input pixels) and "labels" [1, 20]; pipeline
+  det  a small fully-convolutional detector ending in MMDeploy's multiclass-NMS tail: "dets"
+       [1, K, 5] (x1, y1, x2, y2, score in network-input pixels) and "labels" [1, K]; pipeline
        as mmdet's get_preprocess makes it (Resize keep_ratio, Normalize, Pad size_divisor 32,
        DefaultFormatBundle, Collect) and ResizeBBox with score_thr 0.3
   seg  torchvision lraspp_mobilenet_v3_large with 5 classes and argmax, "output" [1, 1, H, W]
        int64; pipeline as mmseg's get_preprocess makes it and ResizeMask with_argmax
+  yolo the same detector with a tail that keeps its 20 best cells, behind mmyolo's pipeline
+       (LetterResize) and ResizeBBox
 The `reference` function of this module is the independent Python pipeline the tests compare
 with: OpenCV and numpy for the transforms, torch for the network.
 """
 import json
 import os
 import sys
+import warnings
 
 import numpy as np
 import torch
@@ -45,9 +48,11 @@ class Classifier(torch.nn.Module):
 
 class Detector(torch.nn.Module):
     """Cells of an 8x-strided feature map each propose one box and class scores; the tail keeps
-    the 20 best, as an end2end model's NMS tail leaves a fixed number."""
+    the 20 best (a fixed number, as some end2end tails leave), or with nms=True ends in MMDeploy's
+    multiclass-NMS tail as its end2end.onnx has it (tests/gen_detection_tail.py: TopK 1000,
+    NonMaxSuppression per class, TopK 100: dets [1, K, 5], labels [1, K] for a K it decides)."""
 
-    def __init__(self, classes=3, keep=20):
+    def __init__(self, classes=3, keep=20, nms=False):
         super().__init__()
         self.body = torch.nn.Sequential(
             torch.nn.Conv2d(3, 16, 3, 2, 1), torch.nn.ReLU(),
@@ -56,6 +61,7 @@ class Detector(torch.nn.Module):
         self.box = torch.nn.Conv2d(32, 4, 1)
         self.cls = torch.nn.Conv2d(32, classes, 1)
         self.keep = keep
+        self.nms = nms
         # Wider weights than the default initialisation spread the scores, so that
         # the 20 kept cells are not a near-tie.
         torch.nn.init.normal_(self.cls.weight, std=0.5)
@@ -72,6 +78,9 @@ class Detector(torch.nn.Module):
         x2 = torch.maximum(p[..., 0], p[..., 2]) * size[0]
         y1 = torch.minimum(p[..., 1], p[..., 3]) * size[1]
         y2 = torch.maximum(p[..., 1], p[..., 3]) * size[1]
+        if self.nms:
+            from gen_detection_tail import DetectionTail
+            return DetectionTail()(torch.stack([x1, y1, x2, y2], dim=2), s)
         score, label = s.max(dim=2)
         top, idx = torch.topk(score, self.keep, dim=1)
         boxes = torch.stack([x1, y1, x2, y2], dim=2)
@@ -111,6 +120,19 @@ TASKS = {
                     dict(type="Pad", size_divisor=32),
                     dict(type="DefaultFormatBundle"),
                     dict(type="Collect", keys=["img"], meta_keys=META_KEYS + ["pad_param"])]),
+    # mmyolo's test pipeline as MMDeploy exports it (YOLOv5KeepRatioResize as a keep-ratio Resize),
+    # LetterResize to a non-square scale so that its height and width cannot be swapped unseen.
+    "yolo": dict(task="Detector", module="mmdet", component="ResizeBBox", name="yolo",
+                 params=dict(score_thr=0.3, nms=dict(type="nms", iou_threshold=0.65), max_per_img=20,
+                             min_bbox_size=0),
+                 outputs=["dets", "labels"],
+                 transforms=[
+                     dict(type="LoadImageFromFile"),
+                     dict(type="Resize", keep_ratio=True, size=[400, 400]),
+                     dict(type="LetterResize", scale=[320, 288], allow_scale_up=False, pad_val=dict(img=114)),
+                     dict(type="Normalize", to_rgb=True, mean=[0, 0, 0], std=[255, 255, 255]),
+                     dict(type="DefaultFormatBundle"),
+                     dict(type="Collect", keys=["img"], meta_keys=META_KEYS + ["pad_param"])]),
     "seg": dict(task="Segmentor", module="mmseg", component="ResizeMask", name="lraspp",
                 params=dict(type="LRASPPHead", num_classes=5, with_argmax=True),
                 outputs=["output"],
@@ -127,7 +149,7 @@ TASKS = {
 
 def network(kind):
     torch.manual_seed(0)
-    net = {"cls": Classifier, "det": Detector, "seg": Segmentor}[kind]()
+    net = {"cls": Classifier, "det": lambda: Detector(nms=True), "yolo": Detector, "seg": Segmentor}[kind]()
     return net.eval()
 
 
@@ -137,7 +159,9 @@ def write_dir(kind, out):
     net = network(kind)
     x = torch.zeros(1, 3, 224, 224)
     dyn = {"input": {0: "batch", 2: "height", 3: "width"}}
-    with torch.no_grad():
+    # The tracer warns about the NMS tail's Python-side NMS and indexing; both are intended.
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         torch.onnx.export(net, x, os.path.join(out, "end2end.onnx"), input_names=["input"],
                           output_names=spec["outputs"], dynamic_axes=dyn, opset_version=11)
     deploy = dict(version="1.3.1", task=spec["task"],
@@ -191,7 +215,7 @@ def preprocess(kind, bgr):
     """The network input and the meta, computed with OpenCV and numpy."""
     import cv2
     img = bgr
-    meta = dict(ori_shape=[1, img.shape[0], img.shape[1], 3], scale_factor=[1.0] * 4)
+    meta = dict(ori_shape=[1, img.shape[0], img.shape[1], 3], scale_factor=[1.0] * 4, pad_param=[0] * 4)
     for t in TASKS[kind]["transforms"]:
         if t["type"] == "Resize":
             dh, dw = resize_size(t, img.shape[0], img.shape[1])
@@ -199,6 +223,24 @@ def preprocess(kind, bgr):
             if (dh, dw) != (h, w):
                 img = cv2.resize(img, (dw, dh), interpolation=cv2.INTER_LINEAR)
             meta["scale_factor"] = [dw / w, dh / h, dw / w, dh / h]
+        elif t["type"] == "LetterResize":
+            # MMDeploy's LetterResize in float32; std::round is half away from zero.
+            h, w = img.shape[:2]
+            sh, sw = t["scale"]
+            ratio = min(np.float32(sh) / np.float32(h), np.float32(sw) / np.float32(w))
+            if not t.get("allow_scale_up", True):
+                ratio = min(ratio, np.float32(1))
+            nh, nw = int(np.floor(np.float32(h) * ratio + 0.5)), int(np.floor(np.float32(w) * ratio + 0.5))
+            if (nh, nw) != (h, w):
+                img = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_LINEAR)
+            ph, pw = sh - nh, sw - nw
+            top, left = ph // 2, pw // 2
+            img = cv2.copyMakeBorder(img, top, ph - top, left, pw - left, cv2.BORDER_CONSTANT,
+                                     value=[t["pad_val"]["img"]] * 3)
+            sf = meta["scale_factor"]
+            meta["scale_factor"] = [float(np.float32(sf[0]) * ratio), float(np.float32(sf[1]) * ratio),
+                                    float(np.float32(sf[2]) * ratio), float(np.float32(sf[3]) * ratio)]
+            meta["pad_param"] = [top, left, ph - top, pw - left]
         elif t["type"] == "CenterCrop":
             c = t["crop_size"]
             h, w = img.shape[:2]
@@ -217,10 +259,12 @@ def preprocess(kind, bgr):
     return np.ascontiguousarray(img.transpose(2, 0, 1)[None].astype(np.float32)), meta
 
 
-def reference(kind, bgr):
-    """What MMDeploy's SDK returns for this image, by the Python pipeline."""
+def reference(kind, bgr, x=None):
+    """What MMDeploy's SDK returns for this image, by the Python pipeline; with x, the network
+    runs on that input instead of the pipeline's own (the meta is still the pipeline's)."""
     import cv2
-    x, meta = preprocess(kind, bgr)
+    px, meta = preprocess(kind, bgr)
+    x = px if x is None else x
     net = network(kind)
     with torch.no_grad():
         out = net(torch.from_numpy(x))
@@ -229,15 +273,16 @@ def reference(kind, bgr):
         s = out[0].numpy()
         top = np.argsort(-s, kind="stable")[:spec["params"]["topk"]]
         return [(int(i), float(s[i])) for i in top], s
-    if kind == "det":
+    if kind in ("det", "yolo"):
         dets, labels = out[0][0].numpy(), out[1][0].numpy()
         sf, (h, w) = meta["scale_factor"], meta["ori_shape"][1:3]
+        top, left = meta["pad_param"][:2]
         res = []
         for d, lab in zip(dets, labels):
             if not d[4] > spec["params"]["score_thr"]:
                 continue
-            box = [max(d[0] / sf[0], 0), max(d[1] / sf[1], 0), min(d[2] / sf[2], w - 1),
-                   min(d[3] / sf[3], h - 1)]
+            box = [max((d[0] - left) / sf[0], 0), max((d[1] - top) / sf[1], 0), min((d[2] - left) / sf[2], w - 1),
+                   min((d[3] - top) / sf[3], h - 1)]
             if min(box[2] - box[0], box[3] - box[1]) < spec["params"]["min_bbox_size"]:
                 continue
             res.append((int(lab), float(d[4]), *[float(v) for v in box]))

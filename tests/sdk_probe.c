@@ -129,6 +129,8 @@ int main(int argc, char **argv) {
                 print_shape("img_shape", meta.img_shape);
                 printf(", ");
                 print_shape("pad_shape", meta.pad_shape);
+                printf(", ");
+                print_shape("pad_param", meta.pad_param);
                 printf(", \"scale_factor\": [%.9g, %.9g, %.9g, %.9g]}\n", meta.scale_factor[0], meta.scale_factor[1],
                        meta.scale_factor[2], meta.scale_factor[3]);
                 free(data);
