@@ -459,7 +459,18 @@ $(ASAN_BUILD)/fuzz_runtime.o: tests/fuzz/fuzz_runtime.c tests/fuzz/fuzz.h tools/
 $(ASAN_BUILD)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(ASAN_BUILD)/fuzz_runtime.o
 	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itools $< tests/fuzz/replay.c $(ASAN_BUILD)/fuzz_runtime.o -lm -o $@
 
-asan-test: $(ASAN_BUILD)/sdk_probe $(BUILD)/sdk_models/seg/end2end.onnx
+$(ASAN_BUILD)/mmdeploy_sdk.o: mmdeploy_sdk.c $(SDK_HEADERS) $(HEADERS)
+	mkdir -p $(ASAN_BUILD)
+	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Iinclude -c mmdeploy_sdk.c -o $@
+
+# test_sdk.py runs the demos from the probe's directory.
+$(addprefix $(ASAN_BUILD)/,$(notdir $(SDK_DEMOS))): $(ASAN_BUILD)/%: examples/sdk/%.c examples/sdk/draw.h \
+        $(SDK_HEADERS) $(ASAN_BUILD)/mmdeploy.o $(ASAN_BUILD)/mmdeploy_sdk.o
+	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Iinclude -Iexamples/sdk $< $(ASAN_BUILD)/mmdeploy.o \
+	    $(ASAN_BUILD)/mmdeploy_sdk.o $(SDK_LIBS) -o $@
+
+asan-test: $(ASAN_BUILD)/sdk_probe $(addprefix $(ASAN_BUILD)/,$(notdir $(SDK_DEMOS))) \
+           $(BUILD)/sdk_models/seg/end2end.onnx $(DEMO_DIR)/end2end.onnx
 # With `make test asan-test`, the sanitizer suites start once the plain ones have finished (their
 # builds go on meanwhile), so the two summaries do not interleave.
 asan-test: $(ASAN_BUILD)/mmdeploy $(ASAN_BUILD)/classify $(addprefix $(ASAN_BUILD)/,$(ASAN_TESTS)) \
