@@ -5178,13 +5178,28 @@ static int64_t mmd__gemm_share_floats(int64_t m, int64_t n, int64_t k, int32_t i
            mmd__round_up(2 * kc, 16) + mmd__round_up(MMD__GEMM_MR_MAX * (nr + 1), 16);
 }
 
-/* How many shares a product is split into for `threads` threads. */
-static int32_t mmd__gemm_shares(int64_t m, int64_t n, int32_t threads, int32_t isa) {
-    int64_t by_cols = n / (2 * mmd__gemm_nr(isa)), by_rows = m / (2 * mmd__gemm_mr(isa));
+/* How many shares an m x n product (float or integer, in mr-row and nr-column panels) is split
+   into for `threads` threads. */
+static int32_t mmd__split_shares(int64_t m, int64_t n, int64_t mr, int64_t nr, int32_t threads) {
+    int64_t by_cols = n / (2 * nr), by_rows = m / (2 * mr);
     int64_t most = by_cols > by_rows ? by_cols : by_rows;
     if (threads < 1) threads = 1;
     if (most < 1) most = 1;
     return (int32_t)(threads < most ? threads : most);
+}
+
+/* The split of an m x n product (float or integer) into `shares`: by rows when the columns give
+   fewer than two nr-panels per share, else by columns; *step rows or columns (whole mr- or
+   nr-panels) per share. Returns the number of shares that hold work. */
+static int32_t mmd__split_step(int64_t m, int64_t n, int64_t mr, int64_t nr, int32_t shares, int32_t *by_rows,
+                               int64_t *step) {
+    *by_rows = n / (2 * nr) < shares;
+    *step = *by_rows ? mmd__round_up((m + shares - 1) / shares, mr) : mmd__round_up((n + shares - 1) / shares, nr);
+    return (int32_t)(((*by_rows ? m : n) + *step - 1) / *step);
+}
+
+static int32_t mmd__gemm_shares(int64_t m, int64_t n, int32_t threads, int32_t isa) {
+    return mmd__split_shares(m, n, mmd__gemm_mr(isa), mmd__gemm_nr(isa), threads);
 }
 
 /* Scratch bytes for a product run with up to `threads` threads, plus 64 bytes of alignment. */
@@ -5336,10 +5351,7 @@ static void mmd__gemm_run(const mmd_kernel_ctx *c, const mmd__gemm *g, void *scr
     job.g = g;
     job.scratch = (float *)(((uintptr_t)scratch + 63u) & ~(uintptr_t)63u);
     job.share = mmd__gemm_share_floats(g->m, g->n, g->k, g->isa);
-    job.by_rows = g->n / (2 * nr) < shares;
-    job.step = job.by_rows ? mmd__round_up((g->m + shares - 1) / shares, mmd__gemm_mr(g->isa))
-                           : mmd__round_up((g->n + shares - 1) / shares, nr);
-    shares = (int32_t)(((job.by_rows ? g->m : g->n) + job.step - 1) / job.step);
+    shares = mmd__split_step(g->m, g->n, mmd__gemm_mr(g->isa), nr, shares, &job.by_rows, &job.step);
     mmd_kernel_parallel(c, mmd__gemm_task, &job, shares);
 }
 
@@ -10749,11 +10761,7 @@ static int64_t mmd__qgemm_share_bytes(int64_t m, int64_t n, int64_t k, int32_t p
 
 /* How many shares for `threads` threads: column blocks of 2 NR, or row blocks of 2 MR. */
 static int32_t mmd__qgemm_shares(int64_t m, int64_t n, int32_t threads, int32_t path) {
-    int64_t by_cols = n / (2 * mmd__qgemm_nr(path)), by_rows = m / (2 * MMD__QGEMM_MR);
-    int64_t most = by_cols > by_rows ? by_cols : by_rows;
-    if (threads < 1) threads = 1;
-    if (most < 1) most = 1;
-    return (int32_t)(threads < most ? threads : most);
+    return mmd__split_shares(m, n, MMD__QGEMM_MR, mmd__qgemm_nr(path), threads);
 }
 
 /* Scratch bytes for a product run with up to `threads` threads: the sums, the shares, and 64
@@ -10864,10 +10872,7 @@ static void mmd__qgemm_run(const mmd_kernel_ctx *c, const mmd__qgemm *g, void *s
     else mmd__qgemm_col_sums(g, cs), job.col_sums = cs;
     job.scratch = s + mmd__round_up(g->m * 4, 64) + mmd__round_up(g->n * 4, 64);
     job.share = mmd__qgemm_share_bytes(g->m, g->n, g->k, g->path);
-    job.by_rows = g->n / (2 * nr) < shares;
-    job.step = job.by_rows ? mmd__round_up((g->m + shares - 1) / shares, MMD__QGEMM_MR)
-                           : mmd__round_up((g->n + shares - 1) / shares, nr);
-    shares = (int32_t)(((job.by_rows ? g->m : g->n) + job.step - 1) / job.step);
+    shares = mmd__split_step(g->m, g->n, MMD__QGEMM_MR, nr, shares, &job.by_rows, &job.step);
     mmd_kernel_parallel(c, mmd__qgemm_task, &job, shares);
 }
 

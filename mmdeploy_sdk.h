@@ -1472,7 +1472,7 @@ MMDEPLOY_API void mmdeploy_segmentor_destroy(mmdeploy_segmentor_t segmentor) {
 /*
 MIT License
 
-Copyright (c) 2026 the mmdeploy.h authors
+Copyright (c) 2026 the mmdeploy.h developers
 
 Permission is hereby granted, free of charge, to any person obtaining a copy of this software and
 associated documentation files (the "Software"), to deal in the Software without restriction,
