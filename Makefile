@@ -335,17 +335,20 @@ test: $(foreach c,$(MCU_CPUS),$(MCU_BUILD)/fw-$(c).elf) $(MCU_GEN) $(MCU_BUILD)/
 #                 ends "N passed, M failed, K skipped" like make test
 # The harnesses: parse (model bytes -> create), run (model bytes -> create, prepare, run), inputs
 # (.npy and TensorProto readers), blob (.mmd blobs), quant and rnn (one quantization or
-# recurrent node built from the bytes, tests/fuzz/fuzz_quant.c and fuzz_rnn.c).
+# recurrent node built from the bytes, tests/fuzz/fuzz_quant.c and fuzz_rnn.c), sdk_model
+# (deploy.json + pipeline.json -> handle -> a run on a tiny network of the task) and sdk_image
+# (encoded and raw images of odd and huge declared sizes through the transforms).
 FUZZ_CC      := clang-14
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   := $(BUILD)/fuzz
 FUZZ_FLAGS   := $(WARN) -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
                 -fno-sanitize-recover=all
-FUZZ_TARGETS := parse run inputs blob quant rnn
+FUZZ_TARGETS := parse run inputs blob quant rnn sdk_model sdk_image
 FUZZ_RUNS    := $(addprefix fuzz-,$(FUZZ_TARGETS))
 FUZZ_DICT_parse  := tests/fuzz/onnx.dict
 FUZZ_DICT_run    := tests/fuzz/onnx.dict
 FUZZ_DICT_inputs := $(FUZZ_BUILD)/inputs.dict
+FUZZ_DICT_sdk_model := tests/fuzz/sdk.dict
 # The ONNX node tests (`make test` generates them into $(NODE_DIR)) seed the corpora when present.
 FUZZ_NODE_DIR = $(firstword $(wildcard $(NODE_DIR)/node /tmp/onnx_node/node))
 
@@ -357,14 +360,21 @@ $(FUZZ_BUILD)/runtime.o: tests/fuzz/fuzz_runtime.c tests/fuzz/fuzz.h tools/mmd_n
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -I. -Itools -c $< -o $@
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_BUILD)/runtime.o
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -I. -Itools $< $(FUZZ_BUILD)/runtime.o -lm -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -I. -Itools $< $(FUZZ_BUILD)/runtime.o $(call fuzz_libs,$*) -o $@
+
+# The SDK's harnesses (fuzz_sdk_*.c) compile the SDK into themselves: its headers, cJSON, stb.
+FUZZ_SDK  := sdk_model sdk_image
+fuzz_libs  = $(if $(filter $(FUZZ_SDK),$(1)),-Iinclude $(SDK_LIBS),-lm)
+$(foreach d,$(FUZZ_BUILD)/fuzz_ $(BUILD)/replay_ $(BUILD)/asan/replay_,$(addprefix $(d),$(FUZZ_SDK))): \
+    tests/fuzz/fuzz_sdk.h tests/fuzz/sdk_nets.h $(SDK_HEADERS)
 
 # Seeds, copied (never committed but for tests/fuzz/seeds): the core and malformed test models,
 # the digits classifier, the custom-op and detection-tail models other tests generated into
 # build, every node test's model and a few of its inputs, blobs converted from the models that
-# convert; for quant and rnn, whose bytes are choices, one input per operator. libFuzzer adds
+# convert; for quant and rnn, whose bytes are choices, one input per operator; the SDK test
+# directories and images (tests/fuzz/gen_sdk_seeds.py). libFuzzer adds
 # what it finds to the same directories.
-fuzz-corpus: $(BUILD)/mmdeploy
+fuzz-corpus: $(BUILD)/mmdeploy $(BUILD)/sdk_models/seg/end2end.onnx
 	mkdir -p $(addprefix $(FUZZ_BUILD)/corpus_,$(FUZZ_TARGETS))
 	@for d in parse run; do \
 	    cp tests/data/core/*.onnx tests/bad_models/*.onnx examples/models/digits.onnx $(FUZZ_BUILD)/corpus_$$d/; \
@@ -385,6 +395,7 @@ fuzz-corpus: $(BUILD)/mmdeploy
 	@for i in 0 1 2 3 4 5 6; do printf "\\00$$i" > $(FUZZ_BUILD)/corpus_quant/op$$i; done
 	@for i in 0 1 2; do printf "\\00$$i" > $(FUZZ_BUILD)/corpus_rnn/op$$i; done
 	cat tests/fuzz/onnx.dict tests/fuzz/npy.dict > $(FUZZ_BUILD)/inputs.dict
+	$(PY) tests/fuzz/gen_sdk_seeds.py $(BUILD)/sdk_models $(FUZZ_BUILD)/corpus_sdk_model $(FUZZ_BUILD)/corpus_sdk_image
 
 # Each harness first replays the inputs it once crashed on (tests/fuzz/regress/<harness>_*;
 # crashes in ONNX models are cases in tests/bad_models instead), then fuzzes
@@ -395,19 +406,19 @@ $(FUZZ_RUNS): fuzz-%: $(FUZZ_BUILD)/fuzz_% fuzz-corpus
 fuzz: $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_TARGETS)) fuzz-corpus
 	@rm -f $(FUZZ_BUILD)/*.row
 	@$(MAKE) -s -k $(FUZZ_RUNS) > /dev/null; status=$$?; \
-	printf '%-8s %7s %11s %6s %7s %7s %7s  %s\n' harness seconds executions cov ft corpus regress result; \
+	printf '%-9s %7s %11s %6s %7s %7s %7s  %s\n' harness seconds executions cov ft corpus regress result; \
 	cat $(addprefix $(FUZZ_BUILD)/,$(addsuffix .row,$(FUZZ_TARGETS))) 2>/dev/null; exit $$status
 
 # make test replays each harness's regression inputs in an ordinary build (and asan-test in
 # the sanitizer build): tests/fuzz/replay.c is main() for a harness without libFuzzer.
-FUZZ_REPLAY := $(sort $(foreach f,$(notdir $(wildcard tests/fuzz/regress/*_*)),$(firstword $(subst _, ,$(f)))))
+FUZZ_REPLAY := $(foreach t,$(FUZZ_TARGETS),$(if $(wildcard tests/fuzz/regress/$(t)_*),$(t)))
 FUZZ_REPLAY_RUNS = $(foreach t,$(FUZZ_REPLAY),"$(1)/replay_$(t) tests/fuzz/regress/$(t)_*")
 
 $(BUILD)/fuzz_runtime.o: tests/fuzz/fuzz_runtime.c tests/fuzz/fuzz.h tools/mmd_npy.h $(HEADERS) | $(BUILD)
 	$(CC) $(WARN) $(CFLAGS) -I. -Itools -c $< -o $@
 
 $(BUILD)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(BUILD)/fuzz_runtime.o
-	$(CC) $(WARN) $(CFLAGS) -I. -Itools $< tests/fuzz/replay.c $(BUILD)/fuzz_runtime.o -lm -o $@
+	$(CC) $(WARN) $(CFLAGS) -I. -Itools $< tests/fuzz/replay.c $(BUILD)/fuzz_runtime.o $(call fuzz_libs,$*) -o $@
 
 test: $(addprefix $(BUILD)/replay_,$(FUZZ_REPLAY))
 
@@ -457,7 +468,7 @@ $(ASAN_BUILD)/fuzz_runtime.o: tests/fuzz/fuzz_runtime.c tests/fuzz/fuzz.h tools/
 	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itools -c $< -o $@
 
 $(ASAN_BUILD)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(ASAN_BUILD)/fuzz_runtime.o
-	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itools $< tests/fuzz/replay.c $(ASAN_BUILD)/fuzz_runtime.o -lm -o $@
+	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itools $< tests/fuzz/replay.c $(ASAN_BUILD)/fuzz_runtime.o $(call fuzz_libs,$*) -o $@
 
 $(ASAN_BUILD)/mmdeploy_sdk.o: mmdeploy_sdk.c $(SDK_HEADERS) $(HEADERS)
 	mkdir -p $(ASAN_BUILD)

@@ -25,7 +25,7 @@ execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/$t.log")
 cov=$(echo "$last" | sed -nE 's/.* cov: ([0-9]+).*/\1/p')
 ft=$(echo "$last" | sed -nE 's/.* ft: ([0-9]+).*/\1/p')
 corp=$(echo "$last" | sed -nE 's/.* corp: ([0-9]+).*/\1/p')
-printf '%-8s %7s %11s %6s %7s %7s %7s  %s\n' "$t" "$secs" "${execs:-?}" "${cov:-?}" "${ft:-?}" \
+printf '%-9s %7s %11s %6s %7s %7s %7s  %s\n' "$t" "$secs" "${execs:-?}" "${cov:-?}" "${ft:-?}" \
     "${corp:-?}" "$nreg" "$result" > "$dir/$t.row"
 cat "$dir/$t.row"
 [ "$result" = clean ]
