@@ -94,6 +94,11 @@ $(NODE_DIR)/node: tests/gen_node_tests.py | $(BUILD)
 FALLBACK_MODELS := examples/models/digits.onnx tests/data/core/gemm_fixed.onnx \
                    $(addprefix $(BUILD)/models/,mobilenet_v2_op13.onnx squeezenet1_1_op13.onnx \
                    fcn_resnet18_op13.onnx efficientnet_b0_op13.onnx regnet_y_400mf_op11.onnx)
+# Under the sanitizers (10x slower) the model suites keep one run of each kind: the refusing
+# backend on the small models, depthwise and one SE network; each torchvision model through
+# its threads check (one and three threads) and its plan; the backends on opset 13 only.
+ASAN_FALLBACK_MODELS := $(wordlist 1,3,$(FALLBACK_MODELS)) $(BUILD)/models/efficientnet_b0_op13.onnx
+ASAN_MODEL_TESTS     := _threads _plan digits classify rewrites
 
 # The torchvision models several suites read, exported once before the suites run side by side.
 $(BUILD)/models/exported: tests/gen_torchvision.py | $(BUILD)
@@ -489,7 +494,7 @@ asan-test: $(ASAN_BUILD)/mmdeploy $(ASAN_BUILD)/classify $(addprefix $(ASAN_BUIL
            $(ASAN_BUILD)/test_node $(NODE_DIR)/node $(BUILD)/models/exported $(filter test,$(MAKECMDGOALS))
 	$(ASAN_ENV) tests/run_all.sh $(addprefix $(ASAN_BUILD)/,$(ASAN_TESTS)) \
 	    "$(ASAN_BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
-	    "$(PY) tests/test_models.py" \
+	    "$(PY) tests/test_models.py $(ASAN_MODEL_TESTS)" \
 	    "$(PY) tests/test_models.py --no-rewrites resnet18_op13 mobilenet_v2_op13 digits" \
 	    "$(PY) tests/test_detection_tail.py" \
 	    "$(PY) tests/test_custom_ops_sampling.py" \
@@ -497,13 +502,13 @@ asan-test: $(ASAN_BUILD)/mmdeploy $(ASAN_BUILD)/classify $(addprefix $(ASAN_BUIL
 	    "$(PY) tests/test_rnn_models.py" \
 	    "$(PY) tests/test_sdk.py" \
 	    "$(PY) tests/test_quant_models.py" \
-	    "$(PY) tests/test_models.py --backend openblas" \
-	    "$(PY) tests/test_models.py --backend onednn" \
+	    "$(PY) tests/test_models.py --backend openblas _op13" \
+	    "$(PY) tests/test_models.py --backend onednn _op13" \
 	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend openblas" \
 	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend onednn" \
-	    "$(PY) tests/test_models.py --backend xnnpack" \
+	    "$(PY) tests/test_models.py --backend xnnpack _op13" \
 	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend xnnpack" \
-	    "$(ASAN_BUILD)/test_backend_fallback $(FALLBACK_MODELS)" \
+	    "$(ASAN_BUILD)/test_backend_fallback $(ASAN_FALLBACK_MODELS)" \
 	    "$(PY) tests/test_cli_output_names.py" \
 	    $(call FUZZ_REPLAY_RUNS,$(ASAN_BUILD))
 
