@@ -5479,6 +5479,14 @@ static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_
    the input plane split by column phase (see mmd__dw_task). 3-D depthwise takes DIRECT. */
 enum { MMD__CONV_DIRECT, MMD__CONV_POINTWISE, MMD__CONV_SHIFTED, MMD__CONV_IM2COL, MMD__CONV_DEPTHWISE };
 
+/* Floats of padded input rows a depthwise share holds at once (16 KiB: they stay in L1 while
+   the output rows that read them are computed). */
+#define MMD__DW_BAND_FLOATS 4096
+/* Floats past a depthwise band that the AVX-512 path's whole-vector reads may touch (beyond
+   the last output's last tap: up to 15 at stride 1, 31 at stride 2); they hold zeros and what
+   they add is never stored. */
+#define MMD__DW_SLACK 32
+
 #ifndef MMD_CONV_COLUMNS_MAX
 #ifdef MMD_CONV_SMALL
 #define MMD_CONV_COLUMNS_MAX ((int64_t)1 << 10) /* firmware: at least one output row at once */
@@ -5495,8 +5503,9 @@ typedef struct mmd__conv_data {
     int32_t path, isa, threads;         /* MMD__CONV_*; instruction set and threads of the product */
     int64_t gm, gk, gn;                 /* product per image and group: M, K and N (columns) */
     int64_t hp, wp, plane;              /* SHIFTED: padded sizes, floats per padded channel */
-    int64_t band;                       /* IM2COL: output rows (axes 0 and 1) gathered at once */
-    int64_t row_len, ring, step, share; /* DEPTHWISE: padded row length, rows in the ring,
+    int64_t band;                       /* IM2COL: output rows (axes 0 and 1) gathered at once;
+                                           DEPTHWISE: output rows per band of input rows */
+    int64_t row_len, ring, step, share; /* DEPTHWISE: padded row length, input rows per band,
                                            channels per share, scratch bytes per share */
     const float *packed;                /* the weights packed per group, or NULL */
     size_t gemm_bytes;                  /* scratch of the product, the rest follows it */
@@ -5582,22 +5591,26 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
 #else
     if (p->group > 1 && cg == 1 && w->k[0] == 1 && w->in[0] == 1) {
         /* Shares of a few channels each, several per thread so that a thread the system
-           delays leaves its channels to the others. Per share: the ring of padded rows (as
-           many as one output row's taps span, each long enough for the last output's last
-           tap), the taps' weights and pointers, and which input row each ring row holds. */
+           delays leaves its channels to the others. Per share: a band of padded input rows
+           (each long enough for the last output's last tap; as many as `band` output rows
+           read, the band sized to stay in L1 with the rows it writes), the taps' weights and
+           pointers. */
         int64_t count = p->batch * p->in_ch, shares = p->threads > 1 ? 4 * p->threads : 1;
-        int64_t reach = (w->out[2] - 1) * w->s[2] + (w->k[2] - 1) * w->d[2] + 1;
+        int64_t reach = (w->out[2] - 1) * w->s[2] + (w->k[2] - 1) * w->d[2] + 1, span = (w->k[1] - 1) * w->d[1] + 1;
         p->path = MMD__CONV_DEPTHWISE;
-        p->ring = (w->k[1] - 1) * w->d[1] + 1;
         p->row_len = w->pad[2] + w->in[2];
         if (p->row_len < reach) p->row_len = reach;
         p->row_len = mmd__round_up(p->row_len, 16);
+        p->band = (MMD__DW_BAND_FLOATS / p->row_len - span) / w->s[1] + 1;
+        if (p->band > w->out[1]) p->band = w->out[1];
+        if (p->band < 1) p->band = 1;
+        p->ring = (p->band - 1) * w->s[1] + span;
         if (p->ring > MMD__ELEMS_MAX / p->row_len)
             return mmd_kernel_fail(c, MMD_ERR_LIMIT, "padded rows too large");
         if (shares > count) shares = count > 0 ? count : 1;
         p->step = (count + shares - 1) / shares;
-        p->share = (int64_t)sizeof(float) * (p->ring * p->row_len + mmd__round_up(taps, 16)) +
-                   (int64_t)sizeof(float *) * mmd__round_up(taps, 8) + (int64_t)sizeof(int64_t) * mmd__round_up(p->ring, 8);
+        p->share = (int64_t)sizeof(float) * (p->ring * p->row_len + MMD__DW_SLACK + mmd__round_up(taps, 16)) +
+                   (int64_t)sizeof(float *) * mmd__round_up(taps, 8);
         return mmd__scratch_request(c, (uint64_t)((count + p->step - 1) / p->step) * (uint64_t)p->share + 64u);
     }
     if (p->group > 1 && cg == 1) {
@@ -5795,35 +5808,78 @@ MMD__TARGET_AVX2 static void mmd__dw_row_avx2(float *o, const float *const *p, c
     }
 }
 
-MMD__TARGET_AVX512 static void mmd__dw_row_avx512(float *o, const float *const *p, const float *w, int64_t taps,
-                                                  float bias, int64_t n, int64_t s) {
-    int64_t j = 0, t;
-    if (s == 1) {
-        for (; j < n; j += 16) {
-            __mmask16 k = MMD__MASK16(j, n);
-            __m512 a0 = _mm512_set1_ps(bias);
-            for (t = 0; t < taps; ++t)
-                a0 = _mm512_fmadd_ps(_mm512_set1_ps(w[t]), _mm512_maskz_loadu_ps(k, p[t] + j), a0);
-            _mm512_mask_storeu_ps(o + j, k, a0);
-        }
-        return;
-    }
-    {
-        const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-        for (; j < n; j += 16) {
-            /* The inputs this step reads: 2 * outputs - 1, in two vectors. */
-            int64_t need = 2 * (n - j < 16 ? n - j : 16) - 1;
-            __mmask16 lo = need >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << need) - 1u);
-            __mmask16 hi = need > 16 ? (__mmask16)((1u << (need - 16)) - 1u) : (__mmask16)0;
-            __m512 a0 = _mm512_set1_ps(bias);
-            for (t = 0; t < taps; ++t) {
-                __m512 e = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(lo, p[t] + 2 * j), even,
-                                                  _mm512_maskz_loadu_ps(hi, p[t] + 2 * j + 16));
-                a0 = _mm512_fmadd_ps(_mm512_set1_ps(w[t]), e, a0);
+/* The 16 inputs of a stride-2 vector: the even ones of the 32 from p. */
+MMD__TARGET_AVX512 static __m512 mmd__dw_even_avx512(const float *p) {
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    return _mm512_permutex2var_ps(_mm512_loadu_ps(p), even, _mm512_loadu_ps(p + 16));
+}
+
+/* Z, then Relu or Clip between lo and hi (none: -inf, inf), then the lanes m of one vector. */
+MMD__TARGET_AVX512 static void mmd__dw_store_avx512(float *y, const float *z, __mmask16 m, __m512 a, __m512 lo,
+                                                    __m512 hi) {
+    if (z) a = _mm512_add_ps(a, _mm512_maskz_loadu_ps(m, z));
+    _mm512_mask_storeu_ps(y, m, _mm512_min_ps(hi, _mm512_max_ps(lo, a)));
+}
+
+/* Output rows [0, rows) of one depthwise channel, stride 1 or 2: output row r's taps read the
+   padded input rows in + (r * sh + t1 * dh) * len. The rows' vectors go eight at a time (a
+   tile may span rows, so that narrow planes keep eight sums in flight too), each sum over
+   every tap in order in registers; Z is added and Relu or Clip applied before the store, any
+   other activation over the finished rows with mmd__act's vector path (the same formulas). */
+MMD__TARGET_AVX512 static void mmd__dw_rows_avx512(float *y, const float *z, const float *in, int64_t len, int64_t rows,
+                                                   int64_t ow, const mmd__window *w, const float *k, float bias,
+                                                   const mmd__act *act) {
+    int64_t kh = w->k[1], kw = w->k[2], sh = w->s[1], s = w->s[2], dh = w->d[1], dw = w->d[2];
+    int64_t per = (ow + 15) / 16, total = rows * per, q, r = 0, v = 0, t1, t2, off[8], at[8];
+    int32_t in_regs = act->kind == MMD__ACT_NONE || act->kind == MMD__ACT_RELU || act->kind == MMD__ACT_CLIP, i, cnt;
+    const __m512 lo = _mm512_set1_ps(!in_regs ? -INFINITY : act->kind == MMD__ACT_CLIP ? act->alpha
+                                                          : act->kind == MMD__ACT_RELU ? 0.0f : -INFINITY);
+    const __m512 hi = _mm512_set1_ps(in_regs && act->kind == MMD__ACT_CLIP ? act->beta : INFINITY);
+    __mmask16 m[8];
+    for (q = 0; q < total; q += 8) {
+        __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+        cnt = total - q < 8 ? (int32_t)(total - q) : 8;
+        /* Vector i of the tile: row r, outputs from 16 v; a short tile repeats its first. */
+        for (i = 0; i < 8; ++i) {
+            if (i < cnt) {
+                off[i] = r * sh * len + s * 16 * v;
+                at[i] = r * ow + 16 * v;
+                m[i] = MMD__MASK16(16 * v, ow);
+                if (++v == per) v = 0, ++r;
+            } else {
+                off[i] = off[0];
             }
-            _mm512_mask_storeu_ps(o + j, MMD__MASK16(j, n), a0);
+        }
+        for (t1 = 0; t1 < kh; ++t1)
+            for (t2 = 0; t2 < kw; ++t2) {
+                const float *p = in + t1 * dh * len + t2 * dw;
+                __m512 wv = _mm512_set1_ps(k[t1 * kw + t2]);
+                if (s == 1) {
+                    a0 = _mm512_fmadd_ps(wv, _mm512_loadu_ps(p + off[0]), a0);
+                    a1 = _mm512_fmadd_ps(wv, _mm512_loadu_ps(p + off[1]), a1);
+                    a2 = _mm512_fmadd_ps(wv, _mm512_loadu_ps(p + off[2]), a2);
+                    a3 = _mm512_fmadd_ps(wv, _mm512_loadu_ps(p + off[3]), a3);
+                    a4 = _mm512_fmadd_ps(wv, _mm512_loadu_ps(p + off[4]), a4);
+                    a5 = _mm512_fmadd_ps(wv, _mm512_loadu_ps(p + off[5]), a5);
+                    a6 = _mm512_fmadd_ps(wv, _mm512_loadu_ps(p + off[6]), a6);
+                    a7 = _mm512_fmadd_ps(wv, _mm512_loadu_ps(p + off[7]), a7);
+                } else {
+                    a0 = _mm512_fmadd_ps(wv, mmd__dw_even_avx512(p + off[0]), a0);
+                    a1 = _mm512_fmadd_ps(wv, mmd__dw_even_avx512(p + off[1]), a1);
+                    a2 = _mm512_fmadd_ps(wv, mmd__dw_even_avx512(p + off[2]), a2);
+                    a3 = _mm512_fmadd_ps(wv, mmd__dw_even_avx512(p + off[3]), a3);
+                    a4 = _mm512_fmadd_ps(wv, mmd__dw_even_avx512(p + off[4]), a4);
+                    a5 = _mm512_fmadd_ps(wv, mmd__dw_even_avx512(p + off[5]), a5);
+                    a6 = _mm512_fmadd_ps(wv, mmd__dw_even_avx512(p + off[6]), a6);
+                    a7 = _mm512_fmadd_ps(wv, mmd__dw_even_avx512(p + off[7]), a7);
+                }
+            }
+        for (i = 0; i < cnt; ++i) {
+            __m512 a = i == 0 ? a0 : i == 1 ? a1 : i == 2 ? a2 : i == 3 ? a3 : i == 4 ? a4 : i == 5 ? a5 : i == 6 ? a6 : a7;
+            mmd__dw_store_avx512(y + at[i], z ? z + at[i] : NULL, m[i], a, lo, hi);
         }
     }
+    if (!in_regs) mmd__act_avx512_f32(act, y, y, rows * ow);
 }
 #endif
 
@@ -5956,59 +6012,65 @@ static void mmd__conv_im2col_task(void *data, int32_t index) {
 }
 
 #ifndef MMD_CONV_SMALL
-/* DEPTHWISE: channels [index * step, ...) of the images' channels. Input rows are copied into
-   a ring of zero-padded rows as the output rows first need them (each is copied once per
-   channel and stays in L1 for the output rows that read it); for each output row, the taps
-   whose input row lies inside the plane (the others add only zeros) are listed with their
-   weights, and the row kernel sums them over the whole output row, every tap a run of padded
-   row read with the stride. */
+/* DEPTHWISE: channels [index * step, ...) of the images' channels, `band` output rows at a
+   time. The input rows a band reads are copied into zero-padded rows (rows above and below the
+   plane are zero rows), so that every tap of every output is a plain read; the band stays in
+   L1 while the channel's output rows are computed from it. The AVX-512 path computes the rows
+   with the activation in registers; the others list each row's taps with their weights for
+   the row kernel, then add Z and apply the activation over the row. */
 static void mmd__dw_task(void *data, int32_t index) {
     const mmd__conv_job *j = (const mmd__conv_job *)data;
     const mmd__conv_data *p = j->p;
     const mmd__window *w = &p->w;
     int64_t kw = w->k[2], taps = w->k[1] * kw, mg = p->out_ch / p->group, count = p->batch * p->in_ch;
-    int64_t oh = w->out[1], ow = w->out[2], ih = w->in[1], iw = w->in[2], len = p->row_len, ring = p->ring;
-    int64_t ch, m, y0, kh, t, n, r;
-    float *rows = (float *)(void *)((char *)j->buf + (size_t)index * (size_t)p->share), *wv = rows + ring * len;
+    int64_t oh = w->out[1], ow = w->out[2], ih = w->in[1], iw = w->in[2], len = p->row_len;
+    int64_t ch, m, y0, y1, kh, t, n, r;
+    float *rows = (float *)(void *)((char *)j->buf + (size_t)index * (size_t)p->share);
+    float *wv = rows + p->ring * len + MMD__DW_SLACK;
     const float **ptr = (const float **)(void *)(wv + mmd__round_up(taps, 16));
-    int64_t *held = (int64_t *)(void *)(ptr + mmd__round_up(taps, 8));
     void (*row)(float *, const float *const *, const float *, int64_t, float, int64_t, int64_t) = mmd__dw_row_c;
 #if defined(MMD__X86)
-    if (w->s[2] <= 2 && p->isa == MMD__ISA_AVX512) row = mmd__dw_row_avx512;
-    else if (w->s[2] <= 2 && p->isa == MMD__ISA_AVX2) row = mmd__dw_row_avx2;
+    int32_t wide = w->s[2] <= 2 && p->isa == MMD__ISA_AVX512;
+    if (w->s[2] <= 2 && p->isa == MMD__ISA_AVX2) row = mmd__dw_row_avx2;
 #elif defined(MMD__NEON)
     if (w->s[2] <= 2 && p->isa == MMD__ISA_NEON) row = mmd__dw_row_neon;
 #endif
-    /* The padding columns are zero once and for all; only the middle of a ring row is copied. */
-    memset(rows, 0, (size_t)(ring * len) * sizeof(float));
+    /* The padding columns (and the slack) are zero once and for all; only the middle of a row
+       is copied. */
+    memset(rows, 0, (size_t)(p->ring * len + MMD__DW_SLACK) * sizeof(float));
     for (ch = index * p->step; ch < count && ch < (index + 1) * p->step; ++ch) {
         const float *xc = j->x + ch * ih * iw;
         int64_t cin = ch % p->in_ch, b = ch / p->in_ch;
-        for (r = 0; r < ring; ++r) held[r] = -1;
-        for (m = cin * mg; m < (cin + 1) * mg; ++m) {
-            const float *k = j->wt + m * taps;
-            float bias = j->bias ? j->bias[m] : 0.0f;
-            float *y = j->y + (b * p->out_ch + m) * oh * ow;
-            const float *z = j->z ? j->z + (b * p->out_ch + m) * oh * ow : NULL;
-            for (y0 = 0; y0 < oh; ++y0, y += ow) {
-                for (n = 0, kh = 0; kh < w->k[1]; ++kh) {
-                    int64_t iy = y0 * w->s[1] + kh * w->d[1] - w->pad[1];
-                    float *slot;
-                    if (iy < 0 || iy >= ih) continue;
-                    slot = rows + iy % ring * len;
-                    if (held[iy % ring] != iy) {
-                        memcpy(slot + w->pad[2], xc + iy * iw, (size_t)iw * sizeof(float));
-                        held[iy % ring] = iy;
-                    }
-                    for (t = 0; t < kw; ++t, ++n) {
-                        ptr[n] = slot + t * w->d[2];
-                        wv[n] = k[kh * kw + t];
-                    }
+        for (y0 = 0; y0 < oh; y0 = y1) {
+            int64_t top = y0 * w->s[1] - w->pad[1], nin;
+            y1 = y0 + p->band < oh ? y0 + p->band : oh;
+            nin = (y1 - y0 - 1) * w->s[1] + (w->k[1] - 1) * w->d[1] + 1;
+            for (r = 0; r < nin; ++r) {
+                if (top + r < 0 || top + r >= ih) memset(rows + r * len, 0, (size_t)len * sizeof(float));
+                else memcpy(rows + r * len + w->pad[2], xc + (top + r) * iw, (size_t)iw * sizeof(float));
+            }
+            for (m = cin * mg; m < (cin + 1) * mg; ++m) {
+                const float *k = j->wt + m * taps;
+                float bias = j->bias ? j->bias[m] : 0.0f;
+                float *y = j->y + ((b * p->out_ch + m) * oh + y0) * ow;
+                const float *z = j->z ? j->z + ((b * p->out_ch + m) * oh + y0) * ow : NULL;
+#if defined(MMD__X86)
+                if (wide) {
+                    mmd__dw_rows_avx512(y, z, rows, len, y1 - y0, ow, w, k, bias, &p->act);
+                    continue;
                 }
-                row(y, ptr, wv, n, bias, ow, w->s[2]);
-                if (z)
-                    for (t = 0; t < ow; ++t) y[t] += z[y0 * ow + t];
-                mmd__act_f32(&p->act, y, ow);
+#endif
+                for (r = 0; r < y1 - y0; ++r, y += ow) {
+                    for (n = 0, kh = 0; kh < w->k[1]; ++kh)
+                        for (t = 0; t < kw; ++t, ++n) {
+                            ptr[n] = rows + (r * w->s[1] + kh * w->d[1]) * len + t * w->d[2];
+                            wv[n] = k[kh * kw + t];
+                        }
+                    row(y, ptr, wv, n, bias, ow, w->s[2]);
+                    if (z)
+                        for (t = 0; t < ow; ++t) y[t] += z[r * ow + t];
+                    mmd__act_f32(&p->act, y, ow);
+                }
             }
         }
     }

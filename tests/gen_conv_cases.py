@@ -46,6 +46,13 @@ TRANSPOSED = [
     ("transpose_1d", (1, 3, 9), 2, (3,), (2,), (1,), (1,), 1, (1,)),
 ]
 
+# Depthwise planes taller than one band of padded rows (MMD__DW_BAND_FLOATS in mmdeploy_ops.h),
+# computed in several bands; drawn after the others, so that adding them left those as they were.
+BANDS = [
+    ("depthwise_3x3_s1_bands", (1, 2, 300, 5), 2, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 2),
+    ("depthwise_5x5_s2_bands_mult2", (1, 2, 280, 6), 4, (5, 5), (2, 2), (2, 2, 2, 2), (1, 1), 2),
+]
+
 
 def ints(v):
     return ", ".join(str(int(i)) for i in v)
@@ -61,7 +68,8 @@ def main():
              "    const float *x, *w, *b, *y;",
              "};"]
     entries = []
-    for i, (name, shape, m, k, s, pads, d, g) in enumerate(CASES):
+    def add(name, shape, m, k, s, pads, d, g):
+        i = len(entries)
         n = len(k)
         x = torch.randn(*shape)
         w = torch.randn(m, shape[1] // g, *k)
@@ -77,6 +85,9 @@ def main():
         entries.append('    {"%s", %d, %d, 0, {%s}, {%s}, {%s}, {%s}, {%s}, {%s}, {0}, conv_x_%d, conv_w_%d, conv_b_%d, conv_y_%d},'
                        % (name, len(shape), g, ints(shape), ints(w.shape), ints(y.shape), ints(s), ints(pads), ints(d),
                           i, i, i, i))
+
+    for case in CASES:
+        add(*case)
     for name, shape, m, k, s, p, d, g, op in TRANSPOSED:
         i = len(entries)
         n = len(k)
@@ -90,6 +101,8 @@ def main():
         entries.append('    {"%s", %d, %d, 1, {%s}, {%s}, {%s}, {%s}, {%s}, {%s}, {%s}, conv_x_%d, conv_w_%d, conv_b_%d, conv_y_%d},'
                        % (name, len(shape), g, ints(shape), ints(w.shape), ints(y.shape), ints(s), ints(p + p), ints(d),
                           ints(op), i, i, i, i))
+    for case in BANDS:
+        add(*case)
     lines.append("static const struct conv_case conv_cases[] = {")
     lines += entries
     lines.append("};")
