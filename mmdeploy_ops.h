@@ -10396,8 +10396,8 @@ static mmd_status mmd__qdq_prepare(mmd_kernel_ctx *c, mmd__quant_data *p) {
         return mmd_kernel_fail(c, MMD_ERR_DTYPE, "scale '%s' is %s, expects float32%s", s->name ? s->name : "",
                                mmd_dtype_name(s->dtype), c->opset < 19 ? "" : ", float16 or bfloat16");
     if (c->opset >= 13 && (st = mmd_attr_get_int(c, "axis", 1, &axis)) != MMD_OK) return st;
-    p->outer = mmd_tensor_numel(x);
-    p->n = p->inner = 1;
+    p->outer = p->n = 1;
+    p->inner = mmd_tensor_numel(x);
     p->per_axis = 0;
     if (s->rank == 1 && s->dims[0] != 1 && c->opset >= 13) {
         if ((st = mmd__norm_axis(c, axis, x->rank, &ax)) != MMD_OK) return st;
@@ -10414,8 +10414,9 @@ static mmd_status mmd__qdq_prepare(mmd_kernel_ctx *c, mmd__quant_data *p) {
                                    mmd__dims_text(ts, sizeof ts, s->rank, s->dims));
     }
     if (count == 1) {
-        p->outer = mmd_tensor_numel(x);
-        p->n = p->inner = 1;
+        /* One scale: the whole tensor is one row. */
+        p->outer = p->n = 1;
+        p->inner = mmd_tensor_numel(x);
         p->per_axis = 0;
     }
     return MMD_OK;
@@ -10499,12 +10500,12 @@ static mmd_status mmd__dequantize_eval(mmd_kernel_ctx *c) {
             float scale = mmd__q_scale_at(s, p->per_axis ? a : 0);
             int32_t zp = mmd__q_zp_at(z, p->per_axis ? a : 0);
             if (y->dtype == MMD_DTYPE_FLOAT32 && p->qtype == MMD_DTYPE_UINT8) {
-                const uint8_t *q = (const uint8_t *)x->data + row;
-                float *out = (float *)y->data + row;
+                const uint8_t *MMD__RESTRICT q = (const uint8_t *)x->data + row;
+                float *MMD__RESTRICT out = (float *)y->data + row;
                 for (i = 0; i < p->inner; ++i) out[i] = (float)((int32_t)q[i] - zp) * scale;
             } else if (y->dtype == MMD_DTYPE_FLOAT32 && p->qtype == MMD_DTYPE_INT8) {
-                const int8_t *q = (const int8_t *)x->data + row;
-                float *out = (float *)y->data + row;
+                const int8_t *MMD__RESTRICT q = (const int8_t *)x->data + row;
+                float *MMD__RESTRICT out = (float *)y->data + row;
                 for (i = 0; i < p->inner; ++i) out[i] = (float)((int32_t)q[i] - zp) * scale;
             } else {
                 /* int32 data (zero point 0) and float16 or bfloat16 outputs. */
@@ -10754,6 +10755,29 @@ static void mmd__qgemm_pack_a_block(const mmd__qgemm *g, int64_t r0, int64_t row
         }
 }
 
+/* Eight columns of four rows of B (r0 to r3: K values 4q to 4q + 3) as one K group of a panel,
+   d[4 j + t] = rt[j] ^ flip: byte interleaves on x86 (SSE2, always there), a loop elsewhere. */
+static void mmd__qgemm_interleave8(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2, const uint8_t *r3,
+                                   int32_t flip, uint8_t *d) {
+#if defined(MMD__X86)
+    __m128i f = _mm_set1_epi8((char)flip);
+    __m128i lo = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(const void *)r0),
+                                   _mm_loadl_epi64((const __m128i *)(const void *)r1));
+    __m128i hi = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(const void *)r2),
+                                   _mm_loadl_epi64((const __m128i *)(const void *)r3));
+    _mm_storeu_si128((__m128i *)(void *)d, _mm_xor_si128(_mm_unpacklo_epi16(lo, hi), f));
+    _mm_storeu_si128((__m128i *)(void *)(d + 16), _mm_xor_si128(_mm_unpackhi_epi16(lo, hi), f));
+#else
+    int32_t j;
+    for (j = 0; j < 8; ++j) {
+        d[4 * j] = (uint8_t)(r0[j] ^ flip);
+        d[4 * j + 1] = (uint8_t)(r1[j] ^ flip);
+        d[4 * j + 2] = (uint8_t)(r2[j] ^ flip);
+        d[4 * j + 3] = (uint8_t)(r3[j] ^ flip);
+    }
+#endif
+}
+
 /* B's columns [c0, c0 + cols) and K groups [q0, q0 + kq) as panels [kq][NR][4], zero past the
    edges. */
 static void mmd__qgemm_pack_b_block(const mmd__qgemm *g, int64_t c0, int64_t cols, int64_t q0, int64_t kq,
@@ -10765,14 +10789,26 @@ static void mmd__qgemm_pack_b_block(const mmd__qgemm *g, int64_t c0, int64_t col
         int64_t n = g->n - c0 - j0 < nr ? g->n - c0 - j0 : nr;
         if (cols - j0 < n) n = cols - j0;
         if (n < 0) n = 0;
-        for (q = 0; q < kq; ++q)
+        for (q = 0; q < kq; ++q) {
+            int64_t p = 4 * (q0 + q);
+            const uint8_t *src = (const uint8_t *)g->b + p * g->ldb + c0 + j0;
+            if (p + 3 < g->k) {
+                /* Four whole rows: eight columns at a time, the rest one by one. */
+                uint8_t *d = dst + q * nr * 4;
+                for (j = 0; j + 8 <= n; j += 8)
+                    mmd__qgemm_interleave8(src + j, src + g->ldb + j, src + 2 * g->ldb + j, src + 3 * g->ldb + j, flip,
+                                           d + 4 * j);
+                for (; j < nr; ++j)
+                    for (t = 0; t < 4; ++t) d[4 * j + t] = j < n ? (uint8_t)(src[t * g->ldb + j] ^ flip) : 0;
+                continue;
+            }
             for (t = 0; t < 4; ++t) {
-                int64_t p = 4 * (q0 + q) + t, e = p < g->k ? n : 0;
-                const uint8_t *src = (const uint8_t *)g->b + p * g->ldb + c0 + j0;
+                int64_t e = p + t < g->k ? n : 0;
                 uint8_t *d = dst + q * nr * 4 + t;
-                for (j = 0; j < e; ++j) d[4 * j] = (uint8_t)(src[j] ^ flip);
+                for (j = 0; j < e; ++j) d[4 * j] = (uint8_t)(src[t * g->ldb + j] ^ flip);
                 for (; j < nr; ++j) d[4 * j] = 0;
             }
+        }
     }
 }
 
@@ -10839,6 +10875,7 @@ typedef struct mmd__qgemm_job {
     uint8_t *scratch;                   /* `share` bytes per share */
     int64_t share, step;
     int32_t by_rows;
+    int32_t zb_zero;                    /* zb' is 0 for every column (uint8 B of zero point 0) */
 } mmd__qgemm_job;
 
 /* One share: rows [m0, m1) (m0 a multiple of MR) by columns [n0, n1) (n0 a multiple of NR). */
@@ -10893,11 +10930,18 @@ static void mmd__qgemm_block(const mmd__qgemm_job *job, int64_t m0, int64_t m1, 
                     }
             }
         }
-        /* The zero points: C -= zb' rowsum(A') + za' colsum(B') - k za' zb'. */
+        /* The zero points: C -= zb' rowsum(A') + za' colsum(B') - k za' zb'; only the first term
+           where za' is 0 (symmetric weights), and the column sums are then not taken. */
         for (i = m0; i < m1; ++i) {
             int32_t *cr = g->c + i * g->ldc;
             uint32_t za = (uint32_t)g->za[i * g->za_step] - (fa ? 128u : 0u), ra = (uint32_t)job->row_sums[i];
             if (!kq) memset(cr + jc, 0, (size_t)nc * sizeof(int32_t));
+            if (!za && job->zb_zero) continue;
+            if (!za) {
+                for (j = jc; j < jc + nc; ++j)
+                    cr[j] = (int32_t)((uint32_t)cr[j] - ((uint32_t)g->zb[j * g->zb_step] + (fb ? 128u : 0u)) * ra);
+                continue;
+            }
             for (j = jc; j < jc + nc; ++j) {
                 uint32_t zb = (uint32_t)g->zb[j * g->zb_step] + (fb ? 128u : 0u);
                 cr[j] = (int32_t)((uint32_t)cr[j] - zb * ra - za * (uint32_t)job->col_sums[j] + k * za * zb);
@@ -10922,7 +10966,7 @@ static void mmd__qgemm_task(void *data, int32_t index) {
    scratch, threads being the count given there. */
 static void mmd__qgemm_run(const mmd_kernel_ctx *c, const mmd__qgemm *g, void *scratch, int32_t threads) {
     mmd__qgemm_job job;
-    int64_t nr = mmd__qgemm_nr(g->path);
+    int64_t nr = mmd__qgemm_nr(g->path), i;
     uint8_t *s = (uint8_t *)(((uintptr_t)scratch + 63u) & ~(uintptr_t)63u);
     int32_t shares = mmd__qgemm_shares(g->m, g->n, threads < c->threads ? threads : c->threads, g->path);
     int32_t *rs = (int32_t *)(void *)s, *cs = (int32_t *)(void *)(s + mmd__round_up(g->m * 4, 64));
@@ -10930,8 +10974,12 @@ static void mmd__qgemm_run(const mmd_kernel_ctx *c, const mmd__qgemm *g, void *s
     job.g = g;
     if (g->a_packed) job.row_sums = (const int32_t *)(const void *)g->a_packed;
     else mmd__qgemm_row_sums(g, rs), job.row_sums = rs;
+    for (i = 0; i < g->m && (uint32_t)g->za[i * g->za_step] == (mmd__qgemm_flip_a(g) ? 128u : 0u); ++i) {}
     if (g->b_packed) job.col_sums = (const int32_t *)(const void *)g->b_packed;
-    else mmd__qgemm_col_sums(g, cs), job.col_sums = cs;
+    else if (i < g->m) mmd__qgemm_col_sums(g, cs), job.col_sums = cs;
+    else job.col_sums = NULL; /* za' is 0 on every row: the sums are not read */
+    for (i = 0; i < g->n && (uint32_t)g->zb[i * g->zb_step] + (mmd__qgemm_flip_b(g) ? 128u : 0u) == 0u; ++i) {}
+    job.zb_zero = i == g->n;
     job.scratch = s + mmd__round_up(g->m * 4, 64) + mmd__round_up(g->n * 4, 64);
     job.share = mmd__qgemm_share_bytes(g->m, g->n, g->k, g->path);
     shares = mmd__split_step(g->m, g->n, MMD__QGEMM_MR, nr, shares, &job.by_rows, &job.step);
@@ -10946,19 +10994,50 @@ static void mmd__q_zero_points(const mmd_kernel_ctx *c, int32_t i, int64_t count
     for (j = 0; j < count; ++j) dst[j] = mmd__q_zp_at(z, n > 1 ? j : 0);
 }
 
-/* Requantizes n int32 sums (plus bias, wrapping as ONNX Runtime's int32 addition does) with
-   multipliers mult[j * ms] into an int8 or uint8 row. */
-static void mmd__requantize_row(const int32_t *acc, int64_t n, int32_t bias, const float *mult, int64_t ms,
-                                int32_t zp, int32_t dtype, void *y) {
+#if defined(MMD__X86)
+/* The first n rounded down to 8 of mmd__requantize_row, eight at a time with the same float
+   operations in the same order (so the same bytes): vmaxps returns its second operand, lo,
+   for a NaN as the scalar comparison does. Returns how many it did. */
+MMD__TARGET_AVX2 static int64_t mmd__requantize_avx2(const int32_t *acc, int64_t n, int32_t bias, const float *mult,
+                                                     int64_t ms, int32_t zp, int32_t dtype, void *y, float lo, float hi) {
+    __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi), magic = _mm256_set1_ps(12582912.0f);
+    __m256 vm = _mm256_set1_ps(mult[0]);
+    __m256i vb = _mm256_set1_epi32(bias), vz = _mm256_set1_epi32(zp);
     int64_t j;
+    for (j = 0; j + 8 <= n; j += 8) {
+        __m256 v = _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(acc + j)), vb));
+        __m256i q;
+        __m128i h;
+        if (ms) vm = _mm256_loadu_ps(mult + j);
+        v = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(v, vm), vlo), vhi);
+        q = _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_sub_ps(_mm256_add_ps(v, magic), magic)), vz);
+        h = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+        h = dtype == MMD_DTYPE_INT8 ? _mm_packs_epi16(h, h) : _mm_packus_epi16(h, h);
+        _mm_storel_epi64((__m128i *)(void *)((char *)y + j), h);
+    }
+    return j;
+}
+#endif
+
+/* Requantizes n int32 sums (plus bias, wrapping as ONNX Runtime's int32 addition does) with
+   multipliers mult[j * ms] (ms 0 or 1) into an int8 or uint8 row; AVX2 where path (MMD__QG_*)
+   is not the portable one. */
+static void mmd__requantize_row(const int32_t *acc, int64_t n, int32_t bias, const float *mult, int64_t ms,
+                                int32_t zp, int32_t dtype, void *y, int32_t path) {
+    int64_t j = 0;
     float lo = (float)((dtype == MMD_DTYPE_INT8 ? -128 : 0) - zp), hi = (float)((dtype == MMD_DTYPE_INT8 ? 127 : 255) - zp);
+#if defined(MMD__X86)
+    if (path != MMD__QG_PORTABLE) j = mmd__requantize_avx2(acc, n, bias, mult, ms, zp, dtype, y, lo, hi);
+#else
+    (void)path;
+#endif
     if (dtype == MMD_DTYPE_INT8) {
         int8_t *o = (int8_t *)y;
-        for (j = 0; j < n; ++j)
+        for (; j < n; ++j)
             o[j] = (int8_t)(mmd__q_round((float)(int32_t)((uint32_t)acc[j] + (uint32_t)bias) * mult[j * ms], lo, hi) + zp);
     } else {
         uint8_t *o = (uint8_t *)y;
-        for (j = 0; j < n; ++j)
+        for (; j < n; ++j)
             o[j] = (uint8_t)(mmd__q_round((float)(int32_t)((uint32_t)acc[j] + (uint32_t)bias) * mult[j * ms], lo, hi) + zp);
     }
 }
@@ -11108,7 +11187,8 @@ static mmd_status mmd__qmatmul_eval(mmd_kernel_ctx *c) {
         mmd__qgemm_run(c, &g, s + p->g_off, p->threads);
         if (p->qlinear)
             for (i = 0; i < m; ++i)
-                mmd__requantize_row(acc + i * n, n, 0, mult, 1, yzp, ytype, (char *)c->outputs[0]->data + off[0] + i * n);
+                mmd__requantize_row(acc + i * n, n, 0, mult, 1, yzp, ytype, (char *)c->outputs[0]->data + off[0] + i * n,
+                                    p->path);
     } while (mmd__walk_next(&p->mm.batch, p->mm.batch.rank, idx, off));
     return MMD_OK;
 }
@@ -11254,22 +11334,60 @@ static mmd_status mmd__qconv_prepare(mmd_kernel_ctx *c) {
     return mmd__set_output(c, 0, out_dtype, x->rank, dims);
 }
 
+/* dst[o] = src[2 o] for o in [0, n): the columns of a stride-2 row. SSE2 keeps the even bytes
+   of 32 at a time, never reading past src[2 (n - 1)]. */
+static void mmd__q_gather2(uint8_t *MMD__RESTRICT dst, const uint8_t *MMD__RESTRICT src, int64_t n) {
+    int64_t o = 0;
+#if defined(MMD__X86)
+    __m128i even = _mm_set1_epi16(0xff);
+    for (; o + 16 < n; o += 16) {
+        __m128i a = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(src + 2 * o)), even);
+        __m128i b = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(src + 2 * o + 16)), even);
+        _mm_storeu_si128((__m128i *)(void *)(dst + o), _mm_packus_epi16(a, b));
+    }
+#endif
+    for (; o < n; ++o) dst[o] = src[2 * o];
+}
+
 /* The columns of one image and group: row ci * taps + tap, column the output position, value
    x's byte, x's zero point where the tap falls in the padding (so it adds nothing). x points at
-   the group's first channel. */
+   the group's first channel. A 2-D (or 1-D) stride-1 window whose output has the input's size
+   (3x3 pad 1) copies each tap's row as the whole plane moved by the tap's offset, then writes
+   the zero point over the rows and columns the tap takes from the padding; other windows go
+   row by row. */
 static void mmd__qconv_columns(const mmd__qconv_data *p, const uint8_t *x, uint8_t zp, uint8_t *col) {
     const mmd__window *w = &p->w;
-    int64_t cg = p->in_ch / p->group, ci, t0, t1, t2, o0, o1, o, lo, hi;
-    int64_t plane = w->in[0] * w->in[1] * w->in[2], ow = w->out[2];
+    int64_t cg = p->in_ch / p->group, ci, t0, t1, t2, o0, o1, o, lo, hi, r0, r1;
+    int64_t plane = w->in[0] * w->in[1] * w->in[2], ow = w->out[2], oh = w->out[1];
+    int32_t shift = w->k[0] == 1 && w->in[0] == 1 && w->out[0] == 1 && w->s[1] == 1 && w->s[2] == 1 &&
+                    oh == w->in[1] && ow == w->in[2];
     for (ci = 0; ci < cg; ++ci)
         for (t0 = 0; t0 < w->k[0]; ++t0)
             for (t1 = 0; t1 < w->k[1]; ++t1)
                 for (t2 = 0; t2 < w->k[2]; ++t2) {
                     uint8_t *dst = col;
+                    int64_t dx = t2 * w->d[2] - w->pad[2];
                     col += p->gn;
-                    mmd__valid_range(t2 * w->d[2] - w->pad[2], w->s[2], ow, w->in[2], &lo, &hi);
+                    mmd__valid_range(dx, w->s[2], ow, w->in[2], &lo, &hi);
+                    if (shift) {
+                        /* Output i reads input i + off; rows r0 to r1 have their input row. */
+                        int64_t dy = t1 * w->d[1] - w->pad[1], off = dy * ow + dx, a, b;
+                        const uint8_t *src = x + ci * plane;
+                        mmd__valid_range(dy, 1, oh, w->in[1], &r0, &r1);
+                        a = r0 * ow > -off ? r0 * ow : -off;
+                        b = r1 * ow < plane - off ? r1 * ow : plane - off;
+                        memset(dst, zp, (size_t)(r0 * ow));
+                        if (a < b) memcpy(dst + a, src + a + off, (size_t)(b - a));
+                        memset(dst + r1 * ow, zp, (size_t)((oh - r1) * ow));
+                        if (lo > 0 || hi < ow)
+                            for (o1 = r0; o1 < r1; ++o1) {
+                                for (o = 0; o < lo; ++o) dst[o1 * ow + o] = zp;
+                                for (o = hi; o < ow; ++o) dst[o1 * ow + o] = zp;
+                            }
+                        continue;
+                    }
                     for (o0 = 0; o0 < w->out[0]; ++o0)
-                        for (o1 = 0; o1 < w->out[1]; ++o1, dst += ow) {
+                        for (o1 = 0; o1 < oh; ++o1, dst += ow) {
                             int64_t i0 = o0 * w->s[0] + t0 * w->d[0] - w->pad[0];
                             int64_t i1 = o1 * w->s[1] + t1 * w->d[1] - w->pad[1];
                             const uint8_t *src;
@@ -11277,11 +11395,14 @@ static void mmd__qconv_columns(const mmd__qconv_data *p, const uint8_t *x, uint8
                                 memset(dst, zp, (size_t)ow);
                                 continue;
                             }
-                            /* Row i1 of plane i0 at the tap's offset; entries lo to hi are in it. */
+                            /* Row i1 of plane i0; entries lo to hi are in it. */
                             src = x + ci * plane + (i0 * w->in[1] + i1) * w->in[2];
-                            for (o = 0; o < lo; ++o) dst[o] = zp;
-                            for (o = lo; o < hi; ++o) dst[o] = src[o * w->s[2] + t2 * w->d[2] - w->pad[2]];
-                            for (o = hi; o < ow; ++o) dst[o] = zp;
+                            memset(dst, zp, (size_t)lo);
+                            if (w->s[2] == 1) memcpy(dst + lo, src + lo + dx, (size_t)(hi - lo));
+                            else if (w->s[2] == 2) mmd__q_gather2(dst + lo, src + 2 * lo + dx, hi - lo);
+                            else
+                                for (o = lo; o < hi; ++o) dst[o] = src[o * w->s[2] + dx];
+                            memset(dst + hi, zp, (size_t)(ow - hi));
                         }
                 }
 }
@@ -11336,7 +11457,7 @@ static mmd_status mmd__qconv_eval(mmd_kernel_ctx *c) {
             if (p->qlinear)
                 for (i = 0; i < p->gm; ++i)
                     mmd__requantize_row(acc + i * p->gn, p->gn, bias ? bias[m0 + i] : 0, mult + m0 + i, 0, yzp, ytype,
-                                        y + oc + i * p->gn);
+                                        y + oc + i * p->gn, p->path);
         }
     return MMD_OK;
 }

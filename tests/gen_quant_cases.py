@@ -224,19 +224,24 @@ def conv_cases(out):
                "    float x_scale;\n    const float *w_scale;\n    float y_scale;\n    int32_t y_zp;\n"
                "    const int32_t *want;\n};\n")
     # name, x type, w type, y type (None: ConvInteger), x shape, out channels, kernel, strides,
-    # pads, dilations, group, per-channel w
+    # pads, dilations, group, per-channel w, and optionally "sym" (x's zero point 0, w's all 0:
+    # the product skips its zero-point terms). The same-size stride-1 windows take the moved-plane
+    # columns, the wide stride-2 rows the vector gather.
     specs = [("integer_pad_stride2", "uint8", "uint8", None, (1, 3, 9, 8), 4, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1, False),
              ("integer_s8_group2_per_ch", "int8", "int8", None, (2, 4, 6, 7), 6, (3, 2), (1, 2), (2, 0, 1, 1), (2, 1), 2, True),
              ("qlinear_u8s8_per_ch_bias", "uint8", "int8", "uint8", (1, 5, 10, 10), 7, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True),
              ("qlinear_s8_depthwise", "int8", "int8", "int8", (1, 4, 7, 9), 4, (3, 3), (2, 1), (1, 0, 1, 2), (1, 2), 4, True),
-             ("qlinear_pointwise_wide", "uint8", "uint8", "uint8", (1, 8, 17, 17), 3, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, False)]
-    for name, xt, wt, yt, xshape, m, kernel, strides, pads, dil, group, perch in specs:
+             ("qlinear_pointwise_wide", "uint8", "uint8", "uint8", (1, 8, 17, 17), 3, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, False),
+             ("qlinear_same3x3_sym", "uint8", "int8", "uint8", (1, 6, 9, 37), 5, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True, "sym"),
+             ("qlinear_same_dilated", "uint8", "int8", "int8", (1, 3, 8, 20), 4, (3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 1, False),
+             ("integer_stride2_wide", "uint8", "int8", None, (1, 2, 5, 70), 3, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1, False)]
+    for name, xt, wt, yt, xshape, m, kernel, strides, pads, dil, group, perch, *sym in specs:
         cg = xshape[1] // group
         wshape = (m, cg) + kernel
         x = qrandom(xshape, xt)
         w = qrandom(wshape, wt)
-        x_zp = int(qrandom((1,), xt)[0])
-        w_zp = qrandom((m,) if perch else (1,), wt)
+        x_zp = 0 if sym else int(qrandom((1,), xt)[0])
+        w_zp = qrandom((m,) if perch else (1,), wt) * (0 if sym else 1)
         acc = conv_ref(x - x_zp, w - w_zp.reshape(-1, 1, 1, 1), strides, pads, dil, group)
         x_scale = np.float32(0.05)
         w_scale = RNG.uniform(0.002, 0.03, m if perch else 1).astype(np.float32)
