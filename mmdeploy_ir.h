@@ -1786,7 +1786,8 @@ MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err) {
      2. fuse   a residual Add after a Conv into FusedConv's Z (y = conv + Z), when the Add's
                other input has the output's full shape and is computed before the Conv;
      3. fuse   the activation after a Conv, Gemm or MatMul (Relu, Clip, LeakyRelu, Sigmoid,
-               HardSigmoid, HardSwish, Tanh, and x * sigmoid(x) as "SiLU") into FusedConv or
+               HardSigmoid, HardSwish, Tanh, x * sigmoid(x) as "SiLU" and x * HardSigmoid(x),
+               HardSwish as exporters write it before opset 14, as "HardSigmoidMul") into FusedConv or
                FusedGemm, whose kernels apply it to the result before storing it (>>ops
                activations); a MatMul becomes a FusedGemm when both its operands are matrices;
      4. drop   Transpose and Reshape that do nothing, and fold a Transpose or Reshape into the
@@ -1797,7 +1798,8 @@ MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err) {
      - weights and biases change only when the node merged into alone reads them; they are
        copied into the arena first (the model bytes are never written) and only the copy
        changes, once, in double before rounding to float;
-     - the values folded are the model's own (initializers or Constant nodes), float32, with a
+     - the values folded are the model's own (initializers or Constant nodes, also through
+       Identity nodes, as torch aliases a constant it deduplicated), float32, with a
        broadcast that cannot change the output's shape: one value, or [M] on the channel axis;
      - what depends on shapes (pass 2, MatMul in pass 3, identity Reshape) runs only when the
        caller says the input shapes are fixed and a trial plan succeeds without reading an
@@ -1886,8 +1888,15 @@ static int32_t mmd__rw_value_of(const mmd__rw *rw, int32_t t, int32_t dtype, mmd
     const mmd_tensor *x;
     const mmd_node *c;
     const mmd_attr *a;
+    int32_t hops = 0;
     if (t < 0) return 0;
-    x = &rw->m->tensors[t];
+    /* Through Identity nodes, each one earlier than the last (the graph is acyclic; the count
+       bounds it anyway). */
+    while ((x = &rw->m->tensors[t])->producer >= 0 && hops++ < rw->m->node_count) {
+        c = &rw->m->nodes[x->producer];
+        if (rw->dead[x->producer] || !mmd__rw_is(c, "", "Identity") || c->input_count != 1 || c->inputs[0] < 0) break;
+        t = c->inputs[0];
+    }
     v->rank = 0;
     v->dims = NULL;
     if (x->producer < 0) {
@@ -2489,7 +2498,8 @@ static mmd_status mmd__rw_residuals(mmd__rw *rw) {
     return MMD_OK;
 }
 
-/* Pass 3: the activation, or Sigmoid and the Mul of x by it (SiLU), after a Conv, Gemm or MatMul. */
+/* Pass 3: the activation, or Sigmoid or HardSigmoid and the Mul of x by it (SiLU,
+   HardSigmoidMul), after a Conv, Gemm or MatMul. */
 static mmd_status mmd__rw_activations(mmd__rw *rw) {
     mmd_model *m = rw->m;
     int32_t i, gemm, np, a, mul;
@@ -2506,10 +2516,14 @@ static mmd_status mmd__rw_activations(mmd__rw *rw) {
             if (!(act = mmd__rw_activation(rw, a, x, p, &np))) continue;
             what = NULL;
         } else {
-            /* x * sigmoid(x): x read by the Sigmoid (its first reader) and the Mul alone. */
+            /* x * sigmoid(x) or x * HardSigmoid(x): x read by the gate (its first reader) and the
+               Mul alone. */
             const mmd_node *mn;
+            int32_t hard;
             a = rw->uses[x] == 2 ? rw->reader[x] : -1;
-            if (a < 0 || !mmd__rw_activation(rw, a, x, p, &np) || !mmd__rw_is(&m->nodes[a], "", "Sigmoid") ||
+            if (a < 0 || !mmd__rw_activation(rw, a, x, p, &np)) continue;
+            hard = mmd__rw_is(&m->nodes[a], "", "HardSigmoid");
+            if ((!hard && !mmd__rw_is(&m->nodes[a], "", "Sigmoid")) ||
                 (mul = mmd__rw_sole_reader(rw, m->nodes[a].outputs[0])) < 0 || !mmd__rw_free(rw, mul))
                 continue;
             mn = &m->nodes[mul];
@@ -2517,8 +2531,8 @@ static mmd_status mmd__rw_activations(mmd__rw *rw) {
                 !((mn->inputs[0] == x && mn->inputs[1] == m->nodes[a].outputs[0]) ||
                   (mn->inputs[1] == x && mn->inputs[0] == m->nodes[a].outputs[0])))
                 continue;
-            act = "SiLU";
-            what = "Sigmoid+Mul";
+            act = hard ? "HardSigmoidMul" : "SiLU";
+            what = hard ? "HardSigmoid+Mul" : "Sigmoid+Mul";
         }
         spare = mmd__rw_take_output(rw, i, m->nodes[mul >= 0 ? mul : a].outputs[0]);
         mmd__rw_kill(rw, a, "fuse", what, i);

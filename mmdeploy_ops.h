@@ -556,20 +556,22 @@ MMD_API const char *mmd_ops_isa(void) {
 /* The activation a Conv, ConvTranspose, Gemm or MatMul applies to its output before storing it:
    what com.microsoft's FusedConv and FusedGemm name in their `activation` attribute (the
    operators ONNX Runtime writes into the graphs it optimises), and what the load-time rewrites
-   fuse into the producing node. HardSwish and SiLU (x * sigmoid(x)) go beyond ONNX Runtime's
-   list; they are this runtime's own spellings. One row function applies them, so a fused
+   fuse into the producing node. HardSwish, SiLU (x * sigmoid(x)) and HardSigmoidMul
+   (x * HardSigmoid(x), as exporters write HardSwish before opset 14, with HardSigmoid's alpha
+   and beta) go beyond ONNX Runtime's list; they are this runtime's own spellings. One row function applies them, so a fused
    activation computes exactly what the standalone operator computes. The kinds from AFFINE on
    are the further gate activations the recurrent ops (LSTM, GRU, RNN) name. */
 enum {
     MMD__ACT_NONE, MMD__ACT_RELU, MMD__ACT_CLIP, MMD__ACT_LEAKY_RELU, MMD__ACT_SIGMOID,
-    MMD__ACT_HARD_SIGMOID, MMD__ACT_HARD_SWISH, MMD__ACT_SILU, MMD__ACT_TANH, MMD__ACT_AFFINE,
+    MMD__ACT_HARD_SIGMOID, MMD__ACT_HARD_SWISH, MMD__ACT_SILU, MMD__ACT_TANH, MMD__ACT_HARD_SIGMOID_MUL, MMD__ACT_AFFINE,
     MMD__ACT_THRESHOLDED_RELU, MMD__ACT_SCALED_TANH, MMD__ACT_ELU, MMD__ACT_SOFTSIGN, MMD__ACT_SOFTPLUS
 };
 
 typedef struct mmd__act {
     int32_t kind;                       /* MMD__ACT_* */
     float alpha, beta;                  /* Clip: min, max; LeakyRelu, ThresholdedRelu, Elu: alpha;
-                                           HardSigmoid, Affine, ScaledTanh: alpha, beta */
+                                           HardSigmoid, HardSigmoidMul, Affine, ScaledTanh:
+                                           alpha, beta */
 } mmd__act;
 
 /* Applies a to n floats from x into y; x may be y (each vector is loaded before it is stored).
@@ -610,6 +612,13 @@ static void mmd__act_portable_f32(const mmd__act *a, const float *x, float *y, i
         break;
     case MMD__ACT_TANH:
         for (i = 0; i < n; ++i) y[i] = tanhf(x[i]);
+        break;
+    case MMD__ACT_HARD_SIGMOID_MUL:
+        /* HardSigmoid's value, then the Mul of x by it. */
+        for (i = 0; i < n; ++i) {
+            float v = al * x[i] + be;
+            y[i] = x[i] * (v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v);
+        }
         break;
 #if MMD__KEEP(LSTM) || MMD__KEEP(GRU) || MMD__KEEP(RNN)
         /* The gate activations only the recurrent ops name. */
@@ -720,6 +729,8 @@ MMD__TARGET_AVX512 static void mmd__act_avx512_f32(const mmd__act *a, const floa
         MMD__ACT_AVX512(_mm512_min_ps(one, _mm512_max_ps(zero, _mm512_add_ps(_mm512_mul_ps(al, v), be))))
     case MMD__ACT_HARD_SWISH:
         MMD__ACT_AVX512(_mm512_mul_ps(v, _mm512_min_ps(one, _mm512_max_ps(zero, _mm512_add_ps(_mm512_div_ps(v, six), half)))))
+    case MMD__ACT_HARD_SIGMOID_MUL:
+        MMD__ACT_AVX512(_mm512_mul_ps(v, _mm512_min_ps(one, _mm512_max_ps(zero, _mm512_add_ps(_mm512_mul_ps(al, v), be)))))
     case MMD__ACT_SILU:
         MMD__ACT_AVX512(_mm512_div_ps(v, _mm512_add_ps(one, mmd__exp_avx512(_mm512_xor_ps(v, sign)))))
     default:
@@ -744,6 +755,8 @@ MMD__TARGET_AVX2 static void mmd__act_avx2_f32(const mmd__act *a, const float *x
         MMD__ACT_AVX2(_mm256_min_ps(one, _mm256_max_ps(zero, _mm256_add_ps(_mm256_mul_ps(al, v), be))))
     case MMD__ACT_HARD_SWISH:
         MMD__ACT_AVX2(_mm256_mul_ps(v, _mm256_min_ps(one, _mm256_max_ps(zero, _mm256_add_ps(_mm256_div_ps(v, six), half)))))
+    case MMD__ACT_HARD_SIGMOID_MUL:
+        MMD__ACT_AVX2(_mm256_mul_ps(v, _mm256_min_ps(one, _mm256_max_ps(zero, _mm256_add_ps(_mm256_mul_ps(al, v), be)))))
     case MMD__ACT_SILU:
         MMD__ACT_AVX2(_mm256_div_ps(v, _mm256_add_ps(one, mmd__exp_avx2(_mm256_xor_ps(v, sign)))))
     default:
@@ -778,12 +791,12 @@ static void mmd__act_f32(const mmd__act *a, float *x, int64_t n) {
 
 /* Reads a fused activation from the node: `activation` (absent: none) with its parameters in
    `activation_params` (FusedConv) or `activation_alpha` and `activation_beta` (FusedGemm).
-   Clip takes [min, max], LeakyRelu [alpha], HardSigmoid [alpha, beta]; parameters past those
-   are ignored, missing ones are an error. */
+   Clip takes [min, max], LeakyRelu [alpha], HardSigmoid and HardSigmoidMul [alpha, beta];
+   parameters past those are ignored, missing ones are an error. */
 static mmd_status mmd__act_attrs(mmd_kernel_ctx *c, mmd__act *a) {
     static const char *const names[] = {"Relu", "Clip", "LeakyRelu", "Sigmoid", "HardSigmoid",
-                                        "HardSwish", "SiLU", "Tanh", NULL};
-    static const int32_t wants[] = {0, 0, 2, 1, 0, 2, 0, 0, 0};
+                                        "HardSwish", "SiLU", "Tanh", "HardSigmoidMul", NULL};
+    static const int32_t wants[] = {0, 0, 2, 1, 0, 2, 0, 0, 0, 2};
     const float *params;
     int64_t count;
     int32_t kind;

@@ -160,6 +160,22 @@ def main():
                                      helper.make_node("Elu", ["a"], ["y"], name="elu")],
          x + [f32("x4", [1, 4, 8, 8])], [f32("y", [1, 4, 8, 8])], ci)
 
+    # Made after the others, so that adding them left those as they were.
+    # HardSwish as torch exports it before opset 14: x * HardSigmoid(x, 1/6, 1/2).
+    c, ci = conv("conv", "x", "c", 3, 4)
+    save("conv_hardswish_opset13", [c, helper.make_node("HardSigmoid", ["c"], ["h"], name="hsig", alpha=1.0 / 6),
+                                  helper.make_node("Mul", ["c", "h"], ["y"], name="mul")],
+         x, [f32("y", [1, 4, 8, 8])], ci)
+    # ConvTranspose -> BatchNormalization whose parameters come through Identity nodes, as torch
+    # writes the constants it deduplicated.
+    ct = helper.make_node("ConvTranspose", ["x4", "convt_w", "convt_b"], ["c"], name="convt", strides=[2, 2])
+    b, bi = bn("bn", "c", "y", 3)
+    ids = [helper.make_node("Identity", [t.name + "_src"], [t.name], name=t.name + "_id") for t in bi]
+    for t in bi:
+        t.name += "_src"
+    save("convtranspose_bn_identity", ids + [ct, b], [f32("x4", [1, 4, 5, 5])], [f32("y", [1, 3, 10, 10])],
+         [init("convt_w", [4, 3, 2, 2]), init("convt_b", [3])] + bi)
+
 
 if __name__ == "__main__":
     main()

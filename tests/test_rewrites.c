@@ -105,6 +105,8 @@ static const expect cases[] = {
     {"conv_sigmoid", 1, 1, "FusedConv", "Sigmoid", 1},
     {"conv_tanh", 1, 1, "FusedConv", "Tanh", 1},
     {"conv_silu", 1, 1, "FusedConv", "SiLU", 1},
+    {"conv_hardswish_opset13", 1, 1, "FusedConv", "HardSigmoidMul", 1},
+    {"convtranspose_bn_identity", 1, 5, "ConvTranspose", NULL, 1},
     {"residual", 3, 2, "FusedConv", "Relu", 1},
     {"residual_symbolic", 1, 4, "Relu", NULL, 2},
     {"matmul_relu", 1, 1, "FusedGemm", "Relu", 1},
