@@ -530,11 +530,12 @@ $(TSAN_BUILD)/test_%: tests/test_%.c tests/test.h tests/kernel_harness.h $(HEADE
 	mkdir -p $(TSAN_BUILD)
 	$(CC) $(WARN) $(TSAN_FLAGS) -I. -Itests -Itools $< -lm -o $@
 
+# The firmware arena object only plans, on one thread, so the plain build's is linked as it is.
 $(TSAN_BUILD)/mmdeploy: tools/mmdeploy_cli.c tools/mmd_npy.h mmdeploy.c backends/mmd_backends.c \
-        $(wildcard backends/*.h) $(HEADERS)
+        $(wildcard backends/*.h) $(HEADERS) $(BUILD)/mmd_firmware_arena.o
 	mkdir -p $(TSAN_BUILD)
 	$(CC) $(WARN) $(TSAN_FLAGS) -DMMD_HAVE_OPENBLAS=0 -DMMD_HAVE_ONEDNN=0 -DMMD_HAVE_XNNPACK=0 -I. -Itools \
-	    tools/mmdeploy_cli.c mmdeploy.c backends/mmd_backends.c -lm -o $@
+	    tools/mmdeploy_cli.c mmdeploy.c backends/mmd_backends.c $(BUILD)/mmd_firmware_arena.o -lm -o $@
 
 tsan-test: $(TSAN_BUILD)/mmdeploy $(addprefix $(TSAN_BUILD)/,$(C_TESTS) test_node) $(NODE_DIR)/node \
            $(BUILD)/models/exported
