@@ -10370,26 +10370,63 @@ static int32_t mmd__q_round(float v, float lo, float hi) {
     return (int32_t)(t - 12582912.0f);
 }
 
-/* Quantizes n floats with one scale and zero point into an int8 or uint8 row. */
-static void mmd__quantize_row(const float *MMD__RESTRICT x, int64_t n, float scale, int32_t zp, int32_t dtype,
-                              void *MMD__RESTRICT y) {
+#if defined(MMD__X86)
+/* Eight values in quanta clamped to [lo, hi], rounded half to even and moved by zp, stored as
+   eight int8 or uint8: mmd__q_round's float operations in the same order, so the same bytes
+   (vmaxps returns its second operand, lo, for a NaN as the scalar comparison does). */
+MMD__TARGET_AVX2 static inline void mmd__q_store8_avx2(__m256 v, __m256 lo, __m256 hi, __m256i zp, int32_t dtype,
+                                                       void *y) {
+    __m256 magic = _mm256_set1_ps(12582912.0f);
+    __m256i q;
+    __m128i h;
+    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+    q = _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_sub_ps(_mm256_add_ps(v, magic), magic)), zp);
+    h = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    h = dtype == MMD_DTYPE_INT8 ? _mm_packs_epi16(h, h) : _mm_packus_epi16(h, h);
+    _mm_storel_epi64((__m128i *)y, h);
+}
+
+/* The first n rounded down to 8 of mmd__quantize_row; returns how many it did. */
+MMD__TARGET_AVX2 static int64_t mmd__quantize_avx2(const float *x, int64_t n, float scale, int32_t zp, int32_t dtype,
+                                                   void *y, float lo, float hi) {
+    __m256 vs = _mm256_set1_ps(scale), vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+    __m256i vz = _mm256_set1_epi32(zp);
     int64_t i;
+    for (i = 0; i + 8 <= n; i += 8)
+        mmd__q_store8_avx2(_mm256_div_ps(_mm256_loadu_ps(x + i), vs), vlo, vhi, vz, dtype, (char *)y + i);
+    return i;
+}
+#endif
+
+/* Quantizes n floats with one scale and zero point into an int8 or uint8 row; AVX2 when simd
+   (mmd__q_simd). */
+static void mmd__quantize_row(const float *MMD__RESTRICT x, int64_t n, float scale, int32_t zp, int32_t dtype,
+                              void *MMD__RESTRICT y, int32_t simd) {
+    int64_t i = 0;
+    float lo = (float)((dtype == MMD_DTYPE_INT8 ? -128 : 0) - zp), hi = (float)((dtype == MMD_DTYPE_INT8 ? 127 : 255) - zp);
+#if defined(MMD__X86)
+    if (simd) i = mmd__quantize_avx2(x, n, scale, zp, dtype, y, lo, hi);
+#else
+    (void)simd;
+#endif
     if (dtype == MMD_DTYPE_INT8) {
         int8_t *o = (int8_t *)y;
-        float lo = (float)(-128 - zp), hi = (float)(127 - zp);
-        for (i = 0; i < n; ++i) o[i] = (int8_t)(mmd__q_round(x[i] / scale, lo, hi) + zp);
+        for (; i < n; ++i) o[i] = (int8_t)(mmd__q_round(x[i] / scale, lo, hi) + zp);
     } else {
         uint8_t *o = (uint8_t *)y;
-        float lo = (float)(0 - zp), hi = (float)(255 - zp);
-        for (i = 0; i < n; ++i) o[i] = (uint8_t)(mmd__q_round(x[i] / scale, lo, hi) + zp);
+        for (; i < n; ++i) o[i] = (uint8_t)(mmd__q_round(x[i] / scale, lo, hi) + zp);
     }
 }
+
+/* 1 when this CPU takes the AVX2 paths of this section. */
+static int32_t mmd__q_simd(void) { return mmd__isa() == MMD__ISA_AVX2 || mmd__isa() == MMD__ISA_AVX512; }
 
 typedef struct mmd__quant_data {
     int64_t outer, n, inner;            /* x seen as [outer, n, inner]; n is 1 per tensor */
     int32_t per_axis;                   /* the scale and zero point hold n values */
     int32_t qtype;                      /* QuantizeLinear's output, DequantizeLinear's input */
     int32_t checked;                    /* the parameters' values were checked at prepare */
+    int32_t simd;                       /* mmd__q_simd() */
 } mmd__quant_data;
 
 /* What QuantizeLinear and DequantizeLinear share: input 1 the scale (float32; float16 and
@@ -10452,6 +10489,7 @@ static mmd_status mmd__quantize_prepare(mmd_kernel_ctx *c) {
         return mmd_kernel_fail(c, MMD_ERR_DTYPE, "zero point '%s' is %s; this build quantizes to int8 and uint8 only",
                                z->name ? z->name : "", mmd_dtype_name(z->dtype));
     p->qtype = z ? z->dtype : MMD_DTYPE_UINT8;
+    p->simd = mmd__q_simd();
     p->checked = mmd__q_known(c, 1, 2);
     if (p->checked && (st = mmd__q_check_values(c, 1, 2, 0)) != MMD_OK) return st;
     return mmd__set_output(c, 0, p->qtype, x->rank, x->dims);
@@ -10469,7 +10507,7 @@ static mmd_status mmd__quantize_eval(mmd_kernel_ctx *c) {
             float scale = mmd__q_scale_at(s, p->per_axis ? a : 0);
             int32_t zp = mmd__q_zp_at(z, p->per_axis ? a : 0);
             if (x->dtype == MMD_DTYPE_FLOAT32) {
-                mmd__quantize_row((const float *)x->data + row, p->inner, scale, zp, p->qtype, y + row);
+                mmd__quantize_row((const float *)x->data + row, p->inner, scale, zp, p->qtype, y + row, p->simd);
                 continue;
             }
             /* float16 and bfloat16 go through float32 a chunk at a time. */
@@ -10477,7 +10515,7 @@ static mmd_status mmd__quantize_eval(mmd_kernel_ctx *c) {
                 float buf[64];
                 int64_t j, len = p->inner - i < 64 ? p->inner - i : 64;
                 for (j = 0; j < len; ++j) buf[j] = (float)mmd__load_float(x->dtype, x->data, row + i + j);
-                mmd__quantize_row(buf, len, scale, zp, p->qtype, y + row + i);
+                mmd__quantize_row(buf, len, scale, zp, p->qtype, y + row + i, p->simd);
             }
         }
     return MMD_OK;
@@ -10561,7 +10599,7 @@ static mmd_status mmd__dynamic_quantize_eval(mmd_kernel_ctx *c) {
     scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
     /* -lo / scale lies in [0, 255] (NaN for infinite inputs, which the rounding clamps to 0). */
     zp = mmd__q_round(0.0f - lo / scale, 0.0f, 255.0f);
-    mmd__quantize_row(x, n, scale, zp, MMD_DTYPE_UINT8, c->outputs[0]->data);
+    mmd__quantize_row(x, n, scale, zp, MMD_DTYPE_UINT8, c->outputs[0]->data, mmd__q_simd());
     if (c->output_count > 1 && c->outputs[1]) *(float *)c->outputs[1]->data = scale;
     if (c->output_count > 2 && c->outputs[2]) *(uint8_t *)c->outputs[2]->data = (uint8_t)zp;
     return MMD_OK;
@@ -11008,25 +11046,16 @@ static void mmd__q_zero_points(const mmd_kernel_ctx *c, int32_t i, int64_t count
 }
 
 #if defined(MMD__X86)
-/* The first n rounded down to 8 of mmd__requantize_row, eight at a time with the same float
-   operations in the same order (so the same bytes): vmaxps returns its second operand, lo,
-   for a NaN as the scalar comparison does. Returns how many it did. */
+/* The first n rounded down to 8 of mmd__requantize_row; returns how many it did. */
 MMD__TARGET_AVX2 static int64_t mmd__requantize_avx2(const int32_t *acc, int64_t n, int32_t bias, const float *mult,
                                                      int64_t ms, int32_t zp, int32_t dtype, void *y, float lo, float hi) {
-    __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi), magic = _mm256_set1_ps(12582912.0f);
-    __m256 vm = _mm256_set1_ps(mult[0]);
+    __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi), vm = _mm256_set1_ps(mult[0]);
     __m256i vb = _mm256_set1_epi32(bias), vz = _mm256_set1_epi32(zp);
     int64_t j;
     for (j = 0; j + 8 <= n; j += 8) {
         __m256 v = _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(acc + j)), vb));
-        __m256i q;
-        __m128i h;
         if (ms) vm = _mm256_loadu_ps(mult + j);
-        v = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(v, vm), vlo), vhi);
-        q = _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_sub_ps(_mm256_add_ps(v, magic), magic)), vz);
-        h = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-        h = dtype == MMD_DTYPE_INT8 ? _mm_packs_epi16(h, h) : _mm_packus_epi16(h, h);
-        _mm_storel_epi64((__m128i *)(void *)((char *)y + j), h);
+        mmd__q_store8_avx2(_mm256_mul_ps(v, vm), vlo, vhi, vz, dtype, (char *)y + j);
     }
     return j;
 }
