@@ -10521,6 +10521,23 @@ static mmd_status mmd__quantize_eval(mmd_kernel_ctx *c) {
     return MMD_OK;
 }
 
+#if defined(MMD__X86)
+/* The first n rounded down to 8 of a DequantizeLinear row of int8 or uint8 q: the scalar's
+   (float)(q - zp) * scale, eight at a time. Returns how many it did. */
+MMD__TARGET_AVX2 static int64_t mmd__dequantize_avx2(const void *q, int64_t n, float scale, int32_t zp, int32_t qtype,
+                                                     float *y) {
+    __m256 vs = _mm256_set1_ps(scale);
+    __m256i vz = _mm256_set1_epi32(zp);
+    int64_t i;
+    for (i = 0; i + 8 <= n; i += 8) {
+        __m128i b = _mm_loadl_epi64((const __m128i *)(const void *)((const char *)q + i));
+        __m256i v = qtype == MMD_DTYPE_INT8 ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b);
+        _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(v, vz)), vs));
+    }
+    return i;
+}
+#endif
+
 /* DequantizeLinear 10 to 20: y = (x - zero_point) * scale; x int8, uint8 or int32 (whose zero
    point must be 0), y float32 (from opset 19 the scale's type). */
 static mmd_status mmd__dequantize_prepare(mmd_kernel_ctx *c) {
@@ -10534,6 +10551,7 @@ static mmd_status mmd__dequantize_prepare(mmd_kernel_ctx *c) {
                                x->name ? x->name : "", mmd_dtype_name(x->dtype));
     if ((st = mmd__q_want_like(c, 2, 0)) != MMD_OK) return st;
     p->qtype = x->dtype;
+    p->simd = mmd__q_simd();
     p->checked = mmd__q_known(c, 1, 2);
     if (p->checked && (st = mmd__q_check_values(c, 1, 2, x->dtype == MMD_DTYPE_INT32)) != MMD_OK) return st;
     return mmd__set_output(c, 0, c->inputs[1]->dtype, x->rank, x->dims);
@@ -10550,14 +10568,19 @@ static mmd_status mmd__dequantize_eval(mmd_kernel_ctx *c) {
         for (a = 0; a < p->n; ++a, row += p->inner) {
             float scale = mmd__q_scale_at(s, p->per_axis ? a : 0);
             int32_t zp = mmd__q_zp_at(z, p->per_axis ? a : 0);
+            i = 0;
+#if defined(MMD__X86)
+            if (p->simd && y->dtype == MMD_DTYPE_FLOAT32 && p->qtype != MMD_DTYPE_INT32)
+                i = mmd__dequantize_avx2((const char *)x->data + row, p->inner, scale, zp, p->qtype, (float *)y->data + row);
+#endif
             if (y->dtype == MMD_DTYPE_FLOAT32 && p->qtype == MMD_DTYPE_UINT8) {
                 const uint8_t *MMD__RESTRICT q = (const uint8_t *)x->data + row;
                 float *MMD__RESTRICT out = (float *)y->data + row;
-                for (i = 0; i < p->inner; ++i) out[i] = (float)((int32_t)q[i] - zp) * scale;
+                for (; i < p->inner; ++i) out[i] = (float)((int32_t)q[i] - zp) * scale;
             } else if (y->dtype == MMD_DTYPE_FLOAT32 && p->qtype == MMD_DTYPE_INT8) {
                 const int8_t *MMD__RESTRICT q = (const int8_t *)x->data + row;
                 float *MMD__RESTRICT out = (float *)y->data + row;
-                for (i = 0; i < p->inner; ++i) out[i] = (float)((int32_t)q[i] - zp) * scale;
+                for (; i < p->inner; ++i) out[i] = (float)((int32_t)q[i] - zp) * scale;
             } else {
                 /* int32 data (zero point 0) and float16 or bfloat16 outputs. */
                 for (i = 0; i < p->inner; ++i)
@@ -11242,18 +11265,25 @@ static mmd_status mmd__qmatmul_eval(mmd_kernel_ctx *c) {
    y_zero_point's type. 1-D to 3-D, groups, strides, dilations, pads and auto_pad as Conv. Per
    image and group the columns (im2col, the padding X's zero point) go to byte scratch, except
    for a 1x1 stride-1 unpadded kernel, whose columns are X itself, and the product through
-   mmd__qgemm; constant weights are packed once at plan time. */
+   mmd__qgemm; constant weights are packed once at plan time. A 2-D depthwise QLinearConv (one
+   input and one output channel per group) runs directly instead (mmd__qdw_*): each channel's
+   plane copied once into scratch (int8 as uint8 x + 128) with its padding of x's zero point,
+   then each output row summed
+   tap by tap (AVX2: two taps per vpmaddwd) into int32 and requantized, channels split over the
+   threads. The sums are the same integers as the product's, so the bytes are too. */
 typedef struct mmd__qconv_data {
     mmd__window w;
     int64_t batch, in_ch, out_ch, group;
     int64_t gm, gk, gn;                 /* product per image and group */
     int32_t qlinear, iw, zx, zw;        /* QLinearConv; input of W and of both zero points */
     int64_t w_zn, w_sn;                 /* W's zero point and scale counts (1 or M) */
-    int32_t checked, path, threads, pointwise;
+    int32_t checked, path, threads, pointwise, depthwise;
     const uint8_t *packed;              /* constant weights packed once per group, or NULL */
     uint64_t per;                       /* bytes of one group's packed weights */
     uint64_t b_off, z_off, c_off, s_off, g_off; /* scratch: columns, zero points, sums,
                                                    multipliers, the product's */
+    int64_t dw_h, dw_w;                 /* depthwise: the padded plane's rows and columns */
+    uint64_t dw_share;                  /* depthwise: scratch bytes per share, from g_off */
 } mmd__qconv_data;
 
 static mmd_status mmd__qconv_check(mmd_kernel_ctx *c) {
@@ -11344,13 +11374,36 @@ static mmd_status mmd__qconv_prepare(mmd_kernel_ctx *c) {
     p->pointwise = taps == 1;
     for (i = 0; i < 3; ++i)
         p->pointwise &= p->w.s[i] == 1 && p->w.pad[i] == 0 && p->w.pad_end[i] == 0 && p->w.out[i] == p->w.in[i];
-    p->b_off = mmd__q_carve(&at, p->pointwise ? 0u : (uint64_t)p->gk * (uint64_t)p->gn);
+    p->depthwise = p->qlinear && nsp == 2 && cg == 1 && p->gm == 1 && p->gn > 0;
+    if (p->depthwise) {
+        /* The padded plane covers every tap of every output and the input with its padding. */
+        int64_t i1 = p->w.pad[1] + p->w.in[1], i2 = p->w.pad[2] + p->w.in[2];
+        p->dw_h = (p->w.out[1] - 1) * p->w.s[1] + (p->w.k[1] - 1) * p->w.d[1] + 1;
+        p->dw_w = (p->w.out[2] - 1) * p->w.s[2] + (p->w.k[2] - 1) * p->w.d[2] + 1;
+        p->dw_h = p->dw_h > i1 ? p->dw_h : i1;
+        p->dw_w = p->dw_w > i2 ? p->dw_w : i2;
+        if (p->dw_w > MMD__ELEMS_MAX / p->dw_h)
+            return mmd_kernel_fail(c, MMD_ERR_LIMIT, "padded plane of %lld x %lld too large", (long long)p->dw_h,
+                                   (long long)p->dw_w);
+        p->dw_share = mmd__round_up(taps * (int64_t)sizeof(const uint8_t *), 64) + mmd__round_up(taps * 2, 64) +
+                      mmd__round_up(taps * 4 + 4, 64) + mmd__round_up(p->w.out[2] * 4, 64) +
+                      mmd__round_up(p->dw_h * p->dw_w + 64, 64);
+    }
+    p->b_off = mmd__q_carve(&at, p->pointwise || p->depthwise ? 0u : (uint64_t)p->gk * (uint64_t)p->gn);
     p->z_off = mmd__q_carve(&at, (uint64_t)p->out_ch * 4u);
-    p->c_off = mmd__q_carve(&at, p->qlinear ? (uint64_t)p->gm * (uint64_t)p->gn * 4u : 0u);
+    p->c_off = mmd__q_carve(&at, p->qlinear && !p->depthwise ? (uint64_t)p->gm * (uint64_t)p->gn * 4u : 0u);
     p->s_off = mmd__q_carve(&at, p->qlinear ? (uint64_t)p->out_ch * 4u : 0u);
-    p->g_off = mmd__q_carve(&at, mmd__qgemm_scratch(p->gm, p->gn, p->gk, p->path, p->threads));
+    p->g_off = mmd__q_carve(&at, p->depthwise ? (uint64_t)p->threads * p->dw_share + 64u
+                                              : mmd__qgemm_scratch(p->gm, p->gn, p->gk, p->path, p->threads));
     if ((st = mmd__scratch_request(c, at)) != MMD_OK) return st;
     p->packed = NULL;
+    if (p->depthwise) {
+        dims[0] = p->batch;
+        dims[1] = p->out_ch;
+        dims[2] = p->w.out[1];
+        dims[3] = p->w.out[2];
+        return mmd__set_output(c, 0, out_dtype, x->rank, dims);
+    }
     p->per = mmd__qgemm_packed_a_size(p->gm, p->gk);
     if (mmd_tensor_is_const(wt) && p->out_ch > 0 && p->gk > 0) {
         int32_t fresh;
@@ -11449,6 +11502,126 @@ static void mmd__qconv_columns(const mmd__qconv_data *p, const uint8_t *x, uint8
                 }
 }
 
+/* ---- depthwise QLinearConv ---- */
+/* acc[o] = sum over taps t of wv[t] (rows[t][o s] - zx) for o in [0, n): rows[t] is tap t's
+   start in the padded plane. */
+static void mmd__qdw_row_c(const uint8_t *const *rows, const int16_t *wv, int64_t taps, int64_t s, int64_t n,
+                           int32_t zx, int32_t *acc) {
+    int64_t o, t;
+    for (o = 0; o < n; ++o) {
+        int32_t sum = 0;
+        for (t = 0; t < taps; ++t) sum += wv[t] * ((int32_t)rows[t][o * s] - zx);
+        acc[o] = sum;
+    }
+}
+
+#if defined(MMD__X86)
+/* mmd__qdw_row_c for strides 1 and 2, sixteen outputs at a time, the last sixteen past n
+   too (acc holds n rounded up to 16, and the reads past a row stay within the padded plane's
+   64 bytes of slack): two taps at a time, wpair[t / 2] holding taps t and t + 1 (0 past the
+   last) as int16 halves; the inputs minus zx fit int16, and vpmaddwd sums each pair's two
+   products into int32 exactly. Stride 2 keeps the even bytes of 32. */
+MMD__TARGET_AVX2 static void mmd__qdw_row_avx2(const uint8_t *const *rows, const int32_t *wpair, int64_t taps,
+                                                  int64_t s, int64_t n, int32_t zx, int32_t *acc) {
+    __m256i vz = _mm256_set1_epi16((short)zx), even = _mm256_set1_epi16(0xff);
+    int64_t o, t;
+    for (o = 0; o < n; o += 16) {
+        __m256i lo = _mm256_setzero_si256(), hi = lo;
+        for (t = 0; t < taps; t += 2) {
+            const uint8_t *r0 = rows[t] + o * s, *r1 = rows[t + 1 < taps ? t + 1 : t] + o * s;
+            __m256i x0, x1, w = _mm256_set1_epi32(wpair[t / 2]);
+            if (s == 1) {
+                x0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)r0));
+                x1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)r1));
+            } else {
+                x0 = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(const void *)r0), even);
+                x1 = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(const void *)r1), even);
+            }
+            x0 = _mm256_sub_epi16(x0, vz);
+            x1 = _mm256_sub_epi16(x1, vz);
+            /* Per 128-bit lane: outputs 0-3 and 8-11 in lo, 4-7 and 12-15 in hi. */
+            lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), w));
+            hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), w));
+        }
+        _mm256_storeu_si256((__m256i *)(void *)(acc + o), _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256((__m256i *)(void *)(acc + o + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+    }
+}
+#endif
+
+typedef struct mmd__qdw_job {
+    const mmd__qconv_data *p;
+    const uint8_t *x;                   /* the image's first channel */
+    const void *w;                      /* weights [C, 1, kh, kw] */
+    int32_t w_type, zx, yzp, y_type;    /* zx: x's zero point as the plane's bytes have it */
+    int32_t flip;                       /* 0x80 for int8 x, stored as uint8 (x + 128) */
+    const int32_t *zw, *bias;
+    const float *mult;
+    char *y;                            /* the image's first output channel */
+    uint8_t *scratch;                   /* p->dw_share bytes per share */
+} mmd__qdw_job;
+
+/* Channels [lo, hi) of one image. */
+static void mmd__qdw_task(void *data, int32_t share, int64_t lo, int64_t hi) {
+    const mmd__qdw_job *j = (const mmd__qdw_job *)data;
+    const mmd__qconv_data *p = j->p;
+    const mmd__window *w = &p->w;
+    int64_t taps = w->k[1] * w->k[2], oh = w->out[1], ow = w->out[2], ph = p->dw_h, pw = p->dw_w;
+    int64_t plane = w->in[1] * w->in[2], ch, t, r, o1;
+    uint8_t *s = j->scratch + (uint64_t)share * p->dw_share;
+    const uint8_t **rows = (const uint8_t **)(void *)s;
+    int16_t *wv = (int16_t *)(void *)(s + mmd__round_up(taps * (int64_t)sizeof(const uint8_t *), 64));
+    int32_t *wpair = (int32_t *)(void *)((uint8_t *)wv + mmd__round_up(taps * 2, 64));
+    int32_t *acc = (int32_t *)(void *)((uint8_t *)wpair + mmd__round_up(taps * 4 + 4, 64));
+    uint8_t *pad = (uint8_t *)acc + mmd__round_up(ow * 4, 64), zx = (uint8_t)j->zx;
+    memset(pad + ph * pw, zx, 64);
+    for (ch = lo; ch < hi; ++ch) {
+        const uint8_t *src = j->x + ch * plane;
+        int32_t zw = j->zw[ch];
+        for (r = 0; r < ph; ++r) {
+            uint8_t *d = pad + r * pw;
+            int64_t ir = r - w->pad[1];
+            if (ir < 0 || ir >= w->in[1]) {
+                memset(d, zx, (size_t)pw);
+                continue;
+            }
+            memset(d, zx, (size_t)w->pad[2]);
+            if (j->flip)
+                for (t = 0; t < w->in[2]; ++t) d[w->pad[2] + t] = (uint8_t)(src[ir * w->in[2] + t] ^ 0x80);
+            else
+                memcpy(d + w->pad[2], src + ir * w->in[2], (size_t)w->in[2]);
+            memset(d + w->pad[2] + w->in[2], zx, (size_t)(pw - w->pad[2] - w->in[2]));
+        }
+        for (t = 0; t < taps; ++t) wv[t] = (int16_t)((int32_t)mmd__load_int(j->w_type, j->w, ch * taps + t) - zw);
+        for (t = 0; t < taps; t += 2)
+            wpair[t / 2] = (int32_t)(((uint32_t)(uint16_t)(t + 1 < taps ? wv[t + 1] : 0) << 16) | (uint16_t)wv[t]);
+        for (o1 = 0; o1 < oh; ++o1) {
+            for (t = 0; t < taps; ++t)
+                rows[t] = pad + (o1 * w->s[1] + (t / w->k[2]) * w->d[1]) * pw + (t % w->k[2]) * w->d[2];
+#if defined(MMD__X86)
+            if (p->path != MMD__QG_PORTABLE && w->s[2] <= 2) mmd__qdw_row_avx2(rows, wpair, taps, w->s[2], ow, j->zx, acc);
+            else
+#endif
+                mmd__qdw_row_c(rows, wv, taps, w->s[2], ow, j->zx, acc);
+            mmd__requantize_row(acc, ow, j->bias ? j->bias[ch] : 0, j->mult + ch, 0, j->yzp, j->y_type,
+                                j->y + (ch * oh + o1) * ow, p->path);
+        }
+    }
+}
+
+/* Depthwise QLinearConv over every image (zero points and multipliers ready in scratch). */
+static void mmd__qdw_run(const mmd_kernel_ctx *c, mmd__qdw_job *j, int64_t in_plane) {
+    const mmd__qconv_data *p = j->p;
+    const uint8_t *x = j->x;
+    char *y = j->y;
+    int64_t img;
+    for (img = 0; img < p->batch; ++img) {
+        j->x = x + img * p->in_ch * in_plane;
+        j->y = y + img * p->out_ch * p->gn;
+        mmd__parallel_range(c, p->out_ch, 1, 1, p->threads, mmd__qdw_task, j);
+    }
+}
+
 static mmd_status mmd__qconv_eval(mmd_kernel_ctx *c) {
     const mmd__qconv_data *p = (const mmd__qconv_data *)c->op_data;
     const mmd_tensor *x = c->inputs[0], *wt = c->inputs[p->iw];
@@ -11468,6 +11641,24 @@ static mmd_status mmd__qconv_eval(mmd_kernel_ctx *c) {
         float xs = mmd__q_scale_at(c->inputs[1], 0), ys = mmd__q_scale_at(c->inputs[6], 0);
         for (i = 0; i < p->out_ch; ++i) mult[i] = xs * mmd__q_scale_at(c->inputs[4], p->w_sn > 1 ? i : 0) / ys;
         yzp = mmd__q_zp_at(c->inputs[7], 0);
+    }
+    if (p->depthwise) {
+        mmd__qdw_job j;
+        j.p = p;
+        j.x = (const uint8_t *)x->data;
+        j.w = wt->data;
+        j.w_type = wt->dtype;
+        j.flip = x->dtype == MMD_DTYPE_INT8 ? 0x80 : 0;
+        j.zx = zx + j.flip;
+        j.yzp = yzp;
+        j.y_type = ytype;
+        j.zw = zw;
+        j.bias = bias;
+        j.mult = mult;
+        j.y = y;
+        j.scratch = (uint8_t *)(((uintptr_t)(s + p->g_off) + 63u) & ~(uintptr_t)63u);
+        mmd__qdw_run(c, &j, in_plane);
+        return MMD_OK;
     }
     memset(&q, 0, sizeof q);
     q.m = p->gm;

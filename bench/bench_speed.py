@@ -12,6 +12,8 @@ Models (all exported with random weights, once, into build/bench):
     resnet18_qdq  resnet18 with every Conv in QDQ form (quantize_qdq below): ours runs it as
                   int8 (QLinearConv after the load-time rewrites) and, in the extra row
                   "ours float 1t", as float with the rewrites off; ORT fuses it to QLinearConv
+    mobilenet_v2_qdq  mobilenet_v2 quantized the same way (its depthwise convolutions run as
+                  the direct depthwise QLinearConv; the ReLU6 Clips stay float, as in ORT)
 
 Columns: median and best ms per run of `build/mmdeploy bench --threads 1` and `--threads 2`,
 of the same CLI built with MMD_NO_SIMD (build/mmdeploy-portable: what firmware gets), and of
@@ -215,7 +217,7 @@ def main(argv):
             iters, warmup = (value, warmup) if a == "--iters" else (iters, value)
         else:
             names.append(a)
-    names = names or ["resnet18", "mobilenet_v2", "dbnet", "resnet18_qdq"]
+    names = names or ["resnet18", "mobilenet_v2", "dbnet", "resnet18_qdq", "mobilenet_v2_qdq"]
     for exe in (CLI, PORTABLE):
         if not os.access(exe, os.X_OK):
             sys.exit(f"{exe} missing: run make bench")
@@ -269,7 +271,7 @@ def main(argv):
     isa = next((r["ours 1t"].get("isa", "") for _, r, _ in rows if "ours 1t" in r), "")
     print(f"{cpu}, {os.cpu_count()} cores, our kernels for {isa}; ONNX Runtime {version}; "
           f"{iters} timed runs after {warmup} warmup")
-    print(f"{'model':<13} {'run':<12} {'median ms':>10} {'best ms':>9} {'x ORT1':>7} {'best x ORT1':>11}")
+    print(f"{'model':<16} {'run':<12} {'median ms':>10} {'best ms':>9} {'x ORT1':>7} {'best x ORT1':>11}")
     for name, results, gflops in rows:
         ort = results.get("ORT 1t")
         for label in [c[0] for c in cols] + ["ours float 1t"]:
@@ -279,11 +281,11 @@ def main(argv):
             med, best = r["median_ms"], r["min_ms"]
             ratio = f"{med / ort['median_ms']:7.2f}" if ort else f"{'-':>7}"
             best_ratio = f"{best / ort['min_ms']:11.2f}" if ort else f"{'-':>11}"
-            print(f"{name:<13} {label:<12} {med:10.2f} {best:9.2f} {ratio} {best_ratio}")
-        print(f"{name:<13} {'conv GFLOP/s (ours, 1 thread)':<40} {gflops:.1f}")
+            print(f"{name:<16} {label:<12} {med:10.2f} {best:9.2f} {ratio} {best_ratio}")
+        print(f"{name:<16} {'conv GFLOP/s (ours, 1 thread)':<40} {gflops:.1f}")
         ours, o = results.get("ours 1t"), results.get("ORT 1t")
         if ours and o:
-            print(f"{name:<13} {'load ms (ours, ORT)':<40} {ours['load_ms']:.1f}, {o['load_ms']:.1f}")
+            print(f"{name:<16} {'load ms (ours, ORT)':<40} {ours['load_ms']:.1f}, {o['load_ms']:.1f}")
     for note in notes:
         print(f"not measured: {note}")
     return 0
