@@ -94,10 +94,15 @@ $(NODE_DIR)/node: tests/gen_node_tests.py | $(BUILD)
 FALLBACK_MODELS := examples/models/digits.onnx tests/data/core/gemm_fixed.onnx \
                    $(addprefix $(BUILD)/models/,mobilenet_v2_op13.onnx squeezenet1_1_op13.onnx \
                    fcn_resnet18_op13.onnx efficientnet_b0_op13.onnx regnet_y_400mf_op11.onnx)
+# Models for the set-backend test: branches (residuals, the SE blocks' side paths) and chains.
+SET_MODELS := examples/models/digits.onnx tests/data/core/gemm_fixed.onnx \
+              $(addprefix $(BUILD)/models/,mobilenet_v2_op13.onnx fcn_resnet18_op13.onnx efficientnet_b0_op13.onnx)
 # Under the sanitizers (10x slower) the model suites keep one run of each kind: the refusing
-# backend on the small models, depthwise and one SE network; each torchvision model through
-# its threads check (one and three threads) and its plan; the backends on opset 13 only.
+# and the set backends on the small models, depthwise and one SE network; each torchvision
+# model through its threads check (one and three threads) and its plan; the backends on opset
+# 13 only.
 ASAN_FALLBACK_MODELS := $(wordlist 1,3,$(FALLBACK_MODELS)) $(BUILD)/models/efficientnet_b0_op13.onnx
+ASAN_SET_MODELS      := $(wordlist 1,3,$(SET_MODELS)) $(BUILD)/models/efficientnet_b0_op13.onnx
 ASAN_MODEL_TESTS     := _threads _plan digits classify rewrites
 
 # The torchvision models several suites read, exported once before the suites run side by side.
@@ -106,7 +111,7 @@ $(BUILD)/models/exported: tests/gen_torchvision.py | $(BUILD)
 	touch $@
 
 test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node $(BUILD)/test_backend_fallback \
-      $(BUILD)/models/exported
+      $(BUILD)/test_backend_sets $(BUILD)/models/exported
 	tests/run_all.sh $(addprefix $(BUILD)/,$(C_TESTS)) \
 	    $(addprefix "$(NEON_RUN) $(NEON_BUILD)/,$(addsuffix ",$(NEON_TESTS))) \
 	    "$(BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
@@ -130,6 +135,7 @@ test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node 
 	    "$(PY) tests/test_backend_threads.py" \
 	    "$(PY) tests/test_cli_output_names.py" \
 	    "$(BUILD)/test_backend_fallback $(FALLBACK_MODELS)" \
+	    "$(BUILD)/test_backend_sets $(SET_MODELS)" \
 	    $(call FUZZ_REPLAY_RUNS,$(BUILD))
 
 clean:
@@ -197,9 +203,9 @@ $(BACKEND_OBJ): backends/mmd_backends.c $(wildcard backends/*.h) $(HEADERS) | $(
 
 $(BUILD)/mmdeploy: $(BACKEND_OBJ)
 
-# The refusing-backend test links the bundled backends too (tests/test_backend_fallback.c).
-$(BUILD)/test_backend_fallback: tests/test_backend_fallback.c $(HEADERS) $(BACKEND_OBJ)
-	$(CC) $(WARN) $(CFLAGS) -I. -Itests tests/test_backend_fallback.c $(BACKEND_OBJ) $(BACKEND_LIBS) -lm -o $@
+# The refusing-backend and set-backend tests link the bundled backends too.
+$(BUILD)/test_backend_fallback $(BUILD)/test_backend_sets: $(BUILD)/%: tests/%.c $(HEADERS) $(BACKEND_OBJ)
+	$(CC) $(WARN) $(CFLAGS) -I. -Itests $< $(BACKEND_OBJ) $(BACKEND_LIBS) -lm -o $@
 
 # A backend written entirely outside the project's files (examples/custom_backend.c).
 all: $(BUILD)/custom_backend
@@ -457,7 +463,8 @@ $(ASAN_BUILD)/mmdeploy: tools/mmdeploy_cli.c tools/mmd_npy.h $(HEADERS) $(ASAN_B
 $(ASAN_BUILD)/classify: examples/classify.c $(HEADERS) $(ASAN_BUILD)/mmdeploy.o
 	$(CC) $(WARN) $(ASAN_FLAGS) -I. examples/classify.c $(ASAN_BUILD)/mmdeploy.o -lstb -lm -o $@
 
-$(ASAN_BUILD)/test_backend_fallback: tests/test_backend_fallback.c $(HEADERS) $(ASAN_BUILD)/mmd_backends.o
+$(ASAN_BUILD)/test_backend_fallback $(ASAN_BUILD)/test_backend_sets: $(ASAN_BUILD)/%: tests/%.c $(HEADERS) \
+                                                                     $(ASAN_BUILD)/mmd_backends.o
 	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itests $< $(ASAN_BUILD)/mmd_backends.o $(BACKEND_LIBS) -lm -o $@
 
 $(ASAN_BUILD)/sdk_probe: tests/sdk_probe.c $(SDK_HEADERS) $(HEADERS) tools/mmd_npy.h
@@ -490,7 +497,8 @@ asan-test: $(ASAN_BUILD)/sdk_probe $(addprefix $(ASAN_BUILD)/,$(notdir $(SDK_DEM
 # With `make test asan-test`, the sanitizer suites start once the plain ones have finished (their
 # builds go on meanwhile), so the two summaries do not interleave.
 asan-test: $(ASAN_BUILD)/mmdeploy $(ASAN_BUILD)/classify $(addprefix $(ASAN_BUILD)/,$(ASAN_TESTS)) \
-           $(ASAN_BUILD)/test_backend_fallback $(addprefix $(ASAN_BUILD)/replay_,$(FUZZ_REPLAY)) \
+           $(ASAN_BUILD)/test_backend_fallback $(ASAN_BUILD)/test_backend_sets \
+           $(addprefix $(ASAN_BUILD)/replay_,$(FUZZ_REPLAY)) \
            $(ASAN_BUILD)/test_node $(NODE_DIR)/node $(BUILD)/models/exported $(filter test,$(MAKECMDGOALS))
 	$(ASAN_ENV) tests/run_all.sh $(addprefix $(ASAN_BUILD)/,$(ASAN_TESTS)) \
 	    "$(ASAN_BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
@@ -509,6 +517,7 @@ asan-test: $(ASAN_BUILD)/mmdeploy $(ASAN_BUILD)/classify $(addprefix $(ASAN_BUIL
 	    "$(PY) tests/test_models.py --backend xnnpack _op13" \
 	    "$(PY) tests/test_backend_nodes.py $(NODE_DIR)/node --backend xnnpack" \
 	    "$(ASAN_BUILD)/test_backend_fallback $(ASAN_FALLBACK_MODELS)" \
+	    "$(ASAN_BUILD)/test_backend_sets $(ASAN_SET_MODELS)" \
 	    "$(PY) tests/test_cli_output_names.py" \
 	    $(call FUZZ_REPLAY_RUNS,$(ASAN_BUILD))
 

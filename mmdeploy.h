@@ -335,6 +335,33 @@ typedef struct mmd_session mmd_session;
      backend's kernels next to it convert at the boundary. A run-time prepare (a node after a
      data-dependent shape) cannot re-plan: refusing there fails the run.
 
+   SUBGRAPH CLAIMS (delegates)
+     A backend with supports and claim_set (both or neither) may run a connected set of nodes
+     as one kernel, as ONNX Runtime's execution providers and TFLite's delegates do: an NPU or
+     DSP compiler that wants a whole subgraph, or a library that fuses across nodes. At create,
+     in registration order, each such backend is first offered sets, then (with claim) single
+     nodes, from the nodes no earlier backend took. supports says which nodes it could run
+     (asked once per node, after the trial plan: shapes, dtypes and constants are known). The
+     candidates are the nodes it supports that have a reference kernel, are not folded into
+     constants and have no data-dependent shapes; the runtime cuts them into sets, each
+     connected, in topological order, and never creating a cycle between the set and the rest
+     of the graph (no path leaves the set and comes back), each as large as a schedule
+     alternating between candidates and the rest allows (mmd_graph_partition, mmdeploy_ir.h).
+     claim_set is called once per set, largest first, with the node indices in topological
+     order; it returns one kernel for the set or NULL, and the nodes of a declined set stay
+     candidates for single-node claims. Node indices are those of m at the call: an accepted
+     set becomes one set node (mmd_node.members, in the same order), so indices change after
+     each backend's sets; a backend keys nothing on them before prepare.
+     The set node's inputs are the tensors the members read from outside (weights included),
+     its outputs the member outputs read outside or graph outputs, and its op_type is the
+     backend's name: the profiler and mmd_session_node_backend see it as one node. Tensors
+     between members are internal: the plan gives them no memory (their data is NULL; the
+     backend may point them at its own), but before the set kernel's prepare each member's
+     reference prepare runs, so they carry dtypes and shapes and each member its op data. If
+     the set kernel's prepare returns MMD_ERR_UNSUPPORTED, the set is dissolved: its members go
+     back into the node list, each offered to the backends registered after this one as a
+     single node, else to the reference kernels, and each is recorded (mmd_session_fallback).
+
    WHOLE-GRAPH BACKENDS
      A backend with forward and execute (both or neither) runs the entire graph: it is used only
      when it is the first backend that is available and created, no node is claimed or planned,
@@ -345,8 +372,8 @@ typedef struct mmd_session mmd_session;
    NULL CALLBACKS
      name must be set. is_available NULL means available; get_version and check_env NULL print
      nothing; to_backend NULL means there is nothing to convert; create NULL gives a NULL handle;
-     destroy NULL frees nothing; claim NULL claims no node; forward and execute NULL (both) make
-     a per-node backend.
+     destroy NULL frees nothing; claim NULL claims no node; supports and claim_set NULL (both)
+     offer no set; forward and execute NULL (both) make a per-node backend.
 
    THREADING
      create gets the session's thread count (mmd_backend_args.threads, from mmd_options.threads,
@@ -368,7 +395,7 @@ typedef struct mmd_session mmd_session;
    ABI
      abi_version must be MMD_BACKEND_ABI_VERSION or mmd_backend_register refuses the backend.
      The number changes whenever this struct or a callback's signature changes. */
-#define MMD_BACKEND_ABI_VERSION 2u
+#define MMD_BACKEND_ABI_VERSION 3u
 
 struct mmd_model;
 struct mmd_kernel;
@@ -406,6 +433,11 @@ typedef struct mmd_backend {
                           int32_t input_count, mmd_tensor *const *outputs, int32_t output_count,
                           mmd_error *err);
     mmd_status (*execute)(void *user, void *handle, mmd_error *err);
+    /* Subgraph backends: 1 when node `node` of m may be part of a set this backend runs ... */
+    int32_t (*supports)(void *user, void *handle, const struct mmd_model *m, int32_t node);
+    /* ... and the kernel running the connected set nodes[0..count) as one node, or NULL. */
+    const struct mmd_kernel *(*claim_set)(void *user, void *handle, const struct mmd_model *m,
+                                          const int32_t *nodes, int32_t count);
 } mmd_backend;
 
 /* A fixed-capacity list of backends, owned by the caller; zero-initialised it is empty. The
@@ -555,7 +587,8 @@ MMD_API mmd_status mmd_session_write_blob(const mmd_session *s, void *out, size_
 /* ---- backends ----------------------------------------------------------------------------- */
 /* Appends b to r (no copy: b must outlive the sessions using it). Fails with MMD_ERR_LIMIT when
    r holds MMD_MAX_BACKENDS, MMD_ERR_UNSUPPORTED on another abi_version, MMD_ERR_INVALID_ARGUMENT
-   on a missing name, a repeated name or forward without execute. Setup; no allocation. */
+   on a missing name, a repeated name, forward without execute or supports without claim_set.
+   Setup; no allocation. */
 MMD_API mmd_status mmd_backend_register(mmd_backend_registry *r, const mmd_backend *b, mmd_error *err);
 /* The registered backend of that name, or NULL. Any phase; thread safe on a registry no one
    is changing. */
@@ -1212,6 +1245,9 @@ static mmd_status mmd__backend_check(const mmd_backend *b, mmd_error *err) {
     if (!b->forward != !b->execute)
         return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL,
                              "backend '%s' sets only one of forward and execute", b->name);
+    if (!b->supports != !b->claim_set)
+        return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL,
+                             "backend '%s' sets only one of supports and claim_set", b->name);
     return MMD_OK;
 }
 
@@ -1342,12 +1378,178 @@ static MMD__NOINLINE mmd_status mmd__backends_create(mmd_session *s, const mmd_o
     return MMD_OK;
 }
 
-/* Offers every node to the created backends in registration order. When the reference kernels
-   cover the graph, a trial plan first gives tensors their dtypes and shapes for the claims to
-   look at; its memory is given back afterwards. */
+/* Memory for set nodes, reserved before the trial plan (whose memory the claims give back):
+   members number at most the nodes, and set nodes' input and output lists at most the
+   members' own inputs and outputs. */
+typedef struct mmd__set_pool {
+    mmd_node *members;
+    int32_t *ids;
+    mmd_tensor **ptrs;
+    size_t members_used, ids_used;
+} mmd__set_pool;
+
+/* Set node sid of the sets just accepted: its members (order + first, size of them) are copied
+   out of the node list, its inputs and outputs listed. outside[t] is 1 for a tensor read
+   outside its producer's set or a graph output; seen is tensor_count scratch. */
+static void mmd__set_node(mmd_model *m, mmd__set_pool *pool, const int32_t *nodes, int32_t size,
+                          const int32_t *acc, int32_t sid, const uint8_t *outside, int32_t *seen, mmd_node *h) {
+    int32_t j, q;
+    memset(h, 0, sizeof(*h));
+    h->members = pool->members + pool->members_used;
+    h->member_count = size;
+    pool->members_used += (size_t)size;
+    h->inputs = pool->ids + pool->ids_used;
+    h->in = pool->ptrs + pool->ids_used;
+    for (j = 0; j < size; ++j) h->members[j] = m->nodes[nodes[j]];
+    for (j = 0; j < size; ++j)
+        for (q = 0; q < h->members[j].input_count; ++q) {
+            int32_t t = h->members[j].inputs[q], p;
+            if (t < 0 || seen[t] == sid + 1) continue;
+            p = m->tensors[t].producer;
+            if (p >= 0 && acc[p] == sid) continue;
+            seen[t] = sid + 1;
+            h->in[h->input_count] = &m->tensors[t];
+            h->inputs[h->input_count++] = t;
+        }
+    pool->ids_used += (size_t)h->input_count;
+    h->outputs = pool->ids + pool->ids_used;
+    h->out = pool->ptrs + pool->ids_used;
+    for (j = 0; j < size; ++j)
+        for (q = 0; q < h->members[j].output_count; ++q) {
+            int32_t t = h->members[j].outputs[q];
+            if (t < 0) continue;
+            if (outside[t]) {
+                h->out[h->output_count] = &m->tensors[t];
+                h->outputs[h->output_count++] = t;
+            } else {
+                m->tensors[t].producer = -1;
+                m->tensors[t].data = NULL;
+            }
+        }
+    pool->ids_used += (size_t)h->output_count;
+    h->name = h->members[0].name;
+    h->domain = "mmdeploy.set";
+    h->opset = 1;
+}
+
+/* Offers backend k the sets of its candidates, largest first, and makes each accepted set one
+   set node, the node list reordered so that the sets' members were consecutive. */
+static MMD__NOINLINE mmd_status mmd__backends_offer_sets(mmd_session *s, int32_t k, mmd__set_pool *pool,
+                                                         mmd_error *err) {
+    mmd_model *m = s->model;
+    const mmd__backend_slot *slot = &s->backends[k];
+    int32_t n = m->node_count, i, j, q, count, accepted = 0, at = 0;
+    int32_t *order, *set, *first, *size, *rank, *acc, *seen, *claims, *bucket;
+    const mmd_kernel **kern;
+    uint8_t *cand, *outside;
+    mmd_node *nodes;
+    size_t mark = s->arena.used;
+    mmd_status st;
+    cand = (uint8_t *)mmd_arena_alloc(&s->arena, (size_t)n + (size_t)m->tensor_count + 2, err);
+    order = (int32_t *)mmd_arena_alloc(&s->arena, ((size_t)n * 8 + (size_t)m->tensor_count + 1) * sizeof(int32_t), err);
+    kern = (const mmd_kernel **)mmd_arena_alloc(&s->arena, (size_t)n * sizeof(mmd_kernel *) + 1, err);
+    nodes = (mmd_node *)mmd_arena_alloc(&s->arena, (size_t)n * sizeof(mmd_node) + 1, err);
+    if (!cand || !order || !kern || !nodes) return err->status;
+    outside = cand + n + 1;
+    set = order + n;
+    first = set + n;
+    size = first + n;
+    rank = size + n;
+    acc = rank + n;
+    claims = acc + n;
+    seen = claims + n;
+    bucket = seen + m->tensor_count;
+    for (i = 0; i < n; ++i) {
+        const mmd_node *u = &m->nodes[i];
+        int32_t dynamic = 0;
+        for (j = 0; j < u->output_count; ++j) dynamic |= u->out[j] && u->out[j]->dynamic;
+        cand[i] = s->claims[i] < 0 && !u->members && u->kernel && !u->folded && !u->reprepare && !dynamic &&
+                  slot->b->supports(slot->b->user, slot->handle, m, i);
+    }
+    if ((st = mmd_graph_partition(m, cand, order, set, &count, &s->arena, err)) != MMD_OK) return st;
+    for (j = 0; j < count; ++j) size[j] = 0;
+    for (i = n - 1; i >= 0; --i)
+        if (set[order[i]] >= 0) {
+            first[set[order[i]]] = i;
+            size[set[order[i]]]++;
+        }
+    /* Largest first, by a counting sort on sizes (1 to n): sets are numbered in order, so equal
+       sizes keep their order. */
+    for (j = 0; j <= n; ++j) bucket[j] = 0;
+    for (i = 0; i < count; ++i) bucket[size[i]]++;
+    for (j = n, q = 0; j >= 0; --j) {
+        int32_t c = bucket[j];
+        bucket[j] = q;
+        q += c;
+    }
+    for (i = 0; i < count; ++i) rank[bucket[size[i]]++] = i;
+    for (i = 0; i < count; ++i) {
+        int32_t sid = rank[i];
+        kern[sid] = slot->b->claim_set(slot->b->user, slot->handle, m, order + first[sid], size[sid]);
+        if (kern[sid] && (!kern[sid]->prepare || !kern[sid]->eval))
+            return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, order[first[sid]], m->nodes[order[first[sid]]].op_type,
+                                 "backend '%s' claimed a set of %d nodes with a kernel lacking prepare or eval",
+                                 slot->b->name, (int)size[sid]);
+        accepted += kern[sid] != NULL;
+    }
+    if (accepted) {
+        for (i = 0; i < n; ++i) acc[i] = set[i] >= 0 && kern[set[i]] ? set[i] : -1;
+        for (i = 0; i < m->tensor_count; ++i) {
+            outside[i] = (uint8_t)(m->tensors[i].is_output != 0);
+            seen[i] = 0;
+        }
+        for (i = 0; i < n; ++i)
+            for (j = 0; j < m->nodes[i].input_count; ++j) {
+                int32_t t = m->nodes[i].inputs[j];
+                if (t >= 0 && m->tensors[t].producer >= 0 && acc[m->tensors[t].producer] >= 0 &&
+                    acc[m->tensors[t].producer] != acc[i])
+                    outside[t] = 1;
+            }
+        /* The new list, in the partition's order, each accepted set where its first member was. */
+        for (q = 0; q < n; ++q) {
+            int32_t v = order[q], sid = acc[v];
+            if (sid < 0) {
+                nodes[at] = m->nodes[v];
+                claims[at++] = s->claims[v];
+            } else if (q == first[sid]) {
+                mmd__set_node(m, pool, order + q, size[sid], acc, sid, outside, seen, &nodes[at]);
+                nodes[at].op_type = slot->b->name;
+                nodes[at].kernel = kern[sid];
+                nodes[at].backend = slot->handle;
+                claims[at++] = k;
+            }
+        }
+        memcpy(m->nodes, nodes, (size_t)at * sizeof(mmd_node));
+        memcpy(s->claims, claims, (size_t)at * sizeof(int32_t));
+        m->node_count = at;
+        for (i = 0; i < at; ++i)
+            for (j = 0; j < m->nodes[i].output_count; ++j)
+                if (m->nodes[i].outputs[j] >= 0) m->tensors[m->nodes[i].outputs[j]].producer = i;
+    }
+    mmd_arena_reset(&s->arena, mark);
+    return MMD_OK;
+}
+
+/* Offers the nodes to the created backends in registration order: each backend's sets first
+   (SUBGRAPH CLAIMS), then its single nodes, among the nodes no earlier backend took. When the
+   reference kernels cover the graph, a trial plan first gives tensors their dtypes and shapes
+   for the claims to look at; its memory is given back afterwards. */
 static MMD__NOINLINE mmd_status mmd__backends_claim(mmd_session *s, int32_t plannable, mmd_error *err) {
     mmd_model *m = s->model;
-    int32_t i, k;
+    mmd__set_pool pool;
+    int32_t i, k, sets = 0;
+    mmd_status st;
+    memset(&pool, 0, sizeof(pool));
+    for (k = 0; k < s->backend_count; ++k) sets |= s->backends[k].created && s->backends[k].b->claim_set;
+    if (sets && !m->blob) {
+        size_t ids = 0;
+        for (i = 0; i < m->node_count; ++i) ids += (size_t)m->nodes[i].input_count + (size_t)m->nodes[i].output_count;
+        pool.members = (mmd_node *)mmd_arena_alloc(&s->arena, (size_t)m->node_count * sizeof(mmd_node) + 1, err);
+        pool.ids = (int32_t *)mmd_arena_alloc(&s->arena, ids * sizeof(int32_t) + 1, err);
+        pool.ptrs = (mmd_tensor **)mmd_arena_alloc(&s->arena, ids * sizeof(mmd_tensor *) + 1, err);
+        if (!pool.members || !pool.ids || !pool.ptrs) return err->status;
+        s->plan_mark = s->arena.used;
+    }
     for (i = 0; i < m->node_count && plannable; ++i)
         if (!m->nodes[i].kernel) plannable = 0;
     if (plannable) {
@@ -1357,14 +1559,18 @@ static MMD__NOINLINE mmd_status mmd__backends_claim(mmd_session *s, int32_t plan
         err->node = -1;
         err->op[0] = err->msg[0] = '\0';
     }
-    for (i = 0; i < m->node_count; ++i) {
-        mmd_node *n = &m->nodes[i];
-        s->claims[i] = -1;
-        for (k = 0; k < s->backend_count; ++k) {
-            const mmd__backend_slot *slot = &s->backends[k];
+    for (i = 0; i < m->node_count; ++i) s->claims[i] = -1;
+    for (k = 0; k < s->backend_count; ++k) {
+        const mmd__backend_slot *slot = &s->backends[k];
+        if (!slot->created) continue;
+        if (slot->b->claim_set && pool.members && (st = mmd__backends_offer_sets(s, k, &pool, err)) != MMD_OK) {
+            mmd_arena_reset(&s->arena, s->plan_mark);
+            return st;
+        }
+        for (i = 0; i < m->node_count && slot->b->claim; ++i) {
+            mmd_node *n = &m->nodes[i];
             const mmd_kernel *kern;
-            if (!slot->created || !slot->b->claim) continue;
-            if (!(kern = slot->b->claim(slot->b->user, slot->handle, m, i))) continue;
+            if (s->claims[i] >= 0 || !(kern = slot->b->claim(slot->b->user, slot->handle, m, i))) continue;
             if (!kern->prepare || !kern->eval) {
                 mmd_arena_reset(&s->arena, s->plan_mark);
                 return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, i, n->op_type,
@@ -1374,7 +1580,6 @@ static MMD__NOINLINE mmd_status mmd__backends_claim(mmd_session *s, int32_t plan
             n->kernel = kern;
             n->backend = slot->handle;
             s->claims[i] = k;
-            break;
         }
     }
     mmd_arena_reset(&s->arena, s->plan_mark);
@@ -1387,6 +1592,8 @@ static MMD__NOINLINE mmd_status mmd__backends_claim(mmd_session *s, int32_t plan
    (st, err untouched, unless recording ran out of memory). Claims are asked before the failed
    plan's memory is given back, so they see its shapes. The records are copied to the arena
    below the plan, each move once (moves are rare), and the plan mark moves after them. */
+static mmd_status mmd__set_dissolve(mmd_session *s, int32_t i, mmd_error *err);
+
 static mmd_status mmd__fallback_take(mmd_session *s, mmd_status st, mmd_error *err) {
     mmd_model *m = s->model;
     int32_t i = err->node, k, from, to = -1;
@@ -1394,6 +1601,7 @@ static mmd_status mmd__fallback_take(mmd_session *s, mmd_status st, mmd_error *e
     const mmd_kernel *kern = NULL;
     mmd__fallback *list;
     if (st != MMD_ERR_UNSUPPORTED || !s->claims || i < 0 || i >= m->node_count || s->claims[i] < 0) return st;
+    if (m->nodes[i].members) return mmd__set_dissolve(s, i, err);
     n = &m->nodes[i];
     from = s->claims[i];
     for (k = from + 1; k < s->backend_count && to < 0; ++k) {
@@ -1417,6 +1625,61 @@ static mmd_status mmd__fallback_take(mmd_session *s, mmd_status st, mmd_error *e
     n->kernel = kern;
     s->claims[i] = to;
     n->backend = to >= 0 ? s->backends[to].handle : NULL;
+    m->claim_epoch++;
+    err->status = MMD_OK;
+    err->node = -1;
+    err->op[0] = err->msg[0] = '\0';
+    return MMD_OK;
+}
+
+/* After a set node's kernel refused at prepare: its members go back into the node list where
+   it was (the list has room: every node is in it or in one set), each offered as a single node
+   to the backends after the refusing one, else left to its reference kernel, and each is
+   recorded. MMD_OK (plan again) unless recording ran out of memory. */
+static mmd_status mmd__set_dissolve(mmd_session *s, int32_t i, mmd_error *err) {
+    mmd_model *m = s->model;
+    mmd_node set = m->nodes[i];
+    int32_t c = set.member_count, from = s->claims[i], j, k, q;
+    mmd__fallback *list;
+    memmove(&m->nodes[i + c], &m->nodes[i + 1], (size_t)(m->node_count - i - 1) * sizeof(mmd_node));
+    memmove(&s->claims[i + c], &s->claims[i + 1], (size_t)(m->node_count - i - 1) * sizeof(int32_t));
+    memcpy(&m->nodes[i], set.members, (size_t)c * sizeof(mmd_node));
+    m->node_count += c - 1;
+    for (j = i; j < m->node_count; ++j)
+        for (q = 0; q < m->nodes[j].output_count; ++q)
+            if (m->nodes[j].outputs[q] >= 0) m->tensors[m->nodes[j].outputs[q]].producer = j;
+    /* Claims are asked before the failed plan's memory is given back, so they see its shapes
+       (and its constants). */
+    for (j = i; j < i + c; ++j) {
+        mmd_node *n = &m->nodes[j];
+        s->claims[j] = -1;
+        for (k = from + 1; k < s->backend_count && s->claims[j] < 0; ++k) {
+            const mmd__backend_slot *slot = &s->backends[k];
+            const mmd_kernel *kern;
+            if (!slot->created || !slot->b->claim) continue;
+            kern = slot->b->claim(slot->b->user, slot->handle, m, j);
+            if (!kern || !kern->prepare || !kern->eval) continue;
+            n->kernel = kern;
+            n->backend = slot->handle;
+            s->claims[j] = k;
+        }
+    }
+    mmd_arena_reset(&s->arena, s->plan_mark);
+    list = (mmd__fallback *)mmd_arena_alloc(&s->arena, (size_t)(s->fallback_count + c) * sizeof(mmd__fallback), err);
+    if (!list) return err->status;
+    /* Earlier records name nodes that moved down. */
+    for (j = 0; j < s->fallback_count; ++j) {
+        list[j] = s->fallbacks[j];
+        if (list[j].node > i) list[j].node += c - 1;
+    }
+    for (j = i; j < i + c; ++j) {
+        list[s->fallback_count].node = j;
+        list[s->fallback_count].slot = from;
+        memcpy(list[s->fallback_count].msg, err->msg, sizeof(err->msg));
+        s->fallback_count++;
+    }
+    s->fallbacks = list;
+    s->plan_mark = s->arena.used;
     m->claim_epoch++;
     err->status = MMD_OK;
     err->node = -1;

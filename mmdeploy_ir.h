@@ -117,6 +117,14 @@ typedef struct mmd_node {
     void *backend;                   /* handle of the backend that claimed it, NULL: reference */
     void *packed;                    /* mmd_kernel_packed's buffer for this plan, or NULL */
     size_t packed_size;
+    /* A set node (a backend's subgraph claim, SUBGRAPH CLAIMS in mmdeploy.h): the member_count
+       nodes it runs as one, in topological order, out of the node list; NULL for other nodes.
+       Its inputs are the tensors members read from outside, its outputs the member outputs read
+       outside or graph outputs; the tensors between members are internal (producer -1, data
+       NULL, never planned). The planner runs each member's reference prepare before the set
+       kernel's, so internal tensors carry their dtypes and shapes, and members their op data. */
+    struct mmd_node *members;
+    int32_t member_count;
 } mmd_node;
 
 /* One load-time rewrite, as mmd_graph_rewrite records it for reports ("fold BatchNormalization
@@ -293,6 +301,18 @@ MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err);
 /* Private: mmd_graph_run for m and err not NULL, so without a local mmd_error on the stack
    (mmd_session_run's path). */
 MMD_API mmd_status mmd__graph_run(mmd_model *m, void *scratch, mmd_error *err);
+
+/* ---- setup: backend sets ------------------------------------------------------------------- */
+/* The sets a subgraph backend is offered (SUBGRAPH CLAIMS in mmdeploy.h), from the candidate
+   nodes (candidate[i] != 0). A scheduler that runs candidates for as long as any is ready, then
+   the others for as long as any is ready, and so on, cuts the graph into runs; the candidates of
+   one run, split into connected parts, are the sets. Each set is connected and convex (no path
+   leaves it and comes back, so it can run as one node), and as large as this greedy schedule
+   allows. Writes into order (node_count entries) a topological order of all nodes in which each
+   set's members are consecutive and in topological order, into set[i] the set of node i (-1 for
+   the others), and the number of sets into *count. Temporary memory from a, given back. */
+MMD_API mmd_status mmd_graph_partition(const mmd_model *m, const uint8_t *candidate, int32_t *order,
+                                       int32_t *set, int32_t *count, mmd_arena *a, mmd_error *err);
 
 /* ---- host side: .mmd blobs (format in the doc block above) ------------------------------- */
 /* Writes the planned model m (every node planned, no data-dependent shapes) as a .mmd blob:
@@ -1420,8 +1440,8 @@ MMD_API mmd_status mmd_model_parse(mmd_arena *a, const void *data, size_t size,
 /* ==== >>planning ==== */
 #define MMD__TENSOR_ALIGN 64u
 
-static void mmd__kernel_ctx(mmd_kernel_ctx *c, mmd_model *m, int32_t i, mmd_error *err) {
-    mmd_node *n = &m->nodes[i];
+/* The context of node n, numbered i (a set's member takes its set node's number). */
+static void mmd__kernel_ctx_of(mmd_kernel_ctx *c, mmd_model *m, mmd_node *n, int32_t i, mmd_error *err) {
     c->node = n;
     c->node_index = i;
     c->opset = n->opset;
@@ -1438,6 +1458,10 @@ static void mmd__kernel_ctx(mmd_kernel_ctx *c, mmd_model *m, int32_t i, mmd_erro
     c->parallel = m->parallel;
     c->parallel_user = m->parallel_user;
     c->arena = NULL;
+}
+
+static void mmd__kernel_ctx(mmd_kernel_ctx *c, mmd_model *m, int32_t i, mmd_error *err) {
+    mmd__kernel_ctx_of(c, m, &m->nodes[i], i, err);
 }
 
 MMD_API void *mmd_kernel_packed(mmd_kernel_ctx *c, size_t bytes, int32_t *fresh) {
@@ -1521,6 +1545,31 @@ static uint8_t *mmd__values_needed(mmd_model *m, mmd_arena *a, mmd_error *err) {
     return need;
 }
 
+/* A set node's members, before the set kernel's prepare: each member's reference prepare
+   gives the internal tensors their dtypes and shapes (never their memory: the set kernel runs
+   them) and the member its op data. No packed weights: members are never evaluated here. */
+static mmd_status mmd__members_prepare(mmd_model *m, mmd_arena *a, int32_t i, mmd_error *err) {
+    mmd_node *set = &m->nodes[i];
+    int32_t j, k;
+    mmd_status st;
+    for (j = 0; j < set->member_count; ++j) {
+        mmd_node *u = &set->members[j];
+        mmd_kernel_ctx c;
+        u->op_data = NULL;
+        u->scratch_size = 0;
+        u->packed = NULL;
+        u->packed_size = 0;
+        if (u->kernel->op_data_size && !(u->op_data = mmd_arena_alloc(a, u->kernel->op_data_size, err)))
+            return err->status;
+        mmd__kernel_ctx_of(&c, m, u, i, err);
+        if ((st = mmd__kernel_status(&c, u->kernel->prepare(&c), "prepare")) != MMD_OK) return st;
+        u->scratch_size = c.scratch_size;
+        for (k = 0; k < u->output_count; ++k)
+            if (u->out[k] && u->out[k]->producer < 0) u->out[k]->data = NULL;
+    }
+    return MMD_OK;
+}
+
 /* mmd_graph_plan for a model decoded from ONNX: shape inference, constant folding and
    placement. */
 static mmd_status mmd__onnx_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *stats,
@@ -1564,6 +1613,7 @@ static mmd_status mmd__onnx_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *sta
             return err->status;
         for (j = 0; j < n->input_count; ++j)
             if (n->in[j] && n->in[j]->dynamic) dyn_in = 1;
+        if ((st = mmd__members_prepare(m, a, i, err)) != MMD_OK) return st;
         mmd__kernel_ctx(&c, m, i, err);
         c.arena = m->trial ? NULL : a;
         if ((st = mmd__kernel_status(&c, n->kernel->prepare(&c), "prepare")) != MMD_OK) return st;
@@ -1769,6 +1819,103 @@ MMD_API mmd_status mmd_graph_run(mmd_model *m, void *scratch, mmd_error *err) {
     if (!err) err = &local;
     if (!m) return mmd_error_set(err, MMD_ERR_INVALID_ARGUMENT, -1, NULL, "mmd_graph_run: NULL model");
     return mmd__graph_run(m, scratch, err);
+}
+
+/* ==== >>sets ==== */
+static int32_t mmd__uf_root(int32_t *parent, int32_t v) {
+    while (parent[v] != v) v = parent[v] = parent[parent[v]];
+    return v;
+}
+
+MMD_API mmd_status mmd_graph_partition(const mmd_model *m, const uint8_t *candidate, int32_t *order,
+                                       int32_t *set, int32_t *count, mmd_arena *a, mmd_error *err) {
+    int32_t n = m->node_count, i, j, e = 0, pos = 0, mode, run = 0, sets = 0;
+    int32_t *indeg, *start, *succ, *queue[2], head[2] = {0, 0}, tail[2] = {0, 0}, *runs, *parent, *tmp;
+    size_t mark = a->used;
+    *count = 0;
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < m->nodes[i].input_count; ++j)
+            e += m->nodes[i].inputs[j] >= 0 && m->tensors[m->nodes[i].inputs[j]].producer >= 0;
+    indeg = (int32_t *)mmd_arena_alloc(a, (size_t)n * 7 * sizeof(int32_t) + sizeof(int32_t), err);
+    succ = (int32_t *)mmd_arena_alloc(a, (size_t)e * sizeof(int32_t) + 1, err);
+    if (!indeg || !succ) return err->status;
+    start = indeg + n;               /* n + 1 entries */
+    queue[0] = start + n + 1;
+    queue[1] = queue[0] + n;
+    runs = queue[1] + n;
+    parent = runs + n;
+    tmp = parent + n;
+    /* Edges producer -> reader (CSR), one per input read, so in-degrees count them alike. */
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < m->nodes[i].input_count; ++j) {
+            int32_t t = m->nodes[i].inputs[j];
+            if (t < 0 || m->tensors[t].producer < 0) continue;
+            start[m->tensors[t].producer + 1]++;
+            indeg[i]++;
+        }
+    for (i = 0; i < n; ++i) start[i + 1] += start[i];
+    for (i = 0; i < n; ++i) tmp[i] = start[i];
+    for (i = 0; i < n; ++i)
+        for (j = 0; j < m->nodes[i].input_count; ++j) {
+            int32_t t = m->nodes[i].inputs[j];
+            if (t >= 0 && m->tensors[t].producer >= 0) succ[tmp[m->tensors[t].producer]++] = i;
+        }
+    for (i = 0; i < n; ++i)
+        if (!indeg[i]) queue[candidate[i] ? 1 : 0][tail[candidate[i] ? 1 : 0]++] = i;
+    /* The alternating schedule: a run ends when no node of its kind is ready. */
+    mode = tail[1] > 0;
+    while (pos < n) {
+        int32_t v;
+        if (head[mode] == tail[mode]) {
+            if (head[!mode] == tail[!mode])
+                return mmd_error_set(err, MMD_ERR_INVALID_MODEL, -1, NULL, "the graph has a cycle");
+            mode = !mode;
+            ++run;
+            continue;
+        }
+        v = queue[mode][head[mode]++];
+        order[pos++] = v;
+        runs[v] = run;
+        for (j = start[v]; j < start[v + 1]; ++j) {
+            int32_t w = succ[j];
+            if (--indeg[w] == 0) queue[candidate[w] ? 1 : 0][tail[candidate[w] ? 1 : 0]++] = w;
+        }
+    }
+    /* Connected parts of each run's candidates. */
+    for (i = 0; i < n; ++i) {
+        parent[i] = i;
+        set[i] = -1;
+    }
+    for (i = 0; i < n; ++i)
+        for (j = start[i]; j < start[i + 1]; ++j)
+            if (candidate[i] && candidate[succ[j]] && runs[i] == runs[succ[j]])
+                parent[mmd__uf_root(parent, i)] = mmd__uf_root(parent, succ[j]);
+    /* Numbered by first appearance; within a run the parts are independent of each other, so
+       grouping each part's members together (in their order) keeps the order topological. */
+    for (pos = 0; pos < n;) {
+        int32_t end = pos, first = sets, k;
+        if (!candidate[order[pos]]) { ++pos; continue; }
+        while (end < n && candidate[order[end]] && runs[order[end]] == runs[order[pos]]) ++end;
+        for (k = pos; k < end; ++k) {
+            int32_t r = mmd__uf_root(parent, order[k]);
+            if (set[r] < 0) set[r] = sets++;
+            set[order[k]] = set[r];
+        }
+        /* A counting sort by part (indeg, all zero after the schedule, holds the offsets). */
+        for (j = 0; j < sets - first; ++j) indeg[j] = 0;
+        for (k = pos; k < end; ++k) indeg[set[order[k]] - first]++;
+        for (k = pos, j = 0; j < sets - first; ++j) {
+            int32_t c = indeg[j];
+            indeg[j] = k;
+            k += c;
+        }
+        for (k = pos; k < end; ++k) tmp[indeg[set[order[k]] - first]++] = order[k];
+        memcpy(order + pos, tmp + pos, (size_t)(end - pos) * sizeof(int32_t));
+        pos = end;
+    }
+    *count = sets;
+    mmd_arena_reset(a, mark);
+    return MMD_OK;
 }
 
 /* ==== >>ir rewrites ==== */
@@ -3362,6 +3509,10 @@ static mmd_status mmd__bw_check(const mmd_model *m, size_t *act, size_t *scratch
     for (i = 0; i < m->node_count; ++i) {
         const mmd_node *n = &m->nodes[i];
         if (n->folded) { ++*folded; continue; }
+        if (n->members)
+            return mmd_error_set(err, MMD_ERR_UNSUPPORTED, i, n->op_type, "node '%s' (%s): a backend's set of "
+                                 "%d nodes; a blob holds the nodes one by one", n->name, n->op_type,
+                                 (int)n->member_count);
         if (n->reprepare)
             return mmd_error_set(err, MMD_ERR_UNSUPPORTED, i, n->op_type, "node '%s' (%s): its shapes depend "
                                  "on data at run time; a blob holds a static plan", n->name, n->op_type);

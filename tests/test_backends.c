@@ -85,6 +85,15 @@ static const mmd_kernel *fake_claim(void *user, void *handle, const mmd_model *m
     return &h->kernel;
 }
 
+/* Would offer every node to sets; registered without claim_set, so never asked. */
+static int32_t fake_supports(void *user, void *handle, const mmd_model *m, int32_t node) {
+    (void)user;
+    (void)handle;
+    (void)m;
+    (void)node;
+    return 1;
+}
+
 static mmd_backend fake_backend(fake *f, const char *name) {
     mmd_backend b;
     memset(&b, 0, sizeof b);
@@ -286,6 +295,12 @@ static void registry_refuses_overflow_duplicates_and_other_abis(void) {
     odd = bs[1];
     odd.name = NULL;
     CHECK(mmd_backend_register(&reg, &odd, &err) == MMD_ERR_INVALID_ARGUMENT);
+    /* A set backend needs both callbacks (SUBGRAPH CLAIMS). */
+    odd = bs[1];
+    odd.claim_set = NULL;
+    odd.supports = fake_supports;
+    CHECK(mmd_backend_register(&reg, &odd, &err) == MMD_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(err.msg, "claim_set") != NULL);
     CHECK(mmd_backend_register(&reg, NULL, &err) == MMD_ERR_INVALID_ARGUMENT);
     CHECK(reg.count == 1);
 }

@@ -408,8 +408,26 @@ static void cli_print_backends(const mmd_backend_registry *r) {
     }
 }
 
+/* A set node's members (a backend's subgraph claim), counted per op type. */
+static void cli_print_set(const mmd_node *set) {
+    char counts[1024];
+    size_t len = 0;
+    int32_t i, j;
+    counts[0] = '\0';
+    for (i = 0; i < set->member_count; ++i) {
+        int32_t n = 0;
+        for (j = 0; j < i && strcmp(set->members[j].op_type, set->members[i].op_type) != 0; ++j) {}
+        if (j < i) continue;
+        for (j = i; j < set->member_count; ++j) n += strcmp(set->members[j].op_type, set->members[i].op_type) == 0;
+        if (len < sizeof counts)
+            len += (size_t)snprintf(counts + len, sizeof counts - len, "%s%s %d", len ? ", " : "",
+                                    set->members[i].op_type, (int)n);
+    }
+    cli_line("  %-10s         set of %d nodes: %s", "", (int)set->member_count, counts);
+}
+
 /* The nodes each backend of s runs, with counts per op type, as the session numbers them
-   (after its rewrites). */
+   (after its rewrites); a backend's set counts as one node, its members listed below it. */
 static void cli_print_claims(const mmd_session *s, int with_reference) {
     const mmd_model *m = mmd_session_model(s);
     int32_t b, i, j, nb = mmd_session_backend_count(s);
@@ -444,8 +462,10 @@ static void cli_print_claims(const mmd_session *s, int with_reference) {
         cli_line("  %-10s %d node%s%s%s", name, (int)total, total == 1 ? "" : "s", total ? ": " : "", counts);
         if (b < 0) continue;
         for (i = 0; i < m->node_count; ++i)
-            if (mmd_session_node_backend(s, i) == b)
+            if (mmd_session_node_backend(s, i) == b) {
                 cli_line("  %-10s   #%-4d %-20s %s", "", (int)i, m->nodes[i].op_type, m->nodes[i].name);
+                if (m->nodes[i].members) cli_print_set(&m->nodes[i]);
+            }
     }    /* Nodes a backend claimed, then refused at prepare: where they went and why. */
     for (i = 0; i < mmd_session_fallback_count(s); ++i) {
         int32_t node, from, to;
