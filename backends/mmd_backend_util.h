@@ -40,6 +40,50 @@ static inline void mmd__bk_kernel(mmd_kernel *k, const mmd_kernel *ref, size_t o
     k->eval = eval;
 }
 
+/* The functions of a bundled backend's op: its own op data bytes, prepare and eval. */
+typedef void (*mmd__bk_op_fn)(int32_t op, size_t *own, mmd_kernel_fn *prepare, mmd_kernel_fn *eval);
+
+/* A bundled backend's claim table, built at create: for each of its count ops (names[op],
+   default domain) whose reference kernel covers the model's opset (ref[op], else NULL), the
+   kernel wrapping that reference kernel with the op's functions (kernels[op]) and a float32
+   rule returning it. Only such ops are claimed: the reference kernel checks the node. Returns
+   the number of rules. */
+static inline int32_t mmd__bk_table(const mmd_model *m, const char *const *names, int32_t count, mmd__bk_op_fn fns,
+                                    const mmd_kernel **ref, mmd_kernel *kernels, mmd_backend_rule *rules) {
+    int64_t opset = mmd_model_opset(m, "");
+    int32_t op, n = 0;
+    for (op = 0; op < count; ++op) {
+        size_t own = 0;
+        mmd_kernel_fn prepare, eval;
+        if (!(ref[op] = mmd_ops_find("", names[op], opset))) continue;
+        fns(op, &own, &prepare, &eval);
+        mmd__bk_kernel(&kernels[op], ref[op], own, prepare, eval);
+        memset(&rules[n], 0, sizeof(rules[n]));
+        rules[n].domain = "";
+        rules[n].op_type = names[op];
+        rules[n].dtype = MMD_DTYPE_FLOAT32;
+        rules[n].kernel = &kernels[op];
+        ++n;
+    }
+    return n;
+}
+
+/* The context of member u of the set node that c runs (SUBGRAPH CLAIMS in mmdeploy.h): c's
+   with u's node, opset, inputs, outputs, op data and scratch size, and no backend, so that u's
+   attributes can be read, or its reference kernel (u->kernel) run, from the set kernel. */
+static inline void mmd__bk_member_ctx(const mmd_kernel_ctx *c, const mmd_node *u, mmd_kernel_ctx *out) {
+    *out = *c;
+    out->node = u;
+    out->opset = u->opset;
+    out->input_count = u->input_count;
+    out->output_count = u->output_count;
+    out->inputs = u->in;
+    out->outputs = u->out;
+    out->op_data = u->op_data;
+    out->scratch_size = u->scratch_size;
+    out->backend = NULL;
+}
+
 /* Sliding-window geometry of Conv, ConvTranspose and the pools as ONNX defines it, spatial
    axes first to last. The reference prepare has validated the attributes already. */
 typedef struct mmd__bk_window {

@@ -876,6 +876,7 @@ static void mmd__dnnl_destroy(void *user, void *handle) {
     free(h);
 }
 
+/* Op op's prepare (every op evaluates through mmd__dnnl_eval). */
 static mmd_kernel_fn mmd__dnnl_prepare_of(int32_t op) {
     switch (op) {
     case MMD__DNNL_CONV: return mmd__dnnl_conv_prepare;
@@ -890,10 +891,14 @@ static mmd_kernel_fn mmd__dnnl_prepare_of(int32_t op) {
     }
 }
 
+static void mmd__dnnl_op_fns(int32_t op, size_t *own, mmd_kernel_fn *prepare, mmd_kernel_fn *eval) {
+    *own = 0;
+    *prepare = mmd__dnnl_prepare_of(op);
+    *eval = mmd__dnnl_eval;
+}
+
 static mmd_status mmd__dnnl_create(void *user, const mmd_backend_args *args, void **handle, mmd_error *err) {
-    int64_t opset = mmd_model_opset(args->model, "");
     mmd__dnnl *h = (mmd__dnnl *)calloc(1, sizeof(mmd__dnnl));
-    int32_t i;
     (void)user;
     if (!h) return mmd_error_set(err, MMD_ERR_OUT_OF_MEMORY, -1, NULL, "onednn: out of memory");
     h->model = args->model;
@@ -908,18 +913,8 @@ static mmd_status mmd__dnnl_create(void *user, const mmd_backend_args *args, voi
         mmd__dnnl_destroy(NULL, h);
         return mmd_error_set(err, MMD_ERR_UNSUPPORTED, -1, NULL, "onednn: cannot create a CPU engine and stream");
     }
-    /* Only ops whose reference kernel covers the model's opset: that kernel checks the node. */
-    for (i = 0; i < MMD__DNNL_OPS; ++i) {
-        mmd_backend_rule *r = &h->rules[h->rule_count];
-        if (!(h->ref[i] = mmd_ops_find("", mmd__dnnl_op_names[i], opset))) continue;
-        mmd__bk_kernel(&h->kernels[i], h->ref[i], 0, mmd__dnnl_prepare_of(i), mmd__dnnl_eval);
-        memset(r, 0, sizeof(*r));
-        r->domain = "";
-        r->op_type = mmd__dnnl_op_names[i];
-        r->dtype = MMD_DTYPE_FLOAT32;
-        r->kernel = &h->kernels[i];
-        h->rule_count++;
-    }
+    h->rule_count =
+        mmd__bk_table(args->model, mmd__dnnl_op_names, MMD__DNNL_OPS, mmd__dnnl_op_fns, h->ref, h->kernels, h->rules);
     *handle = h;
     return MMD_OK;
 }

@@ -378,30 +378,24 @@ static mmd_status mmd__blas_check_env(void *user, char *buf, size_t cap) {
     return MMD_OK;
 }
 
+static void mmd__blas_op_fns(int32_t op, size_t *own, mmd_kernel_fn *prepare, mmd_kernel_fn *eval) {
+    static const mmd_kernel_fn prepares[MMD__BLAS_OPS] = {mmd__blas_conv_prepare, mmd__blas_gemm_prepare,
+                                                          mmd__blas_matmul_prepare};
+    static const mmd_kernel_fn evals[MMD__BLAS_OPS] = {mmd__blas_conv_eval, mmd__blas_gemm_eval,
+                                                       mmd__blas_matmul_eval};
+    static const size_t owns[MMD__BLAS_OPS] = {sizeof(mmd__blas_conv), sizeof(mmd__blas_gemm),
+                                               sizeof(mmd__blas_matmul)};
+    *own = owns[op];
+    *prepare = prepares[op];
+    *eval = evals[op];
+}
+
 static mmd_status mmd__blas_create(void *user, const mmd_backend_args *args, void **handle, mmd_error *err) {
-    static const mmd_kernel_fn prepare[MMD__BLAS_OPS] = {mmd__blas_conv_prepare, mmd__blas_gemm_prepare,
-                                                         mmd__blas_matmul_prepare};
-    static const mmd_kernel_fn eval[MMD__BLAS_OPS] = {mmd__blas_conv_eval, mmd__blas_gemm_eval,
-                                                      mmd__blas_matmul_eval};
-    static const size_t own[MMD__BLAS_OPS] = {sizeof(mmd__blas_conv), sizeof(mmd__blas_gemm),
-                                              sizeof(mmd__blas_matmul)};
-    int64_t opset = mmd_model_opset(args->model, "");
     mmd__blas *h = (mmd__blas *)calloc(1, sizeof(mmd__blas));
-    int32_t i;
     (void)user;
     if (!h) return mmd_error_set(err, MMD_ERR_OUT_OF_MEMORY, -1, NULL, "openblas: out of memory");
-    /* Only ops whose reference kernel covers the model's opset: that kernel checks the node. */
-    for (i = 0; i < MMD__BLAS_OPS; ++i) {
-        mmd_backend_rule *r = &h->rules[h->rule_count];
-        if (!(h->ref[i] = mmd_ops_find("", mmd__blas_op_names[i], opset))) continue;
-        mmd__bk_kernel(&h->kernels[i], h->ref[i], own[i], prepare[i], eval[i]);
-        memset(r, 0, sizeof(*r));
-        r->domain = "";
-        r->op_type = mmd__blas_op_names[i];
-        r->dtype = MMD_DTYPE_FLOAT32;
-        r->kernel = &h->kernels[i];
-        h->rule_count++;
-    }
+    h->rule_count =
+        mmd__bk_table(args->model, mmd__blas_op_names, MMD__BLAS_OPS, mmd__blas_op_fns, h->ref, h->kernels, h->rules);
     *handle = h;
     return MMD_OK;
 }

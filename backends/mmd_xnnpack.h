@@ -1,7 +1,8 @@
 /* backends/mmd_xnnpack.h - v0.1.0 - MIT licence (see end of file)
-   XNNPACK backend for mmdeploy.h: 2-D convolutions (depthwise and grouped too), pools, fully
-   connected layers, element-wise ops and softmax as XNNPACK operators (its operator C API,
-   xnnpack.h; written against Debian's 2022-02 snapshot), run on a pthreadpool.
+   XNNPACK backend for mmdeploy.h: 2-D convolutions (depthwise and grouped too), pools and
+   element-wise ops as XNNPACK subgraphs (one runtime per claimed set of nodes), fully connected
+   layers, softmax and lone element-wise ops as XNNPACK operators (its C API, xnnpack.h; written
+   against Debian's 2022-02 snapshot), run on a pthreadpool.
 
    QUICK START
      In one C file:
@@ -33,6 +34,18 @@
      XNNPACK refuses at prepare is refused with MMD_ERR_UNSUPPORTED, and the runtime gives the
      node to the next backend or the reference kernels.
 
+   SETS (SUBGRAPH CLAIMS in mmdeploy.h)
+     supports takes the claimable Conv, pools, GlobalAveragePool and element-wise nodes whose
+     activations are all 4-D (constant operands of Add/Mul/Sub/Div only as [.., C, 1, 1] or one
+     value); claim_set takes a set holding a convolution or a pool. Its kernel defines the
+     members as one XNNPACK subgraph (xnn_define_*: 4-D tensors channels-last inside, weights
+     repacked once and given as static values) and builds one runtime (xnn_create_runtime_v2,
+     which fuses activations into the ops before them), set up (xnn_setup_runtime) again only
+     when the tensors' addresses change, run with xnn_invoke_runtime. The set's 4-D inputs and
+     outputs are transposed between NCHW and NHWC at its edges, unless one channel or one pixel
+     makes the two the same. A runtime XNNPACK refuses at prepare dissolves the set: its nodes
+     are then claimed one by one.
+
    LAYOUTS
      XNNPACK's convolutions and pools read and write channels-last (NHWC) data, the runtime's
      tensors are NCHW. A tensor that only this backend's nodes touch stays channels-last
@@ -42,8 +55,8 @@
      Fully connected layers and softmax run on plain tensors.
 
    WHAT IT DOES NOT DO
-     No subgraph delegation yet (one operator per node, so no fusion of activations into convs),
-     no ConvTranspose, no Concat, no Resize, no to_backend.
+     No ConvTranspose, no Concat, no Resize (Debian's snapshot has no subgraph Concat), no
+     Gemm/MatMul inside a set (they run as single operators), no to_backend.
 
    CONFIGURATION
      MMD_XNNPACK_IMPLEMENTATION  emit the code in this translation unit
@@ -135,6 +148,9 @@ typedef struct mmd__xnn {
     int32_t rule_count;
     int32_t node_count;
     mmd__xnn_node *nodes;
+    mmd_kernel set_kernel;           /* what claim_set returns */
+    struct mmd__xnn_set **sets;      /* every set's runtime, found again by its members */
+    int32_t set_count, set_cap;
 } mmd__xnn;
 
 /* A stand-in address for setting operators up at prepare, before the plan places the tensors:
@@ -151,7 +167,7 @@ static mmd_status mmd__xnn_refuse(mmd_kernel_ctx *c, const char *what, enum xnn_
 static int32_t mmd__xnn_kind(const void *handle, const mmd_node *n, int32_t *nin) {
     const mmd__xnn *h = (const mmd__xnn *)handle;
     int32_t op;
-    if (n->backend != handle) return MMD__BK_PLAIN;
+    if (n->backend != handle || n->members) return MMD__BK_PLAIN;
     op = (int32_t)(n->kernel - h->kernels);
     *nin = op >= MMD__XNN_ADD && op <= MMD__XNN_DIV ? 2 : 1;
     if (op <= MMD__XNN_AVGPOOL) return MMD__BK_CONV;
@@ -305,6 +321,20 @@ static mmd_status mmd__xnn_gap_prepare(mmd_kernel_ctx *c) {
 }
 
 /* ==== >>xnnpack element-wise ==== */
+/* Clip's bounds: attributes before opset 11, constant inputs from 11 (claim checked them). */
+static mmd_status mmd__xnn_clip_bounds(mmd_kernel_ctx *c, float *lo, float *hi) {
+    mmd_status st;
+    *lo = -INFINITY;
+    *hi = INFINITY;
+    if (c->opset < 11) {
+        if ((st = mmd_attr_get_float(c, "min", -INFINITY, lo)) != MMD_OK) return st;
+        if ((st = mmd_attr_get_float(c, "max", INFINITY, hi)) != MMD_OK) return st;
+    } else {
+        if (c->input_count > 1 && c->inputs[1]) *lo = *(const float *)c->inputs[1]->data;
+        if (c->input_count > 2 && c->inputs[2]) *hi = *(const float *)c->inputs[2]->data;
+    }
+    return *lo <= *hi ? MMD_OK : mmd__xnn_refuse(c, "a Clip with min above max", xnn_status_invalid_parameter);
+}
 /* One-input ops over all the elements as one row of channels 1. */
 static mmd_status mmd__xnn_unary_prepare(mmd_kernel_ctx *c) {
     const mmd_node *node = c->node;
@@ -321,15 +351,8 @@ static mmd_status mmd__xnn_unary_prepare(mmd_kernel_ctx *c) {
     switch (op) {
     case MMD__XNN_RELU: xs = xnn_create_clamp_nc_f32(1, 1, 1, 0.0f, INFINITY, 0, &n->op); break;
     case MMD__XNN_CLIP: {
-        float lo = -INFINITY, hi = INFINITY;
-        if (c->opset < 11) {
-            if ((st = mmd_attr_get_float(c, "min", -INFINITY, &lo)) != MMD_OK) return st;
-            if ((st = mmd_attr_get_float(c, "max", INFINITY, &hi)) != MMD_OK) return st;
-        } else {
-            if (c->input_count > 1 && c->inputs[1]) lo = *(const float *)c->inputs[1]->data;
-            if (c->input_count > 2 && c->inputs[2]) hi = *(const float *)c->inputs[2]->data;
-        }
-        if (!(lo <= hi)) return mmd__xnn_refuse(c, "a Clip with min above max", xnn_status_invalid_parameter);
+        float lo, hi;
+        if ((st = mmd__xnn_clip_bounds(c, &lo, &hi)) != MMD_OK) return st;
         xs = xnn_create_clamp_nc_f32(1, 1, 1, lo, hi, 0, &n->op);
         break;
     }
@@ -490,6 +513,329 @@ static mmd_status mmd__xnn_eval(mmd_kernel_ctx *c) {
     return MMD_OK;
 }
 
+/* ==== >>xnnpack sets ==== */
+/* A claimed set (SUBGRAPH CLAIMS in mmdeploy.h) as one XNNPACK subgraph runtime: its 4-D
+   tensors are channels-last (NHWC) inside, XNNPACK fuses activations into the convolutions
+   and additions before them, and weights are given once, when the runtime is built. The set's
+   4-D inputs and outputs are transposed at its edges, through scratch, unless their layout is
+   the same either way (one channel, or one pixel). */
+typedef struct mmd__xnn_edge {
+    int32_t tensor;                  /* index in the model */
+    int32_t output;                  /* 0 input, 1 output */
+    int32_t transpose;               /* 1: goes through scratch at offset */
+    size_t n, c, hw, offset;
+} mmd__xnn_edge;
+
+typedef struct mmd__xnn_set {
+    const mmd_node *members;         /* identifies the set across plans */
+    xnn_runtime_t runtime;
+    float **weights;                 /* repacked filters, alive as long as the runtime */
+    int32_t weight_count;
+    int32_t edge_count;
+    mmd__xnn_edge *edges;
+    struct xnn_external_value *ext;  /* as last given to xnn_setup_runtime */
+    int32_t ready;                   /* ext has been set up with real pointers */
+} mmd__xnn_set;
+
+static void mmd__xnn_set_free(mmd__xnn_set *x) {
+    int32_t i;
+    if (!x) return;
+    if (x->runtime) xnn_delete_runtime(x->runtime);
+    for (i = 0; i < x->weight_count; ++i) free(x->weights[i]);
+    free(x->weights);
+    free(x->edges);
+    free(x->ext);
+    free(x);
+}
+
+/* The ops a set may hold: those whose activations are all 4-D (NHWC inside the set). */
+static int32_t mmd__xnn_set_op(int32_t op) { return op <= MMD__XNN_DIV; }
+
+/* 1 when a [.., C, 1, 1]-shaped (or one-element) constant reads the same in NCHW and NHWC
+   broadcasting. */
+static int32_t mmd__xnn_flat_const(const mmd_tensor *t) {
+    return mmd_tensor_numel(t) == 1 ||
+           (t->rank >= 3 && t->rank <= 4 && t->dims[t->rank - 1] == 1 && t->dims[t->rank - 2] == 1);
+}
+
+static const mmd_kernel *mmd__xnn_claim(void *user, void *handle, const mmd_model *m, int32_t node);
+static int32_t mmd__xnn_const(const mmd_node *n, int32_t i);
+
+static int32_t mmd__xnn_supports(void *user, void *handle, const mmd_model *m, int32_t node) {
+    const mmd__xnn *h = (const mmd__xnn *)handle;
+    const mmd_node *n = &m->nodes[node];
+    const mmd_kernel *k = mmd__xnn_claim(user, handle, m, node);
+    int32_t op, j;
+    if (!k || !mmd__xnn_set_op(op = (int32_t)(k - h->kernels)) || n->out[0]->rank != 4) return 0;
+    for (j = 0; j < n->input_count; ++j) {
+        const mmd_tensor *t = n->in[j];
+        /* Conv's weights and Clip's bounds are attributes to XNNPACK. */
+        if (!t || (j > 0 && (op == MMD__XNN_CONV || op == MMD__XNN_CLIP))) continue;
+        if (mmd__xnn_const(n, j)) {
+            if (j > 0 && mmd__xnn_flat_const(t)) continue;
+            return 0;
+        }
+        if (t->rank != 4) return 0;
+    }
+    return 1;
+}
+
+/* A set is worth a runtime when it holds a convolution or a pool; element-wise ops alone run
+   as single nodes, without the transposes at the set's edges. */
+static const mmd_kernel *mmd__xnn_claim_set(void *user, void *handle, const mmd_model *m, const int32_t *nodes,
+                                            int32_t count) {
+    mmd__xnn *h = (mmd__xnn *)handle;
+    int32_t i;
+    (void)user;
+    for (i = 0; i < count; ++i) {
+        const mmd_kernel *k = mmd_backend_match(h->rules, (size_t)h->rule_count, m, nodes[i]);
+        if (k && k - h->kernels <= MMD__XNN_GAP) return &h->set_kernel;
+    }
+    return NULL;
+}
+
+/* The XNNPACK value of tensor t, defined on first use: NHWC dims for 4-D tensors, static data
+   for constants, an external id for the set's inputs and outputs. */
+static enum xnn_status mmd__xnn_value(xnn_subgraph_t sg, const mmd_model *m, const mmd_tensor *t, uint32_t *ids,
+                                      const mmd__xnn_set *x, uint32_t *out) {
+    int32_t ti = (int32_t)(t - m->tensors), j, r = t->rank;
+    size_t dims[XNN_MAX_TENSOR_DIMS];
+    uint32_t ext = XNN_INVALID_VALUE_ID, flags = 0;
+    enum xnn_status xs;
+    if (ids[ti] != XNN_INVALID_VALUE_ID) {
+        *out = ids[ti];
+        return xnn_status_success;
+    }
+    for (j = 0; j < x->edge_count; ++j)
+        if (x->edges[j].tensor == ti) {
+            ext = (uint32_t)j;
+            flags = x->edges[j].output ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT : XNN_VALUE_FLAG_EXTERNAL_INPUT;
+        }
+    if (r == 4) {
+        dims[0] = (size_t)t->dims[0];
+        dims[1] = (size_t)t->dims[2];
+        dims[2] = (size_t)t->dims[3];
+        dims[3] = (size_t)t->dims[1];
+    } else {
+        /* A flat constant operand: [.., C, 1, 1] is [.., 1, 1, C] channels-last. */
+        for (j = 0; j < r; ++j) dims[j] = (size_t)t->dims[j];
+        if (r >= 3 && mmd_tensor_numel(t) > 1) {
+            dims[r - 3] = 1;
+            dims[r - 1] = (size_t)t->dims[r - 3];
+        }
+    }
+    xs = xnn_define_tensor_value(sg, xnn_datatype_fp32, (size_t)r, dims,
+                                 mmd_tensor_is_const(t) && t->kind != MMD_TENSOR_INPUT ? t->data : NULL, ext, flags,
+                                 &ids[ti]);
+    *out = ids[ti];
+    return xs;
+}
+
+/* Defines member u's node. cu is a context for its attributes. */
+static mmd_status mmd__xnn_set_define(mmd_kernel_ctx *cu, xnn_subgraph_t sg, const mmd_model *m, uint32_t *ids,
+                                      mmd__xnn_set *x) {
+    const mmd_node *u = cu->node;
+    int32_t op;
+    uint32_t in = 0, in2 = 0, out = 0, w = XNN_INVALID_VALUE_ID, b = XNN_INVALID_VALUE_ID;
+    enum xnn_status xs = xnn_status_success;
+    mmd__bk_window win;
+    mmd_status st;
+    for (op = 0; op < MMD__XNN_OPS; ++op)
+        if (strcmp(u->op_type, mmd__xnn_op_names[op]) == 0) break;
+    if (op == MMD__XNN_OPS || !mmd__xnn_set_op(op)) return mmd__xnn_refuse(cu, "a node a set cannot hold", xnn_status_invalid_parameter);
+    if ((xs = mmd__xnn_value(sg, m, u->in[0], ids, x, &in)) != xnn_status_success ||
+        (xs = mmd__xnn_value(sg, m, u->out[0], ids, x, &out)) != xnn_status_success)
+        return mmd__xnn_refuse(cu, "xnn_define_tensor_value", xs);
+    if (op >= MMD__XNN_ADD && op <= MMD__XNN_DIV &&
+        (xs = mmd__xnn_value(sg, m, u->in[1], ids, x, &in2)) != xnn_status_success)
+        return mmd__xnn_refuse(cu, "xnn_define_tensor_value", xs);
+    switch (op) {
+    case MMD__XNN_CONV: {
+        const mmd_tensor *wt = u->in[1];
+        int64_t group, o, i, t, cg = wt->dims[1], ksize = wt->dims[2] * wt->dims[3];
+        size_t wdims[4];
+        float *packed, **grown;
+        if ((st = mmd_attr_get_int(cu, "group", 1, &group)) != MMD_OK) return st;
+        if ((st = mmd__bk_window_read(cu, 2, u->in[0]->dims + 2, wt->dims + 2, u->out[0]->dims + 2, &win)) != MMD_OK)
+            return st;
+        /* ONNX weights [out, in/g, kh, kw] as XNNPACK's [out, kh, kw, in/g]. */
+        grown = (float **)realloc(x->weights, sizeof(float *) * (size_t)(x->weight_count + 1));
+        if (grown) x->weights = grown;
+        packed = grown ? (float *)malloc((size_t)mmd_tensor_numel(wt) * sizeof(float) + 4) : NULL;
+        if (!packed) return mmd_kernel_fail(cu, MMD_ERR_OUT_OF_MEMORY, "xnnpack: out of memory");
+        x->weights[x->weight_count++] = packed;
+        for (o = 0; o < wt->dims[0]; ++o)
+            for (i = 0; i < cg; ++i)
+                for (t = 0; t < ksize; ++t)
+                    packed[(o * ksize + t) * cg + i] = ((const float *)wt->data)[(o * cg + i) * ksize + t];
+        wdims[0] = (size_t)wt->dims[0];
+        wdims[1] = (size_t)wt->dims[2];
+        wdims[2] = (size_t)wt->dims[3];
+        wdims[3] = (size_t)cg;
+        xs = xnn_define_tensor_value(sg, xnn_datatype_fp32, 4, wdims, packed, XNN_INVALID_VALUE_ID, 0, &w);
+        if (xs == xnn_status_success && u->input_count > 2 && u->in[2])
+            xs = xnn_define_tensor_value(sg, xnn_datatype_fp32, 1, wdims, u->in[2]->data, XNN_INVALID_VALUE_ID, 0, &b);
+        if (xs == xnn_status_success)
+            xs = xnn_define_convolution_2d(sg, (uint32_t)win.pad[0], (uint32_t)win.pad_end[1], (uint32_t)win.pad_end[0],
+                                           (uint32_t)win.pad[1], (uint32_t)win.k[0], (uint32_t)win.k[1],
+                                           (uint32_t)win.s[0], (uint32_t)win.s[1], (uint32_t)win.d[0],
+                                           (uint32_t)win.d[1], (uint32_t)group, (size_t)cg,
+                                           (size_t)(wt->dims[0] / group), -INFINITY, INFINITY, in, w, b, out, 0);
+        break;
+    }
+    case MMD__XNN_MAXPOOL: case MMD__XNN_AVGPOOL: {
+        const int64_t *kernel;
+        int64_t nk;
+        if ((st = mmd_attr_get_ints(cu, "kernel_shape", &kernel, &nk)) != MMD_OK) return st;
+        if (nk != 2) return mmd__xnn_refuse(cu, "a pool that is not 2-D", xnn_status_invalid_parameter);
+        if ((st = mmd__bk_window_read(cu, 2, u->in[0]->dims + 2, kernel, u->out[0]->dims + 2, &win)) != MMD_OK)
+            return st;
+        xs = op == MMD__XNN_MAXPOOL
+                 ? xnn_define_max_pooling_2d(sg, (uint32_t)win.pad[0], (uint32_t)win.pad_end[1], (uint32_t)win.pad_end[0],
+                                             (uint32_t)win.pad[1], (uint32_t)win.k[0], (uint32_t)win.k[1],
+                                             (uint32_t)win.s[0], (uint32_t)win.s[1], (uint32_t)win.d[0],
+                                             (uint32_t)win.d[1], -INFINITY, INFINITY, in, out, 0)
+                 : xnn_define_average_pooling_2d(sg, (uint32_t)win.pad[0], (uint32_t)win.pad_end[1],
+                                                 (uint32_t)win.pad_end[0], (uint32_t)win.pad[1], (uint32_t)win.k[0],
+                                                 (uint32_t)win.k[1], (uint32_t)win.s[0], (uint32_t)win.s[1], -INFINITY,
+                                                 INFINITY, in, out, 0);
+        break;
+    }
+    case MMD__XNN_GAP: xs = xnn_define_global_average_pooling_2d(sg, -INFINITY, INFINITY, in, out, 0); break;
+    case MMD__XNN_RELU: xs = xnn_define_clamp(sg, 0.0f, INFINITY, in, out, 0); break;
+    case MMD__XNN_CLIP: {
+        float lo, hi;
+        if ((st = mmd__xnn_clip_bounds(cu, &lo, &hi)) != MMD_OK) return st;
+        xs = xnn_define_clamp(sg, lo, hi, in, out, 0);
+        break;
+    }
+    case MMD__XNN_SIGMOID: xs = xnn_define_sigmoid(sg, in, out, 0); break;
+    case MMD__XNN_HSWISH: xs = xnn_define_hardswish(sg, in, out, 0); break;
+    case MMD__XNN_LEAKY: {
+        float alpha;
+        if ((st = mmd_attr_get_float(cu, "alpha", 0.01f, &alpha)) != MMD_OK) return st;
+        xs = xnn_define_leaky_relu(sg, alpha, in, out, 0);
+        break;
+    }
+    case MMD__XNN_ABS: xs = xnn_define_abs(sg, in, out, 0); break;
+    case MMD__XNN_NEG: xs = xnn_define_negate(sg, in, out, 0); break;
+    case MMD__XNN_FLOOR: xs = xnn_define_floor(sg, in, out, 0); break;
+    case MMD__XNN_CEIL: xs = xnn_define_ceiling(sg, in, out, 0); break;
+    case MMD__XNN_SQRT: xs = xnn_define_square_root(sg, in, out, 0); break;
+    case MMD__XNN_ADD: xs = xnn_define_add2(sg, -INFINITY, INFINITY, in, in2, out, 0); break;
+    case MMD__XNN_MUL: xs = xnn_define_multiply2(sg, -INFINITY, INFINITY, in, in2, out, 0); break;
+    case MMD__XNN_SUB: xs = xnn_define_subtract(sg, -INFINITY, INFINITY, in, in2, out, 0); break;
+    default: xs = xnn_define_divide(sg, -INFINITY, INFINITY, in, in2, out, 0); break;
+    }
+    return xs == xnn_status_success ? MMD_OK : mmd__xnn_refuse(cu, "defining a node of the set", xs);
+}
+
+/* Builds the set's runtime: edges, values, nodes, then xnn_create_runtime_v2 (which packs
+   the weights), set up once with stand-in pointers so that its indirection buffers have their
+   size. The members' reference prepares have run: every tensor has its shape. */
+static mmd_status mmd__xnn_set_prepare(mmd_kernel_ctx *c) {
+    mmd__xnn *h = (mmd__xnn *)c->backend;
+    const mmd_node *set = c->node;
+    const mmd_model *m = h->model;
+    mmd__xnn_set *x = NULL;
+    xnn_subgraph_t sg = NULL;
+    uint32_t *ids = NULL;
+    int32_t i, e = 0;
+    size_t scratch = 0;
+    enum xnn_status xs;
+    mmd_status st = MMD_OK;
+    /* A set prepared again replaces its runtime. */
+    for (i = 0; i < h->set_count; ++i)
+        if (h->sets[i]->members == set->members) break;
+    if (i == h->set_count) {
+        if (h->set_count == h->set_cap) {
+            mmd__xnn_set **grown = (mmd__xnn_set **)realloc(h->sets, sizeof(*grown) * (size_t)(h->set_cap * 2 + 4));
+            if (!grown) return mmd_kernel_fail(c, MMD_ERR_OUT_OF_MEMORY, "xnnpack: out of memory");
+            h->sets = grown;
+            h->set_cap = h->set_cap * 2 + 4;
+        }
+        h->sets[h->set_count++] = NULL;
+    }
+    mmd__xnn_set_free(h->sets[i]);
+    if (!(h->sets[i] = x = (mmd__xnn_set *)calloc(1, sizeof(mmd__xnn_set))))
+        return mmd_kernel_fail(c, MMD_ERR_OUT_OF_MEMORY, "xnnpack: out of memory");
+    *(mmd__xnn_set **)c->op_data = x;
+    x->members = set->members;
+    x->edges = (mmd__xnn_edge *)calloc((size_t)(set->input_count + set->output_count) + 1, sizeof(mmd__xnn_edge));
+    x->ext = (struct xnn_external_value *)calloc((size_t)(set->input_count + set->output_count) + 1,
+                                                 sizeof(struct xnn_external_value));
+    ids = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)m->tensor_count + 4);
+    if (!x->edges || !x->ext || !ids) {
+        free(ids);
+        return mmd_kernel_fail(c, MMD_ERR_OUT_OF_MEMORY, "xnnpack: out of memory");
+    }
+    /* Edges: the activations coming in (not weights), then the outputs. */
+    for (i = 0; i < set->input_count + set->output_count; ++i) {
+        const mmd_tensor *t = i < set->input_count ? set->in[i] : set->out[i - set->input_count];
+        mmd__xnn_edge *d = &x->edges[e];
+        if (i < set->input_count && (!t || (mmd_tensor_is_const(t) && t->kind != MMD_TENSOR_INPUT))) continue;
+        d->tensor = (int32_t)(t - m->tensors);
+        d->output = i >= set->input_count;
+        if (t->rank != 4) {
+            free(ids);
+            return mmd__xnn_refuse(c, "an edge of the set that is not 4-D", xnn_status_invalid_parameter);
+        }
+        d->n = (size_t)t->dims[0];
+        d->c = (size_t)t->dims[1];
+        d->hw = (size_t)(t->dims[2] * t->dims[3]);
+        d->transpose = d->c > 1 && d->hw > 1;
+        d->offset = scratch;
+        if (d->transpose) scratch += MMD__XNN_ALIGN(d->n * d->c * d->hw * sizeof(float));
+        x->ext[e].id = (uint32_t)e;
+        x->ext[e].data = (void *)(uintptr_t)mmd__xnn_dummy;
+        ++e;
+    }
+    x->edge_count = e;
+    for (i = 0; i < m->tensor_count; ++i) ids[i] = XNN_INVALID_VALUE_ID;
+    xs = xnn_create_subgraph((uint32_t)e, 0, &sg);
+    for (i = 0; xs == xnn_status_success && st == MMD_OK && i < set->member_count; ++i) {
+        mmd_kernel_ctx cu;
+        mmd__bk_member_ctx(c, &set->members[i], &cu);
+        st = mmd__xnn_set_define(&cu, sg, m, ids, x);
+    }
+    free(ids);
+    if (xs == xnn_status_success && st == MMD_OK) xs = xnn_create_runtime_v2(sg, h->pool, 0, &x->runtime);
+    if (sg) xnn_delete_subgraph(sg);
+    if (st != MMD_OK) return st;
+    if (xs == xnn_status_success) xs = xnn_setup_runtime(x->runtime, (size_t)e, x->ext);
+    if (xs != xnn_status_success) return mmd__xnn_refuse(c, "building the set's runtime", xs);
+    c->scratch_size = scratch + 64;
+    return MMD_OK;
+}
+
+static mmd_status mmd__xnn_set_eval(mmd_kernel_ctx *c) {
+    mmd__xnn_set *x = *(mmd__xnn_set **)c->op_data;
+    const mmd_model *m = ((const mmd__xnn *)c->backend)->model;
+    unsigned char *sx = (unsigned char *)MMD__XNN_ALIGN((uintptr_t)c->scratch);
+    int32_t i, moved = !x->ready;
+    enum xnn_status xs = xnn_status_success;
+    for (i = 0; i < x->edge_count; ++i) {
+        const mmd__xnn_edge *d = &x->edges[i];
+        float *t = (float *)m->tensors[d->tensor].data;
+        void *p = d->transpose ? (void *)(sx + d->offset) : (void *)t;
+        if (d->transpose && !d->output) mmd__xnn_transpose(t, (float *)p, d->n, d->c, d->hw);
+        if (x->ext[i].data != p) moved = 1;
+        x->ext[i].data = p;
+    }
+    /* The plan's pointers stay put, so this runs at the first run after a prepare. */
+    if (moved) xs = xnn_setup_runtime(x->runtime, (size_t)x->edge_count, x->ext);
+    x->ready = 1;
+    if (xs == xnn_status_success) xs = xnn_invoke_runtime(x->runtime);
+    if (xs != xnn_status_success)
+        return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "xnnpack: the set's runtime failed (status %d)", (int)xs);
+    for (i = 0; i < x->edge_count; ++i) {
+        const mmd__xnn_edge *d = &x->edges[i];
+        if (d->transpose && d->output)
+            mmd__xnn_transpose((const float *)(sx + d->offset), (float *)m->tensors[d->tensor].data, d->n, d->hw, d->c);
+    }
+    return MMD_OK;
+}
+
 /* ==== >>xnnpack backend ==== */
 static int32_t mmd__xnn_available(void *user) {
     (void)user;
@@ -498,7 +844,7 @@ static int32_t mmd__xnn_available(void *user) {
 
 static void mmd__xnn_version(void *user, char *buf, size_t cap) {
     (void)user;
-    snprintf(buf, cap, "XNNPACK (operator API, Debian 2022 snapshot), pthreadpool");
+    snprintf(buf, cap, "XNNPACK (subgraph and operator API, Debian 2022 snapshot), pthreadpool");
 }
 
 static mmd_status mmd__xnn_check_env(void *user, char *buf, size_t cap) {
@@ -519,11 +865,14 @@ static void mmd__xnn_destroy(void *user, void *handle) {
     for (i = 0; h->nodes && i < h->node_count; ++i)
         if (h->nodes[i].op) xnn_delete_operator(h->nodes[i].op);
     free(h->nodes);
+    for (i = 0; i < h->set_count; ++i) mmd__xnn_set_free(h->sets[i]);
+    free(h->sets);
     free(h->layout.cl);
     if (h->pool) pthreadpool_destroy(h->pool);
     free(h);
 }
 
+/* Op op's prepare (every op evaluates through mmd__xnn_eval). */
 static mmd_kernel_fn mmd__xnn_prepare_of(int32_t op) {
     switch (op) {
     case MMD__XNN_CONV: return mmd__xnn_conv_prepare;
@@ -536,10 +885,14 @@ static mmd_kernel_fn mmd__xnn_prepare_of(int32_t op) {
     }
 }
 
+static void mmd__xnn_op_fns(int32_t op, size_t *own, mmd_kernel_fn *prepare, mmd_kernel_fn *eval) {
+    *own = 0;
+    *prepare = mmd__xnn_prepare_of(op);
+    *eval = mmd__xnn_eval;
+}
+
 static mmd_status mmd__xnn_create(void *user, const mmd_backend_args *args, void **handle, mmd_error *err) {
-    int64_t opset = mmd_model_opset(args->model, "");
     mmd__xnn *h;
-    int32_t i;
     (void)user;
     if (xnn_initialize(NULL) != xnn_status_success)
         return mmd_error_set(err, MMD_ERR_UNSUPPORTED, -1, NULL, "xnnpack: cannot initialise on this CPU");
@@ -553,18 +906,14 @@ static mmd_status mmd__xnn_create(void *user, const mmd_backend_args *args, void
         mmd__xnn_destroy(NULL, h);
         return mmd_error_set(err, MMD_ERR_OUT_OF_MEMORY, -1, NULL, "xnnpack: out of memory");
     }
-    /* Only ops whose reference kernel covers the model's opset: that kernel checks the node. */
-    for (i = 0; i < MMD__XNN_OPS; ++i) {
-        mmd_backend_rule *r = &h->rules[h->rule_count];
-        if (!(h->ref[i] = mmd_ops_find("", mmd__xnn_op_names[i], opset))) continue;
-        mmd__bk_kernel(&h->kernels[i], h->ref[i], 0, mmd__xnn_prepare_of(i), mmd__xnn_eval);
-        memset(r, 0, sizeof(*r));
-        r->domain = "";
-        r->op_type = mmd__xnn_op_names[i];
-        r->dtype = MMD_DTYPE_FLOAT32;
-        r->kernel = &h->kernels[i];
-        h->rule_count++;
-    }
+    memset(&h->set_kernel, 0, sizeof(h->set_kernel));
+    h->set_kernel.domain = "mmdeploy.set";
+    h->set_kernel.op_type = "xnnpack";
+    h->set_kernel.min_opset = h->set_kernel.max_opset = 1;
+    h->set_kernel.op_data_size = sizeof(mmd__xnn_set *);
+    h->set_kernel.prepare = mmd__xnn_set_prepare;
+    h->set_kernel.eval = mmd__xnn_set_eval;
+    h->rule_count = mmd__bk_table(args->model, mmd__xnn_op_names, MMD__XNN_OPS, mmd__xnn_op_fns, h->ref, h->kernels, h->rules);
     *handle = h;
     return MMD_OK;
 }
@@ -650,6 +999,8 @@ MMD_API void mmd_xnnpack_backend(mmd_backend *b) {
     b->create = mmd__xnn_create;
     b->destroy = mmd__xnn_destroy;
     b->claim = mmd__xnn_claim;
+    b->supports = mmd__xnn_supports;
+    b->claim_set = mmd__xnn_claim_set;
 }
 
 #else /* !MMD_HAVE_XNNPACK */
