@@ -204,7 +204,7 @@ $(BACKEND_OBJ): backends/mmd_backends.c $(wildcard backends/*.h) $(HEADERS) | $(
 $(BUILD)/mmdeploy: $(BACKEND_OBJ)
 
 # The refusing-backend and set-backend tests link the bundled backends too.
-$(BUILD)/test_backend_fallback $(BUILD)/test_backend_sets: $(BUILD)/%: tests/%.c $(HEADERS) $(BACKEND_OBJ)
+$(BUILD)/test_backend_fallback $(BUILD)/test_backend_sets: $(BUILD)/%: tests/%.c tests/model_harness.h $(HEADERS) $(BACKEND_OBJ)
 	$(CC) $(WARN) $(CFLAGS) -I. -Itests $< $(BACKEND_OBJ) $(BACKEND_LIBS) -lm -o $@
 
 # A backend written entirely outside the project's files (examples/custom_backend.c).
@@ -463,8 +463,8 @@ $(ASAN_BUILD)/mmdeploy: tools/mmdeploy_cli.c tools/mmd_npy.h $(HEADERS) $(ASAN_B
 $(ASAN_BUILD)/classify: examples/classify.c $(HEADERS) $(ASAN_BUILD)/mmdeploy.o
 	$(CC) $(WARN) $(ASAN_FLAGS) -I. examples/classify.c $(ASAN_BUILD)/mmdeploy.o -lstb -lm -o $@
 
-$(ASAN_BUILD)/test_backend_fallback $(ASAN_BUILD)/test_backend_sets: $(ASAN_BUILD)/%: tests/%.c $(HEADERS) \
-                                                                     $(ASAN_BUILD)/mmd_backends.o
+$(ASAN_BUILD)/test_backend_fallback $(ASAN_BUILD)/test_backend_sets: $(ASAN_BUILD)/%: tests/%.c tests/model_harness.h \
+                                                                     $(HEADERS) $(ASAN_BUILD)/mmd_backends.o
 	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itests $< $(ASAN_BUILD)/mmd_backends.o $(BACKEND_LIBS) -lm -o $@
 
 $(ASAN_BUILD)/sdk_probe: tests/sdk_probe.c $(SDK_HEADERS) $(HEADERS) tools/mmd_npy.h

@@ -23,6 +23,7 @@
 #include "backends/mmd_onednn.h"
 #include "backends/mmd_openblas.h"
 #include "backends/mmd_xnnpack.h"
+#include "model_harness.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -101,107 +102,12 @@ static mmd_backend refuser_backend(refuser *r, const char *name) {
     return b;
 }
 
-/* ---- running a model --------------------------------------------------------------------- */
-typedef struct blob { unsigned char *data; size_t size; } blob;
-
-static blob load(const char *path) {
-    blob b = {NULL, 0};
-    FILE *f = fopen(path, "rb");
-    long n;
-    if (!f) return b;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b.data = (unsigned char *)malloc((size_t)n + 1);
-    b.size = fread(b.data, 1, (size_t)n, f);
-    fclose(f);
-    return b;
-}
-
-/* The outputs of one run, concatenated as float32. */
-typedef struct outputs { float *v; size_t n; } outputs;
-
-/* Creates a session with reg, binds every input to values from a fixed generator, runs, and
-   copies the outputs; keeps the session in *keep. Returns the first failing status. */
-static mmd_status run_model(const blob *b, const mmd_backend_registry *reg, outputs *out, mmd_session **keep,
-                            mmd_error *err) {
-    mmd_options opts;
-    mmd_session *s = NULL;
-    mmd_status st;
-    float *inputs[8] = {0};
-    int32_t i, j, count = 0;
-    memset(&opts, 0, sizeof opts);
-    opts.backends = reg;
-    /* The graph as written in every session: which load-time rewrites a session makes depends
-       on its backends (none of the shape-dependent ones once a backend is created), and a fused
-       epilogue rounds differently from separate nodes, so rewritten sessions would not be
-       bit-identical to one another. */
-    opts.no_rewrites = 1;
-    *keep = NULL;
-    out->v = NULL;
-    out->n = 0;
-    st = mmd_session_create(b->data, b->size, &opts, &s, err);
-    for (i = 0; st == MMD_OK && i < mmd_session_input_count(s); ++i) {
-        const mmd_tensor *t = mmd_session_input(s, i);
-        int64_t numel = mmd_tensor_numel(t), k;
-        uint32_t x = 12345u + (uint32_t)i;
-        if (t->dtype != MMD_DTYPE_FLOAT32 || i >= 8) {
-            st = mmd_error_set(err, MMD_ERR_UNSUPPORTED, -1, NULL, "input %d is not float32", (int)i);
-            break;
-        }
-        inputs[i] = (float *)malloc((size_t)numel * sizeof(float) + 4);
-        for (k = 0; k < numel; ++k) {
-            x = x * 1664525u + 1013904223u;
-            inputs[i][k] = (float)(x >> 8) / 16777216.0f * 2.0f - 1.0f;
-        }
-        st = mmd_session_set_input(s, i, MMD_DTYPE_FLOAT32, t->rank, t->dims, inputs[i], err);
-    }
-    if (st == MMD_OK) st = mmd_session_prepare(s, err);
-    if (st == MMD_OK) st = mmd_session_run(s, err);
-    for (i = 0; st == MMD_OK && i < mmd_session_output_count(s); ++i) {
-        const mmd_tensor *t = mmd_session_output(s, i);
-        if (t->dtype == MMD_DTYPE_FLOAT32) count += (int32_t)mmd_tensor_numel(t);
-    }
-    if (st == MMD_OK) out->v = (float *)malloc((size_t)count * sizeof(float) + 4);
-    for (i = 0; st == MMD_OK && i < mmd_session_output_count(s); ++i) {
-        const mmd_tensor *t = mmd_session_output(s, i);
-        size_t n = (size_t)mmd_tensor_numel(t);
-        if (t->dtype != MMD_DTYPE_FLOAT32) continue;
-        memcpy(out->v + out->n, t->data, n * sizeof(float));
-        out->n += n;
-    }
-    for (j = 0; j < 8; ++j) free(inputs[j]);
-    if (st == MMD_OK) *keep = s;
-    else mmd_session_destroy(s);
-    return st;
-}
-
-/* Largest |a - b| over the largest |ref|. */
-static double rel_diff(const outputs *a, const outputs *ref) {
-    double scale = 0, diff = 0;
-    size_t i;
-    for (i = 0; i < ref->n; ++i) {
-        double r = ref->v[i] < 0 ? -ref->v[i] : ref->v[i], d = (double)a->v[i] - ref->v[i];
-        if (r > scale) scale = r;
-        if (d < 0) d = -d;
-        if (d > diff) diff = d;
-    }
-    return scale > 0 ? diff / scale : diff;
-}
-
-static int passed, failed;
-
-static void report(const char *model, const char *what, int ok, const char *detail) {
-    if (ok) passed++;
-    else failed++;
-    printf("%s %s %s%s%s\n", ok ? "ok  " : "FAIL", model, what, detail[0] ? ": " : "", detail);
-}
-
+/* ---- checking a run ---------------------------------------------------------------------- */
 /* Checks one run against the reference: bitwise or within tolerance, and the fallbacks against
    the refusers' choices (first and, when not NULL, second). */
-static void check_case(const char *model, const char *what, const blob *b, const outputs *ref,
+static void check_case(const char *model, const char *what, const test_bytes *b, const model_outputs *ref,
                        const mmd_backend_registry *reg, const refuser *first, const refuser *second, int exact) {
-    outputs out;
+    model_outputs out;
     mmd_session *s;
     mmd_error err;
     char detail[512];
@@ -209,8 +115,8 @@ static void check_case(const char *model, const char *what, const blob *b, const
     int ok;
     memset(&err, 0, sizeof err);
     detail[0] = '\0';
-    if (run_model(b, reg, &out, &s, &err) != MMD_OK) {
-        report(model, what, 0, err.msg);
+    if (model_run(b, reg, NULL, NULL, &out, &s, &err) != MMD_OK) {
+        model_report(model, what, 0, err.msg);
         return;
     }
     for (i = 0; i < s->model->node_count; ++i) {
@@ -229,9 +135,9 @@ static void check_case(const char *model, const char *what, const blob *b, const
         snprintf(detail, sizeof detail, "%zu output values, %zu on the reference kernels", out.n, ref->n);
     else if (exact && memcmp(out.v, ref->v, out.n * sizeof(float)) != 0)
         snprintf(detail, sizeof detail, "outputs differ from the reference kernels' (max %g of scale)",
-                 rel_diff(&out, ref));
-    else if (!exact && rel_diff(&out, ref) > 1e-4)
-        snprintf(detail, sizeof detail, "outputs differ by %g of the output scale", rel_diff(&out, ref));
+                 model_rel_diff(&out, ref));
+    else if (!exact && model_rel_diff(&out, ref) > 1e-4)
+        snprintf(detail, sizeof detail, "outputs differ by %g of the output scale", model_rel_diff(&out, ref));
     /* A bundled backend may refuse a node it was given, which adds a fallback. */
     else if (exact ? mmd_session_fallback_count(s) != expected : mmd_session_fallback_count(s) < expected)
         snprintf(detail, sizeof detail, "%d fallbacks recorded, %d expected", (int)mmd_session_fallback_count(s),
@@ -241,7 +147,7 @@ static void check_case(const char *model, const char *what, const blob *b, const
                  (int)mmd_session_node_backend(s, misplaced));
     ok = !detail[0];
     if (ok) snprintf(detail, sizeof detail, "%d of %d nodes refused", (int)refused, (int)s->model->node_count);
-    report(model, what, ok, detail);
+    model_report(model, what, ok, detail);
     mmd_session_destroy(s);
     free(out.v);
 }
@@ -253,29 +159,13 @@ int main(int argc, char **argv) {
     mmd_xnnpack_backend(&xnnpack);
     mmd_onednn_backend(&onednn);
     mmd_openblas_backend(&openblas);
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s MODEL.onnx...\n", argv[0]);
-        printf("0 passed, 1 failed\n");
-        return 1;
-    }
+    if (!model_args(argc, argv)) return 1;
     for (a = 1; a < argc; ++a) {
-        const char *name = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
-        blob b = load(argv[a]);
-        outputs ref;
-        mmd_session *s;
-        mmd_error err;
+        const char *name = model_name(argv[a]);
+        test_bytes b;
+        model_outputs ref;
         char what[64];
-        memset(&err, 0, sizeof err);
-        if (!b.data) {
-            report(name, "load", 0, "cannot read the file");
-            continue;
-        }
-        if (run_model(&b, NULL, &ref, &s, &err) != MMD_OK) {
-            report(name, "reference run", 0, err.msg);
-            free(b.data);
-            continue;
-        }
-        mmd_session_destroy(s);
+        if (!model_reference(argv[a], &b, &ref, NULL)) continue;
         for (k = 0; k < 3; ++k) {
             refuser r1 = {0}, r2 = {0};
             mmd_backend b1 = refuser_backend(&r1, "refuser"), b2 = refuser_backend(&r2, "refuser2");
@@ -301,6 +191,5 @@ int main(int argc, char **argv) {
         free(ref.v);
         free(b.data);
     }
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return test_summary();
 }

@@ -27,6 +27,7 @@
 #include "backends/mmd_onednn.h"
 #include "backends/mmd_openblas.h"
 #include "backends/mmd_xnnpack.h"
+#include "model_harness.h"
 #include "backends/mmd_backend_util.h"
 
 #include <stdlib.h>
@@ -243,112 +244,24 @@ static mmd_backend setter_backend(setter *r, const char *name) {
 }
 
 /* ---- running a model --------------------------------------------------------------------- */
-typedef struct blob { unsigned char *data; size_t size; } blob;
-
-static blob load(const char *path) {
-    blob b = {NULL, 0};
-    FILE *f = fopen(path, "rb");
-    long n;
-    if (!f) return b;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b.data = (unsigned char *)malloc((size_t)n + 1);
-    b.size = fread(b.data, 1, (size_t)n, f);
-    fclose(f);
-    return b;
-}
-
-/* The outputs of one run, concatenated as float32, and the profiler's entries. */
-typedef struct outputs { float *v; size_t n; int32_t events, set_events; } outputs;
+/* The profiler's entries of one run: all of them, and the setters' (named by their op type). */
+typedef struct events { int32_t all, sets; } events;
 
 static void count_events(void *user, const mmd_profile_event *ev) {
-    outputs *o = (outputs *)user;
+    events *e = (events *)user;
     if (!ev->end) return;
-    o->events++;
-    o->set_events += strncmp(ev->op_type, "setter", 6) == 0;
-}
-
-/* Creates a session with reg, binds every input to values from a fixed generator, runs, and
-   copies the outputs; keeps the session in *keep. Returns the first failing status. */
-static mmd_status run_model(const blob *b, const mmd_backend_registry *reg, outputs *out, mmd_session **keep,
-                            mmd_error *err) {
-    mmd_options opts;
-    mmd_session *s = NULL;
-    mmd_status st;
-    float *inputs[8] = {0};
-    int32_t i, j, count = 0;
-    memset(&opts, 0, sizeof opts);
-    memset(out, 0, sizeof *out);
-    opts.backends = reg;
-    /* The graph as written, so that every session runs the same nodes. */
-    opts.no_rewrites = 1;
-    *keep = NULL;
-    st = mmd_session_create(b->data, b->size, &opts, &s, err);
-    for (i = 0; st == MMD_OK && i < mmd_session_input_count(s); ++i) {
-        const mmd_tensor *t = mmd_session_input(s, i);
-        int64_t numel = mmd_tensor_numel(t), k;
-        uint32_t x = 12345u + (uint32_t)i;
-        if (t->dtype != MMD_DTYPE_FLOAT32 || i >= 8) {
-            st = mmd_error_set(err, MMD_ERR_UNSUPPORTED, -1, NULL, "input %d is not float32", (int)i);
-            break;
-        }
-        inputs[i] = (float *)malloc((size_t)numel * sizeof(float) + 4);
-        for (k = 0; k < numel; ++k) {
-            x = x * 1664525u + 1013904223u;
-            inputs[i][k] = (float)(x >> 8) / 16777216.0f * 2.0f - 1.0f;
-        }
-        st = mmd_session_set_input(s, i, MMD_DTYPE_FLOAT32, t->rank, t->dims, inputs[i], err);
-    }
-    if (st == MMD_OK) st = mmd_session_prepare(s, err);
-    if (st == MMD_OK) mmd_session_set_profiler(s, count_events, out);
-    if (st == MMD_OK) st = mmd_session_run(s, err);
-    for (i = 0; st == MMD_OK && i < mmd_session_output_count(s); ++i) {
-        const mmd_tensor *t = mmd_session_output(s, i);
-        if (t->dtype == MMD_DTYPE_FLOAT32) count += (int32_t)mmd_tensor_numel(t);
-    }
-    if (st == MMD_OK) out->v = (float *)malloc((size_t)count * sizeof(float) + 4);
-    for (i = 0; st == MMD_OK && i < mmd_session_output_count(s); ++i) {
-        const mmd_tensor *t = mmd_session_output(s, i);
-        size_t n = (size_t)mmd_tensor_numel(t);
-        if (t->dtype != MMD_DTYPE_FLOAT32) continue;
-        memcpy(out->v + out->n, t->data, n * sizeof(float));
-        out->n += n;
-    }
-    for (j = 0; j < 8; ++j) free(inputs[j]);
-    if (st == MMD_OK) *keep = s;
-    else mmd_session_destroy(s);
-    return st;
-}
-
-/* Largest |a - b| over the largest |ref|. */
-static double rel_diff(const outputs *a, const outputs *ref) {
-    double scale = 0, diff = 0;
-    size_t i;
-    for (i = 0; i < ref->n; ++i) {
-        double r = ref->v[i] < 0 ? -ref->v[i] : ref->v[i], d = (double)a->v[i] - ref->v[i];
-        if (r > scale) scale = r;
-        if (d < 0) d = -d;
-        if (d > diff) diff = d;
-    }
-    return scale > 0 ? diff / scale : diff;
-}
-
-static int passed, failed;
-
-static void report(const char *model, const char *what, int ok, const char *detail) {
-    if (ok) passed++;
-    else failed++;
-    printf("%s %s %s%s%s\n", ok ? "ok  " : "FAIL", model, what, detail[0] ? ": " : "", detail);
+    e->all++;
+    e->sets += strncmp(ev->op_type, "setter", 6) == 0;
 }
 
 /* Checks one session: the setters' offers, outputs against the reference, and where each node
    of the model ended up. first and second are the setters registered (second NULL when one),
    bundled says whether bundled backends follow them. */
-static void check_case(const char *model, const char *what, const blob *b, const outputs *ref,
+static void check_case(const char *model, const char *what, const test_bytes *b, const model_outputs *ref,
                        const mmd_backend_registry *reg, const setter *first, const setter *second, int bundled,
                        int32_t model_nodes) {
-    outputs out;
+    model_outputs out;
+    events ev = {0, 0};
     mmd_session *s;
     mmd_error err;
     char detail[512];
@@ -356,8 +269,8 @@ static void check_case(const char *model, const char *what, const blob *b, const
     const mmd_model *m;
     memset(&err, 0, sizeof err);
     detail[0] = '\0';
-    if (run_model(b, reg, &out, &s, &err) != MMD_OK) {
-        report(model, what, 0, err.msg);
+    if (model_run(b, reg, count_events, &ev, &out, &s, &err) != MMD_OK) {
+        model_report(model, what, 0, err.msg);
         return;
     }
     m = mmd_session_model(s);
@@ -398,8 +311,8 @@ static void check_case(const char *model, const char *what, const blob *b, const
     if (detail[0]) {
     } else if (out.n != ref->n) {
         snprintf(detail, sizeof detail, "%zu output values, %zu on the reference kernels", out.n, ref->n);
-    } else if (rel_diff(&out, ref) > (bundled ? 1e-4 : 1e-5)) {
-        snprintf(detail, sizeof detail, "outputs differ by %g of the output scale", rel_diff(&out, ref));
+    } else if (model_rel_diff(&out, ref) > (bundled ? 1e-4 : 1e-5)) {
+        snprintf(detail, sizeof detail, "outputs differ by %g of the output scale", model_rel_diff(&out, ref));
     } else if (misplaced >= 0) {
         snprintf(detail, sizeof detail, "node %d (%s) runs on backend %d", (int)misplaced, m->nodes[misplaced].op_type,
                  (int)mmd_session_node_backend(s, misplaced));
@@ -409,15 +322,15 @@ static void check_case(const char *model, const char *what, const blob *b, const
     } else if (m->node_count + members - sets + others != model_nodes) {
         snprintf(detail, sizeof detail, "%d nodes and %d members in %d sets, the model has %d nodes",
                  (int)m->node_count, (int)members, (int)sets, (int)model_nodes);
-    } else if (out.set_events != sets || out.events > m->node_count) {
+    } else if (ev.sets != sets || ev.all > m->node_count) {
         /* One entry per set node: the setters' are named "setter..." (their op type). */
-        snprintf(detail, sizeof detail, "%d profiler entries for %d sets", (int)out.set_events, (int)sets);
+        snprintf(detail, sizeof detail, "%d profiler entries for %d sets", (int)ev.sets, (int)sets);
     }
     ok = !detail[0];
     if (ok)
         snprintf(detail, sizeof detail, "%d sets of %d nodes, %d nodes back from refused sets, max diff %.2g", (int)sets,
-                 (int)members, (int)refused_members, rel_diff(&out, ref));
-    report(model, what, ok, detail);
+                 (int)members, (int)refused_members, model_rel_diff(&out, ref));
+    model_report(model, what, ok, detail);
     mmd_session_destroy(s);
     free(out.v);
 }
@@ -431,31 +344,14 @@ int main(int argc, char **argv) {
     mmd_xnnpack_backend(&xnnpack);
     mmd_onednn_backend(&onednn);
     mmd_openblas_backend(&openblas);
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s MODEL.onnx...\n", argv[0]);
-        printf("0 passed, 1 failed\n");
-        return 1;
-    }
+    if (!model_args(argc, argv)) return 1;
     for (a = 1; a < argc; ++a) {
-        const char *name = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
-        blob b = load(argv[a]);
-        outputs ref;
-        mmd_session *s;
-        mmd_error err;
+        const char *name = model_name(argv[a]);
+        test_bytes b;
+        model_outputs ref;
         char what[80];
         int32_t nodes;
-        memset(&err, 0, sizeof err);
-        if (!b.data) {
-            report(name, "load", 0, "cannot read the file");
-            continue;
-        }
-        if (run_model(&b, NULL, &ref, &s, &err) != MMD_OK) {
-            report(name, "reference run", 0, err.msg);
-            free(b.data);
-            continue;
-        }
-        nodes = mmd_session_model(s)->node_count;
-        mmd_session_destroy(s);
+        if (!model_reference(argv[a], &b, &ref, &nodes)) continue;
         {
             setter r = {all, 0, 0}, r1 = {convs, 0, 0}, r2 = {rest, 0, 0};
             mmd_backend b0 = setter_backend(&r, "setter"), b1 = setter_backend(&r1, "setter1"),
@@ -484,6 +380,5 @@ int main(int argc, char **argv) {
         free(ref.v);
         free(b.data);
     }
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return test_summary();
 }
