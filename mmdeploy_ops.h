@@ -6101,6 +6101,7 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
     int64_t *rows = (int64_t *)((char *)c->scratch + p->gemm_bytes), b, grp, q;
     float *extra = (float *)(rows + mmd__round_up(p->gk, 8));
     const float *z;
+    if (mmd_tensor_numel(c->outputs[0]) == 0) return MMD_OK; /* else group up to 2^40 could loop for nothing */
     memset(&job, 0, sizeof job);
     job.p = p;
     job.wt = (const float *)c->inputs[1]->data;
@@ -6732,6 +6733,7 @@ static mmd_status mmd__conv_transpose_f32_eval(mmd_kernel_ctx *c) {
     int64_t rows_all = w->in[0] * w->in[1], *rows = (int64_t *)((char *)c->scratch + p->gemm_bytes), b, g, i, q, r0;
     mmd__conv_job job;
     mmd__gemm gm;
+    if (mmd_tensor_numel(c->outputs[0]) == 0) return MMD_OK; /* else group up to 2^40 could loop for nothing */
     memset(&job, 0, sizeof job);
     memset(&gm, 0, sizeof gm);
     job.p = p;
@@ -11635,6 +11637,7 @@ static mmd_status mmd__qconv_eval(mmd_kernel_ctx *c) {
     mmd__qgemm q;
     mmd_status st;
     if (!p->checked && (st = mmd__qconv_check(c)) != MMD_OK) return st;
+    if (mmd_tensor_numel(c->outputs[0]) == 0) return MMD_OK; /* else group up to 2^40 could loop for nothing */
     zx = mmd__q_zp_at(p->zx < c->input_count ? c->inputs[p->zx] : NULL, 0);
     mmd__q_zero_points(c, p->zw, p->out_ch, zw);
     if (p->qlinear) {

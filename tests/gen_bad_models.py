@@ -581,6 +581,13 @@ def cases():
         ser(x_model(helper.make_node("TRTBicubicInterpolate", ["X"], ["Y"], domain="mmdeploy",
                                      scale_factor=[float("inf"), 1.0]), [1, 4, 0, 2],
                     x_dims=(1, 4, 0, 2), opsets=(("", 13), ("mmdeploy", 1)))))
+    # Found by fuzz_quant: with no channels any group divides them, and the kernels looped over
+    # 2^30 empty groups; an empty output is now done at once (Conv, ConvTranspose, QLinearConv).
+    empty_w = numpy_helper.from_array(np.zeros((0, 0, 3, 3), np.float32), "W")
+    for op in ("Conv", "ConvTranspose"):
+        add(f"{op.lower()}_huge_group_on_empty_channels", "OK",
+            ser(x_model(helper.make_node(op, ["X", "W"], ["Y"], group=1 << 30, pads=[1, 1, 1, 1]),
+                        [1, 0, 4, 4], [empty_w], x_dims=(1, 0, 4, 4))))
     add("gather_from_empty_axis", "ERR_INDEX",
         ser(x_model(helper.make_node("Gather", ["X", "i"], ["Y"], axis=1), [1, 1, 2, 2],
                     [numpy_helper.from_array(np.array([0], np.int64), "i")], x_dims=(1, 0, 2, 2))))
