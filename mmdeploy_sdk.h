@@ -1,7 +1,7 @@
 /* mmdeploy_sdk.h - v0.1.0 - MIT licence (see end of file)
    MMDeploy's SDK in C on the mmdeploy.h runtime: model directories, the image pipeline around
-   the network, and MMDeploy's C API (the headers in include/mmdeploy) for classification, detection and
-   semantic segmentation.
+   the network, and MMDeploy's C API (the headers in include/mmdeploy) for classification, detection,
+   semantic segmentation and top-down pose estimation.
 
    QUICK START
      In exactly one C file (or compile mmdeploy_sdk.c):
@@ -26,15 +26,20 @@
      Transforms: LoadImageFromFile, Resize (size, keep_ratio, [short, -1], interpolation
      nearest, bilinear, bicubic or area), CenterCrop, Normalize (mean, std, to_rgb), Pad (size,
      size_divisor, pad_to_square, pad_val), DefaultFormatBundle, ImageToTensor, Collect,
-     LetterResize (mmyolo: scale, allow_scale_up, use_mini_pad, stretch_only, pad_val).
+     LetterResize (mmyolo: scale, allow_scale_up, use_mini_pad, stretch_only, pad_val),
+     TopDownGetBboxCenterScale (padding, image_size) and TopDownAffine (image_size, use_udp;
+     cv::warpAffine's fixed-point bilinear sampling reproduced, rotation 0 as the C API gives).
      Input pixel formats: BGR, RGB, GRAYSCALE, BGRA, NV12 and NV21 (converted as OpenCV's
      cvtColor does).
      Components: mmcls LinearClsHead (topk, softmax), mmdet ResizeBBox (score_thr,
      min_bbox_size; LetterResize's borders taken off), mmseg ResizeMask (with_argmax,
-     num_classes). Anything else is refused when the model loads, with a message naming it.
+     num_classes), mmpose TopdownHeatmapSimpleHeadDecode (and the four names MMDeploy gives the
+     same decode; post_process "default" or "null") and SimCCLabelDecode (simcc_split_ratio,
+     input_size). Anything else is refused when the model loads, with a message naming it.
 
    WHAT IT DOES NOT DO
-     No pose, OCR, rotated boxes or instance masks; no "lanczos" interpolation; no packed single-buffer models (mmdeploy_model_create); no contexts,
+     No OCR, rotated boxes or instance masks; no DARK ("unbiased"), "megvii" or UDP heatmap
+     decoding; no "lanczos" interpolation; no packed single-buffer models (mmdeploy_model_create); no contexts,
      values, profilers or the v2/async entry points; device "cpu" only.
 
    CONFIGURATION (define before the implementation include)
@@ -64,6 +69,7 @@
 #include "mmdeploy/common.h"
 #include "mmdeploy/detector.h"
 #include "mmdeploy/model.h"
+#include "mmdeploy/pose_detector.h"
 #include "mmdeploy/segmentor.h"
 
 #ifndef MMD_MAX_JSON_BYTES
@@ -101,6 +107,8 @@ typedef struct mmd_sdk_meta {
     int32_t pad_shape[4];            /* after Pad */
     float scale_factor[4];           /* w_scale, h_scale, w_scale, h_scale of Resize */
     int32_t pad_param[4];            /* LetterResize's top, left, bottom, right borders */
+    float center[2];                 /* TopDownGetBboxCenterScale: the box's centre x, y */
+    float scale[2];                  /* and its padded width, height in units of 200 pixels */
 } mmd_sdk_meta;
 
 /* Resizes an 8-bit height x width x channels image into dst (out_h x out_w x channels) as
@@ -116,9 +124,10 @@ MMDEPLOY_API int mmd_image_decode(const void *bytes, size_t size, mmdeploy_mat_t
 MMDEPLOY_API int mmd_image_load(const char *path, mmdeploy_mat_t *mat);
 MMDEPLOY_API void mmd_image_free(mmdeploy_mat_t *mat);
 /* Runs the model's preprocess on one image: *data (malloc'd, free() it) gets the network's
-   input, dims its NCHW shape, meta what the postprocess would use. Returns a status. */
-MMDEPLOY_API int mmd_sdk_preprocess(mmdeploy_model_t model, const mmdeploy_mat_t *mat, float **data,
-                                    int64_t dims[4], mmd_sdk_meta *meta);
+   input, dims its NCHW shape, meta what the postprocess would use. bbox is the region a pose
+   model looks at (NULL: the whole image, as mmdeploy_pose_detector_apply). Returns a status. */
+MMDEPLOY_API int mmd_sdk_preprocess(mmdeploy_model_t model, const mmdeploy_mat_t *mat, const mmdeploy_rect_t *bbox,
+                                    float **data, int64_t dims[4], mmd_sdk_meta *meta);
 
 #ifdef __cplusplus
 }
@@ -241,9 +250,10 @@ static int mmd__sdk_read(const char *path, size_t limit, char **out, size_t *siz
 
 enum {
     MMD__T_LOAD, MMD__T_RESIZE, MMD__T_CENTER_CROP, MMD__T_NORMALIZE, MMD__T_PAD,
-    MMD__T_FORMAT_BUNDLE, MMD__T_TO_TENSOR, MMD__T_COLLECT, MMD__T_LETTER_RESIZE
+    MMD__T_FORMAT_BUNDLE, MMD__T_TO_TENSOR, MMD__T_COLLECT, MMD__T_LETTER_RESIZE, MMD__T_BBOX_CENTER_SCALE,
+    MMD__T_AFFINE
 };
-enum { MMD__TASK_CLASSIFIER, MMD__TASK_DETECTOR, MMD__TASK_SEGMENTOR };
+enum { MMD__TASK_CLASSIFIER, MMD__TASK_DETECTOR, MMD__TASK_SEGMENTOR, MMD__TASK_POSE };
 
 typedef struct mmd__transform {
     int32_t type;
@@ -257,6 +267,8 @@ typedef struct mmd__transform {
     float mean[4], std[4];
     int32_t channels;                /* Normalize: how many means and stds */
     int32_t scale_up, mini_pad, stretch; /* LetterResize: allow_scale_up, use_mini_pad, stretch_only */
+    float padding;                   /* TopDownGetBboxCenterScale */
+    int32_t udp;                     /* TopDownAffine: use_udp */
 } mmd__transform;
 
 struct mmdeploy_model {
@@ -267,13 +279,17 @@ struct mmdeploy_model {
     int32_t topk, softmax;           /* LinearClsHead */
     float score_thr, min_bbox_size;  /* ResizeBBox */
     int32_t num_classes, with_argmax;/* ResizeMask */
+    int32_t simcc;                   /* mmpose: SimCCLabelDecode, else the heatmap decode */
+    int32_t quarter_offset;          /* heatmap: post_process "default" (1) or "null" (0) */
+    int32_t input_size[2];           /* SimCCLabelDecode: width, height of the network input */
+    float split_ratio;               /* SimCCLabelDecode: simcc_split_ratio */
     void *net;                       /* the ONNX bytes */
     size_t net_size;
 };
 
 static const char *const mmd__transform_names[] = {
     "LoadImageFromFile", "Resize", "CenterCrop", "Normalize", "Pad", "DefaultFormatBundle",
-    "ImageToTensor", "Collect", "LetterResize", NULL};
+    "ImageToTensor", "Collect", "LetterResize", "TopDownGetBboxCenterScale", "TopDownAffine", NULL};
 
 /* Two ints from `n` or [a, b] (for CenterCrop and Pad sizes). */
 static int mmd__json_pair(const cJSON *v, const char *where, const char *key, int32_t lo, int32_t *out) {
@@ -359,6 +375,24 @@ static int mmd__parse_transform(const cJSON *j, mmd__transform *t) {
             (st = mmd__json_pad_val(j, where, &t->pad_val)) != 0)
             return st;
         return mmd__json_interp(j, where, &t->interp);
+    case MMD__T_BBOX_CENTER_SCALE:
+    case MMD__T_AFFINE:
+        /* mmpose's: image_size [width, height] of the network input (both transforms carry it,
+           MMDeploy's exporter writes it into both); padding enlarges the box, use_udp picks the
+           unbiased warp. Only rotation 0 exists: the C API passes boxes, no angles. */
+        v = cJSON_GetObjectItemCaseSensitive(j, "image_size");
+        if (!v) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: no 'image_size'", where);
+        if ((st = mmd__json_pair(v, where, "image_size", 1, t->size)) != 0) return st;
+        if (t->size[1] < 1) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: 'image_size' below 1", where);
+        k = t->size[0];
+        t->size[0] = t->size[1];
+        t->size[1] = k;
+        t->padding = 1.25f;
+        v = cJSON_GetObjectItemCaseSensitive(j, "padding");
+        if (v && (st = mmd__json_float(v, where, "padding", &t->padding)) != 0) return st;
+        if (!(t->padding > 0.0f && t->padding <= 100.0f))
+            return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: padding %g is not in (0, 100]", where, (double)t->padding);
+        return mmd__json_bool(j, where, "use_udp", 0, &t->udp);
     case MMD__T_CENTER_CROP:
         v = cJSON_GetObjectItemCaseSensitive(j, "crop_size");
         if (!v) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: no 'crop_size'", where);
@@ -411,17 +445,61 @@ static const cJSON *mmd__find_task(const cJSON *tasks, const char *module) {
     return NULL;
 }
 
+/* mmpose's decodes, with MMDeploy's defaults: the heatmap's argmax moved a quarter pixel
+   towards the higher neighbour (post_process "default"; "null" leaves it), SimCC's argmaxes
+   divided by simcc_split_ratio (2) on an input_size of 192 x 256. The rest of MMDeploy's heatmap
+   variants (DARK "unbiased", "megvii", use_udp) are refused by name. */
+static int mmd__parse_pose(const cJSON *params, const char *component, int32_t simcc, mmdeploy_model_t m) {
+    char where[96];
+    const char *s;
+    const cJSON *v;
+    int32_t udp = 0;
+    int st = 0;
+    snprintf(where, sizeof where, "pipeline.json %s", component);
+    m->simcc = simcc;
+    m->quarter_offset = 1;
+    m->split_ratio = 2.0f;
+    m->input_size[0] = 192;
+    m->input_size[1] = 256;
+    if (simcc) {
+        v = cJSON_GetObjectItemCaseSensitive(params, "simcc_split_ratio");
+        if (v && (st = mmd__json_float(v, where, "simcc_split_ratio", &m->split_ratio)) != 0) return st;
+        if (!(m->split_ratio >= 1e-3f && m->split_ratio <= 1e3f))
+            return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: simcc_split_ratio %g is not in [0.001, 1000]", where,
+                                 (double)m->split_ratio);
+        v = cJSON_GetObjectItemCaseSensitive(params, "input_size");
+        if (v && (st = mmd__json_pair(v, where, "input_size", 1, m->input_size)) != 0) return st;
+        if (m->input_size[1] < 1) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: 'input_size' below 1", where);
+        return MMDEPLOY_SUCCESS;
+    }
+    s = mmd__json_string(params, "post_process");
+    if (s && strcmp(s, "null") == 0) m->quarter_offset = 0;
+    else if (s && strcmp(s, "default") != 0)
+        return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "%s: post_process '%s' is not supported (default and null are)",
+                             where, s);
+    if ((st = mmd__json_bool(params, where, "use_udp", 0, &udp)) != 0) return st;
+    if (udp) return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "%s: use_udp (DARK-UDP decoding) is not supported", where);
+    return MMDEPLOY_SUCCESS;
+}
+
 static int mmd__parse_postprocess(const cJSON *tasks, mmdeploy_model_t m) {
-    static const char *const modules[] = {"mmcls", "mmdet", "mmseg"};
-    static const char *const components[] = {"LinearClsHead", "ResizeBBox", "ResizeMask"};
+    static const char *const modules[] = {"mmcls", "mmdet", "mmseg", "mmpose"};
+    /* Per module, the components it may name (MMDeploy registers the heatmap decode under
+       five names that decode alike). */
+    static const char *const components[][6] = {
+        {"LinearClsHead", NULL}, {"ResizeBBox", NULL}, {"ResizeMask", NULL},
+        {"SimCCLabelDecode", "TopdownHeatmapSimpleHeadDecode", "TopdownHeatmapBaseHeadDecode",
+         "TopdownHeatmapMultiStageHeadDecode", "ViPNASHeatmapSimpleHeadDecode", "TopdownHeatmapMSMUHeadDecode"}};
     const cJSON *t = NULL, *params, *v;
     const char *component = NULL;
-    int32_t k;
+    int32_t k, c;
     int st = 0;
-    for (k = 0; k < 3 && !t; ++k) t = mmd__find_task(tasks, modules[k]);
-    if (!t) return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "pipeline.json: no mmcls, mmdet or mmseg task");
+    for (k = 0; k < 4 && !t; ++k) t = mmd__find_task(tasks, modules[k]);
+    if (!t) return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "pipeline.json: no mmcls, mmdet, mmseg or mmpose task");
     component = mmd__json_string(t, "component");
-    if (!component || strcmp(component, components[k - 1]) != 0)
+    for (c = 0; component && c < 6 && components[k - 1][c] && strcmp(component, components[k - 1][c]) != 0; ++c) {
+    }
+    if (!component || c == 6 || !components[k - 1][c])
         return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "pipeline.json: component '%s' of %s is not supported",
                              component ? component : "(none)", modules[k - 1]);
     m->task = k - 1;
@@ -442,6 +520,8 @@ static int mmd__parse_postprocess(const cJSON *tasks, mmdeploy_model_t m) {
         if (!st && v) st = mmd__json_float(v, "pipeline.json ResizeBBox", "min_bbox_size", &m->min_bbox_size);
         if (!st && (cJSON_GetObjectItemCaseSensitive(params, "mask_thr_binary")))
             st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "pipeline.json: instance masks are not supported");
+    } else if (m->task == MMD__TASK_POSE) {
+        st = mmd__parse_pose(params, component, c == 0, m);
     } else {
         v = cJSON_GetObjectItemCaseSensitive(params, "num_classes");
         if (!v) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "pipeline.json ResizeMask: no 'num_classes'");
@@ -501,16 +581,16 @@ static int mmd__sdk_path(char *buf, size_t cap, const char *dir, const char *fil
 
 static int mmd__parse_deploy(const char *text, size_t size, const char *dir, char *net_path, size_t cap,
                              int32_t *task) {
-    static const char *const tasks[] = {"Classifier", "Detector", "Segmentor"};
+    static const char *const tasks[] = {"Classifier", "Detector", "Segmentor", "PoseDetector"};
     cJSON *root = cJSON_ParseWithLength(text, size);
     const cJSON *model;
     const char *s;
     int st = 0;
     if (!root) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "deploy.json is not valid JSON");
     s = mmd__json_string(root, "task");
-    for (*task = 0; *task < 3 && (!s || strcmp(s, tasks[*task]) != 0); ++*task) {
+    for (*task = 0; *task < 4 && (!s || strcmp(s, tasks[*task]) != 0); ++*task) {
     }
-    if (*task == 3) st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "deploy.json: task '%s' is not supported", s ? s : "(none)");
+    if (*task == 4) st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "deploy.json: task '%s' is not supported", s ? s : "(none)");
     model = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "models"), 0);
     if (!st && !cJSON_IsObject(model)) st = mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "deploy.json: no models[0]");
     s = st ? NULL : mmd__json_string(model, "backend");
@@ -599,54 +679,30 @@ static void mmd__img_swap(mmd__img *im, mmd__img *next) {
     next->data = NULL;
 }
 
-/* Resamples one HWC image (8-bit or float) through the shared coefficient tables: each source
-   row a vertical tap needs is resampled horizontally into a ring of four float rows keyed by
-   source row (taps are consecutive rows, so a row shared by neighbouring output rows is made
-   once), and added into the output row with its weight. */
-static int mmd__img_resize(const mmd__img *src, mmd__img *dst, int32_t oh, int32_t ow, int32_t interp) {
-    mmd_resize_axis ax;
-    mmd_resize_tap *tx, *ty;
+/* Resamples one HWC image (8-bit or float) into oh x ow by the taps of its rows (ty, made for
+   mode ymode, offsets in rows) and of its columns (tx, xmode, offsets in elements): each
+   source row a vertical tap needs is resampled horizontally into a ring of four float rows
+   keyed by source row (taps are consecutive rows, so a row shared by neighbouring output rows
+   is made once), and added into the output row with its weight. No taps: 0. */
+static int mmd__img_resample(const mmd__img *src, mmd__img *dst, int32_t oh, int32_t ow, const mmd_resize_tap *ty,
+                             int32_t ymode, const mmd_resize_tap *tx, int32_t xmode) {
     float *ring, *acc;
     int64_t key[4] = {-1, -1, -1, -1};
     int32_t c = src->c, oy, ox, k, ch, st;
     size_t row = (size_t)ow * (size_t)c;
-    if ((st = mmd__img_check(oh, ow, "the resized image")) != 0) return st;
     if ((st = mmd__img_alloc(dst, oh, ow, c, src->is_float)) != 0) return st;
-    memset(&ax, 0, sizeof ax);
-    ax.mode = MMD_RESIZE_LINEAR;
-    ax.coord = MMD_RESIZE_HALF_PIXEL;
-    ax.nearest = MMD_RESIZE_ROUND_FLOOR;
-    ax.cubic_a = -0.75f;
-    if (interp == MMD_IMAGE_NEAREST) ax.mode = MMD_RESIZE_NEAREST, ax.coord = MMD_RESIZE_ASYMMETRIC;
-    if (interp == MMD_IMAGE_BICUBIC) ax.mode = MMD_RESIZE_CUBIC;
-    /* OpenCV averages areas only when no axis grows; otherwise both axes use its area weights. */
-    if (interp == MMD_IMAGE_AREA && oh <= src->h && ow <= src->w) ax.mode = MMD_RESIZE_AREA;
-    else if (interp == MMD_IMAGE_AREA) ax.coord = MMD_RESIZE_OPENCV_AREA;
-    tx = (mmd_resize_tap *)malloc(((size_t)ow + (size_t)oh) * sizeof *tx);
-    ring = (float *)malloc(5 * row * sizeof(float));
-    if (!tx || !ring) {
-        free(tx);
-        free(ring);
+    if (!(ring = (float *)malloc(5 * row * sizeof(float)))) {
         free(dst->data);
         dst->data = NULL;
         return MMDEPLOY_E_OUT_OF_MEMORY;
     }
     acc = ring + 4 * row;
-    ty = tx + ow;
-    ax.in = src->w;
-    ax.out = ow;
-    ax.scale = (double)ow / (double)src->w;
-    mmd_resize_axis_taps(&ax, c, tx);
-    ax.in = src->h;
-    ax.out = oh;
-    ax.scale = (double)oh / (double)src->h;
-    mmd_resize_axis_taps(&ax, 1, ty);
     for (oy = 0; oy < oh; ++oy) {
         for (ox = 0; ox < (int32_t)row; ++ox) acc[ox] = 0.0f;
         for (k = 0; k < ty[oy].n; ++k) {
             int64_t sy;
             float wy, *r;
-            mmd_resize_tap_at(&ty[oy], ax.mode, 1, k, &sy, &wy);
+            mmd_resize_tap_at(&ty[oy], ymode, 1, k, &sy, &wy);
             r = ring + (size_t)(sy & 3) * row;
             if (key[sy & 3] != sy) {
                 key[sy & 3] = sy;
@@ -658,7 +714,7 @@ static int mmd__img_resize(const mmd__img *src, mmd__img *dst, int32_t oh, int32
                         int64_t off;
                         size_t base = (size_t)sy * (size_t)src->w * (size_t)c + (size_t)ch;
                         for (q = 0; q < u->n; ++q) {
-                            mmd_resize_tap_at(u, ax.mode, c, q, &off, &wx);
+                            mmd_resize_tap_at(u, xmode, c, q, &off, &wx);
                             sum += wx * (src->is_float ? ((const float *)src->data)[base + (size_t)off]
                                                        : (float)((const uint8_t *)src->data)[base + (size_t)off]);
                         }
@@ -678,9 +734,70 @@ static int mmd__img_resize(const mmd__img *src, mmd__img *dst, int32_t oh, int32
             }
         }
     }
-    free(tx);
     free(ring);
     return MMDEPLOY_SUCCESS;
+}
+
+/* cv::resize with the interpolation `interp` (mmd_image_interp), its taps from the shared
+   coefficient tables. */
+static int mmd__img_resize(const mmd__img *src, mmd__img *dst, int32_t oh, int32_t ow, int32_t interp) {
+    mmd_resize_axis ax, ay;
+    mmd_resize_tap *tx;
+    int st;
+    if ((st = mmd__img_check(oh, ow, "the resized image")) != 0) return st;
+    memset(&ax, 0, sizeof ax);
+    ax.mode = MMD_RESIZE_LINEAR;
+    ax.coord = MMD_RESIZE_HALF_PIXEL;
+    ax.nearest = MMD_RESIZE_ROUND_FLOOR;
+    ax.cubic_a = -0.75f;
+    if (interp == MMD_IMAGE_NEAREST) ax.mode = MMD_RESIZE_NEAREST, ax.coord = MMD_RESIZE_ASYMMETRIC;
+    if (interp == MMD_IMAGE_BICUBIC) ax.mode = MMD_RESIZE_CUBIC;
+    /* OpenCV averages areas only when no axis grows; otherwise both axes use its area weights. */
+    if (interp == MMD_IMAGE_AREA && oh <= src->h && ow <= src->w) ax.mode = MMD_RESIZE_AREA;
+    else if (interp == MMD_IMAGE_AREA) ax.coord = MMD_RESIZE_OPENCV_AREA;
+    if (!(tx = (mmd_resize_tap *)malloc(((size_t)ow + (size_t)oh) * sizeof *tx))) return MMDEPLOY_E_OUT_OF_MEMORY;
+    ay = ax;
+    ax.in = src->w;
+    ax.out = ow;
+    ax.scale = (double)ow / (double)src->w;
+    mmd_resize_axis_taps(&ax, src->c, tx);
+    ay.in = src->h;
+    ay.out = oh;
+    ay.scale = (double)oh / (double)src->h;
+    mmd_resize_axis_taps(&ay, 1, tx + ow);
+    st = mmd__img_resample(src, dst, oh, ow, tx + ow, ay.mode, tx, ax.mode);
+    free(tx);
+    return st;
+}
+
+/* Bilinear taps of one axis of cv::warpAffine (INTER_LINEAR, constant 0 border) whose inverse
+   map is o -> a o + b on this axis, in OpenCV's fixed point: the coordinate in 1/1024 pixels
+   rounded to even (for columns the slope and offset terms rounded apart, for rows together, as
+   warpAffine does), plus half of 1/32, cut to 1/32 pixel; taps outside the input weigh
+   nothing, as the 0 border adds nothing. */
+static void mmd__warp_taps(double a, double b, int32_t columns, int32_t in, int32_t out, int64_t stride,
+                           mmd_resize_tap *taps) {
+    int32_t o, k;
+    for (o = 0; o < out; ++o) {
+        mmd_resize_tap *t = &taps[o];
+        double v = columns ? b * 1024.0 : (a * (double)o + b) * 1024.0, u = columns ? a * (double)o * 1024.0 : 0.0;
+        int64_t q, ix;
+        float w[2];
+        /* Hostile boxes may put the coordinate anywhere: beyond 2^30 it is far outside. */
+        v = v < -1073741824.0 ? -1073741824.0 : v > 1073741824.0 ? 1073741824.0 : v;
+        u = u < -1073741824.0 ? -1073741824.0 : u > 1073741824.0 ? 1073741824.0 : u;
+        q = (int64_t)lrint(v) + (int64_t)lrint(u) + 16;
+        q = (q - (((q % 32) + 32) % 32)) / 32;
+        ix = (q - (((q % 32) + 32) % 32)) / 32;
+        w[1] = (float)(q - ix * 32) / 32.0f;
+        w[0] = 1.0f - w[1];
+        t->n = 0;
+        for (k = 0; k < 2; ++k)
+            if (ix + k >= 0 && ix + k < in) {
+                t->off[t->n] = (ix + k) * stride;
+                t->w[t->n++] = w[k];
+            }
+    }
 }
 
 MMDEPLOY_API int mmd_image_resize_u8(const uint8_t *src, int h, int w, int channels, uint8_t *dst,
@@ -858,8 +975,81 @@ static void mmd__shape(int32_t *s, const mmd__img *im) {
     s[3] = im->c;
 }
 
-/* Runs the transforms on one mat: im ends as a float CHW tensor. */
-static int mmd__preprocess(const mmdeploy_model_t m, const mmdeploy_mat_t *mat, mmd__img *im, mmd_sdk_meta *meta) {
+/* TopDownAffine: the image warped to the network's size around meta's centre and scale, as
+   MMDeploy computes the matrix (getAffineTransform of three points, or with use_udp its own
+   matrix) and OpenCV's warpAffine applies it. Rotation is always 0, so each axis is an affine
+   map of its own, resampled through the shared tables. */
+static int mmd__top_down_affine(mmd__img *im, const mmd__transform *t, const mmd_sdk_meta *meta) {
+    double kx, ky, cx, cy, dx, dy, det;
+    float sw = meta->scale[0] * 200.0f, sh = meta->scale[1] * 200.0f;
+    int32_t oh = t->size[0], ow = t->size[1];
+    mmd_resize_tap *taps;
+    mmd__img out;
+    int st;
+    if ((st = mmd__img_check(oh, ow, "TopDownAffine's image_size")) != 0) return st;
+    if (!(sw > 0.0f && sh > 0.0f && sw < 1e30f && sh < 1e30f))
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "TopDownAffine: the box scale %g x %g is not positive and finite",
+                             (double)meta->scale[0], (double)meta->scale[1]);
+    if (t->udp) {
+        /* MMDeploy's float matrix: dst = k (src - c) + s / 2 k per axis, k = (size - 1) / s. */
+        float fx = ((float)ow - 1.0f) / sw, fy = ((float)oh - 1.0f) / sh;
+        kx = fx;
+        ky = fy;
+        dx = (double)(fx * (-0.5f * (meta->center[0] * 2.0f) + 0.5f * sw));
+        dy = (double)(fy * (-0.5f * (meta->center[1] * 2.0f) + 0.5f * sh));
+    } else {
+        /* getAffineTransform of the centre, the point half a box width above it and the point
+           half a width left of that (in float, as MMDeploy makes them) onto the output's
+           centre, top middle and top left: the width maps to the output's width. */
+        float half = sw * 0.5f, up = meta->center[1] - half, d = meta->center[1] - up, left = meta->center[0] - d;
+        kx = (double)ow * 0.5 / ((double)meta->center[0] - (double)left);
+        ky = (double)ow * 0.5 / (double)d;
+        dx = (double)ow * 0.5 - kx * (double)meta->center[0];
+        dy = (double)oh * 0.5 - ky * (double)meta->center[1];
+    }
+    if (!(kx > 0.0 && ky > 0.0 && kx < 1e30 && ky < 1e30))
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "TopDownAffine: the box maps to a scale of %g x %g", kx, ky);
+    /* warpAffine inverts the matrix as OpenCV does, then samples. */
+    det = 1.0 / (kx * ky);
+    cx = ky * det;
+    cy = kx * det;
+    if (!(taps = (mmd_resize_tap *)malloc(((size_t)ow + (size_t)oh) * sizeof *taps))) return MMDEPLOY_E_OUT_OF_MEMORY;
+    mmd__warp_taps(cx, -cx * dx, 1, im->w, ow, im->c, taps);
+    mmd__warp_taps(cy, -cy * dy, 0, im->h, oh, 1, taps + ow);
+    st = mmd__img_resample(im, &out, oh, ow, taps + ow, MMD_RESIZE_LINEAR, taps, MMD_RESIZE_LINEAR);
+    free(taps);
+    if (!st) mmd__img_swap(im, &out);
+    return st;
+}
+
+/* TopDownGetBboxCenterScale on the box (x, y, width, height: the rect's right and bottom
+   included, or the whole w x h image), in MMDeploy's float arithmetic: the box grown to the
+   network's aspect ratio, its size in units of 200 pixels times padding. */
+static int mmd__bbox_center_scale(const mmd__transform *t, const mmdeploy_rect_t *bbox, int32_t w, int32_t h,
+                                  float padding, mmd_sdk_meta *meta) {
+    float x = 0.0f, y = 0.0f, bw = (float)w, bh = (float)h, aspect = (float)((double)t->size[1] / (double)t->size[0]);
+    if (bbox) {
+        x = bbox->left;
+        y = bbox->top;
+        bw = bbox->right - bbox->left + 1.0f;
+        bh = bbox->bottom - bbox->top + 1.0f;
+        if (!(bw > 0.0f && bh > 0.0f && bw < 1e30f && bh < 1e30f && fabsf(x) < 1e30f && fabsf(y) < 1e30f))
+            return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "the box (%g, %g, %g, %g) is empty or not finite",
+                                 (double)bbox->left, (double)bbox->top, (double)bbox->right, (double)bbox->bottom);
+    }
+    meta->center[0] = (float)((double)x + (double)bw * 0.5);
+    meta->center[1] = (float)((double)y + (double)bh * 0.5);
+    if (bw > aspect * bh) bh = (float)((double)bw / (double)aspect);
+    else if (bw < aspect * bh) bw = bh * aspect;
+    meta->scale[0] = bw / 200.0f * padding;
+    meta->scale[1] = bh / 200.0f * padding;
+    return MMDEPLOY_SUCCESS;
+}
+
+/* Runs the transforms on one mat (bbox: a pose model's box, NULL the whole image): im ends as
+   a float CHW tensor. */
+static int mmd__preprocess(const mmdeploy_model_t m, const mmdeploy_mat_t *mat, const mmdeploy_rect_t *bbox,
+                           mmd__img *im, mmd_sdk_meta *meta) {
     int32_t k, i, st = 0, pad_done = 0;
     mmd__transform load;
     memset(im, 0, sizeof *im);
@@ -877,7 +1067,16 @@ static int mmd__preprocess(const mmdeploy_model_t m, const mmdeploy_mat_t *mat, 
         if (im->chw && t->type != MMD__T_COLLECT && t->type != MMD__T_TO_TENSOR && t->type != MMD__T_FORMAT_BUNDLE)
             st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "transform %s after the image became a tensor",
                                mmd__transform_names[t->type]);
-        else if (t->type == MMD__T_RESIZE) {
+        else if (t->type == MMD__T_BBOX_CENTER_SCALE) {
+            st = mmd__bbox_center_scale(t, bbox, meta->ori_shape[2], meta->ori_shape[1], t->padding, meta);
+        } else if (t->type == MMD__T_AFFINE) {
+            /* Without TopDownGetBboxCenterScale before it, MMDeploy's TopDownAffine makes the
+               centre and scale itself, padding 1.25. */
+            if (!(meta->scale[0] > 0.0f))
+                st = mmd__bbox_center_scale(t, bbox, meta->ori_shape[2], meta->ori_shape[1], 1.25f, meta);
+            if (!st) st = mmd__top_down_affine(im, t, meta);
+            if (!st) mmd__shape(meta->img_shape, im);
+        } else if (t->type == MMD__T_RESIZE) {
             mmd__img out;
             int32_t oh, ow;
             mmd__resize_size(t, im->h, im->w, &oh, &ow);
@@ -990,13 +1189,13 @@ static int mmd__preprocess(const mmdeploy_model_t m, const mmdeploy_mat_t *mat, 
     return st;
 }
 
-MMDEPLOY_API int mmd_sdk_preprocess(mmdeploy_model_t model, const mmdeploy_mat_t *mat, float **data,
-                                    int64_t dims[4], mmd_sdk_meta *meta) {
+MMDEPLOY_API int mmd_sdk_preprocess(mmdeploy_model_t model, const mmdeploy_mat_t *mat, const mmdeploy_rect_t *bbox,
+                                    float **data, int64_t dims[4], mmd_sdk_meta *meta) {
     mmd__img im;
     int st;
     if (!model || !data || !dims || !meta) return MMDEPLOY_E_INVALID_ARG;
     *data = NULL;
-    if ((st = mmd__preprocess(model, mat, &im, meta)) != 0) return st;
+    if ((st = mmd__preprocess(model, mat, bbox, &im, meta)) != 0) return st;
     *data = (float *)im.data;
     dims[0] = 1;
     dims[1] = im.c;
@@ -1068,7 +1267,7 @@ typedef struct mmd__sdk_handle {
 } mmd__sdk_handle;
 
 static int mmd__handle_create(mmdeploy_model_t model, const char *device, int32_t task, mmd__sdk_handle **out) {
-    static const char *const names[] = {"classifier", "detector", "segmentor"};
+    static const char *const names[] = {"classifier", "detector", "segmentor", "pose detector"};
     mmd__sdk_handle *h;
     mmd_options opts;
     mmd_error err;
@@ -1126,10 +1325,11 @@ static void mmd__handle_destroy(mmd__sdk_handle *h) {
 
 /* Preprocesses one mat and runs the network on it. The tensor stays bound, so *im is freed by
    the caller after reading the outputs. */
-static int mmd__run(mmd__sdk_handle *h, const mmdeploy_mat_t *mat, mmd__img *im, mmd_sdk_meta *meta) {
+static int mmd__run(mmd__sdk_handle *h, const mmdeploy_mat_t *mat, const mmdeploy_rect_t *bbox, mmd__img *im,
+                    mmd_sdk_meta *meta) {
     int64_t dims[4];
     mmd_error err;
-    int st = mmd__preprocess(&h->m, mat, im, meta);
+    int st = mmd__preprocess(&h->m, mat, bbox, im, meta);
     if (st) return st;
     dims[0] = 1;
     dims[1] = im->c;
@@ -1195,7 +1395,7 @@ MMDEPLOY_API int mmdeploy_classifier_apply(mmdeploy_classifier_t classifier, con
         mmd_sdk_meta meta;
         const mmd_tensor *y;
         int64_t n, j, k;
-        if ((st = mmd__run(h, &mats[i], &im, &meta)) != 0) break;
+        if ((st = mmd__run(h, &mats[i], NULL, &im, &meta)) != 0) break;
         y = mmd__output(h, "output", 0);
         n = y->rank >= 2 ? y->dims[1] : 0;
         if (y->dtype != MMD_DTYPE_FLOAT32 || y->rank < 2 || y->dims[0] != 1 || n < 1) {
@@ -1278,7 +1478,7 @@ MMDEPLOY_API int mmdeploy_detector_apply(mmdeploy_detector_t detector, const mmd
         mmd_sdk_meta meta;
         const mmd_tensor *dets, *labels;
         int64_t n, ch, j;
-        if ((st = mmd__run(h, &mats[i], &im, &meta)) != 0) break;
+        if ((st = mmd__run(h, &mats[i], NULL, &im, &meta)) != 0) break;
         dets = mmd__output(h, "dets", 0);
         labels = mmd__output(h, "labels", 1);
         if (!dets || !labels || dets->dtype != MMD_DTYPE_FLOAT32 || dets->rank != 3 || dets->dims[0] != 1 ||
@@ -1441,7 +1641,7 @@ MMDEPLOY_API int mmdeploy_segmentor_apply(mmdeploy_segmentor_t segmentor, const 
     for (i = 0; i < mat_count && !st; ++i) {
         mmd__img im;
         mmd_sdk_meta meta;
-        if ((st = mmd__run(h, &mats[i], &im, &meta)) != 0) break;
+        if ((st = mmd__run(h, &mats[i], NULL, &im, &meta)) != 0) break;
         st = mmd__segment(h, &meta, &res[i]);
         free(im.data);
     }
@@ -1465,6 +1665,160 @@ MMDEPLOY_API void mmdeploy_segmentor_release_result(mmdeploy_segmentation_t *res
 
 MMDEPLOY_API void mmdeploy_segmentor_destroy(mmdeploy_segmentor_t segmentor) {
     mmd__handle_destroy((mmd__sdk_handle *)segmentor);
+}
+
+/* ==== >>sdk pose ==== */
+struct mmdeploy_pose_detector {
+    mmd__sdk_handle h;
+};
+
+MMDEPLOY_API int mmdeploy_pose_detector_create(mmdeploy_model_t model, const char *device_name, int device_id,
+                                               mmdeploy_pose_detector_t *detector) {
+    (void)device_id;
+    return mmd__handle_create(model, device_name, MMD__TASK_POSE, (mmd__sdk_handle **)detector);
+}
+
+MMDEPLOY_API int mmdeploy_pose_detector_create_by_path(const char *model_path, const char *device_name,
+                                                       int device_id, mmdeploy_pose_detector_t *detector) {
+    (void)device_id;
+    return mmd__handle_create_by_path(model_path, device_name, MMD__TASK_POSE, (mmd__sdk_handle **)detector);
+}
+
+/* Index of the first largest of n floats (cv::minMaxLoc's choice). */
+static int64_t mmd__argmax(const float *v, int64_t n) {
+    int64_t i, best = 0;
+    for (i = 1; i < n; ++i)
+        if (v[i] > v[best]) best = i;
+    return best;
+}
+
+/* TopdownHeatmapSimpleHeadDecode on the [1, K, H, W] heatmaps, in MMDeploy's float arithmetic:
+   each map's first maximum (-1, -1 when it is not positive), moved a quarter pixel towards the
+   higher neighbour on each axis away from the border, then mapped back through the box:
+   x * (scale * 200 / W) + centre - scale * 100. */
+static int mmd__pose_heatmap(const mmd__sdk_handle *h, const mmd_sdk_meta *meta, mmdeploy_pose_detection_t *r) {
+    const mmd_tensor *y = mmd__output(h, "output", 0);
+    int64_t k, hh, ww;
+    float sx, sy;
+    if (!y || y->dtype != MMD_DTYPE_FLOAT32 || y->rank != 4 || y->dims[0] != 1 || y->dims[1] < 1 ||
+        y->dims[1] > (1 << 20) || y->dims[2] < 1 || y->dims[3] < 1)
+        return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "TopdownHeatmapSimpleHeadDecode: the output is not float32 "
+                             "[1, keypoints (1 to 2^20), H, W] heatmaps");
+    hh = y->dims[2];
+    ww = y->dims[3];
+    r->length = (int)y->dims[1];
+    r->point = (mmdeploy_point_t *)malloc((size_t)r->length * sizeof *r->point);
+    r->score = (float *)malloc((size_t)r->length * sizeof *r->score);
+    if (!r->point || !r->score) return MMDEPLOY_E_OUT_OF_MEMORY;
+    sx = meta->scale[0] * 200.0f / (float)ww;
+    sy = meta->scale[1] * 200.0f / (float)hh;
+    for (k = 0; k < r->length; ++k) {
+        const float *d = (const float *)y->data + k * hh * ww;
+        int64_t best = mmd__argmax(d, hh * ww), ix = best % ww, iy = best / ww;
+        float px = -1.0f, py = -1.0f, v = d[best];
+        if (v > 0.0f) {
+            px = (float)ix;
+            py = (float)iy;
+        }
+        /* MMDeploy's bounds (1 < px < W - 1), one pixel narrower than mmpose's. */
+        if (h->m.quarter_offset && v > 0.0f && 1 < ix && ix < ww - 1 && 1 < iy && iy < hh - 1) {
+            float dx = d[iy * ww + ix + 1] - d[iy * ww + ix - 1], dy = d[(iy + 1) * ww + ix] - d[(iy - 1) * ww + ix];
+            px += dx > 0.0f ? 0.25f : dx < 0.0f ? -0.25f : 0.0f;
+            py += dy > 0.0f ? 0.25f : dy < 0.0f ? -0.25f : 0.0f;
+        }
+        r->point[k].x = (float)((double)(px * sx + meta->center[0]) - (double)(meta->scale[0] * 200.0f) * 0.5);
+        r->point[k].y = (float)((double)(py * sy + meta->center[1]) - (double)(meta->scale[1] * 200.0f) * 0.5);
+        r->score[k] = v;
+    }
+    return MMDEPLOY_SUCCESS;
+}
+
+/* SimCCLabelDecode on simcc_x [1, K, Wx] and simcc_y [1, K, Wy]: each keypoint at the first
+   maxima of its two vectors divided by simcc_split_ratio (-1 when the smaller maximum, its
+   score, is not positive), mapped back through the box as the heatmap is, on input_size. */
+static int mmd__pose_simcc(const mmd__sdk_handle *h, const mmd_sdk_meta *meta, mmdeploy_pose_detection_t *r) {
+    const mmd_tensor *tx = mmd__output(h, "simcc_x", 0), *ty = mmd__output(h, "simcc_y", 1);
+    int64_t k, nx, ny;
+    float s0 = meta->scale[0] * 200.0f, s1 = meta->scale[1] * 200.0f;
+    if (!tx || !ty || tx->dtype != MMD_DTYPE_FLOAT32 || ty->dtype != MMD_DTYPE_FLOAT32 || tx->rank != 3 ||
+        ty->rank != 3 || tx->dims[0] != 1 || ty->dims[0] != 1 || tx->dims[1] != ty->dims[1] || tx->dims[1] < 1 ||
+        tx->dims[1] > (1 << 20) || tx->dims[2] < 1 || ty->dims[2] < 1)
+        return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "SimCCLabelDecode: the outputs are not float32 simcc_x "
+                             "[1, K, Wx] and simcc_y [1, K, Wy] with K of 1 to 2^20");
+    nx = tx->dims[2];
+    ny = ty->dims[2];
+    r->length = (int)tx->dims[1];
+    r->point = (mmdeploy_point_t *)malloc((size_t)r->length * sizeof *r->point);
+    r->score = (float *)malloc((size_t)r->length * sizeof *r->score);
+    if (!r->point || !r->score) return MMDEPLOY_E_OUT_OF_MEMORY;
+    for (k = 0; k < r->length; ++k) {
+        const float *dx = (const float *)tx->data + k * nx, *dy = (const float *)ty->data + k * ny;
+        int64_t bx = mmd__argmax(dx, nx), by = mmd__argmax(dy, ny);
+        float score = dx[bx] > dy[by] ? dy[by] : dx[bx];
+        float x = (score > 0.0f ? (float)bx : -1.0f) / h->m.split_ratio;
+        float y = (score > 0.0f ? (float)by : -1.0f) / h->m.split_ratio;
+        r->point[k].x = (float)((double)(x * s0 / (float)h->m.input_size[0] + meta->center[0]) - (double)s0 * 0.5);
+        r->point[k].y = (float)((double)(y * s1 / (float)h->m.input_size[1] + meta->center[1]) - (double)s1 * 0.5);
+        r->score[k] = score;
+    }
+    return MMDEPLOY_SUCCESS;
+}
+
+MMDEPLOY_API int mmdeploy_pose_detector_apply(mmdeploy_pose_detector_t detector, const mmdeploy_mat_t *mats,
+                                              int mat_count, mmdeploy_pose_detection_t **results) {
+    return mmdeploy_pose_detector_apply_bbox(detector, mats, mat_count, NULL, NULL, results);
+}
+
+MMDEPLOY_API int mmdeploy_pose_detector_apply_bbox(mmdeploy_pose_detector_t detector, const mmdeploy_mat_t *mats,
+                                                   int mat_count, const mmdeploy_rect_t *bboxes,
+                                                   const int *bbox_count, mmdeploy_pose_detection_t **results) {
+    mmd__sdk_handle *h = (mmd__sdk_handle *)detector;
+    mmdeploy_pose_detection_t *res;
+    int64_t total = 0;
+    int st = 0, i, j, n = 0;
+    if (!h || !mats || mat_count < 1 || !results) return MMDEPLOY_E_INVALID_ARG;
+    *results = NULL;
+    if (!bboxes || !bbox_count) total = mat_count;
+    for (i = 0; i < mat_count && bboxes && bbox_count; ++i) {
+        if (bbox_count[i] < 0 || bbox_count[i] > (1 << 20))
+            return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "bbox_count[%d] = %d is not in [0, 2^20]", i, bbox_count[i]);
+        total += bbox_count[i];
+    }
+    if (total > (1 << 24)) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%lld boxes, more than 2^24", (long long)total);
+    if (!(res = (mmdeploy_pose_detection_t *)calloc((size_t)(total ? total : 1), sizeof *res)))
+        return MMDEPLOY_E_OUT_OF_MEMORY;
+    for (i = 0; i < mat_count && !st; ++i) {
+        int boxes = bboxes && bbox_count ? bbox_count[i] : 1;
+        for (j = 0; j < boxes && !st; ++j, ++n) {
+            mmd__img im;
+            mmd_sdk_meta meta;
+            if ((st = mmd__run(h, &mats[i], bboxes && bbox_count ? bboxes++ : NULL, &im, &meta)) != 0) break;
+            if (!(meta.scale[0] > 0.0f && meta.scale[1] > 0.0f))
+                st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "the pose model's pipeline has no TopDownAffine");
+            else st = h->m.simcc ? mmd__pose_simcc(h, &meta, &res[n]) : mmd__pose_heatmap(h, &meta, &res[n]);
+            free(im.data);
+        }
+    }
+    if (st) {
+        mmdeploy_pose_detector_release_result(res, (int)total);
+        return st;
+    }
+    *results = res;
+    return MMDEPLOY_SUCCESS;
+}
+
+MMDEPLOY_API void mmdeploy_pose_detector_release_result(mmdeploy_pose_detection_t *results, int count) {
+    int i;
+    if (!results) return;
+    for (i = 0; i < count; ++i) {
+        free(results[i].point);
+        free(results[i].score);
+    }
+    free(results);
+}
+
+MMDEPLOY_API void mmdeploy_pose_detector_destroy(mmdeploy_pose_detector_t detector) {
+    mmd__handle_destroy((mmd__sdk_handle *)detector);
 }
 
 #endif /* MMD_SDK_IMPLEMENTATION */

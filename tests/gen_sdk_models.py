@@ -19,6 +19,11 @@ MMDeploy's rewriters give each task:
        int64; pipeline as mmseg's get_preprocess makes it and ResizeMask with_argmax
   yolo the same detector with a tail that keeps its 20 best cells, behind mmyolo's pipeline
        (LetterResize) and ResizeBBox
+  pose a small top-down heatmap network, "output" [1, 17, 64, 48] for a 256 x 192 input, behind
+       mmpose's pipeline as MMDeploy exports it (TopDownGetBboxCenterScale, TopDownAffine,
+       Normalize, ImageToTensor, Collect) and TopdownHeatmapSimpleHeadDecode
+  simcc the same body ending in SimCC vectors "simcc_x" [1, 17, 384] and "simcc_y" [1, 17, 512]
+       (RTMPose's outputs) and SimCCLabelDecode with simcc_split_ratio 2
 The `reference` function of this module is the independent Python pipeline the tests compare
 with: OpenCV and numpy for the transforms, torch for the network.
 """
@@ -89,6 +94,29 @@ class Detector(torch.nn.Module):
         return dets, torch.gather(label, 1, idx)
 
 
+class Pose(torch.nn.Module):
+    """Heatmaps at a quarter of the input (stride 4) from two strided convolutions; with simcc,
+    each heatmap's column and row means spread by a linear layer to twice the input's width and
+    height, as RTMPose's SimCC head outputs them."""
+
+    def __init__(self, simcc=False, keypoints=17):
+        super().__init__()
+        self.body = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 16, 3, 2, 1), torch.nn.ReLU(),
+            torch.nn.Conv2d(16, 32, 3, 2, 1), torch.nn.ReLU(),
+            torch.nn.Conv2d(32, keypoints, 1))
+        self.simcc = simcc
+        if simcc:
+            self.fx = torch.nn.Linear(48, 384)
+            self.fy = torch.nn.Linear(64, 512)
+
+    def forward(self, x):
+        h = self.body(x)
+        if not self.simcc:
+            return h
+        return self.fx(h.mean(dim=2)), self.fy(h.mean(dim=3))
+
+
 class Segmentor(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -98,6 +126,16 @@ class Segmentor(torch.nn.Module):
     def forward(self, x):
         return self.net(x)["out"].argmax(dim=1, keepdim=True)
 
+
+POSE_TRANSFORMS = [
+    dict(type="LoadImageFromFile", channel_order="bgr"),
+    dict(type="TopDownGetBboxCenterScale", padding=1.25, image_size=[192, 256]),
+    dict(type="TopDownAffine", image_size=[192, 256]),
+    dict(type="Normalize", mean=MEAN, std=STD, to_rgb=True),
+    dict(type="ImageToTensor", keys=["img"]),
+    dict(type="Collect", keys=["img"],
+         meta_keys=["img_shape", "pad_shape", "ori_shape", "img_norm_cfg", "scale_factor", "bbox_score",
+                    "center", "scale", "rotation", "bbox_id"])]
 
 TASKS = {
     "cls": dict(task="Classifier", module="mmcls", component="LinearClsHead", name="squeezenet",
@@ -144,12 +182,23 @@ TASKS = {
                     dict(type="Collect", keys=["img"],
                          meta_keys=["img_shape", "pad_shape", "ori_shape", "img_norm_cfg",
                                     "scale_factor"])]),
+    "pose": dict(task="PoseDetector", module="mmpose", component="TopdownHeatmapSimpleHeadDecode",
+                 name="pose", input_hw=(256, 192),
+                 params=dict(flip_test=False, post_process="default", shift_heatmap=False, modulate_kernel=11,
+                             type="MSRAHeatmap", input_size=[192, 256], heatmap_size=[48, 64], sigma=2),
+                 outputs=["output"], transforms=POSE_TRANSFORMS),
+    "simcc": dict(task="PoseDetector", module="mmpose", component="SimCCLabelDecode", name="rtmpose",
+                  input_hw=(256, 192),
+                  params=dict(flip_test=False, type="SimCCLabel", input_size=[192, 256], sigma=[4.9, 5.66],
+                              simcc_split_ratio=2.0, normalize=False, use_dark=False),
+                  outputs=["simcc_x", "simcc_y"], transforms=POSE_TRANSFORMS),
 }
 
 
 def network(kind):
     torch.manual_seed(0)
-    net = {"cls": Classifier, "det": lambda: Detector(nms=True), "yolo": Detector, "seg": Segmentor}[kind]()
+    net = {"cls": Classifier, "det": lambda: Detector(nms=True), "yolo": Detector, "seg": Segmentor,
+           "pose": Pose, "simcc": lambda: Pose(simcc=True)}[kind]()
     return net.eval()
 
 
@@ -157,8 +206,9 @@ def write_dir(kind, out):
     spec = TASKS[kind]
     os.makedirs(out, exist_ok=True)
     net = network(kind)
-    x = torch.zeros(1, 3, 224, 224)
-    dyn = {"input": {0: "batch", 2: "height", 3: "width"}}
+    x = torch.zeros(1, 3, *spec.get("input_hw", (224, 224)))
+    # Top-down pose networks have a fixed input size; the others take any.
+    dyn = {"input": {0: "batch"} if "input_hw" in spec else {0: "batch", 2: "height", 3: "width"}}
     # The tracer warns about the NMS tail's Python-side NMS and indexing; both are intended.
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -211,13 +261,44 @@ def resize_size(t, h, w):
     return dh, dw
 
 
-def preprocess(kind, bgr):
-    """The network input and the meta, computed with OpenCV and numpy."""
+def bbox_center_scale(box, image_size, padding):
+    """mmpose's bbox_xywh2cs as MMDeploy's TopDownGetBboxCenterScale computes it in float32."""
+    f = np.float32
+    x, y, w, h = (f(v) for v in box)
+    aspect = f(image_size[0] / image_size[1])
+    center = [f(x + w * f(0.5)), f(y + h * f(0.5))]
+    if w > aspect * h:
+        h = f(w / aspect)
+    elif w < aspect * h:
+        w = f(h * aspect)
+    return center, [f(w / f(200)) * f(padding), f(h / f(200)) * f(padding)]
+
+
+def preprocess(kind, bgr, bbox=None):
+    """The network input and the meta, computed with OpenCV and numpy. bbox: a pose model's
+    box (left, top, right, bottom), None for the whole image."""
     import cv2
     img = bgr
     meta = dict(ori_shape=[1, img.shape[0], img.shape[1], 3], scale_factor=[1.0] * 4, pad_param=[0] * 4)
     for t in TASKS[kind]["transforms"]:
-        if t["type"] == "Resize":
+        if t["type"] == "TopDownGetBboxCenterScale":
+            # MMDeploy's C API: the box's right and bottom are inside it; no box is the image.
+            box = [0, 0, bgr.shape[1], bgr.shape[0]] if bbox is None else \
+                [bbox[0], bbox[1], np.float32(bbox[2]) - np.float32(bbox[0]) + 1,
+                 np.float32(bbox[3]) - np.float32(bbox[1]) + 1]
+            meta["center"], meta["scale"] = bbox_center_scale(box, t["image_size"], t["padding"])
+        elif t["type"] == "TopDownAffine":
+            # MMDeploy's GetAffineTransform (rotation 0): the centre, the point half a box width
+            # above it and the third point of the pair (float32), onto the output's.
+            f = np.float32
+            w, h = t["image_size"]
+            c = meta["center"]
+            up = f(c[1] - f(meta["scale"][0] * f(200)) * f(0.5))
+            d = f(c[1] - up)
+            src = np.float32([c, [c[0], up], [f(c[0] - d), up]])
+            dst = np.float32([[w * 0.5, h * 0.5], [w * 0.5, h * 0.5 - w * 0.5], [0, h * 0.5 - w * 0.5]])
+            img = cv2.warpAffine(img, cv2.getAffineTransform(src, dst), (w, h), flags=cv2.INTER_LINEAR)
+        elif t["type"] == "Resize":
             dh, dw = resize_size(t, img.shape[0], img.shape[1])
             h, w = img.shape[:2]
             if (dh, dw) != (h, w):
@@ -259,16 +340,48 @@ def preprocess(kind, bgr):
     return np.ascontiguousarray(img.transpose(2, 0, 1)[None].astype(np.float32)), meta
 
 
-def reference(kind, bgr, x=None):
+def decode_pose(kind, out, meta):
+    """mmpose's decodes as MMDeploy's SDK runs them, in numpy: [[x, y, score], ...]."""
+    f = np.float32
+    c, s = meta["center"], [f(v * f(200)) for v in meta["scale"]]
+    res = []
+    if kind == "simcc":
+        sx, sy = out[0][0].numpy(), out[1][0].numpy()
+        ratio, size = TASKS[kind]["params"]["simcc_split_ratio"], TASKS[kind]["params"]["input_size"]
+        for vx, vy in zip(sx, sy):
+            score = min(vx.max(), vy.max())
+            x, y = (f(vx.argmax()), f(vy.argmax())) if score > 0 else (f(-1), f(-1))
+            x, y = x / f(ratio), y / f(ratio)
+            res.append([float(x * s[0] / f(size[0]) + c[0] - s[0] * 0.5),
+                        float(y * s[1] / f(size[1]) + c[1] - s[1] * 0.5), float(score)])
+        return res
+    hm = out[0].numpy()
+    k, h, w = hm.shape
+    for m in hm:
+        i = int(m.argmax())
+        iy, ix = divmod(i, w)
+        px, py = (f(ix), f(iy)) if m.flat[i] > 0 else (f(-1), f(-1))
+        # The quarter-pixel step towards the higher neighbour, away from the border.
+        if m.flat[i] > 0 and 1 < ix < w - 1 and 1 < iy < h - 1:
+            px += f(0.25) * np.sign(m[iy, ix + 1] - m[iy, ix - 1])
+            py += f(0.25) * np.sign(m[iy + 1, ix] - m[iy - 1, ix])
+        res.append([float(px * (s[0] / f(w)) + c[0] - s[0] * 0.5), float(py * (s[1] / f(h)) + c[1] - s[1] * 0.5),
+                    float(m.flat[i])])
+    return res
+
+
+def reference(kind, bgr, x=None, bbox=None):
     """What MMDeploy's SDK returns for this image, by the Python pipeline; with x, the network
     runs on that input instead of the pipeline's own (the meta is still the pipeline's)."""
     import cv2
-    px, meta = preprocess(kind, bgr)
+    px, meta = preprocess(kind, bgr, bbox)
     x = px if x is None else x
     net = network(kind)
     with torch.no_grad():
         out = net(torch.from_numpy(x))
     spec = TASKS[kind]
+    if kind in ("pose", "simcc"):
+        return decode_pose(kind, out, meta), None
     if kind == "cls":
         s = out[0].numpy()
         top = np.argsort(-s, kind="stable")[:spec["params"]["topk"]]

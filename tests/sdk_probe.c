@@ -1,10 +1,14 @@
 /* tests/sdk_probe.c - drives mmdeploy_sdk.h for tests/test_sdk.py, images and tensors as .npy.
 
      sdk_probe resize IMG.npy OUT.npy H W nearest|bilinear|bicubic|area   uint8 HxWxC resize
-     sdk_probe preprocess DIR IMG.npy FORMAT OUT.npy   the network input; prints the meta as JSON
+     sdk_probe preprocess DIR IMG.npy FORMAT OUT.npy [L T R B]
+                                                   the network input (a pose model's box: the
+                                                   whole image, or L T R B); prints the meta as JSON
      sdk_probe classify DIR IMG.npy FORMAT             prints [[label, score], ...]
      sdk_probe detect DIR IMG.npy FORMAT               prints [[label, score, l, t, r, b], ...]
      sdk_probe segment DIR IMG.npy FORMAT OUT.npy      writes the mask (int32 HxW) or the scores
+     sdk_probe pose DIR IMG.npy FORMAT [L T R B ...]   prints [[[x, y, score], ...], ...], one
+                                                   pose per box (none given: the whole image)
 
    FORMAT is bgr, rgb, gray, bgra, nv12 or nv21: how the uint8 HxWxC array is to be read. Exit status 0 on
    success, else the mmdeploy_status_t (the SDK has logged why). */
@@ -83,6 +87,17 @@ static int to_mat(const mmd_npy *img, const char *format, mmdeploy_mat_t *mat) {
     return 1;
 }
 
+/* n boxes from 4 n numbers: left, top, right, bottom each. */
+static void read_boxes(char **argv, int n, mmdeploy_rect_t *boxes) {
+    int i;
+    for (i = 0; i < n; ++i) {
+        boxes[i].left = (float)atof(argv[4 * i]);
+        boxes[i].top = (float)atof(argv[4 * i + 1]);
+        boxes[i].right = (float)atof(argv[4 * i + 2]);
+        boxes[i].bottom = (float)atof(argv[4 * i + 3]);
+    }
+}
+
 static void print_shape(const char *name, const int32_t *s) {
     printf("\"%s\": [%d, %d, %d, %d]", name, s[0], s[1], s[2], s[3]);
 }
@@ -115,13 +130,15 @@ int main(int argc, char **argv) {
         free(out);
     } else if (!to_mat(&img, argv[4], &mat)) {
         st = 2;
-    } else if (strcmp(cmd, "preprocess") == 0 && argc == 6) {
+    } else if (strcmp(cmd, "preprocess") == 0 && (argc == 6 || argc == 10)) {
         mmdeploy_model_t m;
+        mmdeploy_rect_t box;
         float *data;
         int64_t dims[4];
         mmd_sdk_meta meta;
+        if (argc == 10) read_boxes(argv + 6, 1, &box);
         if ((st = mmdeploy_model_create_by_path(argv[2], &m)) == 0) {
-            if ((st = mmd_sdk_preprocess(m, &mat, &data, dims, &meta)) == 0) {
+            if ((st = mmd_sdk_preprocess(m, &mat, argc == 10 ? &box : NULL, &data, dims, &meta)) == 0) {
                 st = save_npy(argv[5], MMD_DTYPE_FLOAT32, 4, dims, data);
                 printf("{");
                 print_shape("ori_shape", meta.ori_shape);
@@ -131,8 +148,10 @@ int main(int argc, char **argv) {
                 print_shape("pad_shape", meta.pad_shape);
                 printf(", ");
                 print_shape("pad_param", meta.pad_param);
-                printf(", \"scale_factor\": [%.9g, %.9g, %.9g, %.9g]}\n", meta.scale_factor[0], meta.scale_factor[1],
+                printf(", \"scale_factor\": [%.9g, %.9g, %.9g, %.9g]", meta.scale_factor[0], meta.scale_factor[1],
                        meta.scale_factor[2], meta.scale_factor[3]);
+                printf(", \"center\": [%.9g, %.9g], \"scale\": [%.9g, %.9g]}\n", meta.center[0], meta.center[1],
+                       meta.scale[0], meta.scale[1]);
                 free(data);
             }
             mmdeploy_model_destroy(m);
@@ -177,6 +196,32 @@ int main(int argc, char **argv) {
             }
             mmdeploy_segmentor_destroy(s);
         }
+    } else if (strcmp(cmd, "pose") == 0 && (argc - 5) % 4 == 0) {
+        mmdeploy_pose_detector_t d;
+        mmdeploy_pose_detection_t *res;
+        mmdeploy_rect_t *boxes = (mmdeploy_rect_t *)malloc(sizeof *boxes * (size_t)((argc - 5) / 4 + 1));
+        int n = (argc - 5) / 4, k;
+        if (boxes) read_boxes(argv + 5, n, boxes);
+        if (!boxes) {
+            st = 2;
+        } else if ((st = mmdeploy_pose_detector_create_by_path(argv[2], "cpu", 0, &d)) == 0) {
+            st = n ? mmdeploy_pose_detector_apply_bbox(d, &mat, 1, boxes, &n, &res)
+                   : mmdeploy_pose_detector_apply(d, &mat, 1, &res);
+            if (st == 0) {
+                printf("[");
+                for (i = 0; i < (n ? n : 1); ++i) {
+                    printf("%s[", i ? ", " : "");
+                    for (k = 0; k < res[i].length; ++k)
+                        printf("%s[%.9g, %.9g, %.9g]", k ? ", " : "", res[i].point[k].x, res[i].point[k].y,
+                               res[i].score[k]);
+                    printf("]");
+                }
+                printf("]\n");
+                mmdeploy_pose_detector_release_result(res, n ? n : 1);
+            }
+            mmdeploy_pose_detector_destroy(d);
+        }
+        free(boxes);
     } else {
         fprintf(stderr, "usage: see tests/sdk_probe.c\n");
         st = 2;

@@ -117,7 +117,8 @@ def as_format(bgr, fmt):
 
 def preprocess_tests(tmp):
     tests = []
-    for kind in gen.TASKS:
+    # simcc's preprocess is pose's.
+    for kind in [k for k in gen.TASKS if k != "simcc"]:
         for img_name, fmt in (("china", "bgr"), ("china", "rgb"), ("china", "bgra"), ("china", "gray"),
                               ("china", "nv12"), ("china", "nv21"), ("odd37x53", "bgr"), ("1x1", "bgr")):
             def t(kind=kind, img_name=img_name, fmt=fmt):
@@ -152,6 +153,28 @@ def preprocess_tests(tmp):
                 if meta["pad_shape"][1:3] != list(ours.shape[2:]):
                     raise Failure("pad_shape %s for a tensor %s" % (meta["pad_shape"], ours.shape))
             tests.append(("preprocess_%s_%s_%s" % (kind, img_name, fmt), t))
+
+    # TopDownAffine around boxes (inside, across the border, tiny, far outside) against
+    # cv2.warpAffine on the matrix MMDeploy builds, on a photo and on noise (whose sharp
+    # edges show any difference in where a pixel is sampled).
+    for img_name in ("china", "noise"):
+        for box in ((100.5, 50, 300, 400), (-20, -30, 50.25, 40), (10, 10, 11, 12), (600, 400, 900, 700)):
+            def t(img_name=img_name, box=box):
+                bgr = china() if img_name == "china" else odd_image(120, 90, 3, 7)
+                src, dst = os.path.join(tmp, "w_in.npy"), os.path.join(tmp, "w_out.npy")
+                np.save(src, bgr)
+                meta = json.loads(probe("preprocess", os.path.join(MODELS, "pose"), src, "bgr", dst, *box).stdout)
+                ours = np.load(dst)
+                ref, ref_meta = gen.preprocess("pose", bgr, box)
+                diff = float((np.abs(ours - ref) * np.array(gen.STD, np.float32)[:, None, None]).max())
+                note("TopDownAffine max |diff| vs cv2.warpAffine (8-bit steps)", diff)
+                if diff > 1.0 + 1e-3:
+                    raise Failure("max |diff| %g 8-bit steps" % diff)
+                if not (np.array_equal(np.float32(meta["center"]), np.float32(ref_meta["center"])) and
+                        np.array_equal(np.float32(meta["scale"]), np.float32(ref_meta["scale"]))):
+                    raise Failure("center %s scale %s, expected %s %s" % (meta["center"], meta["scale"],
+                                                                         ref_meta["center"], ref_meta["scale"]))
+            tests.append(("preprocess_pose_box_%s_%s" % (img_name, "_".join(map(str, box))), t))
     return tests
 
 
@@ -213,7 +236,30 @@ def e2e_tests(tmp):
         if agree < 0.995:
             raise Failure("%.4f of pixels agree" % agree)
 
+    def pose(kind, bgr, boxes):
+        src = os.path.join(tmp, "k_in.npy")
+        np.save(src, bgr)
+        ours = json.loads(probe("pose", os.path.join(MODELS, kind), src, "bgr", *[v for b in boxes for v in b]).stdout)
+        if len(ours) != max(len(boxes), 1):
+            raise Failure("%d poses for %d boxes" % (len(ours), len(boxes)))
+        for o, box in zip(ours, boxes or [None]):
+            ref, _ = gen.reference(kind, bgr, bbox=box)
+            o, ref = np.array(o), np.array(ref)
+            if o.shape != ref.shape:
+                raise Failure("keypoints %s, expected %s" % (o.shape, ref.shape))
+            px, sc = float(np.abs(o[:, :2] - ref[:, :2]).max()), float(np.abs(o[:, 2] - ref[:, 2]).max())
+            note("%s max |keypoint diff| px" % kind, px)
+            note("%s max |score diff|" % kind, sc)
+            if px > 1.0 or sc > 1e-3:
+                raise Failure("keypoints off by %g px, scores by %g" % (px, sc))
+
     tests = []
+    for kind in ("pose", "simcc"):
+        for img_name, make, boxes in (("china", china, []), ("china_2boxes", china, [(100.5, 50, 300, 400),
+                                                                                      (-20, -30, 250.25, 140)]),
+                                      ("odd37x53", lambda: odd_image(37, 53, 3, 5), []),
+                                      ("1x1", lambda: odd_image(1, 1, 3, 6), [])):
+            tests.append(("%s_%s" % (kind, img_name), lambda k=kind, m=make, b=boxes: pose(k, m(), b)))
     for img_name, make in (("china", china), ("odd37x53", lambda: odd_image(37, 53, 3, 5)),
                            ("1x1", lambda: odd_image(1, 1, 3, 6))):
         def detect_yolo(img_name, bgr):
@@ -266,7 +312,7 @@ HOSTILE = [
      "INVALID_ARG", "../end2end.onnx"),
     ("backend_tensorrt", "deploy.json", lambda o: o["models"][0].update(backend="tensorrt"), "NOT_SUPPORTED",
      "tensorrt"),
-    ("task_pose", "deploy.json", lambda o: o.update(task="PoseDetector"), "NOT_SUPPORTED", "PoseDetector"),
+    ("task_text", "deploy.json", lambda o: o.update(task="TextDetector"), "NOT_SUPPORTED", "TextDetector"),
     ("deploy_json_huge", "deploy.json", b" " * (1 << 21), "OUT_OF_RANGE", "larger than"),
     ("net_garbage", "end2end.onnx", b"\x0a\xff\xff\xff\xff\x0f", "FAIL", "malformed"),
     ("input_map_wrong", "pipeline.json", lambda o: o["pipeline"]["tasks"][1]["input_map"].update(img="pixels"),
@@ -274,9 +320,43 @@ HOSTILE = [
 ]
 
 
+# Pose directories: name, file, edit, boxes, expected status, words the message must hold.
+HOSTILE_POSE = [
+    ("affine_no_image_size", "pipeline.json", lambda o: transforms(o)[2].pop("image_size"), [], "INVALID_ARG",
+     "image_size"),
+    ("affine_image_size_huge", "pipeline.json", lambda o: transforms(o)[2].update(image_size=[192, 1 << 30]), [],
+     "INVALID_ARG", "image_size"),
+    ("padding_negative", "pipeline.json", lambda o: transforms(o)[1].update(padding=-1), [], "INVALID_ARG",
+     "padding"),
+    ("post_process_unbiased", "pipeline.json",
+     lambda o: o["pipeline"]["tasks"][2]["params"].update(post_process="unbiased"), [], "NOT_SUPPORTED", "unbiased"),
+    ("heatmap_udp", "pipeline.json", lambda o: o["pipeline"]["tasks"][2]["params"].update(use_udp=True), [],
+     "NOT_SUPPORTED", "use_udp"),
+    ("box_empty", None, None, [(50, 50, 10, 60)], "INVALID_ARG", "empty"),
+    ("box_nan", None, None, [(float("nan"), 0, 10, 10)], "INVALID_ARG", "nan"),
+    ("box_huge", None, None, [(-1e35, -1e35, 1e35, 1e35)], "INVALID_ARG", "not finite"),
+    ("box_far_outside", None, None, [(1e9, 1e9, 1e9 + 50, 1e9 + 80)], "SUCCESS", ""),
+    ("net_output_not_heatmap", "pipeline.json",
+     lambda o: o["pipeline"]["tasks"][2].update(component="SimCCLabelDecode"), [], "NOT_SUPPORTED", "simcc_x"),
+]
+
+
 def hostile_tests(tmp):
     tests = []
     img = os.path.join(tmp, "h_in.npy")
+
+    for name, file, edit, boxes, status, words in HOSTILE_POSE:
+        def t(name=name, file=file, edit=edit, boxes=boxes, status=status, words=words):
+            d = os.path.join(tmp, "hostile_pose_" + name)
+            shutil.rmtree(d, ignore_errors=True)
+            shutil.copytree(os.path.join(MODELS, "pose"), d)
+            if file:
+                edit_json(os.path.join(d, file), edit)
+            np.save(img, odd_image(30, 20, 3, 1))
+            p = probe("pose", d, img, "bgr", *[v for b in boxes for v in b], expect=STATUS[status])
+            if words not in p.stderr:
+                raise Failure("message %r does not name %r" % (p.stderr.strip(), words))
+        tests.append(("hostile_pose_" + name, t))
 
     for name, file, edit, status, words in HOSTILE:
         def t(name=name, file=file, edit=edit, status=status, words=words):
@@ -347,6 +427,18 @@ def demo_tests(tmp):
         if Image.open(out).size != (640, 427):
             raise Failure("picture %s" % (Image.open(out).size,))
 
+    def pose_detection():
+        from PIL import Image
+        img, out = os.path.join(tmp, "china.png"), os.path.join(tmp, "pose.png")
+        cv2.imwrite(img, china())
+        p = demo("pose_detection", "cpu", os.path.join(MODELS, "pose"), img, out)
+        ref, _ = gen.reference("pose", cv2.imread(img))
+        lines = p.stdout.splitlines()
+        if len(lines) != len(ref) or not lines[0].startswith("keypoint 0: x=%.2f" % ref[0][0]):
+            raise Failure("%r, expected %d keypoints from x=%.2f" % (lines[:1], len(ref), ref[0][0]))
+        if Image.open(out).size != (640, 427):
+            raise Failure("picture %s" % (Image.open(out).size,))
+
     def huge_declared_image():
         # PNG headers declaring 20000 x 20000 pixels, and nothing after them. Gray passes
         # stb_image's own bound (2^30 bytes) and meets MMD_MAX_IMAGE_SIDE; stb_image refuses RGB
@@ -381,6 +473,7 @@ def demo_tests(tmp):
             raise Failure("message %r" % p.stderr)
 
     return [("demo_image_classification_digits", classification), ("demo_object_detection", detection),
+            ("demo_pose_detection", pose_detection),
             ("demo_huge_declared_image", huge_declared_image), ("demo_truncated_image", truncated_image),
             ("demo_device_cuda_refused", wrong_device)]
 
