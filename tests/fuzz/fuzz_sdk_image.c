@@ -1,6 +1,6 @@
 /* tests/fuzz/fuzz_sdk_image.c - libFuzzer harness for images and the transform chain of
    mmdeploy_sdk.h. Byte 0 picks one of the pipelines below (MMDeploy's classification,
-   detection, segmentation and mmyolo preprocessing, and others for each interpolation, Pad
+   detection, segmentation, mmyolo and mmpose preprocessing, and others for each interpolation, Pad
    and LetterResize form and color order); byte 1 says what follows:
      even  an encoded image (PNG, JPEG, BMP, ... anything stb_image reads) for mmd_image_decode
      odd   a raw mmdeploy_mat_t: byte 2 the pixel format (low 3 bits) and a channel count that
@@ -47,6 +47,12 @@ static const char *const fuzz__pipelines[] = {
      "\"interpolation\":\"area\"},{\"type\":\"ImageToTensor\"}]"),
     ("[{\"type\":\"LoadImageFromFile\",\"color_type\":\"grayscale\"},{\"type\":\"LetterResize\",\"scale\":33,"
      "\"stretch_only\":true,\"interpolation\":\"nearest\"},{\"type\":\"ImageToTensor\"}]"),
+    /* mmpose top-down: the whole image's box warped to 24 x 32; gray with use_udp to 3 x 5 */
+    ("[{\"type\":\"LoadImageFromFile\"},{\"type\":\"TopDownGetBboxCenterScale\",\"padding\":1.25,"
+     "\"image_size\":[24,32]},{\"type\":\"TopDownAffine\",\"image_size\":[24,32]},{\"type\":\"Normalize\","
+     "\"mean\":[123.675,116.28,103.53],\"std\":[58.395,57.12,57.375],\"to_rgb\":true},{\"type\":\"ImageToTensor\"}]"),
+    ("[{\"type\":\"LoadImageFromFile\",\"color_type\":\"grayscale\"},{\"type\":\"TopDownAffine\","
+     "\"image_size\":[3,5],\"use_udp\":true},{\"type\":\"ImageToTensor\"}]"),
 };
 #define FUZZ__PIPELINES ((int)(sizeof fuzz__pipelines / sizeof fuzz__pipelines[0]))
 
@@ -120,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (mat.height < 1 || mat.width < 1 || mat.channel != 3) abort();
         fuzz_sdk_touch(mat.data, (size_t)mat.height * (size_t)mat.width * 3);
     }
-    st = mmd_sdk_preprocess(&fuzz__models[data[0] % FUZZ__PIPELINES], &mat, &tensor, dims, &meta);
+    st = mmd_sdk_preprocess(&fuzz__models[data[0] % FUZZ__PIPELINES], &mat, NULL, &tensor, dims, &meta);
     fuzz_sdk_check(st);
     if (st == 0) {
         /* The tensor is the padded image, channels first; the meta's shapes are in bounds. */

@@ -58,6 +58,23 @@ static void fuzz__apply(mmdeploy_model_t m, const mmdeploy_mat_t *mat) {
             }
         }
         mmdeploy_detector_destroy(d);
+    } else if (m->task == MMD__TASK_POSE) {
+        /* The float [1, 3, h, w] network: three heatmaps for the heatmap decode; SimCC finds no
+           simcc_y and refuses. */
+        mmdeploy_pose_detector_t p = NULL;
+        mmdeploy_pose_detection_t *res = NULL;
+        st = mmdeploy_pose_detector_create(m, "cpu", 0, &p);
+        fuzz_sdk_check(st);
+        if (st == 0) {
+            st = mmdeploy_pose_detector_apply(p, mat, 1, &res);
+            fuzz_sdk_check(st);
+            if (st == 0) {
+                fuzz_sdk_touch(res->point, (size_t)res->length * sizeof *res->point);
+                fuzz_sdk_touch(res->score, (size_t)res->length * sizeof *res->score);
+                mmdeploy_pose_detector_release_result(res, 1);
+            }
+        }
+        mmdeploy_pose_detector_destroy(p);
     } else {
         mmdeploy_segmentor_t s = NULL;
         mmdeploy_segmentation_t *res = NULL;
@@ -100,12 +117,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (st == 0 && m->task == task) {
         const unsigned char *net = task == MMD__TASK_CLASSIFIER ? fuzz_net_cls
                                    : task == MMD__TASK_DETECTOR ? fuzz_net_det
-                                   : m->with_argmax             ? fuzz_net_seg
-                                                                : fuzz_net_seg_score;
+                                   : task == MMD__TASK_SEGMENTOR && m->with_argmax ? fuzz_net_seg
+                                                                                   : fuzz_net_seg_score;
         size_t net_size = task == MMD__TASK_CLASSIFIER ? sizeof fuzz_net_cls
                           : task == MMD__TASK_DETECTOR ? sizeof fuzz_net_det
-                          : m->with_argmax             ? sizeof fuzz_net_seg
-                                                       : sizeof fuzz_net_seg_score;
+                          : task == MMD__TASK_SEGMENTOR && m->with_argmax ? sizeof fuzz_net_seg
+                                                                          : sizeof fuzz_net_seg_score;
         mmdeploy_mat_t mat;
         if ((m->net = malloc(net_size)) != NULL) {
             memcpy(m->net, net, net_size);
