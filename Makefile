@@ -118,6 +118,7 @@ test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node 
 	    "$(PY) tests/test_models.py" \
 	    "$(PY) tests/test_models.py --no-rewrites resnet18_op13 mobilenet_v2_op13 digits" \
 	    "$(PY) tests/test_detection_tail.py" \
+	    "$(PY) tests/test_winograd.py" \
 	    "$(PY) tests/test_custom_ops_sampling.py" \
 	    "$(PY) tests/test_custom_ops_det.py" \
 	    "$(PY) tests/test_rnn_models.py" \

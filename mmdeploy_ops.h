@@ -111,6 +111,9 @@
                        (default 1 << 20, 1024 with MMD_CONV_SMALL; at least one output row)
        MMD_GEMM_NR_PORTABLE  columns of the portable micro-kernel, 8 (default) or 4 (Cortex-M:
                        its tile then fits the FPU's registers)
+       MMD_NO_WINOGRAD no Winograd F(4x4, 3x3) path for 3x3 stride-1 convolutions (>>ops winograd;
+                       MMD_CONV_SMALL leaves it out too); MMD_WINOGRAD_TILES_MIN and
+                       MMD_WINOGRAD_CHANNELS_MIN (64, 32) set where it is chosen
        MMD_GEMM_MR_AVX512  rows of the AVX-512 micro-kernel, 8 (default: 16 sums in registers,
                        the fastest measured on Zen 5) or 12 (24 sums)
 */
@@ -5489,8 +5492,10 @@ static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_
    width and then compacted); IM2COL: the rest (strides, 3-D), whose columns are gathered into
    scratch a band of output rows at a time; DEPTHWISE: one input channel per group in 1-D or
    2-D, any kernel, stride and dilation, as rows of vector multiply-adds over a padded copy of
-   the input plane split by column phase (see mmd__dw_task). 3-D depthwise takes DIRECT. */
-enum { MMD__CONV_DIRECT, MMD__CONV_POINTWISE, MMD__CONV_SHIFTED, MMD__CONV_IM2COL, MMD__CONV_DEPTHWISE };
+   the input plane split by column phase (see mmd__dw_task). 3-D depthwise takes DIRECT.
+   WINOGRAD: 3x3 stride-1 single-group 2-D convolutions on planes large enough (>>ops winograd). */
+enum { MMD__CONV_DIRECT, MMD__CONV_POINTWISE, MMD__CONV_SHIFTED, MMD__CONV_IM2COL, MMD__CONV_DEPTHWISE,
+       MMD__CONV_WINOGRAD };
 
 /* Floats of padded input rows a depthwise share holds at once (16 KiB: they stay in L1 while
    the output rows that read them are computed). */
@@ -5520,7 +5525,10 @@ typedef struct mmd__conv_data {
                                            DEPTHWISE: output rows per band of input rows */
     int64_t row_len, ring, step, share; /* DEPTHWISE: padded row length, input rows per band,
                                            channels per share, scratch bytes per share */
-    const float *packed;                /* the weights packed per group, or NULL */
+    const float *packed;                /* the weights packed per group (WINOGRAD: transformed), or NULL */
+    int64_t wino_th, wino_tw, wino_rows; /* WINOGRAD: tile rows and columns, tile rows per block */
+    int64_t wino_len, wino_vs;          /* WINOGRAD: phase row length, V's row stride (tiles) */
+    int32_t wino_shares;                /* WINOGRAD: shares run at once */
     size_t gemm_bytes;                  /* scratch of the product, the rest follows it */
 } mmd__conv_data;
 
@@ -5581,6 +5589,291 @@ static mmd_status mmd__conv_check(mmd_kernel_ctx *c, int32_t transposed, mmd__co
     return MMD_OK;
 }
 
+/* What the parallel parts of a convolution share. */
+typedef struct mmd__conv_job {
+    const mmd__conv_data *p;
+    const float *x, *wt, *bias, *z;     /* this image and group (DIRECT: the whole tensors) */
+    float *y, *buf, *tmp;               /* output; padded input or columns; SHIFTED's output */
+    const int64_t *range;               /* DIRECT: mmd__conv_plane_f32's table */
+    int64_t r0, r1;                     /* IM2COL: the band of output rows */
+} mmd__conv_job;
+
+#if !defined(MMD_CONV_SMALL) && !defined(MMD_NO_WINOGRAD)
+/* ==== >>ops winograd ==== */
+/* WINOGRAD: a 3x3, stride-1, dilation-1, single-group 2-D convolution as Winograd's F(4x4, 3x3)
+   (Lavin and Gray, "Fast algorithms for convolutional neural networks"): each 4x4 output tile
+   comes from a 6x6 input tile through 36 element-wise products instead of 144 multiply-adds,
+   a quarter of them. Per block of tile rows: the input tiles go through V = B^T d B into
+   V[36][C][tiles]; for each of the 36 positions one product U[pos] [M x C] x V[pos] [C x tiles]
+   through the same blocked product as every convolution (U = G g G^T, the transformed weights,
+   computed in double and packed once at plan time); then Y = A^T M A, the bias, Z and the
+   activation. The transforms run 16 tiles at a time over rows split by column modulo 4
+   ("phases"), so that the columns 4t + i of every tile t are one contiguous run and the loops
+   vectorise. Rounding: the transforms' sums run over terms up to 8x the inputs, so results
+   differ from the direct sum by a few float ulps more (checked against float64 in
+   tests/test_winograd.py). MMD_NO_WINOGRAD leaves these convolutions to the SHIFTED path. */
+#ifndef MMD_WINOGRAD_TILES_MIN
+#define MMD_WINOGRAD_TILES_MIN 64       /* fewest output tiles for which WINOGRAD is chosen */
+#endif
+#ifndef MMD_WINOGRAD_CHANNELS_MIN
+#define MMD_WINOGRAD_CHANNELS_MIN 32    /* fewest input and output channels for WINOGRAD: with */
+#endif                                  /* fewer the transforms cost more than they save */
+#ifndef MMD_WINOGRAD_BLOCK
+#define MMD_WINOGRAD_BLOCK (512 * 1024) /* bytes of V and M per block of tile rows */
+#endif
+#define MMD__WINO_T 16                  /* tiles transformed at once */
+
+/* Column modulo 4 of padded rows: phase q of a row holds its columns 4u + q, u in [0, len).
+   Each input row is read once, four columns at a time, into the four phases. */
+static void mmd__wino_phases(const float *x, int64_t h, int64_t w, int64_t y0, int64_t rows, int64_t pad_t,
+                             int64_t pad_l, int64_t len, float *dst) {
+    int64_t r, ix;
+    for (r = 0; r < rows; ++r, dst += 4 * len) {
+        int64_t iy = y0 + r - pad_t, end = 4 * len - pad_l < w ? 4 * len - pad_l : w;
+        const float *src;
+        memset(dst, 0, (size_t)(4 * len) * sizeof(float));
+        if (iy < 0 || iy >= h) continue;
+        src = x + iy * w;
+        ix = 0;
+        /* Up to the first column of phase 0, then whole groups of four. */
+        for (; ix < end && (ix + pad_l) % 4; ++ix) dst[(ix + pad_l) % 4 * len + (ix + pad_l) / 4] = src[ix];
+        for (; ix + 4 <= end; ix += 4) {
+            float *d = dst + (ix + pad_l) / 4;
+            d[0] = src[ix], d[len] = src[ix + 1], d[2 * len] = src[ix + 2], d[3 * len] = src[ix + 3];
+        }
+        for (; ix < end; ++ix) dst[(ix + pad_l) % 4 * len + (ix + pad_l) / 4] = src[ix];
+    }
+}
+
+/* The input transform of MMD__WINO_T tiles whose 6 rows of phases start at ph (rows 4 * len
+   apart): V[pos] at v + pos * vstep, 16 values each. Written once, as a macro, and compiled
+   for the baseline and for AVX-512. */
+#define MMD__WINO_IN_BODY                                                                       \
+    float tmp[6][6][MMD__WINO_T];                                                             \
+    int32_t r, j, t;                                                                          \
+    for (r = 0; r < 6; ++r) {                                                                 \
+        const float *p0 = ph + r * 4 * len, *p1 = p0 + len, *p2 = p1 + len, *p3 = p2 + len;   \
+        for (t = 0; t < MMD__WINO_T; ++t) {                                                   \
+            float d0 = p0[t], d1 = p1[t], d2 = p2[t], d3 = p3[t], d4 = p0[t + 1], d5 = p1[t + 1]; \
+            tmp[r][0][t] = 4.0f * d0 - 5.0f * d2 + d4;                                        \
+            tmp[r][1][t] = d3 + d4 - 4.0f * (d1 + d2);                                        \
+            tmp[r][2][t] = 4.0f * (d1 - d2) + d4 - d3;                                        \
+            tmp[r][3][t] = 2.0f * (d3 - d1) + d4 - d2;                                        \
+            tmp[r][4][t] = 2.0f * (d1 - d3) + d4 - d2;                                        \
+            tmp[r][5][t] = 4.0f * d1 - 5.0f * d3 + d5;                                        \
+        }                                                                                     \
+    }                                                                                         \
+    for (j = 0; j < 6; ++j)                                                                   \
+        for (t = 0; t < MMD__WINO_T; ++t) {                                                   \
+            float d0 = tmp[0][j][t], d1 = tmp[1][j][t], d2 = tmp[2][j][t];                    \
+            float d3 = tmp[3][j][t], d4 = tmp[4][j][t], d5 = tmp[5][j][t];                    \
+            v[(0 * 6 + j) * vstep + t] = 4.0f * d0 - 5.0f * d2 + d4;                          \
+            v[(1 * 6 + j) * vstep + t] = d3 + d4 - 4.0f * (d1 + d2);                          \
+            v[(2 * 6 + j) * vstep + t] = 4.0f * (d1 - d2) + d4 - d3;                          \
+            v[(3 * 6 + j) * vstep + t] = 2.0f * (d3 - d1) + d4 - d2;                          \
+            v[(4 * 6 + j) * vstep + t] = 2.0f * (d1 - d3) + d4 - d2;                          \
+            v[(5 * 6 + j) * vstep + t] = 4.0f * d1 - 5.0f * d3 + d5;                          \
+        }
+
+/* The output transform of MMD__WINO_T tiles: M[pos] at m + pos * mstep; the 4x4 outputs go to
+   phases o (4 rows of 4 phases, len apart). */
+#define MMD__WINO_OUT_BODY                                                                      \
+    float tmp[4][6][MMD__WINO_T];                                                             \
+    int32_t i, j, t;                                                                          \
+    for (j = 0; j < 6; ++j)                                                                   \
+        for (t = 0; t < MMD__WINO_T; ++t) {                                                   \
+            float m0 = m[(0 * 6 + j) * mstep + t], m1 = m[(1 * 6 + j) * mstep + t];           \
+            float m2 = m[(2 * 6 + j) * mstep + t], m3 = m[(3 * 6 + j) * mstep + t];           \
+            float m4 = m[(4 * 6 + j) * mstep + t], m5 = m[(5 * 6 + j) * mstep + t];           \
+            float a = m1 + m2, b = m1 - m2, e = m3 + m4, f = m3 - m4;                         \
+            tmp[0][j][t] = m0 + a + e;                                                        \
+            tmp[1][j][t] = b + 2.0f * f;                                                      \
+            tmp[2][j][t] = a + 4.0f * e;                                                      \
+            tmp[3][j][t] = b + 8.0f * f + m5;                                                 \
+        }                                                                                     \
+    for (i = 0; i < 4; ++i) {                                                                 \
+        float *oi = o + i * 4 * len;                                                          \
+        for (t = 0; t < MMD__WINO_T; ++t) {                                                   \
+            float m0 = tmp[i][0][t], m1 = tmp[i][1][t], m2 = tmp[i][2][t];                    \
+            float m3 = tmp[i][3][t], m4 = tmp[i][4][t], m5 = tmp[i][5][t];                    \
+            float a = m1 + m2, b = m1 - m2, e = m3 + m4, f = m3 - m4;                         \
+            oi[t] = m0 + a + e;                                                               \
+            oi[len + t] = b + 2.0f * f;                                                       \
+            oi[2 * len + t] = a + 4.0f * e;                                                   \
+            oi[3 * len + t] = b + 8.0f * f + m5;                                              \
+        }                                                                                     \
+    }
+
+typedef void (*mmd__wino_in_fn)(const float *ph, int64_t len, float *v, int64_t vstep);
+typedef void (*mmd__wino_out_fn)(const float *m, int64_t mstep, float *o, int64_t len);
+
+static void mmd__wino_in_c(const float *ph, int64_t len, float *v, int64_t vstep) { MMD__WINO_IN_BODY }
+static void mmd__wino_out_c(const float *m, int64_t mstep, float *o, int64_t len) { MMD__WINO_OUT_BODY }
+#if defined(MMD__X86)
+MMD__TARGET_AVX512 static void mmd__wino_in_avx512(const float *ph, int64_t len, float *v, int64_t vstep) {
+    MMD__WINO_IN_BODY
+}
+MMD__TARGET_AVX512 static void mmd__wino_out_avx512(const float *m, int64_t mstep, float *o, int64_t len) {
+    MMD__WINO_OUT_BODY
+}
+MMD__TARGET_AVX2 static void mmd__wino_in_avx2(const float *ph, int64_t len, float *v, int64_t vstep) {
+    MMD__WINO_IN_BODY
+}
+MMD__TARGET_AVX2 static void mmd__wino_out_avx2(const float *m, int64_t mstep, float *o, int64_t len) {
+    MMD__WINO_OUT_BODY
+}
+#endif
+#undef MMD__WINO_IN_BODY
+#undef MMD__WINO_OUT_BODY
+
+/* U = G g G^T of one 3x3 kernel g, in double, into u[36]. */
+static void mmd__wino_kernel(const float *g, double *u) {
+    static const double G[6][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                   {-1.0 / 6, 1.0 / 6, -1.0 / 6}, {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                   {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+    double t[6][3];
+    int32_t i, j, k;
+    for (i = 0; i < 6; ++i)
+        for (j = 0; j < 3; ++j) t[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
+    for (i = 0; i < 6; ++i)
+        for (j = 0; j < 6; ++j) {
+            double s = 0.0;
+            for (k = 0; k < 3; ++k) s += t[i][k] * G[j][k];
+            u[i * 6 + j] = s;
+        }
+}
+
+/* Packs the transformed weights of W [M, C, 3, 3]: for each of the 36 positions, U[pos] [M x C]
+   in mmd__gemm_pack_a's layout for isa (its K blocks of kc, row panels of MR), per positions
+   apart. */
+static void mmd__wino_pack(const float *w, int64_t m, int64_t c, int32_t isa, int64_t per, float *dst) {
+    int64_t mr = mmd__gemm_mr(isa), mp = mmd__round_up(m, mr), kb = mmd__gemm_kc(isa), i, ci, pos;
+    double u[36];
+    memset(dst, 0, (size_t)(36 * per) * sizeof(float));
+    for (i = 0; i < m; ++i)
+        for (ci = 0; ci < c; ++ci) {
+            int64_t k0 = ci / kb * kb, kc = c - k0 < kb ? c - k0 : kb;
+            int64_t at = k0 * mp + i / mr * mr * kc + (ci - k0) * mr + i % mr;
+            mmd__wino_kernel(w + (i * c + ci) * 9, u);
+            for (pos = 0; pos < 36; ++pos) dst[pos * per + at] = (float)u[pos];
+        }
+}
+
+/* Floats of one share's scratch (see mmd__wino_task). */
+static int64_t mmd__wino_share(const mmd__conv_data *p) {
+    int64_t rows = p->wino_rows, cg = p->in_ch, mg = p->gm;
+    return mmd__round_up(mmd__gemm_share_floats(mg, p->wino_vs, cg, p->isa), 16) + mmd__round_up(cg, 8) * 2 +
+           (4 * rows + 2) * 4 * p->wino_len + 36 * (cg + mg) * p->wino_vs;
+}
+
+/* One share: blocks of wino_rows tile rows, index, index + shares, ... of one image. Its
+   scratch: the product's, the row offsets of V, one channel's phases (reused for the output
+   phases), V [36][C][vs] and M [36][M][vs]. */
+static void mmd__wino_task(void *data, int32_t index) {
+    const mmd__conv_job *j = (const mmd__conv_job *)data;
+    const mmd__conv_data *p = j->p;
+    const mmd__window *w = &p->w;
+    int64_t cn = p->in_ch, mn = p->gm, th = p->wino_th, tw = p->wino_tw, rb = p->wino_rows, len = p->wino_len;
+    int64_t vs = p->wino_vs, oh = w->out[1], ow = w->out[2], ih = w->in[1], iw = w->in[2];
+    int64_t blocks = (th + rb - 1) / rb, per = mmd__gemm_packed_a_size(mn, cn, p->isa), blk, q, r, t0, i, x;
+    float *gs = j->buf + index * mmd__wino_share(p);
+    int64_t *rows = (int64_t *)(void *)(gs + mmd__round_up(mmd__gemm_share_floats(mn, vs, cn, p->isa), 16));
+    float *ph = (float *)(void *)(rows + mmd__round_up(cn, 8)), *v = ph + (4 * rb + 2) * 4 * len;
+    float *mx = v + 36 * cn * vs;
+    mmd__wino_in_fn tin = mmd__wino_in_c;
+    mmd__wino_out_fn tout = mmd__wino_out_c;
+    mmd__gemm g;
+#if defined(MMD__X86)
+    if (p->isa == MMD__ISA_AVX512) tin = mmd__wino_in_avx512, tout = mmd__wino_out_avx512;
+    else if (p->isa == MMD__ISA_AVX2) tin = mmd__wino_in_avx2, tout = mmd__wino_out_avx2;
+#endif
+    for (q = 0; q < cn; ++q) rows[q] = q * vs;
+    memset(&g, 0, sizeof g);
+    g.m = mn;
+    g.n = vs;
+    g.k = cn;
+    g.b_rows = rows;
+    g.ldc = vs;
+    g.isa = p->isa;
+    for (blk = index; blk < blocks; blk += p->wino_shares) {
+        int64_t r0 = blk * rb, nr = th - r0 < rb ? th - r0 : rb, tiles = nr * tw, pos, ci, m;
+        for (ci = 0; ci < cn; ++ci) {
+            mmd__wino_phases(j->x + ci * ih * iw, ih, iw, 4 * r0, 4 * nr + 2, w->pad[1], w->pad[2], len, ph);
+            for (r = 0; r < nr; ++r)
+                for (t0 = 0; t0 < tw; t0 += MMD__WINO_T)
+                    tin(ph + 4 * r * 4 * len + t0, len, v + ci * vs + r * tw + t0, cn * vs);
+        }
+        for (pos = 0; pos < 36; ++pos)
+            for (ci = 0; ci < cn; ++ci)
+                memset(v + (pos * cn + ci) * vs + tiles, 0, (size_t)(vs - tiles) * sizeof(float));
+        for (pos = 0; pos < 36; ++pos) {
+            g.a_packed = p->packed + pos * per;
+            g.b = v + pos * cn * vs;
+            g.c = mx + pos * mn * vs;
+            mmd__gemm_block(&g, 0, mn, 0, vs, gs);
+        }
+        for (m = 0; m < mn; ++m) {
+            float bias = j->bias ? j->bias[m] : 0.0f;
+            for (r = 0; r < nr; ++r) {
+                for (t0 = 0; t0 < tw; t0 += MMD__WINO_T) tout(mx + m * vs + r * tw + t0, mn * vs, ph + t0, len);
+                for (i = 0; i < 4 && 4 * (r0 + r) + i < oh; ++i) {
+                    int64_t at = (m * oh + 4 * (r0 + r) + i) * ow;
+                    const float *src = ph + i * 4 * len;
+                    float *dst = j->y + at;
+                    for (x = 0; x < ow; ++x) dst[x] = src[(x & 3) * len + (x >> 2)] + bias;
+                    if (j->z)
+                        for (x = 0; x < ow; ++x) dst[x] += j->z[at + x];
+                    mmd__act_f32(&p->act, dst, ow);
+                }
+            }
+        }
+    }
+}
+
+/* Takes the WINOGRAD path for a convolution that fits it (3x3, stride and dilation 1, one
+   group, 2-D, constant weights that the plan can pack) when its output has at least
+   MMD_WINOGRAD_TILES_MIN 4x4 tiles and MMD_WINOGRAD_CHANNELS_MIN channels in and out: sizes the blocks (tile rows whose V and M stay within
+   MMD_WINOGRAD_BLOCK bytes, and at least one block per thread) and the scratch, and packs the
+   transformed weights. *chosen tells whether it did. */
+static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *chosen) {
+    const mmd__window *w = &p->w;
+    int64_t nr = mmd__gemm_nr(p->isa), th, tw, rb, blocks, per;
+    uint64_t bytes;
+    float *dst;
+    int32_t fresh;
+    *chosen = 0;
+    if (p->group != 1 || w->k[0] != 1 || w->in[0] != 1 || w->k[1] != 3 || w->k[2] != 3 || w->s[1] != 1 ||
+        w->s[2] != 1 || w->d[1] != 1 || w->d[2] != 1 || !mmd_tensor_is_const(c->inputs[1]) ||
+        p->gm < MMD_WINOGRAD_CHANNELS_MIN || p->in_ch < MMD_WINOGRAD_CHANNELS_MIN || p->gm < 1 || p->in_ch < 1 ||
+        p->in_ch > MMD__ELEMS_MAX / 64 || p->gm > MMD__ELEMS_MAX / 64)
+        return MMD_OK;
+    th = (w->out[1] + 3) / 4;
+    tw = (w->out[2] + 3) / 4;
+    if (th * tw < MMD_WINOGRAD_TILES_MIN || tw > MMD__ELEMS_MAX / (36 * (p->in_ch + p->gm))) return MMD_OK;
+    rb = MMD_WINOGRAD_BLOCK / (36 * 4 * (p->in_ch + p->gm) * tw);
+    if (rb < 1) rb = 1;
+    if (rb > (th + p->threads - 1) / p->threads) rb = (th + p->threads - 1) / p->threads;
+    blocks = (th + rb - 1) / rb;
+    p->wino_th = th;
+    p->wino_tw = tw;
+    p->wino_rows = rb;
+    p->wino_len = mmd__round_up(tw, MMD__WINO_T) + MMD__WINO_T;
+    p->wino_vs = mmd__round_up((rb - 1) * tw + mmd__round_up(tw, MMD__WINO_T), nr > MMD__WINO_T ? nr : MMD__WINO_T);
+    p->wino_shares = (int32_t)(blocks < p->threads ? blocks : p->threads);
+    bytes = (uint64_t)p->wino_shares * (uint64_t)mmd__wino_share(p) * sizeof(float) + 64u;
+    per = mmd__gemm_packed_a_size(p->gm, p->in_ch, p->isa);
+    if (bytes > (uint64_t)SIZE_MAX / 2 || (uint64_t)per > (uint64_t)SIZE_MAX / 36 / sizeof(float)) return MMD_OK;
+    dst = (float *)mmd_kernel_packed(c, (size_t)(36 * per) * sizeof(float), &fresh);
+    if (!dst) return c->err->status;
+    if (fresh) mmd__wino_pack((const float *)c->inputs[1]->data, p->gm, p->in_ch, p->isa, per, dst);
+    c->scratch_size = (size_t)bytes;
+    p->packed = dst;
+    p->path = MMD__CONV_WINOGRAD;
+    *chosen = 1;
+    return MMD_OK;
+}
+#endif
+
 /* Picks the path and sizes the scratch: the product's, then (at 64-byte alignment) the row
    offsets of the columns and the padded input and output (SHIFTED) or the columns (IM2COL). */
 static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
@@ -5632,6 +5925,13 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
         c->scratch_size = (size_t)(w->k[0] + w->k[1] + w->k[2]) * 2 * sizeof(int64_t);
         return MMD_OK;
     }
+#ifndef MMD_NO_WINOGRAD
+    {
+        int32_t chosen;
+        mmd_status st = mmd__wino_plan(c, p, &chosen);
+        if (st != MMD_OK || chosen) return st;
+    }
+#endif
 #endif
     if (pointwise) {
         p->path = MMD__CONV_POINTWISE;
@@ -5928,14 +6228,6 @@ static void mmd__dw_row_neon(float *o, const float *const *p, const float *w, in
 
 #endif
 
-/* What the parallel parts of a convolution share. */
-typedef struct mmd__conv_job {
-    const mmd__conv_data *p;
-    const float *x, *wt, *bias, *z;     /* this image and group (DIRECT: the whole tensors) */
-    float *y, *buf, *tmp;               /* output; padded input or columns; SHIFTED's output */
-    const int64_t *range;               /* DIRECT: mmd__conv_plane_f32's table */
-    int64_t r0, r1;                     /* IM2COL: the band of output rows */
-} mmd__conv_job;
 
 #ifndef MMD_CONV_SMALL
 /* DIRECT: one (image, group) pair, its output channels four at a time. */
@@ -6127,6 +6419,18 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
         if (count > 0) mmd_kernel_parallel(c, mmd__dw_task, &job, (int32_t)((count + p->step - 1) / p->step));
         return MMD_OK;
     }
+#ifndef MMD_NO_WINOGRAD
+    if (p->path == MMD__CONV_WINOGRAD) {
+        job.buf = (float *)(((uintptr_t)c->scratch + 63u) & ~(uintptr_t)63u);
+        for (b = 0; b < p->batch; ++b) {
+            job.x = (const float *)c->inputs[0]->data + b * p->in_ch * in_plane;
+            job.y = (float *)c->outputs[0]->data + b * p->out_ch * out_plane;
+            job.z = z ? z + b * p->out_ch * out_plane : NULL;
+            mmd_kernel_parallel(c, mmd__wino_task, &job, p->wino_shares);
+        }
+        return MMD_OK;
+    }
+#endif
 #endif
 #ifndef MMD_CONV_SMALL
     /* The offsets of the K rows of the columns within the columns' buffer (IM2COL's bands set

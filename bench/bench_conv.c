@@ -27,6 +27,8 @@ static const shape shapes[] = {
     {"pointwise 256->64 56x56", 256, 64, 56, 56, 1, 1, 0},
     {"pointwise 160->960 20x15", 160, 960, 20, 15, 1, 1, 0},
     {"dbnet head 3x3 96->24 160x120", 96, 24, 160, 120, 3, 1, 1},
+    {"dbnet smooth 3x3 96->24 80x60", 96, 24, 80, 60, 3, 1, 1},
+    {"dbnet smooth 3x3 96->24 40x30", 96, 24, 40, 30, 3, 1, 1},
 };
 
 static double now(void) {
@@ -43,6 +45,9 @@ static void pool(void *user, mmd_task_fn task, void *ctx, int32_t count) {
 
 int main(int argc, char **argv) {
     int32_t threads = argc > 1 ? atoi(argv[1]) : 1, i, r;
+    mmd_arena arena;
+    mmd_arena_init(&arena, NULL, 0, 1);
+    harness_arena = &arena;
     printf("isa %s, %d thread(s)\n", mmd_ops_isa(), (int)threads);
     for (i = 0; i < COUNT(shapes); ++i) {
         const shape *s = &shapes[i];
@@ -82,5 +87,6 @@ int main(int argc, char **argv) {
         free(ty.data);
         free(x), free(wt), free(b);
     }
+    mmd_arena_release(&arena);
     return test_summary();
 }

@@ -101,6 +101,10 @@ typedef struct op_case {
    check that its case was big enough to be split. */
 static int32_t harness_split_loops;
 
+/* The arena prepare packs constant weights into (mmd_kernel_packed), as a plan's would; NULL
+   (the default) packs nothing, so kernels take their paths for weights they cannot pack. */
+static mmd_arena *harness_arena;
+
 /* A thread hook that runs the shares one after another, last first: a kernel whose result
    depended on the order of its shares, or on which share an element falls in, shows it. */
 static inline void harness_reverse_parallel(void *user, mmd_task_fn task, void *ctx, int32_t count) {
@@ -135,6 +139,7 @@ static inline mmd_status case_prepare_threads(op_case *t, int32_t threads, const
     t->c.err = &t->err;
     t->c.threads = threads;
     t->c.parallel = threads > 1 ? harness_reverse_parallel : NULL;
+    t->c.arena = harness_arena;
     return t->k->prepare(&t->c);
 }
 
