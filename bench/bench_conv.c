@@ -1,6 +1,7 @@
 /* bench/bench_conv.c - GFLOP/s of single convolutions through the runtime's Conv kernel (`make
-   bench-conv`): the dense shapes of ResNet-18 and the DBNet, one thread unless given, best of
-   a few repeats. Compare with the core's peak (Zen 5: about 218 GFLOP/s per core).
+   bench-conv`): the dense shapes of ResNet-18 and the DBNet, one thread unless given (more run
+   on the session's built-in pool), best of a few repeats. Compare with the core's peak (Zen 5:
+   about 218 GFLOP/s per core).
        build/bench_conv [THREADS [SHAPE]]      SHAPE: a substring of the shape names below */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #define MMD_IMPLEMENTATION
@@ -37,17 +38,17 @@ static double now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void pool(void *user, mmd_task_fn task, void *ctx, int32_t count) {
-    int32_t i;
-    (void)user;
-    for (i = 0; i < count; ++i) task(ctx, i);
-}
-
 int main(int argc, char **argv) {
     int32_t threads = argc > 1 ? atoi(argv[1]) : 1, i, r;
     mmd_arena arena;
     mmd_arena_init(&arena, NULL, 0, 1);
+    mmd__pool *pool = NULL;
+    mmd_error err;
     harness_arena = &arena;
+    if (threads > 1 && mmd__pool_start(threads, &pool, &err) != MMD_OK) {
+        printf("%s\n", err.msg);
+        return 1;
+    }
     printf("isa %s, %d thread(s)\n", mmd_ops_isa(), (int)threads);
     for (i = 0; i < COUNT(shapes); ++i) {
         const shape *s = &shapes[i];
@@ -71,7 +72,8 @@ int main(int argc, char **argv) {
             printf("%s: prepare failed: %s\n", s->what, t.err.msg);
             return 1;
         }
-        t.c.parallel = threads > 1 ? pool : NULL;
+        t.c.parallel = pool ? mmd__pool_run : NULL;
+        t.c.parallel_user = pool;
         flop = 2.0 * (double)(s->m * s->c * s->k * s->k) * (double)(ty.dims[2] * ty.dims[3]);
         ty.data = malloc((size_t)mmd_tensor_numel(&ty) * sizeof(float));
         t.c.scratch = t.c.scratch_size ? malloc(t.c.scratch_size) : NULL;
@@ -88,5 +90,6 @@ int main(int argc, char **argv) {
         free(x), free(wt), free(b);
     }
     mmd_arena_release(&arena);
+    mmd__pool_stop(pool);
     return test_summary();
 }
