@@ -5607,9 +5607,11 @@ typedef struct mmd__conv_job {
    V[36][C][tiles]; for each of the 36 positions one product U[pos] [M x C] x V[pos] [C x tiles]
    through the same blocked product as every convolution (U = G g G^T, the transformed weights,
    computed in double and packed once at plan time); then Y = A^T M A, the bias, Z and the
-   activation. The transforms run 16 tiles at a time over rows split by column modulo 4
-   ("phases"), so that the columns 4t + i of every tile t are one contiguous run and the loops
-   vectorise. Rounding: the transforms' sums run over terms up to 8x the inputs, so results
+   activation. The transforms run 16 tiles at a time: the input one over rows split by column
+   modulo 4 ("phases"), so that the columns 4t + i of every tile t are one contiguous run and
+   the loops vectorise; the output one stores its four columns interleaved into whole rows,
+   which the compiler turns into permutes (phases there, and a gather back into rows, cost
+   ResNet-18's 56x56 layers about 15%). Rounding: the transforms' sums run over terms up to 8x the inputs, so results
    differ from the direct sum by a few float ulps more (checked against float64 in
    tests/test_winograd.py). MMD_NO_WINOGRAD leaves these convolutions to the SHIFTED path. */
 #ifndef MMD_WINOGRAD_TILES_MIN
@@ -5676,7 +5678,7 @@ static void mmd__wino_phases(const float *x, int64_t h, int64_t w, int64_t y0, i
         }
 
 /* The output transform of MMD__WINO_T tiles: M[pos] at m + pos * mstep; the 4x4 outputs go to
-   phases o (4 rows of 4 phases, len apart). */
+   4 rows of o, 4 * len apart, columns in order (tile t at 4 t). */
 #define MMD__WINO_OUT_BODY                                                                      \
     float tmp[4][6][MMD__WINO_T];                                                             \
     int32_t i, j, t;                                                                          \
@@ -5697,10 +5699,10 @@ static void mmd__wino_phases(const float *x, int64_t h, int64_t w, int64_t y0, i
             float m0 = tmp[i][0][t], m1 = tmp[i][1][t], m2 = tmp[i][2][t];                    \
             float m3 = tmp[i][3][t], m4 = tmp[i][4][t], m5 = tmp[i][5][t];                    \
             float a = m1 + m2, b = m1 - m2, e = m3 + m4, f = m3 - m4;                         \
-            oi[t] = m0 + a + e;                                                               \
-            oi[len + t] = b + 2.0f * f;                                                       \
-            oi[2 * len + t] = a + 4.0f * e;                                                   \
-            oi[3 * len + t] = b + 8.0f * f + m5;                                              \
+            oi[4 * t] = m0 + a + e;                                                           \
+            oi[4 * t + 1] = b + 2.0f * f;                                                     \
+            oi[4 * t + 2] = a + 4.0f * e;                                                     \
+            oi[4 * t + 3] = b + 8.0f * f + m5;                                                \
         }                                                                                     \
     }
 
@@ -5769,7 +5771,7 @@ static int64_t mmd__wino_share(const mmd__conv_data *p) {
 /* One share: the tile rows [th * index / shares, th * (index + 1) / shares) of one image (an
    even split, whatever the block size), in blocks of up to wino_rows tile rows. Its
    scratch: the product's, the row offsets of V, one channel's phases (reused for the output
-   phases), V [36][C][vs] and M [36][M][vs]. */
+   rows), V [36][C][vs] and M [36][M][vs]. */
 static void mmd__wino_task(void *data, int32_t index) {
     const mmd__conv_job *j = (const mmd__conv_job *)data;
     const mmd__conv_data *p = j->p;
@@ -5817,12 +5819,12 @@ static void mmd__wino_task(void *data, int32_t index) {
         for (m = 0; m < mn; ++m) {
             float bias = j->bias ? j->bias[m] : 0.0f;
             for (r = 0; r < nr; ++r) {
-                for (t0 = 0; t0 < tw; t0 += MMD__WINO_T) tout(mx + m * vs + r * tw + t0, mn * vs, ph + t0, len);
+                for (t0 = 0; t0 < tw; t0 += MMD__WINO_T) tout(mx + m * vs + r * tw + t0, mn * vs, ph + 4 * t0, len);
                 for (i = 0; i < 4 && 4 * (r0 + r) + i < oh; ++i) {
                     int64_t at = (m * oh + 4 * (r0 + r) + i) * ow;
                     const float *src = ph + i * 4 * len;
                     float *dst = j->y + at;
-                    for (x = 0; x < ow; ++x) dst[x] = src[(x & 3) * len + (x >> 2)] + bias;
+                    for (x = 0; x < ow; ++x) dst[x] = src[x] + bias;
                     if (j->z)
                         for (x = 0; x < ow; ++x) dst[x] += j->z[at + x];
                     mmd__act_f32(&p->act, dst, ow);
