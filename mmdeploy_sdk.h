@@ -1,7 +1,7 @@
 /* mmdeploy_sdk.h - v0.1.0 - MIT licence (see end of file)
    MMDeploy's SDK in C on the mmdeploy.h runtime: model directories, the image pipeline around
    the network, and MMDeploy's C API (the headers in include/mmdeploy) for classification, detection,
-   semantic segmentation and top-down pose estimation.
+   semantic segmentation, top-down pose estimation and text recognition.
 
    QUICK START
      In exactly one C file (or compile mmdeploy_sdk.c):
@@ -28,17 +28,21 @@
      size_divisor, pad_to_square, pad_val), DefaultFormatBundle, ImageToTensor, Collect,
      LetterResize (mmyolo: scale, allow_scale_up, use_mini_pad, stretch_only, pad_val),
      TopDownGetBboxCenterScale (padding, image_size) and TopDownAffine (image_size, use_udp;
-     cv::warpAffine's fixed-point bilinear sampling reproduced, rotation 0 as the C API gives).
+     cv::warpAffine's fixed-point bilinear sampling reproduced, rotation 0 as the C API gives),
+     RescaleToHeight (height, min_width, max_width, width_divisor).
      Input pixel formats: BGR, RGB, GRAYSCALE, BGRA, NV12 and NV21 (converted as OpenCV's
      cvtColor does).
      Components: mmcls LinearClsHead (topk, softmax), mmdet ResizeBBox (score_thr,
      min_bbox_size; LetterResize's borders taken off), mmseg ResizeMask (with_argmax,
      num_classes), mmpose TopdownHeatmapSimpleHeadDecode (and the four names MMDeploy gives the
      same decode; post_process "default" or "null") and SimCCLabelDecode (simcc_split_ratio,
-     input_size). Anything else is refused when the model loads, with a message naming it.
+     input_size), mmocr CTCConvertor (dict_file read from the directory, dict_list or
+     dict_type DICT36 / DICT90; with_unknown). Anything else is refused when the model loads,
+     with a message naming it.
 
    WHAT IT DOES NOT DO
-     No OCR, rotated boxes or instance masks; no DARK ("unbiased"), "megvii" or UDP heatmap
+     No text detection (DBHead) and so no text boxes for the recognizer's _apply_bbox, no
+     rotated boxes or instance masks; no DARK ("unbiased"), "megvii" or UDP heatmap
      decoding; no "lanczos" interpolation; no packed single-buffer models (mmdeploy_model_create); no contexts,
      values, profilers or the v2/async entry points; device "cpu" only.
 
@@ -46,7 +50,8 @@
      MMD_SDK_IMPLEMENTATION    emit the code in this translation unit
      MMD_SDK_LOG(msg)          where error messages go (default: stderr, "mmdeploy: msg"), as
                                MMDeploy's SDK logs its errors; the API itself returns only codes
-     MMD_MAX_JSON_BYTES        largest deploy.json or pipeline.json read (default 1 MiB)
+     MMD_MAX_JSON_BYTES        largest deploy.json, pipeline.json or dictionary file read
+                               (default 1 MiB)
      MMD_MAX_IMAGE_SIDE        largest height or width of an input image or of any image a
                                transform makes (default 16384)
      MMD_MAX_IMAGE_PIXELS      largest height x width likewise (default 1 << 26)
@@ -71,6 +76,7 @@
 #include "mmdeploy/model.h"
 #include "mmdeploy/pose_detector.h"
 #include "mmdeploy/segmentor.h"
+#include "mmdeploy/text_recognizer.h"
 
 #ifndef MMD_MAX_JSON_BYTES
 #define MMD_MAX_JSON_BYTES ((size_t)1 << 20)
@@ -251,9 +257,9 @@ static int mmd__sdk_read(const char *path, size_t limit, char **out, size_t *siz
 enum {
     MMD__T_LOAD, MMD__T_RESIZE, MMD__T_CENTER_CROP, MMD__T_NORMALIZE, MMD__T_PAD,
     MMD__T_FORMAT_BUNDLE, MMD__T_TO_TENSOR, MMD__T_COLLECT, MMD__T_LETTER_RESIZE, MMD__T_BBOX_CENTER_SCALE,
-    MMD__T_AFFINE
+    MMD__T_AFFINE, MMD__T_RESCALE_TO_HEIGHT
 };
-enum { MMD__TASK_CLASSIFIER, MMD__TASK_DETECTOR, MMD__TASK_SEGMENTOR, MMD__TASK_POSE };
+enum { MMD__TASK_CLASSIFIER, MMD__TASK_DETECTOR, MMD__TASK_SEGMENTOR, MMD__TASK_POSE, MMD__TASK_TEXT_RECOGNIZER };
 
 typedef struct mmd__transform {
     int32_t type;
@@ -269,6 +275,7 @@ typedef struct mmd__transform {
     int32_t scale_up, mini_pad, stretch; /* LetterResize: allow_scale_up, use_mini_pad, stretch_only */
     float padding;                   /* TopDownGetBboxCenterScale */
     int32_t udp;                     /* TopDownAffine: use_udp */
+    int32_t min_width, max_width;    /* RescaleToHeight (-1: none), with divisor as width_divisor */
 } mmd__transform;
 
 struct mmdeploy_model {
@@ -283,13 +290,18 @@ struct mmdeploy_model {
     int32_t quarter_offset;          /* heatmap: post_process "default" (1) or "null" (0) */
     int32_t input_size[2];           /* SimCCLabelDecode: width, height of the network input */
     float split_ratio;               /* SimCCLabelDecode: simcc_split_ratio */
+    char dict_file[128];             /* CTCConvertor: dict_file, read once the pipeline is parsed */
+    void *dict;                      /* CTCConvertor's characters: dict_count + 1 uint32_t offsets
+                                        into the text that follows them (entry 0 the blank) */
+    size_t dict_bytes;
+    int32_t dict_count, dict_unknown;
     void *net;                       /* the ONNX bytes */
     size_t net_size;
 };
 
 static const char *const mmd__transform_names[] = {
     "LoadImageFromFile", "Resize", "CenterCrop", "Normalize", "Pad", "DefaultFormatBundle",
-    "ImageToTensor", "Collect", "LetterResize", "TopDownGetBboxCenterScale", "TopDownAffine", NULL};
+    "ImageToTensor", "Collect", "LetterResize", "TopDownGetBboxCenterScale", "TopDownAffine", "RescaleToHeight", NULL};
 
 /* Two ints from `n` or [a, b] (for CenterCrop and Pad sizes). */
 static int mmd__json_pair(const cJSON *v, const char *where, const char *key, int32_t lo, int32_t *out) {
@@ -393,6 +405,24 @@ static int mmd__parse_transform(const cJSON *j, mmd__transform *t) {
         if (!(t->padding > 0.0f && t->padding <= 100.0f))
             return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: padding %g is not in (0, 100]", where, (double)t->padding);
         return mmd__json_bool(j, where, "use_udp", 0, &t->udp);
+    case MMD__T_RESCALE_TO_HEIGHT:
+        /* mmocr's: the image resized (bilinear) to height, its width following the ratio, then
+           held to [min_width, max_width] and rounded to a multiple of width_divisor. As
+           MMDeploy reads them, the widths count only when they are whole numbers. */
+        if ((st = mmd__json_int(cJSON_GetObjectItemCaseSensitive(j, "height"), where, "height", 1, MMD_MAX_IMAGE_SIDE,
+                                &t->size[0])) != 0)
+            return st;
+        t->min_width = t->max_width = -1;
+        t->divisor = 1;
+        v = cJSON_GetObjectItemCaseSensitive(j, "min_width");
+        if (cJSON_IsNumber(v) && (st = mmd__json_int(v, where, "min_width", -1, MMD_MAX_IMAGE_SIDE, &t->min_width)) != 0)
+            return st;
+        v = cJSON_GetObjectItemCaseSensitive(j, "max_width");
+        if (cJSON_IsNumber(v) && (st = mmd__json_int(v, where, "max_width", -1, MMD_MAX_IMAGE_SIDE, &t->max_width)) != 0)
+            return st;
+        v = cJSON_GetObjectItemCaseSensitive(j, "width_divisor");
+        if (cJSON_IsNumber(v) && (st = mmd__json_int(v, where, "width_divisor", 1, 4096, &t->divisor)) != 0) return st;
+        break;
     case MMD__T_CENTER_CROP:
         v = cJSON_GetObjectItemCaseSensitive(j, "crop_size");
         if (!v) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: no 'crop_size'", where);
@@ -482,20 +512,98 @@ static int mmd__parse_pose(const cJSON *params, const char *component, int32_t s
     return MMDEPLOY_SUCCESS;
 }
 
+/* CTCConvertor's dictionary from `lines` (one entry a line, as std::getline splits them: a last
+   line without its newline counts, no empty one after a final newline), behind the blank
+   "<BLK>" and, with_unknown, before "<UKN>", as MMDeploy builds it, into m->dict: count + 1
+   offsets, then the entries' text; entry k is text[off[k] .. off[k + 1]). */
+static int mmd__dict_build(const char *lines, size_t size, int32_t with_unknown, mmdeploy_model_t m) {
+    size_t i, start = 0, count = 1 + (with_unknown ? 1 : 0) + (size && lines[size - 1] != '\n'), pos = 5;
+    uint32_t *off;
+    char *text;
+    for (i = 0; i < size; ++i) count += lines[i] == '\n';
+    if (count > ((size_t)1 << 24) || size > ((size_t)1 << 30))
+        return mmd__sdk_fail(MMDEPLOY_E_OUT_OF_RANGE, "CTCConvertor: the dictionary has %llu entries, more than 2^24",
+                             (unsigned long long)count);
+    m->dict_bytes = (count + 1) * sizeof(uint32_t) + size + 10;
+    if (!(m->dict = malloc(m->dict_bytes))) return MMDEPLOY_E_OUT_OF_MEMORY;
+    off = (uint32_t *)m->dict;
+    text = (char *)(off + count + 1);
+    memcpy(text, "<BLK>", 5);
+    off[0] = 0;
+    off[1] = 5;
+    m->dict_count = 1;
+    for (i = 0; i <= size; ++i) {
+        if (i < size && lines[i] != '\n') continue;
+        if (i == size && start == size) break;
+        memcpy(text + pos, lines + start, i - start);
+        pos += i - start;
+        off[++m->dict_count] = (uint32_t)pos;
+        start = i + 1;
+    }
+    if (with_unknown) {
+        memcpy(text + pos, "<UKN>", 5);
+        off[++m->dict_count] = (uint32_t)(pos + 5);
+    }
+    return MMDEPLOY_SUCCESS;
+}
+
+/* CTCConvertor's params: the dictionary from dict_file (a file of the model directory, read
+   by mmdeploy_model_create_by_path), dict_list (strings) or dict_type (DICT36, DICT90). */
+static int mmd__parse_ctc(const cJSON *params, mmdeploy_model_t m) {
+    static const char *const where = "pipeline.json CTCConvertor";
+    const char *file = mmd__json_string(params, "dict_file"), *type = mmd__json_string(params, "dict_type");
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(params, "dict_list"), *e;
+    int32_t unknown = 0;
+    int st = mmd__json_bool(params, where, "with_unknown", 0, &unknown);
+    if (st) return st;
+    if (file) {
+        if (strlen(file) >= sizeof m->dict_file)
+            return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: dict_file name too long", where);
+        strcpy(m->dict_file, file);
+        m->dict_unknown = unknown;
+        return MMDEPLOY_SUCCESS;
+    }
+    if (cJSON_IsArray(list)) {
+        size_t size = 0;
+        char *lines, *p;
+        cJSON_ArrayForEach(e, list) {
+            if (!cJSON_IsString(e) || strchr(e->valuestring, '\n'))
+                return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: dict_list holds a non-string or a newline", where);
+            size += strlen(e->valuestring) + 1;
+        }
+        if (!(lines = p = (char *)malloc(size + 1))) return MMDEPLOY_E_OUT_OF_MEMORY;
+        cJSON_ArrayForEach(e, list) p += sprintf(p, "%s\n", e->valuestring);
+        st = mmd__dict_build(lines, size, unknown, m);
+        free(lines);
+        return st;
+    }
+    if (type && (strcmp(type, "DICT36") == 0 || strcmp(type, "DICT90") == 0)) {
+        static const char chars[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ!\"#$%&'()*+,-./:;<=>?@[\\]_`~";
+        char lines[2 * sizeof chars];
+        size_t i, n = type[4] == '3' ? 36 : sizeof chars - 1;
+        for (i = 0; i < n; ++i) lines[2 * i] = chars[i], lines[2 * i + 1] = '\n';
+        return mmd__dict_build(lines, 2 * n, unknown, m);
+    }
+    return mmd__sdk_fail(type ? MMDEPLOY_E_NOT_SUPPORTED : MMDEPLOY_E_INVALID_ARG,
+                         "%s: %s%s%s", where, type ? "dict_type '" : "no dict_file, dict_list or dict_type",
+                         type ? type : "", type ? "' is not DICT36 or DICT90" : "");
+}
+
 static int mmd__parse_postprocess(const cJSON *tasks, mmdeploy_model_t m) {
-    static const char *const modules[] = {"mmcls", "mmdet", "mmseg", "mmpose"};
+    static const char *const modules[] = {"mmcls", "mmdet", "mmseg", "mmpose", "mmocr"};
     /* Per module, the components it may name (MMDeploy registers the heatmap decode under
        five names that decode alike). */
     static const char *const components[][6] = {
         {"LinearClsHead", NULL}, {"ResizeBBox", NULL}, {"ResizeMask", NULL},
         {"SimCCLabelDecode", "TopdownHeatmapSimpleHeadDecode", "TopdownHeatmapBaseHeadDecode",
-         "TopdownHeatmapMultiStageHeadDecode", "ViPNASHeatmapSimpleHeadDecode", "TopdownHeatmapMSMUHeadDecode"}};
+         "TopdownHeatmapMultiStageHeadDecode", "ViPNASHeatmapSimpleHeadDecode", "TopdownHeatmapMSMUHeadDecode"},
+        {"CTCConvertor", NULL}};
     const cJSON *t = NULL, *params, *v;
     const char *component = NULL;
     int32_t k, c;
     int st = 0;
-    for (k = 0; k < 4 && !t; ++k) t = mmd__find_task(tasks, modules[k]);
-    if (!t) return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "pipeline.json: no mmcls, mmdet, mmseg or mmpose task");
+    for (k = 0; k < 5 && !t; ++k) t = mmd__find_task(tasks, modules[k]);
+    if (!t) return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "pipeline.json: no mmcls, mmdet, mmseg, mmpose or mmocr task");
     component = mmd__json_string(t, "component");
     for (c = 0; component && c < 6 && components[k - 1][c] && strcmp(component, components[k - 1][c]) != 0; ++c) {
     }
@@ -522,6 +630,8 @@ static int mmd__parse_postprocess(const cJSON *tasks, mmdeploy_model_t m) {
             st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "pipeline.json: instance masks are not supported");
     } else if (m->task == MMD__TASK_POSE) {
         st = mmd__parse_pose(params, component, c == 0, m);
+    } else if (m->task == MMD__TASK_TEXT_RECOGNIZER) {
+        st = mmd__parse_ctc(params, m);
     } else {
         v = cJSON_GetObjectItemCaseSensitive(params, "num_classes");
         if (!v) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "pipeline.json ResizeMask: no 'num_classes'");
@@ -581,16 +691,16 @@ static int mmd__sdk_path(char *buf, size_t cap, const char *dir, const char *fil
 
 static int mmd__parse_deploy(const char *text, size_t size, const char *dir, char *net_path, size_t cap,
                              int32_t *task) {
-    static const char *const tasks[] = {"Classifier", "Detector", "Segmentor", "PoseDetector"};
+    static const char *const tasks[] = {"Classifier", "Detector", "Segmentor", "PoseDetector", "TextRecognizer"};
     cJSON *root = cJSON_ParseWithLength(text, size);
     const cJSON *model;
     const char *s;
     int st = 0;
     if (!root) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "deploy.json is not valid JSON");
     s = mmd__json_string(root, "task");
-    for (*task = 0; *task < 4 && (!s || strcmp(s, tasks[*task]) != 0); ++*task) {
+    for (*task = 0; *task < 5 && (!s || strcmp(s, tasks[*task]) != 0); ++*task) {
     }
-    if (*task == 4) st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "deploy.json: task '%s' is not supported", s ? s : "(none)");
+    if (*task == 5) st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "deploy.json: task '%s' is not supported", s ? s : "(none)");
     model = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "models"), 0);
     if (!st && !cJSON_IsObject(model)) st = mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "deploy.json: no models[0]");
     s = st ? NULL : mmd__json_string(model, "backend");
@@ -622,6 +732,12 @@ MMDEPLOY_API int mmdeploy_model_create_by_path(const char *path, mmdeploy_model_
     if (!st) st = mmd__sdk_read(file, MMD_MAX_JSON_BYTES, &text, &size);
     if (!st) st = mmd__parse_pipeline(text, size, m);
     free(text);
+    text = NULL;
+    /* CTCConvertor's dict_file, a file of the directory (deploy.json's customs list it). */
+    if (!st && m->dict_file[0]) st = mmd__sdk_path(file, sizeof file, path, m->dict_file);
+    if (!st && m->dict_file[0]) st = mmd__sdk_read(file, MMD_MAX_JSON_BYTES, &text, &size);
+    if (!st && m->dict_file[0]) st = mmd__dict_build(text, size, m->dict_unknown, m);
+    free(text);
     if (!st && m->task != task)
         st = mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "deploy.json's task does not match pipeline.json's component");
     if (st) {
@@ -642,6 +758,7 @@ MMDEPLOY_API int mmdeploy_model_create(const void *buffer, int size, mmdeploy_mo
 MMDEPLOY_API void mmdeploy_model_destroy(mmdeploy_model_t model) {
     if (!model) return;
     free(model->net);
+    free(model->dict);
     free(model);
 }
 
@@ -1076,6 +1193,18 @@ static int mmd__preprocess(const mmdeploy_model_t m, const mmdeploy_mat_t *mat, 
                 st = mmd__bbox_center_scale(t, bbox, meta->ori_shape[2], meta->ori_shape[1], 1.25f, meta);
             if (!st) st = mmd__top_down_affine(im, t, meta);
             if (!st) mmd__shape(meta->img_shape, im);
+        } else if (t->type == MMD__T_RESCALE_TO_HEIGHT) {
+            /* MMDeploy's float arithmetic on the original size. */
+            float w = ceilf(1.0f * (float)t->size[0] / (float)meta->ori_shape[1] * (float)meta->ori_shape[2]);
+            int32_t nw = w > (float)MMD_MAX_IMAGE_SIDE ? MMD_MAX_IMAGE_SIDE + 1 : (int32_t)w;
+            mmd__img out;
+            if (t->min_width > 0 && nw < t->min_width) nw = t->min_width;
+            if (t->max_width > 0 && nw > t->max_width) nw = t->max_width;
+            if (nw % t->divisor != 0) nw = (int32_t)(roundf(1.0f * (float)nw / (float)t->divisor) * (float)t->divisor);
+            if ((st = mmd__img_resize(im, &out, t->size[0], nw, MMD_IMAGE_BILINEAR)) == 0) {
+                mmd__img_swap(im, &out);
+                mmd__shape(meta->img_shape, im);
+            }
         } else if (t->type == MMD__T_RESIZE) {
             mmd__img out;
             int32_t oh, ow;
@@ -1267,7 +1396,7 @@ typedef struct mmd__sdk_handle {
 } mmd__sdk_handle;
 
 static int mmd__handle_create(mmdeploy_model_t model, const char *device, int32_t task, mmd__sdk_handle **out) {
-    static const char *const names[] = {"classifier", "detector", "segmentor", "pose detector"};
+    static const char *const names[] = {"classifier", "detector", "segmentor", "pose detector", "text recognizer"};
     mmd__sdk_handle *h;
     mmd_options opts;
     mmd_error err;
@@ -1279,6 +1408,9 @@ static int mmd__handle_create(mmdeploy_model_t model, const char *device, int32_
         return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "device '%s' is not supported (cpu is)", device ? device : "(null)");
     if (model->task != task)
         return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "the model is not for a %s", names[task]);
+    if (task == MMD__TASK_TEXT_RECOGNIZER && !model->dict)
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "the text recognizer's dictionary (%s) was not read",
+                             model->dict_file[0] ? model->dict_file : "none");
     /* The session reads names and weights in place, so the handle keeps its own copy of the
        network bytes and the model may be destroyed. */
     if (!(h = (mmd__sdk_handle *)calloc(1, sizeof *h)) || !(net = malloc(model->net_size ? model->net_size : 1))) {
@@ -1287,15 +1419,25 @@ static int mmd__handle_create(mmdeploy_model_t model, const char *device, int32_
     }
     h->m = *model;
     h->m.net = memcpy(net, model->net, model->net_size);
+    /* The dictionary likewise. */
+    if ((h->m.dict = model->dict ? malloc(model->dict_bytes) : NULL) != NULL)
+        memcpy(h->m.dict, model->dict, model->dict_bytes);
     memset(&opts, 0, sizeof opts);
     memset(&err, 0, sizeof err);
+    if (model->dict && !h->m.dict) {
+        free(net);
+        free(h);
+        return MMDEPLOY_E_OUT_OF_MEMORY;
+    }
     if (mmd_session_create(h->m.net, h->m.net_size, &opts, &h->s, &err) != MMD_OK) {
+        free(h->m.dict);
         free(net);
         free(h);
         return mmd__sdk_fail(MMDEPLOY_E_FAIL, "%s: %s", mmd_status_string(err.status), err.msg);
     }
     if (mmd_session_find_input(h->s, model->input_name) < 0) {
         mmd_session_destroy(h->s);
+        free(h->m.dict);
         free(net);
         free(h);
         return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "the network has no input '%s' (pipeline.json input_map)",
@@ -1320,6 +1462,7 @@ static void mmd__handle_destroy(mmd__sdk_handle *h) {
     if (!h) return;
     mmd_session_destroy(h->s);
     free(h->m.net);
+    free(h->m.dict);
     free(h);
 }
 
@@ -1819,6 +1962,125 @@ MMDEPLOY_API void mmdeploy_pose_detector_release_result(mmdeploy_pose_detection_
 
 MMDEPLOY_API void mmdeploy_pose_detector_destroy(mmdeploy_pose_detector_t detector) {
     mmd__handle_destroy((mmd__sdk_handle *)detector);
+}
+
+/* ==== >>sdk text recognizer ==== */
+struct mmdeploy_text_recognizer {
+    mmd__sdk_handle h;
+};
+
+MMDEPLOY_API int mmdeploy_text_recognizer_create(mmdeploy_model_t model, const char *device_name, int device_id,
+                                                 mmdeploy_text_recognizer_t *recognizer) {
+    (void)device_id;
+    return mmd__handle_create(model, device_name, MMD__TASK_TEXT_RECOGNIZER, (mmd__sdk_handle **)recognizer);
+}
+
+MMDEPLOY_API int mmdeploy_text_recognizer_create_by_path(const char *model_path, const char *device_name,
+                                                         int device_id, mmdeploy_text_recognizer_t *recognizer) {
+    (void)device_id;
+    return mmd__handle_create_by_path(model_path, device_name, MMD__TASK_TEXT_RECOGNIZER,
+                                      (mmd__sdk_handle **)recognizer);
+}
+
+/* CTCConvertor on "output" [1, T, C], in MMDeploy's float arithmetic: per step the softmax's
+   first maximum; a class that is not the blank (0) and not the previous step's is emitted
+   with its probability. The text is the emitted dictionary entries one after the other. */
+static int mmd__ctc(const mmd__sdk_handle *h, mmdeploy_text_recognition_t *r) {
+    const mmd_tensor *y = mmd__output(h, "output", 0);
+    const uint32_t *off = (const uint32_t *)h->m.dict;
+    const char *text = (const char *)(off + h->m.dict_count + 1);
+    int64_t t, k, steps, c, prev = 0, n = 0;
+    size_t len = 0;
+    int64_t *emitted;
+    if (!y || y->dtype != MMD_DTYPE_FLOAT32 || y->rank != 3 || y->dims[0] != 1 || y->dims[2] < 1)
+        return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "CTCConvertor: the output is not float32 [1, T, classes]");
+    steps = y->dims[1];
+    c = y->dims[2];
+    if (c > h->m.dict_count)
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "CTCConvertor: the network scores %lld classes, the dictionary "
+                             "(with the blank) has %d entries", (long long)c, (int)h->m.dict_count);
+    if (!(emitted = (int64_t *)malloc((size_t)(steps ? steps : 1) * sizeof *emitted)) ||
+        !(r->score = (float *)malloc((size_t)(steps ? steps : 1) * sizeof *r->score))) {
+        free(emitted);
+        return MMDEPLOY_E_OUT_OF_MEMORY;
+    }
+    for (t = 0; t < steps; ++t) {
+        const float *d = (const float *)y->data + t * c;
+        float mx = d[0], sum = 0.0f, best;
+        int64_t arg = 0;
+        for (k = 1; k < c; ++k) mx = d[k] > mx ? d[k] : mx;
+        for (k = 0; k < c; ++k) sum += expf(d[k] - mx);
+        best = expf(d[0] - mx) / sum;
+        for (k = 1; k < c; ++k) {
+            float p = expf(d[k] - mx) / sum;
+            if (p > best) best = p, arg = k;
+        }
+        if (arg != 0 && arg != prev) {
+            emitted[n] = arg;
+            r->score[n++] = best;
+            len += off[arg + 1] - off[arg];
+        }
+        prev = arg;
+    }
+    if ((r->text = (char *)malloc(len + 1)) != NULL) {
+        char *p = r->text;
+        for (k = 0; k < n; ++k) {
+            memcpy(p, text + off[emitted[k]], off[emitted[k] + 1] - off[emitted[k]]);
+            p += off[emitted[k] + 1] - off[emitted[k]];
+        }
+        *p = 0;
+    }
+    r->length = (int)n;
+    free(emitted);
+    return r->text ? MMDEPLOY_SUCCESS : MMDEPLOY_E_OUT_OF_MEMORY;
+}
+
+MMDEPLOY_API int mmdeploy_text_recognizer_apply(mmdeploy_text_recognizer_t recognizer, const mmdeploy_mat_t *images,
+                                                int count, mmdeploy_text_recognition_t **results) {
+    return mmdeploy_text_recognizer_apply_bbox(recognizer, images, count, NULL, NULL, results);
+}
+
+MMDEPLOY_API int mmdeploy_text_recognizer_apply_bbox(mmdeploy_text_recognizer_t recognizer,
+                                                     const mmdeploy_mat_t *images, int image_count,
+                                                     const mmdeploy_text_detection_t *bboxes, const int *bbox_count,
+                                                     mmdeploy_text_recognition_t **results) {
+    mmd__sdk_handle *h = (mmd__sdk_handle *)recognizer;
+    mmdeploy_text_recognition_t *res;
+    int st = 0, i;
+    if (!h || !images || image_count < 1 || !results) return MMDEPLOY_E_INVALID_ARG;
+    *results = NULL;
+    if (bboxes && bbox_count)
+        return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "text boxes (the crop of a text detector's quadrilaterals) are "
+                             "not supported: pass the text images themselves");
+    if (!(res = (mmdeploy_text_recognition_t *)calloc((size_t)image_count, sizeof *res)))
+        return MMDEPLOY_E_OUT_OF_MEMORY;
+    for (i = 0; i < image_count && !st; ++i) {
+        mmd__img im;
+        mmd_sdk_meta meta;
+        if ((st = mmd__run(h, &images[i], NULL, &im, &meta)) != 0) break;
+        st = mmd__ctc(h, &res[i]);
+        free(im.data);
+    }
+    if (st) {
+        mmdeploy_text_recognizer_release_result(res, image_count);
+        return st;
+    }
+    *results = res;
+    return MMDEPLOY_SUCCESS;
+}
+
+MMDEPLOY_API void mmdeploy_text_recognizer_release_result(mmdeploy_text_recognition_t *results, int count) {
+    int i;
+    if (!results) return;
+    for (i = 0; i < count; ++i) {
+        free(results[i].text);
+        free(results[i].score);
+    }
+    free(results);
+}
+
+MMDEPLOY_API void mmdeploy_text_recognizer_destroy(mmdeploy_text_recognizer_t recognizer) {
+    mmd__handle_destroy((mmd__sdk_handle *)recognizer);
 }
 
 #endif /* MMD_SDK_IMPLEMENTATION */

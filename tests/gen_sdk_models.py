@@ -24,6 +24,10 @@ MMDeploy's rewriters give each task:
        Normalize, ImageToTensor, Collect) and TopdownHeatmapSimpleHeadDecode
   simcc the same body ending in SimCC vectors "simcc_x" [1, 17, 384] and "simcc_y" [1, 17, 512]
        (RTMPose's outputs) and SimCCLabelDecode with simcc_split_ratio 2
+  rec  a small CRNN-like recogniser on gray text lines 32 pixels high, "output" [1, W / 4, 37]
+       (blank + 36 characters), behind mmocr's pipeline (grayscale LoadImageFromFile,
+       RescaleToHeight, Normalize, DefaultFormatBundle, Collect) and CTCConvertor with
+       dict_file.txt (listed in deploy.json's customs)
 The `reference` function of this module is the independent Python pipeline the tests compare
 with: OpenCV and numpy for the transforms, torch for the network.
 """
@@ -36,6 +40,7 @@ import numpy as np
 import torch
 import torchvision
 
+DICT36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 META_KEYS = ["filename", "ori_filename", "ori_shape", "img_shape", "pad_shape", "scale_factor",
              "flip", "flip_direction", "img_norm_cfg", "valid_ratio"]
 MEAN = [123.675, 116.28, 103.53]
@@ -117,6 +122,25 @@ class Pose(torch.nn.Module):
         return self.fx(h.mean(dim=2)), self.fy(h.mean(dim=3))
 
 
+class Recognizer(torch.nn.Module):
+    """Two conv + max-pool stages (height and width halved twice; tanh on the second, so that
+    features of both signs make the columns' classes vary), a convolution over the remaining
+    height to the classes: per-column class scores, as CRNN's CTC head gives them."""
+
+    def __init__(self, classes=37):
+        super().__init__()
+        self.body = torch.nn.Sequential(
+            torch.nn.Conv2d(1, 16, 3, 1, 1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+            torch.nn.Conv2d(16, 32, 3, 1, 1), torch.nn.Tanh(), torch.nn.MaxPool2d(2),
+            torch.nn.Conv2d(32, classes, (8, 1)))
+        # Wide last weights and no bias, so that the columns spread over many classes.
+        torch.nn.init.normal_(self.body[6].weight, std=1.0)
+        torch.nn.init.zeros_(self.body[6].bias)
+
+    def forward(self, x):
+        return self.body(x).squeeze(2).permute(0, 2, 1)
+
+
 class Segmentor(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -187,6 +211,18 @@ TASKS = {
                  params=dict(flip_test=False, post_process="default", shift_heatmap=False, modulate_kernel=11,
                              type="MSRAHeatmap", input_size=[192, 256], heatmap_size=[48, 64], sigma=2),
                  outputs=["output"], transforms=POSE_TRANSFORMS),
+    "rec": dict(task="TextRecognizer", module="mmocr", component="CTCConvertor", name="crnn",
+                input_shape=(1, 32, 100), dynamic={0: "batch", 3: "width"},
+                params=dict(type="CTCPostProcessor", dict_file="dict_file.txt", with_padding=True,
+                            with_unknown=False),
+                outputs=["output"],
+                transforms=[
+                    dict(type="LoadImageFromFile", color_type="grayscale"),
+                    dict(type="RescaleToHeight", height=32, min_width=32, max_width=None, width_divisor=16),
+                    dict(type="Normalize", mean=[127], std=[127], to_rgb=False),
+                    dict(type="DefaultFormatBundle"),
+                    dict(type="Collect", keys=["img"], meta_keys=["filename", "ori_shape", "img_shape",
+                                                                 "valid_ratio"])]),
     "simcc": dict(task="PoseDetector", module="mmpose", component="SimCCLabelDecode", name="rtmpose",
                   input_hw=(256, 192),
                   params=dict(flip_test=False, type="SimCCLabel", input_size=[192, 256], sigma=[4.9, 5.66],
@@ -198,7 +234,7 @@ TASKS = {
 def network(kind):
     torch.manual_seed(0)
     net = {"cls": Classifier, "det": lambda: Detector(nms=True), "yolo": Detector, "seg": Segmentor,
-           "pose": Pose, "simcc": lambda: Pose(simcc=True)}[kind]()
+           "pose": Pose, "simcc": lambda: Pose(simcc=True), "rec": Recognizer}[kind]()
     return net.eval()
 
 
@@ -206,9 +242,9 @@ def write_dir(kind, out):
     spec = TASKS[kind]
     os.makedirs(out, exist_ok=True)
     net = network(kind)
-    x = torch.zeros(1, 3, *spec.get("input_hw", (224, 224)))
-    # Top-down pose networks have a fixed input size; the others take any.
-    dyn = {"input": {0: "batch"} if "input_hw" in spec else {0: "batch", 2: "height", 3: "width"}}
+    x = torch.zeros(1, *spec.get("input_shape", (3,) + spec.get("input_hw", (224, 224))))
+    # Top-down pose networks have a fixed input size, text recognisers a fixed height.
+    dyn = {"input": spec.get("dynamic", {0: "batch"} if "input_hw" in spec else {0: "batch", 2: "height", 3: "width"})}
     # The tracer warns about the NMS tail's Python-side NMS and indexing; both are intended.
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -218,7 +254,10 @@ def write_dir(kind, out):
                   models=[dict(name=spec["name"], net="end2end.onnx", weights="",
                                backend="onnxruntime", precision="FP32", batch_size=1,
                                dynamic_shape=True)],
-                  customs=[])
+                  customs=["dict_file.txt"] if kind == "rec" else [])
+    if kind == "rec":
+        with open(os.path.join(out, "dict_file.txt"), "w") as f:
+            f.write("".join(c + "\n" for c in DICT36))
     pre = dict(type="Task", module="Transform", name="Preprocess", input=["img"],
                output=["prep_output"], transforms=spec["transforms"])
     infer = dict(name=spec["name"], type="Task", module="Net", is_batched=True,
@@ -281,7 +320,23 @@ def preprocess(kind, bgr, bbox=None):
     img = bgr
     meta = dict(ori_shape=[1, img.shape[0], img.shape[1], 3], scale_factor=[1.0] * 4, pad_param=[0] * 4)
     for t in TASKS[kind]["transforms"]:
-        if t["type"] == "TopDownGetBboxCenterScale":
+        if t["type"] == "LoadImageFromFile" and t.get("color_type") == "grayscale":
+            img = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)[..., None]
+            meta["ori_shape"][3] = 1
+        elif t["type"] == "RescaleToHeight":
+            # MMDeploy's float arithmetic; std::round is half away from zero.
+            f = np.float32
+            h, w = img.shape[:2]
+            nw = int(np.ceil(f(1) * f(t["height"]) / f(h) * f(w)))
+            nw = max(nw, t["min_width"]) if t.get("min_width") else nw
+            nw = min(nw, t["max_width"]) if t.get("max_width") else nw
+            d = t["width_divisor"]
+            if nw % d:
+                nw = int(np.floor(f(nw) / f(d) + f(0.5))) * d
+            img = cv2.resize(img, (nw, t["height"]), interpolation=cv2.INTER_LINEAR)
+            if img.ndim == 2:
+                img = img[..., None]
+        elif t["type"] == "TopDownGetBboxCenterScale":
             # MMDeploy's C API: the box's right and bottom are inside it; no box is the image.
             box = [0, 0, bgr.shape[1], bgr.shape[0]] if bbox is None else \
                 [bbox[0], bbox[1], np.float32(bbox[2]) - np.float32(bbox[0]) + 1,
@@ -382,6 +437,19 @@ def reference(kind, bgr, x=None, bbox=None):
     spec = TASKS[kind]
     if kind in ("pose", "simcc"):
         return decode_pose(kind, out, meta), None
+    if kind == "rec":
+        # CTC: per step the softmax's first maximum; blanks and repeats dropped.
+        logits = out[0].numpy().astype(np.float32)
+        prob = np.exp(logits - logits.max(1, keepdims=True))
+        prob = prob / prob.sum(1, keepdims=True)
+        text, scores, prev = "", [], 0
+        for p in prob:
+            k = int(p.argmax())
+            if k not in (0, prev):
+                text += DICT36[k - 1]
+                scores.append(float(p[k]))
+            prev = k
+        return text, scores
     if kind == "cls":
         s = out[0].numpy()
         top = np.argsort(-s, kind="stable")[:spec["params"]["topk"]]

@@ -9,6 +9,7 @@
      sdk_probe segment DIR IMG.npy FORMAT OUT.npy      writes the mask (int32 HxW) or the scores
      sdk_probe pose DIR IMG.npy FORMAT [L T R B ...]   prints [[[x, y, score], ...], ...], one
                                                    pose per box (none given: the whole image)
+     sdk_probe recognize DIR IMG.npy FORMAT            prints {"text": "...", "score": [...]}
 
    FORMAT is bgr, rgb, gray, bgra, nv12 or nv21: how the uint8 HxWxC array is to be read. Exit status 0 on
    success, else the mmdeploy_status_t (the SDK has logged why). */
@@ -222,6 +223,22 @@ int main(int argc, char **argv) {
             mmdeploy_pose_detector_destroy(d);
         }
         free(boxes);
+    } else if (strcmp(cmd, "recognize") == 0) {
+        mmdeploy_text_recognizer_t r;
+        mmdeploy_text_recognition_t *res;
+        if ((st = mmdeploy_text_recognizer_create_by_path(argv[2], "cpu", 0, &r)) == 0) {
+            if ((st = mmdeploy_text_recognizer_apply(r, &mat, 1, &res)) == 0) {
+                const unsigned char *c;
+                printf("{\"text\": \"");
+                for (c = (const unsigned char *)res->text; *c; ++c)
+                    printf(*c == '"' || *c == '\\' ? "\\%c" : *c < 0x20 ? "\\u%04x" : "%c", *c);
+                printf("\", \"score\": [");
+                for (i = 0; i < res->length; ++i) printf("%s%.9g", i ? ", " : "", res->score[i]);
+                printf("]}\n");
+                mmdeploy_text_recognizer_release_result(res, 1);
+            }
+            mmdeploy_text_recognizer_destroy(r);
+        }
     } else {
         fprintf(stderr, "usage: see tests/sdk_probe.c\n");
         st = 2;

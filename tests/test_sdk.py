@@ -129,7 +129,11 @@ def preprocess_tests(tmp):
                 img = as_format(bgr, fmt)
                 # The SDK's LoadImageFromFile makes every format BGR; gray becomes three equal
                 # channels, as OpenCV's GRAY2BGR does.
+                # A grayscale pipeline reads NV12 / NV21 as their Y plane (OpenCV's YUV2GRAY).
+                gray_load = gen.TASKS[kind]["transforms"][0].get("color_type") == "grayscale"
                 ref_in = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR) if fmt == "gray" else \
+                    cv2.cvtColor(np.ascontiguousarray(img[:bgr.shape[0], :, 0]), cv2.COLOR_GRAY2BGR) \
+                    if fmt in ("nv12", "nv21") and gray_load else \
                     cv2.cvtColor(img[..., 0], cv2.COLOR_YUV2BGR_NV12 if fmt == "nv12" else cv2.COLOR_YUV2BGR_NV21) \
                     if fmt in ("nv12", "nv21") else bgr
                 src, dst = os.path.join(tmp, "p_in.npy"), os.path.join(tmp, "p_out.npy")
@@ -253,7 +257,28 @@ def e2e_tests(tmp):
             if px > 1.0 or sc > 1e-3:
                 raise Failure("keypoints off by %g px, scores by %g" % (px, sc))
 
+    def recognize(img_name, bgr):
+        src = os.path.join(tmp, "r_in.npy")
+        np.save(src, bgr)
+        ours = json.loads(probe("recognize", os.path.join(MODELS, "rec"), src, "bgr").stdout)
+        # The text end to end; the scores with the network on our input (the rescale is
+        # within 1 of OpenCV's: the preprocess tests bound it), where they are exact.
+        text, _ = gen.reference("rec", bgr)
+        if ours["text"] != text:
+            raise Failure("text %r, expected %r" % (ours["text"], text))
+        probe("preprocess", os.path.join(MODELS, "rec"), src, "bgr", os.path.join(tmp, "r_x.npy"))
+        text, scores = gen.reference("rec", bgr, np.load(os.path.join(tmp, "r_x.npy")))
+        if ours["text"] != text or len(ours["score"]) != len(scores):
+            raise Failure("text %r (%d scores), on our input expected %r" % (ours["text"], len(ours["score"]), text))
+        diff = float(np.abs(np.array(ours["score"]) - np.array(scores)).max()) if scores else 0.0
+        note("rec max |score diff|", diff)
+        if diff > 1e-3:
+            raise Failure("scores off by %g" % diff)
+
     tests = []
+    for img_name, make in (("china", china), ("odd37x53", lambda: odd_image(37, 53, 3, 5)),
+                           ("1x1", lambda: odd_image(1, 1, 3, 6)), ("line20x300", lambda: odd_image(20, 300, 3, 7))):
+        tests.append(("recognize_%s" % img_name, lambda n=img_name, m=make: recognize(n, m())))
     for kind in ("pose", "simcc"):
         for img_name, make, boxes in (("china", china, []), ("china_2boxes", china, [(100.5, 50, 300, 400),
                                                                                       (-20, -30, 250.25, 140)]),
@@ -312,7 +337,7 @@ HOSTILE = [
      "INVALID_ARG", "../end2end.onnx"),
     ("backend_tensorrt", "deploy.json", lambda o: o["models"][0].update(backend="tensorrt"), "NOT_SUPPORTED",
      "tensorrt"),
-    ("task_text", "deploy.json", lambda o: o.update(task="TextDetector"), "NOT_SUPPORTED", "TextDetector"),
+    ("task_text_detector", "deploy.json", lambda o: o.update(task="TextDetector"), "NOT_SUPPORTED", "TextDetector"),
     ("deploy_json_huge", "deploy.json", b" " * (1 << 21), "OUT_OF_RANGE", "larger than"),
     ("net_garbage", "end2end.onnx", b"\x0a\xff\xff\xff\xff\x0f", "FAIL", "malformed"),
     ("input_map_wrong", "pipeline.json", lambda o: o["pipeline"]["tasks"][1]["input_map"].update(img="pixels"),
@@ -341,9 +366,49 @@ HOSTILE_POSE = [
 ]
 
 
+# Text recognition directories: name, file, edit (bytes: the file's new content), expected
+# status, words the message must hold.
+HOSTILE_REC = [
+    ("dict_file_missing", "dict_file.txt", None, "FILE_NOT_EXIST", "dict_file.txt"),
+    ("dict_too_small", "dict_file.txt", b"a\nb\nc\n", "INVALID_ARG", "37 classes"),
+    ("dict_outside_directory", "pipeline.json",
+     lambda o: o["pipeline"]["tasks"][2]["params"].update(dict_file="../dict_file.txt"), "INVALID_ARG",
+     "../dict_file.txt"),
+    ("dict_type_unknown", "pipeline.json",
+     lambda o: (o["pipeline"]["tasks"][2]["params"].pop("dict_file"),
+                o["pipeline"]["tasks"][2]["params"].update(dict_type="DICT1000")), "NOT_SUPPORTED", "DICT1000"),
+    ("dict_none", "pipeline.json", lambda o: o["pipeline"]["tasks"][2]["params"].pop("dict_file"), "INVALID_ARG",
+     "dict_file"),
+    ("dict_list_not_strings", "pipeline.json",
+     lambda o: (o["pipeline"]["tasks"][2]["params"].pop("dict_file"),
+                o["pipeline"]["tasks"][2]["params"].update(dict_list=["a", 7])), "INVALID_ARG", "dict_list"),
+    ("dict_huge", "dict_file.txt", b"a\n" * (1 << 20), "OUT_OF_RANGE", "larger than"),
+    ("height_missing", "pipeline.json", lambda o: transforms(o)[1].pop("height"), "INVALID_ARG", "height"),
+    ("height_huge", "pipeline.json", lambda o: transforms(o)[1].update(height=1 << 20), "INVALID_ARG", "height"),
+    ("width_divisor_rounds_to_0", "pipeline.json", lambda o: transforms(o)[1].update(min_width=None, width_divisor=4000),
+     "OUT_OF_RANGE", "32 x 0"),
+]
+
+
 def hostile_tests(tmp):
     tests = []
     img = os.path.join(tmp, "h_in.npy")
+
+    # The same 36 characters as dict_type DICT36 and as dict_list give the dict_file's text.
+    for name, params in (("dict_type", dict(dict_type="DICT36")), ("dict_list", dict(dict_list=list(gen.DICT36)))):
+        def t(name=name, params=params):
+            d = os.path.join(tmp, "rec_" + name)
+            shutil.rmtree(d, ignore_errors=True)
+            shutil.copytree(os.path.join(MODELS, "rec"), d)
+            os.remove(os.path.join(d, "dict_file.txt"))
+            edit_json(os.path.join(d, "pipeline.json"), lambda o: (o["pipeline"]["tasks"][2]["params"].pop("dict_file"),
+                                                                  o["pipeline"]["tasks"][2]["params"].update(params)))
+            bgr = odd_image(20, 300, 3, 7)
+            np.save(img, bgr)
+            text = json.loads(probe("recognize", d, img, "bgr").stdout)["text"]
+            if text != gen.reference("rec", bgr)[0]:
+                raise Failure("text %r, expected %r" % (text, gen.reference("rec", bgr)[0]))
+        tests.append(("recognize_%s" % name, t))
 
     for name, file, edit, boxes, status, words in HOSTILE_POSE:
         def t(name=name, file=file, edit=edit, boxes=boxes, status=status, words=words):
@@ -358,11 +423,15 @@ def hostile_tests(tmp):
                 raise Failure("message %r does not name %r" % (p.stderr.strip(), words))
         tests.append(("hostile_pose_" + name, t))
 
-    for name, file, edit, status, words in HOSTILE:
-        def t(name=name, file=file, edit=edit, status=status, words=words):
-            d = os.path.join(tmp, "hostile_" + name)
+    # Classification and text recognition directories, each case a copy with one file edited.
+    cases = [("", "cls", "classify", (9, 9, 3)) + c for c in HOSTILE] + \
+        [("rec_", "rec", "recognize", (9, 90, 3)) + c for c in HOSTILE_REC]
+    for prefix, kind, cmd, shape, name, file, edit, status, words in cases:
+        def t(prefix=prefix, kind=kind, cmd=cmd, shape=shape, name=name, file=file, edit=edit, status=status,
+              words=words):
+            d = os.path.join(tmp, "hostile_" + prefix + name)
             shutil.rmtree(d, ignore_errors=True)
-            shutil.copytree(os.path.join(MODELS, "cls"), d)
+            shutil.copytree(os.path.join(MODELS, kind), d)
             path = os.path.join(d, file)
             if name == "normalize_mean_nan":
                 # Python's json writes NaN, which is not JSON: cJSON refuses the file.
@@ -374,11 +443,11 @@ def hostile_tests(tmp):
                     f.write(edit)
             else:
                 edit_json(path, edit)
-            np.save(img, odd_image(9, 9, 3, 1))
-            p = probe("classify", d, img, "bgr", expect=STATUS[status])
+            np.save(img, odd_image(*shape, 1))
+            p = probe(cmd, d, img, "bgr", expect=STATUS[status])
             if words not in p.stderr:
                 raise Failure("message %r does not name %r" % (p.stderr.strip(), words))
-        tests.append(("hostile_" + name, t))
+        tests.append(("hostile_" + prefix + name, t))
 
     # Images that do not fit their pixel format: name, channels, format, words of the message.
     for name, channels, fmt, words in (("channels_do_not_match_format", 3, "bgra", "3 channels"),

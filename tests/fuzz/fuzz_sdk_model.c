@@ -75,6 +75,24 @@ static void fuzz__apply(mmdeploy_model_t m, const mmdeploy_mat_t *mat) {
             }
         }
         mmdeploy_pose_detector_destroy(p);
+    } else if (m->task == MMD__TASK_TEXT_RECOGNIZER) {
+        /* A dict_list or dict_type dictionary is built while parsing; a dict_file one is read
+           only from a directory, so the handle refuses it. The float network's [1, 3, h, w]
+           is no [1, T, classes]: CTCConvertor refuses it. */
+        mmdeploy_text_recognizer_t r = NULL;
+        mmdeploy_text_recognition_t *res = NULL;
+        st = mmdeploy_text_recognizer_create(m, "cpu", 0, &r);
+        fuzz_sdk_check(st);
+        if (st == 0) {
+            st = mmdeploy_text_recognizer_apply(r, mat, 1, &res);
+            fuzz_sdk_check(st);
+            if (st == 0) {
+                fuzz_sdk_touch(res->text, strlen(res->text));
+                fuzz_sdk_touch(res->score, (size_t)res->length * sizeof *res->score);
+                mmdeploy_text_recognizer_release_result(res, 1);
+            }
+        }
+        mmdeploy_text_recognizer_destroy(r);
     } else {
         mmdeploy_segmentor_t s = NULL;
         mmdeploy_segmentation_t *res = NULL;

@@ -4,7 +4,7 @@ SDK tests' model directories and images, in each harness's input format.
 
     /usr/bin/python3 tests/fuzz/gen_sdk_seeds.py MODEL_DIRS MODEL_OUT IMAGE_OUT
 
-MODEL_DIRS holds the directories tests/gen_sdk_models.py writes (cls, det, yolo, seg, pose, simcc); the digits
+MODEL_DIRS holds the directories tests/gen_sdk_models.py writes (cls, det, yolo, seg, pose, simcc, rec); the digits
 demo's JSON (examples/sdk/digits) is added. `make fuzz-corpus` calls it; the hostile cases
 written under tests/fuzz/regress (sdk_model_*, sdk_image_*) came from it too and `make test`
 replays them: --regress DIR writes those alone.
@@ -27,7 +27,7 @@ def model_seed(deploy, pipeline):
 
 def model_seeds(dirs):
     out = {}
-    sources = [os.path.join(dirs, t) for t in ("cls", "det", "yolo", "seg", "pose", "simcc")] + \
+    sources = [os.path.join(dirs, t) for t in ("cls", "det", "yolo", "seg", "pose", "simcc", "rec")] + \
         [os.path.join(ROOT, "examples", "sdk", "digits")]
     for d in sources:
         if not os.path.exists(os.path.join(d, "pipeline.json")):
