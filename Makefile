@@ -242,7 +242,8 @@ bench-backends: $(BUILD)/mmdeploy
 # The digits classifier as Cortex-M firmware under QEMU: the model converted on the host to a .mmd
 # blob in a C array (its header holds the arena size), the runtime built as the lean firmware
 # core (MMD_NO_ONNX: .mmd blobs only), with MMD_NO_MALLOC, MMD_NO_STDIO, MMD_CONV_SMALL (small
-# scratch), MMD_NO_ERROR_STRINGS (status codes without message text), MMD_GEMM_NR_PORTABLE=4
+# scratch), MMD_NO_ERROR_STRINGS (status codes without message text), MMD_NO_BACKEND_SETS (no
+# subgraph claims), MMD_GEMM_NR_PORTABLE=4
 # and only the kernels the model runs. Needs the Debian packages gcc-arm-none-eabi,
 # libnewlib-arm-none-eabi and qemu-system-arm.
 #   make mcu-test   runs the firmware on five cores (Cortex-M4F, soft-float Cortex-M3, Cortex-M7,
@@ -255,7 +256,7 @@ bench-backends: $(BUILD)/mmdeploy
 MCU_BUILD    := $(BUILD)/mcu
 MCU_CC       := arm-none-eabi-gcc
 MCU_CFLAGS   := $(WARN) -Os -g -ffunction-sections -fdata-sections -mthumb
-MCU_RUNTIME  := -DMMD_NO_ONNX -DMMD_NO_MALLOC -DMMD_NO_STDIO -DMMD_CONV_SMALL -DMMD_NO_ERROR_STRINGS \
+MCU_RUNTIME  := -DMMD_NO_ONNX -DMMD_NO_MALLOC -DMMD_NO_STDIO -DMMD_CONV_SMALL -DMMD_NO_ERROR_STRINGS -DMMD_NO_BACKEND_SETS \
                 -DMMD_GEMM_NR_PORTABLE=4
 # Per core: compiler flags, the QEMU board and the board's linker script (examples/mcu/*.ld).
 MCU_CPUS     := m4 m3 m7 m33 m55

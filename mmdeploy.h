@@ -63,6 +63,8 @@
                                mmd_options.parallel
      MMD_NO_ERROR_STRINGS      drop message text (codes stay): the formats and their arguments
                                are not compiled at all, and err->msg stays empty
+     MMD_NO_BACKEND_SETS       leave out subgraph claims (claim_set is never offered; per-node
+                               and whole-graph backends still work): firmware with no delegate
      MMD_MAX_RANK              largest tensor rank (default 8)
      MMD_MAX_TENSOR_BYTES      largest tensor a model may declare or a plan may make (default 1 GiB)
      MMD_MAX_NODES             most nodes, and most initializers, graph inputs or graph outputs
@@ -1388,6 +1390,7 @@ typedef struct mmd__set_pool {
     size_t members_used, ids_used;
 } mmd__set_pool;
 
+#ifndef MMD_NO_BACKEND_SETS
 /* Set node sid of the sets just accepted: its members (order + first, size of them) are copied
    out of the node list, its inputs and outputs listed. outside[t] is 1 for a tensor read
    outside its producer's set or a graph output; seen is tensor_count scratch. */
@@ -1529,6 +1532,7 @@ static MMD__NOINLINE mmd_status mmd__backends_offer_sets(mmd_session *s, int32_t
     mmd_arena_reset(&s->arena, mark);
     return MMD_OK;
 }
+#endif
 
 /* Offers the nodes to the created backends in registration order: each backend's sets first
    (SUBGRAPH CLAIMS), then its single nodes, among the nodes no earlier backend took. When the
@@ -1538,9 +1542,13 @@ static MMD__NOINLINE mmd_status mmd__backends_claim(mmd_session *s, int32_t plan
     mmd_model *m = s->model;
     mmd__set_pool pool;
     int32_t i, k, sets = 0;
+#ifndef MMD_NO_BACKEND_SETS
     mmd_status st;
+#endif
     memset(&pool, 0, sizeof(pool));
+#ifndef MMD_NO_BACKEND_SETS
     for (k = 0; k < s->backend_count; ++k) sets |= s->backends[k].created && s->backends[k].b->claim_set;
+#endif
     if (sets && !m->blob) {
         size_t ids = 0;
         for (i = 0; i < m->node_count; ++i) ids += (size_t)m->nodes[i].input_count + (size_t)m->nodes[i].output_count;
@@ -1563,10 +1571,12 @@ static MMD__NOINLINE mmd_status mmd__backends_claim(mmd_session *s, int32_t plan
     for (k = 0; k < s->backend_count; ++k) {
         const mmd__backend_slot *slot = &s->backends[k];
         if (!slot->created) continue;
+#ifndef MMD_NO_BACKEND_SETS
         if (slot->b->claim_set && pool.members && (st = mmd__backends_offer_sets(s, k, &pool, err)) != MMD_OK) {
             mmd_arena_reset(&s->arena, s->plan_mark);
             return st;
         }
+#endif
         for (i = 0; i < m->node_count && slot->b->claim; ++i) {
             mmd_node *n = &m->nodes[i];
             const mmd_kernel *kern;

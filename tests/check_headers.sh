@@ -94,8 +94,8 @@ check "MMD_NO_ONNX MMD_NO_MALLOC core refuses ONNX bytes" \
     sh -c "$CC -std=c99 $WARN -I. '$out/lean.c' -lm -o '$out/lean' && '$out/lean'"
 
 # Without message text (the formats and their arguments not even compiled) the codes stay and
-# err.msg is empty; with the firmware's small-scratch setting too.
-src notext.c '#define MMD_NO_ERROR_STRINGS' '#define MMD_CONV_SMALL' '#define MMD_IMPLEMENTATION' \
+# err.msg is empty; with the firmware's small-scratch setting and no subgraph claims too.
+src notext.c '#define MMD_NO_ERROR_STRINGS' '#define MMD_CONV_SMALL' '#define MMD_NO_BACKEND_SETS' '#define MMD_IMPLEMENTATION' \
     '#include "mmdeploy.h"' \
     'int main(void) {' \
     '    mmd_session *s = NULL;' \
