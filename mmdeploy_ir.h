@@ -1494,6 +1494,11 @@ MMD_API void mmd_kernel_parallel(const mmd_kernel_ctx *c, mmd_task_fn task, void
 static mmd_status mmd__kernel_status(mmd_kernel_ctx *c, mmd_status st, const char *phase) {
     if (st != MMD_OK && c->err->status != st)
         mmd_kernel_fail(c, st, "%s failed", phase);
+    /* One bound on every kernel's scratch, as on every tensor: a hostile shape cannot make the
+       plan ask for (and zero) gigabytes of scratch, and a .mmd blob stores the size in 32 bits. */
+    if (st == MMD_OK && (uint64_t)c->scratch_size > (uint64_t)MMD_MAX_TENSOR_BYTES)
+        st = mmd_kernel_fail(c, MMD_ERR_LIMIT, "needs %llu bytes of scratch, more than MMD_MAX_TENSOR_BYTES (%llu)",
+                             (unsigned long long)c->scratch_size, (unsigned long long)MMD_MAX_TENSOR_BYTES);
     return st;
 }
 

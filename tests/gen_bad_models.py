@@ -588,6 +588,13 @@ def cases():
         add(f"{op.lower()}_huge_group_on_empty_channels", "OK",
             ser(x_model(helper.make_node(op, ["X", "W"], ["Y"], group=1 << 30, pads=[1, 1, 1, 1]),
                         [1, 0, 4, 4], [empty_w], x_dims=(1, 0, 4, 4))))
+    # Found by fuzz_run (a 74 s input): a ConvTranspose of a long kernel wanted its columns,
+    # 8 GB of scratch here, planned and zeroed; every kernel's scratch is now held to
+    # MMD_MAX_TENSOR_BYTES like a tensor.
+    add("convtranspose_scratch_past_1_gib", "ERR_LIMIT",
+        ser(op_model([helper.make_node("ConvTranspose", ["X", "W"], ["Y"])],
+                     [("X", TensorProto.FLOAT, [1, 1, 20000]), ("W", TensorProto.FLOAT, [1, 1, 100000])],
+                     [("Y", TensorProto.FLOAT, [1, 1, 119999])])))
     add("gather_from_empty_axis", "ERR_INDEX",
         ser(x_model(helper.make_node("Gather", ["X", "i"], ["Y"], axis=1), [1, 1, 2, 2],
                     [numpy_helper.from_array(np.array([0], np.int64), "i")], x_dims=(1, 0, 2, 2))))

@@ -34,6 +34,11 @@ void fuzz_free(void *p);
    and -timeout must mean a hang (a 6 MB int8 Resize took 4 s of a 10 s timeout on a busy
    machine, 0.1 s in a release build). */
 #define FUZZ_RUN_CAP ((size_t)4 << 20)
+/* A planned model whose products (fuzz_runtime.c: fuzz__work) add up past this many
+   multiply-adds is prepared but not run: small tensors can still ask for a lot of arithmetic (a
+   ConvTranspose of a 1-channel 512K-pixel input by a 512K-tap weight is 2.6e11 multiply-adds,
+   74 s of an instrumented build), which is slow, not hung. */
+#define FUZZ_WORK_CAP 5e8
 
 /* A copy of data in a fresh buffer of exactly size bytes (so ASan sees one byte past the end)
    starting at a 16-byte aligned address, as a .mmd blob must (zeros when data is NULL); NULL

@@ -82,6 +82,31 @@ static void fuzz__reverse_parallel(void *user, mmd_task_fn task, void *ctx, int3
     for (i = count - 1; i >= 0; --i) task(ctx, i);
 }
 
+/* An upper bound on the multiply-adds of a run: for each product node (Conv*, *MatMul*, Gemm,
+   the recurrent ops, in any domain and with any fused suffix), the larger of its first input and
+   its output times, for each further input of rank 2 or more, that input's elements per leading
+   index (a Conv's multiply-adds per output, a ConvTranspose's per input, a MatMul's K times N...).
+   It overestimates some products (LSTM, a MatMul's N over K), which only skips a few more runs. */
+static double fuzz__work(const mmd_session *s) {
+    static const char *const products[] = {"Conv", "MatMul", "Gemm", "LSTM", "GRU", "RNN"};
+    const mmd_model *m = mmd_session_model(s);
+    double work = 0;
+    int32_t i, j, k;
+    for (i = 0; m && i < m->node_count; ++i) {
+        const mmd_node *nd = &m->nodes[i];
+        const mmd_tensor *x = nd->input_count > 0 ? nd->in[0] : NULL, *y = nd->output_count > 0 ? nd->out[0] : NULL;
+        double big;
+        for (k = 0; k < 6 && !strstr(nd->op_type, products[k]); ++k) {}
+        if (k == 6 || !x || !y) continue;
+        big = (double)(mmd_tensor_numel(x) > mmd_tensor_numel(y) ? mmd_tensor_numel(x) : mmd_tensor_numel(y));
+        for (j = 1; j < nd->input_count; ++j) {
+            const mmd_tensor *w = nd->in[j];
+            if (w && w->rank >= 2 && w->dims[0] > 0) work += big * ((double)mmd_tensor_numel(w) / (double)w->dims[0]);
+        }
+    }
+    return work;
+}
+
 static void fuzz__session(const uint8_t *bytes, size_t size, int32_t copy_weights, int32_t run,
                           size_t arena_bytes, int32_t threads) {
     mmd_session *s = NULL;
@@ -121,7 +146,7 @@ static void fuzz__session(const uint8_t *bytes, size_t size, int32_t copy_weight
         if (st == MMD_OK) {
             mmd_plan_stats stats;
             mmd_session_stats(s, &stats);
-            if (stats.activation_sum_bytes > FUZZ_RUN_CAP) goto done;
+            if (stats.activation_sum_bytes > FUZZ_RUN_CAP || fuzz__work(s) > FUZZ_WORK_CAP) goto done;
             st = mmd_session_run(s, &err);
             fuzz_check(st, &err);
         }
