@@ -305,7 +305,8 @@ MMD_API mmd_status mmd__graph_run(mmd_model *m, void *scratch, mmd_error *err);
 /* ---- setup: backend sets ------------------------------------------------------------------- */
 /* The sets a subgraph backend is offered (SUBGRAPH CLAIMS in mmdeploy.h), from the candidate
    nodes (candidate[i] != 0). A scheduler that runs candidates for as long as any is ready, then
-   the others for as long as any is ready, and so on, cuts the graph into runs; the candidates of
+   the others for as long as any is ready, and so on (folded nodes, which run nothing, whenever
+   they are ready), cuts the graph into runs; the candidates of
    one run, split into connected parts, are the sets. Each set is connected and convex (no path
    leaves it and comes back, so it can run as one node), and as large as this greedy schedule
    allows. Writes into order (node_count entries) a topological order of all nodes in which each
@@ -1835,19 +1836,20 @@ static int32_t mmd__uf_root(int32_t *parent, int32_t v) {
 MMD_API mmd_status mmd_graph_partition(const mmd_model *m, const uint8_t *candidate, int32_t *order,
                                        int32_t *set, int32_t *count, mmd_arena *a, mmd_error *err) {
     int32_t n = m->node_count, i, j, e = 0, pos = 0, mode, run = 0, sets = 0;
-    int32_t *indeg, *start, *succ, *queue[2], head[2] = {0, 0}, tail[2] = {0, 0}, *runs, *parent, *tmp;
+    int32_t *indeg, *start, *succ, *queue[3], head[3] = {0, 0, 0}, tail[3] = {0, 0, 0}, *runs, *parent, *tmp;
     size_t mark = a->used;
     *count = 0;
     for (i = 0; i < n; ++i)
         for (j = 0; j < m->nodes[i].input_count; ++j)
             e += m->nodes[i].inputs[j] >= 0 && m->tensors[m->nodes[i].inputs[j]].producer >= 0;
-    indeg = (int32_t *)mmd_arena_alloc(a, (size_t)n * 7 * sizeof(int32_t) + sizeof(int32_t), err);
+    indeg = (int32_t *)mmd_arena_alloc(a, (size_t)n * 8 * sizeof(int32_t) + sizeof(int32_t), err);
     succ = (int32_t *)mmd_arena_alloc(a, (size_t)e * sizeof(int32_t) + 1, err);
     if (!indeg || !succ) return err->status;
     start = indeg + n;               /* n + 1 entries */
     queue[0] = start + n + 1;
     queue[1] = queue[0] + n;
-    runs = queue[1] + n;
+    queue[2] = queue[1] + n;
+    runs = queue[2] + n;
     parent = runs + n;
     tmp = parent + n;
     /* Edges producer -> reader (CSR), one per input read, so in-degrees count them alike. */
@@ -1865,27 +1867,35 @@ MMD_API mmd_status mmd_graph_partition(const mmd_model *m, const uint8_t *candid
             int32_t t = m->nodes[i].inputs[j];
             if (t >= 0 && m->tensors[t].producer >= 0) succ[tmp[m->tensors[t].producer]++] = i;
         }
+/* Which queue a ready node joins: folded nodes that are not candidates (constants computed at
+   load, which run nothing) their own, taken as soon as they are ready whatever the mode, so that a Clip's constant
+   bounds do not cut the run of candidates around the Clip in two. */
+#define MMD__READY(w) (candidate[w] ? 1 : m->nodes[w].folded ? 2 : 0)
     for (i = 0; i < n; ++i)
-        if (!indeg[i]) queue[candidate[i] ? 1 : 0][tail[candidate[i] ? 1 : 0]++] = i;
+        if (!indeg[i]) queue[MMD__READY(i)][tail[MMD__READY(i)]++] = i;
     /* The alternating schedule: a run ends when no node of its kind is ready. */
     mode = tail[1] > 0;
     while (pos < n) {
         int32_t v;
-        if (head[mode] == tail[mode]) {
+        if (head[2] < tail[2]) {
+            v = queue[2][head[2]++];
+        } else if (head[mode] < tail[mode]) {
+            v = queue[mode][head[mode]++];
+        } else {
             if (head[!mode] == tail[!mode])
                 return mmd_error_set(err, MMD_ERR_INVALID_MODEL, -1, NULL, "the graph has a cycle");
             mode = !mode;
             ++run;
             continue;
         }
-        v = queue[mode][head[mode]++];
         order[pos++] = v;
         runs[v] = run;
         for (j = start[v]; j < start[v + 1]; ++j) {
             int32_t w = succ[j];
-            if (--indeg[w] == 0) queue[candidate[w] ? 1 : 0][tail[candidate[w] ? 1 : 0]++] = w;
+            if (--indeg[w] == 0) queue[MMD__READY(w)][tail[MMD__READY(w)]++] = w;
         }
     }
+#undef MMD__READY
     /* Connected parts of each run's candidates. */
     for (i = 0; i < n; ++i) {
         parent[i] = i;
