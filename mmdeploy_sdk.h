@@ -76,6 +76,7 @@
 #include "mmdeploy/model.h"
 #include "mmdeploy/pose_detector.h"
 #include "mmdeploy/segmentor.h"
+#include "mmdeploy/text_detector.h"
 #include "mmdeploy/text_recognizer.h"
 
 #ifndef MMD_MAX_JSON_BYTES
@@ -259,7 +260,10 @@ enum {
     MMD__T_FORMAT_BUNDLE, MMD__T_TO_TENSOR, MMD__T_COLLECT, MMD__T_LETTER_RESIZE, MMD__T_BBOX_CENTER_SCALE,
     MMD__T_AFFINE, MMD__T_RESCALE_TO_HEIGHT
 };
-enum { MMD__TASK_CLASSIFIER, MMD__TASK_DETECTOR, MMD__TASK_SEGMENTOR, MMD__TASK_POSE, MMD__TASK_TEXT_RECOGNIZER };
+enum {
+    MMD__TASK_CLASSIFIER, MMD__TASK_DETECTOR, MMD__TASK_SEGMENTOR, MMD__TASK_POSE, MMD__TASK_TEXT_RECOGNIZER,
+    MMD__TASK_TEXT_DETECTOR
+};
 
 typedef struct mmd__transform {
     int32_t type;
@@ -295,6 +299,9 @@ struct mmdeploy_model {
                                         into the text that follows them (entry 0 the blank) */
     size_t dict_bytes;
     int32_t dict_count, dict_unknown;
+    float mask_thr, min_text_score;  /* DBHead */
+    float unclip_ratio, downsample_ratio;
+    int32_t min_text_width, max_candidates, rescale;
     void *net;                       /* the ONNX bytes */
     size_t net_size;
 };
@@ -589,6 +596,44 @@ static int mmd__parse_ctc(const cJSON *params, mmdeploy_model_t m) {
                          type ? type : "", type ? "' is not DICT36 or DICT90" : "");
 }
 
+/* DBHead's params with MMDeploy's defaults (codebase/mmocr/dbnet.cpp): mask_thr 0.3,
+   min_text_score 0.3, min_text_width 5, unclip_ratio 1.5, max_candidate 3000 (MMDeploy's key;
+   mmocr's max_candidates is read too), rescale true, downsample_ratio 1. text_repr_type "quad"
+   or "poly": MMDeploy's SDK gives quadrilaterals for both. The numbers are held to ranges in
+   which the contour work stays bounded: unclip_ratio at most 1000 (mmocr uses 1.5 to 4). */
+static int mmd__parse_dbhead(const cJSON *params, mmdeploy_model_t m) {
+    static const char *const where = "pipeline.json DBHead";
+    static const char *const floats[] = {"mask_thr", "min_text_score", "unclip_ratio", "downsample_ratio"};
+    float *dst[4];
+    const char *s = mmd__json_string(params, "text_repr_type");
+    const cJSON *v;
+    int32_t k;
+    int st = 0;
+    dst[0] = &m->mask_thr, dst[1] = &m->min_text_score, dst[2] = &m->unclip_ratio, dst[3] = &m->downsample_ratio;
+    m->mask_thr = m->min_text_score = 0.3f;
+    m->unclip_ratio = 1.5f;
+    m->downsample_ratio = 1.0f;
+    m->min_text_width = 5;
+    m->max_candidates = 3000;
+    if (s && strcmp(s, "quad") != 0 && strcmp(s, "poly") != 0)
+        return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "%s: text_repr_type '%s' is not supported (quad and poly are)",
+                             where, s);
+    for (k = 0; k < 4 && !st; ++k)
+        if ((v = cJSON_GetObjectItemCaseSensitive(params, floats[k])) != NULL) st = mmd__json_float(v, where, floats[k], dst[k]);
+    if (!st && !(m->unclip_ratio >= 0.0f && m->unclip_ratio <= 1000.0f))
+        st = mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: unclip_ratio %g is not in [0, 1000]", where, (double)m->unclip_ratio);
+    if (!st && !(m->downsample_ratio >= 1e-3f && m->downsample_ratio <= 1e3f))
+        st = mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "%s: downsample_ratio %g is not in [0.001, 1000]", where,
+                           (double)m->downsample_ratio);
+    if (!st && (v = cJSON_GetObjectItemCaseSensitive(params, "min_text_width")) != NULL)
+        st = mmd__json_int(v, where, "min_text_width", -1, 1 << 30, &m->min_text_width);
+    if (!st && ((v = cJSON_GetObjectItemCaseSensitive(params, "max_candidate")) != NULL ||
+                (v = cJSON_GetObjectItemCaseSensitive(params, "max_candidates")) != NULL))
+        st = mmd__json_int(v, where, "max_candidates", 0, 0x7fffffff, &m->max_candidates);
+    if (!st) st = mmd__json_bool(params, where, "rescale", 1, &m->rescale);
+    return st;
+}
+
 static int mmd__parse_postprocess(const cJSON *tasks, mmdeploy_model_t m) {
     static const char *const modules[] = {"mmcls", "mmdet", "mmseg", "mmpose", "mmocr"};
     /* Per module, the components it may name (MMDeploy registers the heatmap decode under
@@ -597,7 +642,7 @@ static int mmd__parse_postprocess(const cJSON *tasks, mmdeploy_model_t m) {
         {"LinearClsHead", NULL}, {"ResizeBBox", NULL}, {"ResizeMask", NULL},
         {"SimCCLabelDecode", "TopdownHeatmapSimpleHeadDecode", "TopdownHeatmapBaseHeadDecode",
          "TopdownHeatmapMultiStageHeadDecode", "ViPNASHeatmapSimpleHeadDecode", "TopdownHeatmapMSMUHeadDecode"},
-        {"CTCConvertor", NULL}};
+        {"CTCConvertor", "DBHead", NULL}};
     const cJSON *t = NULL, *params, *v;
     const char *component = NULL;
     int32_t k, c;
@@ -610,7 +655,7 @@ static int mmd__parse_postprocess(const cJSON *tasks, mmdeploy_model_t m) {
     if (!component || c == 6 || !components[k - 1][c])
         return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "pipeline.json: component '%s' of %s is not supported",
                              component ? component : "(none)", modules[k - 1]);
-    m->task = k - 1;
+    m->task = k == 5 && c == 1 ? MMD__TASK_TEXT_DETECTOR : k - 1;
     params = cJSON_GetObjectItemCaseSensitive(t, "params");
     if (params && !cJSON_IsObject(params))
         return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "pipeline.json %s: 'params' is not an object", component);
@@ -632,6 +677,8 @@ static int mmd__parse_postprocess(const cJSON *tasks, mmdeploy_model_t m) {
         st = mmd__parse_pose(params, component, c == 0, m);
     } else if (m->task == MMD__TASK_TEXT_RECOGNIZER) {
         st = mmd__parse_ctc(params, m);
+    } else if (m->task == MMD__TASK_TEXT_DETECTOR) {
+        st = mmd__parse_dbhead(params, m);
     } else {
         v = cJSON_GetObjectItemCaseSensitive(params, "num_classes");
         if (!v) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "pipeline.json ResizeMask: no 'num_classes'");
@@ -691,16 +738,17 @@ static int mmd__sdk_path(char *buf, size_t cap, const char *dir, const char *fil
 
 static int mmd__parse_deploy(const char *text, size_t size, const char *dir, char *net_path, size_t cap,
                              int32_t *task) {
-    static const char *const tasks[] = {"Classifier", "Detector", "Segmentor", "PoseDetector", "TextRecognizer"};
+    static const char *const tasks[] = {"Classifier", "Detector", "Segmentor", "PoseDetector", "TextRecognizer",
+                                        "TextDetector"};
     cJSON *root = cJSON_ParseWithLength(text, size);
     const cJSON *model;
     const char *s;
     int st = 0;
     if (!root) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "deploy.json is not valid JSON");
     s = mmd__json_string(root, "task");
-    for (*task = 0; *task < 5 && (!s || strcmp(s, tasks[*task]) != 0); ++*task) {
+    for (*task = 0; *task < 6 && (!s || strcmp(s, tasks[*task]) != 0); ++*task) {
     }
-    if (*task == 5) st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "deploy.json: task '%s' is not supported", s ? s : "(none)");
+    if (*task == 6) st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "deploy.json: task '%s' is not supported", s ? s : "(none)");
     model = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "models"), 0);
     if (!st && !cJSON_IsObject(model)) st = mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "deploy.json: no models[0]");
     s = st ? NULL : mmd__json_string(model, "backend");
@@ -887,34 +935,60 @@ static int mmd__img_resize(const mmd__img *src, mmd__img *dst, int32_t oh, int32
     return st;
 }
 
-/* Bilinear taps of one axis of cv::warpAffine (INTER_LINEAR, constant 0 border) whose inverse
-   map is o -> a o + b on this axis, in OpenCV's fixed point: the coordinate in 1/1024 pixels
-   rounded to even (for columns the slope and offset terms rounded apart, for rows together, as
-   warpAffine does), plus half of 1/32, cut to 1/32 pixel; taps outside the input weigh
-   nothing, as the 0 border adds nothing. */
-static void mmd__warp_taps(double a, double b, int32_t columns, int32_t in, int32_t out, int64_t stride,
-                           mmd_resize_tap *taps) {
-    int32_t o, k;
-    for (o = 0; o < out; ++o) {
-        mmd_resize_tap *t = &taps[o];
-        double v = columns ? b * 1024.0 : (a * (double)o + b) * 1024.0, u = columns ? a * (double)o * 1024.0 : 0.0;
-        int64_t q, ix;
-        float w[2];
-        /* Hostile boxes may put the coordinate anywhere: beyond 2^30 it is far outside. */
-        v = v < -1073741824.0 ? -1073741824.0 : v > 1073741824.0 ? 1073741824.0 : v;
-        u = u < -1073741824.0 ? -1073741824.0 : u > 1073741824.0 ? 1073741824.0 : u;
-        q = (int64_t)lrint(v) + (int64_t)lrint(u) + 16;
-        q = (q - (((q % 32) + 32) % 32)) / 32;
-        ix = (q - (((q % 32) + 32) % 32)) / 32;
-        w[1] = (float)(q - ix * 32) / 32.0f;
-        w[0] = 1.0f - w[1];
-        t->n = 0;
-        for (k = 0; k < 2; ++k)
-            if (ix + k >= 0 && ix + k < in) {
-                t->off[t->n] = (ix + k) * stride;
-                t->w[t->n++] = w[k];
+/* cv::warpAffine (INTER_LINEAR, constant 0 border) of src into dst (oh x ow, HWC, 8-bit or
+   float as src) by the inverse map mi: output pixel (x, y) samples the input at
+   (mi[0] x + mi[1] y + mi[2], mi[3] x + mi[4] y + mi[5]), in OpenCV's fixed point: the x term,
+   and the y and constant terms together, each in 1/1024 pixels rounded to even, plus half of
+   1/32, cut to 1/32 pixel. The taps weigh 1 - f and f per axis (each row's pair first, as the
+   resize does), those outside the input nothing, as the 0 border adds nothing. The one warp of
+   the SDK: TopDownAffine's crops and the text boxes the recognizer reads. */
+static int mmd__img_warp(const mmd__img *src, mmd__img *dst, int32_t oh, int32_t ow, const double *mi) {
+    int32_t y, x, a, k, ch, c = src->c;
+    int st;
+    if ((st = mmd__img_check(oh, ow, "the warped image")) != 0) return st;
+    if (c > 4) return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "warp: %d channels", (int)c);
+    if ((st = mmd__img_alloc(dst, oh, ow, c, src->is_float)) != 0) return st;
+    for (y = 0; y < oh; ++y)
+        for (x = 0; x < ow; ++x) {
+            int64_t at[2];
+            float f[2], acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            size_t o = ((size_t)y * (size_t)ow + (size_t)x) * (size_t)c;
+            for (a = 0; a < 2; ++a) {
+                double u = mi[3 * a] * (double)x * 1024.0, v = (mi[3 * a + 1] * (double)y + mi[3 * a + 2]) * 1024.0;
+                int64_t q;
+                /* Hostile boxes may put the coordinate anywhere: beyond 2^30 it is far outside. */
+                u = u < -1073741824.0 ? -1073741824.0 : u > 1073741824.0 ? 1073741824.0 : u;
+                v = v < -1073741824.0 ? -1073741824.0 : v > 1073741824.0 ? 1073741824.0 : v;
+                q = (int64_t)lrint(u) + (int64_t)lrint(v) + 16;
+                q = (q - (((q % 32) + 32) % 32)) / 32;
+                at[a] = (q - (((q % 32) + 32) % 32)) / 32;
+                f[a] = (float)(q - at[a] * 32) / 32.0f;
             }
-    }
+            for (k = 0; k < 2; ++k) {
+                int64_t sy = at[1] + k, sx;
+                float row[4] = {0.0f, 0.0f, 0.0f, 0.0f}, wy = k ? f[1] : 1.0f - f[1];
+                if (sy < 0 || sy >= src->h) continue;
+                for (sx = at[0]; sx <= at[0] + 1; ++sx) {
+                    size_t base = ((size_t)sy * (size_t)src->w + (size_t)sx) * (size_t)c;
+                    float wx = sx == at[0] ? 1.0f - f[0] : f[0];
+                    if (sx < 0 || sx >= src->w) continue;
+                    for (ch = 0; ch < c; ++ch)
+                        row[ch] += wx * (src->is_float ? ((const float *)src->data)[base + (size_t)ch]
+                                                       : (float)((const uint8_t *)src->data)[base + (size_t)ch]);
+                }
+                for (ch = 0; ch < c; ++ch) acc[ch] += wy * row[ch];
+            }
+            for (ch = 0; ch < c; ++ch) {
+                float v = acc[ch];
+                if (src->is_float) {
+                    ((float *)dst->data)[o + (size_t)ch] = v;
+                } else {
+                    v = floorf(v + 0.5f);
+                    ((uint8_t *)dst->data)[o + (size_t)ch] = (uint8_t)(v < 0.0f ? 0.0f : v > 255.0f ? 255.0f : v);
+                }
+            }
+        }
+    return MMDEPLOY_SUCCESS;
 }
 
 MMDEPLOY_API int mmd_image_resize_u8(const uint8_t *src, int h, int w, int channels, uint8_t *dst,
@@ -1094,13 +1168,11 @@ static void mmd__shape(int32_t *s, const mmd__img *im) {
 
 /* TopDownAffine: the image warped to the network's size around meta's centre and scale, as
    MMDeploy computes the matrix (getAffineTransform of three points, or with use_udp its own
-   matrix) and OpenCV's warpAffine applies it. Rotation is always 0, so each axis is an affine
-   map of its own, resampled through the shared tables. */
+   matrix) and OpenCV's warpAffine applies it (rotation is always 0). */
 static int mmd__top_down_affine(mmd__img *im, const mmd__transform *t, const mmd_sdk_meta *meta) {
-    double kx, ky, cx, cy, dx, dy, det;
+    double kx, ky, dx, dy, det, mi[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     float sw = meta->scale[0] * 200.0f, sh = meta->scale[1] * 200.0f;
     int32_t oh = t->size[0], ow = t->size[1];
-    mmd_resize_tap *taps;
     mmd__img out;
     int st;
     if ((st = mmd__img_check(oh, ow, "TopDownAffine's image_size")) != 0) return st;
@@ -1128,13 +1200,11 @@ static int mmd__top_down_affine(mmd__img *im, const mmd__transform *t, const mmd
         return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "TopDownAffine: the box maps to a scale of %g x %g", kx, ky);
     /* warpAffine inverts the matrix as OpenCV does, then samples. */
     det = 1.0 / (kx * ky);
-    cx = ky * det;
-    cy = kx * det;
-    if (!(taps = (mmd_resize_tap *)malloc(((size_t)ow + (size_t)oh) * sizeof *taps))) return MMDEPLOY_E_OUT_OF_MEMORY;
-    mmd__warp_taps(cx, -cx * dx, 1, im->w, ow, im->c, taps);
-    mmd__warp_taps(cy, -cy * dy, 0, im->h, oh, 1, taps + ow);
-    st = mmd__img_resample(im, &out, oh, ow, taps + ow, MMD_RESIZE_LINEAR, taps, MMD_RESIZE_LINEAR);
-    free(taps);
+    mi[0] = ky * det;
+    mi[4] = kx * det;
+    mi[2] = -mi[0] * dx;
+    mi[5] = -mi[4] * dy;
+    st = mmd__img_warp(im, &out, oh, ow, mi);
     if (!st) mmd__img_swap(im, &out);
     return st;
 }
@@ -1163,10 +1233,84 @@ static int mmd__bbox_center_scale(const mmd__transform *t, const mmdeploy_rect_t
     return MMDEPLOY_SUCCESS;
 }
 
+/* MMDeploy's WarpBbox (codebase/mmocr/warp.cpp), the crop of a text box the recognizer reads:
+   the corners (rounded to whole pixels, as MMDeploy reads them into cv::Point) sorted as its
+   std::sort sorts them (the topmost, then leftmost, first; the others by their turn around
+   it), turned to start at the one nearest the corners' top-left; the first three mapped onto
+   (0, 0), (w, 0), (w, h), w and h the longer and shorter of the first two sides, and the
+   image warped to w x h (both truncated). The crop is the recognizer's original image. */
+static int mmd__crop_quad(mmd__img *im, const mmdeploy_point_t *quad) {
+    int64_t x[4], y[4], tx, ty, t;
+    int32_t k, i, j, pivot = 0, first = 0;
+    double e0, e1, mi[6];
+    float w, h, best = 0.0f;
+    mmd__img out;
+    int st;
+    for (k = 0; k < 4; ++k) {
+        if (!(fabsf(quad[k].x) <= 1e9f && fabsf(quad[k].y) <= 1e9f))
+            return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "text box corner %d (%g, %g) is not finite or is past 1e9",
+                                 (int)k, (double)quad[k].x, (double)quad[k].y);
+        x[k] = (int64_t)lrintf(quad[k].x);
+        y[k] = (int64_t)lrintf(quad[k].y);
+        if (y[k] < y[pivot] || (y[k] == y[pivot] && x[k] < x[pivot])) pivot = k;
+    }
+    tx = x[pivot];
+    ty = y[pivot];
+    /* libstdc++'s insertion sort (std::sort of 4) with WarpBbox's comparison: a before b when
+       a is the pivot and b is not, else when b turns clockwise from a around the pivot. */
+#define MMD__BEFORE(ax, ay, bx, by) \
+    ((ax) == tx && (ay) == ty ? !((bx) == tx && (by) == ty) : ((ax) - tx) * ((by) - ty) - ((ay) - ty) * ((bx) - tx) > 0)
+    for (i = 1; i < 4; ++i) {
+        int64_t vx = x[i], vy = y[i];
+        if (MMD__BEFORE(vx, vy, x[0], y[0])) {
+            for (j = i; j > 0; --j) x[j] = x[j - 1], y[j] = y[j - 1];
+            x[0] = vx, y[0] = vy;
+        } else {
+            for (j = i; MMD__BEFORE(vx, vy, x[j - 1], y[j - 1]); --j) x[j] = x[j - 1], y[j] = y[j - 1];
+            x[j] = vx, y[j] = vy;
+        }
+    }
+#undef MMD__BEFORE
+    tx = x[0] < x[1] ? x[0] : x[1];
+    tx = tx < x[2] ? tx : x[2];
+    tx = tx < x[3] ? tx : x[3];
+    ty = y[0] < y[1] ? y[0] : y[1];
+    ty = ty < y[2] ? ty : y[2];
+    ty = ty < y[3] ? ty : y[3];
+    for (k = 0; k < 4; ++k) {
+        float dx = (float)(x[k] - tx), dy = (float)(y[k] - ty), d = dx * dx + dy * dy;
+        if (k == 0 || d < best) best = d, first = k;
+    }
+    for (k = 0; k < first; ++k) {
+        t = x[0], x[0] = x[1], x[1] = x[2], x[2] = x[3], x[3] = t;
+        t = y[0], y[0] = y[1], y[1] = y[2], y[2] = y[3], y[3] = t;
+    }
+    e0 = sqrt((double)((x[0] - x[1]) * (x[0] - x[1]) + (y[0] - y[1]) * (y[0] - y[1])));
+    e1 = sqrt((double)((x[1] - x[2]) * (x[1] - x[2]) + (y[1] - y[2]) * (y[1] - y[2])));
+    w = (float)(e0 > e1 ? e0 : e1);
+    h = (float)(e0 > e1 ? e1 : e0);
+    if (!(w >= 1.0f && h >= 1.0f))
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "the text box (%g, %g), (%g, %g), (%g, %g), (%g, %g) is under a "
+                             "pixel across", (double)quad[0].x, (double)quad[0].y, (double)quad[1].x, (double)quad[1].y,
+                             (double)quad[2].x, (double)quad[2].y, (double)quad[3].x, (double)quad[3].y);
+    /* The inverse of getAffineTransform's map, which warpAffine samples by. */
+    mi[0] = (double)(x[1] - x[0]) / (double)w;
+    mi[1] = (double)(x[2] - x[1]) / (double)h;
+    mi[2] = (double)x[0];
+    mi[3] = (double)(y[1] - y[0]) / (double)w;
+    mi[4] = (double)(y[2] - y[1]) / (double)h;
+    mi[5] = (double)y[0];
+    if ((st = mmd__img_warp(im, &out, (int32_t)(h < (float)MMD_MAX_IMAGE_SIDE ? h : (float)MMD_MAX_IMAGE_SIDE + 1.0f),
+                            (int32_t)(w < (float)MMD_MAX_IMAGE_SIDE ? w : (float)MMD_MAX_IMAGE_SIDE + 1.0f), mi)) != 0)
+        return st;
+    mmd__img_swap(im, &out);
+    return MMDEPLOY_SUCCESS;
+}
+
 /* Runs the transforms on one mat (bbox: a pose model's box, NULL the whole image): im ends as
    a float CHW tensor. */
 static int mmd__preprocess(const mmdeploy_model_t m, const mmdeploy_mat_t *mat, const mmdeploy_rect_t *bbox,
-                           mmd__img *im, mmd_sdk_meta *meta) {
+                           const mmdeploy_point_t *quad, mmd__img *im, mmd_sdk_meta *meta) {
     int32_t k, i, st = 0, pad_done = 0;
     mmd__transform load;
     memset(im, 0, sizeof *im);
@@ -1176,6 +1320,11 @@ static int mmd__preprocess(const mmdeploy_model_t m, const mmdeploy_mat_t *mat, 
     for (k = 0; k < m->transform_count; ++k)
         if (m->transforms[k].type == MMD__T_LOAD) load = m->transforms[k];
     if ((st = mmd__img_load(mat, &load, im)) != 0) return st;
+    if (quad && (st = mmd__crop_quad(im, quad)) != 0) {
+        free(im->data);
+        im->data = NULL;
+        return st;
+    }
     mmd__shape(meta->ori_shape, im);
     mmd__shape(meta->img_shape, im);
     for (i = 0; i < 4; ++i) meta->scale_factor[i] = 1.0f;
@@ -1324,7 +1473,7 @@ MMDEPLOY_API int mmd_sdk_preprocess(mmdeploy_model_t model, const mmdeploy_mat_t
     int st;
     if (!model || !data || !dims || !meta) return MMDEPLOY_E_INVALID_ARG;
     *data = NULL;
-    if ((st = mmd__preprocess(model, mat, bbox, &im, meta)) != 0) return st;
+    if ((st = mmd__preprocess(model, mat, bbox, NULL, &im, meta)) != 0) return st;
     *data = (float *)im.data;
     dims[0] = 1;
     dims[1] = im.c;
@@ -1396,7 +1545,8 @@ typedef struct mmd__sdk_handle {
 } mmd__sdk_handle;
 
 static int mmd__handle_create(mmdeploy_model_t model, const char *device, int32_t task, mmd__sdk_handle **out) {
-    static const char *const names[] = {"classifier", "detector", "segmentor", "pose detector", "text recognizer"};
+    static const char *const names[] = {"classifier", "detector", "segmentor", "pose detector", "text recognizer",
+                                        "text detector"};
     mmd__sdk_handle *h;
     mmd_options opts;
     mmd_error err;
@@ -1468,11 +1618,11 @@ static void mmd__handle_destroy(mmd__sdk_handle *h) {
 
 /* Preprocesses one mat and runs the network on it. The tensor stays bound, so *im is freed by
    the caller after reading the outputs. */
-static int mmd__run(mmd__sdk_handle *h, const mmdeploy_mat_t *mat, const mmdeploy_rect_t *bbox, mmd__img *im,
-                    mmd_sdk_meta *meta) {
+static int mmd__run(mmd__sdk_handle *h, const mmdeploy_mat_t *mat, const mmdeploy_rect_t *bbox,
+                    const mmdeploy_point_t *quad, mmd__img *im, mmd_sdk_meta *meta) {
     int64_t dims[4];
     mmd_error err;
-    int st = mmd__preprocess(&h->m, mat, bbox, im, meta);
+    int st = mmd__preprocess(&h->m, mat, bbox, quad, im, meta);
     if (st) return st;
     dims[0] = 1;
     dims[1] = im->c;
@@ -1538,7 +1688,7 @@ MMDEPLOY_API int mmdeploy_classifier_apply(mmdeploy_classifier_t classifier, con
         mmd_sdk_meta meta;
         const mmd_tensor *y;
         int64_t n, j, k;
-        if ((st = mmd__run(h, &mats[i], NULL, &im, &meta)) != 0) break;
+        if ((st = mmd__run(h, &mats[i], NULL, NULL, &im, &meta)) != 0) break;
         y = mmd__output(h, "output", 0);
         n = y->rank >= 2 ? y->dims[1] : 0;
         if (y->dtype != MMD_DTYPE_FLOAT32 || y->rank < 2 || y->dims[0] != 1 || n < 1) {
@@ -1621,7 +1771,7 @@ MMDEPLOY_API int mmdeploy_detector_apply(mmdeploy_detector_t detector, const mmd
         mmd_sdk_meta meta;
         const mmd_tensor *dets, *labels;
         int64_t n, ch, j;
-        if ((st = mmd__run(h, &mats[i], NULL, &im, &meta)) != 0) break;
+        if ((st = mmd__run(h, &mats[i], NULL, NULL, &im, &meta)) != 0) break;
         dets = mmd__output(h, "dets", 0);
         labels = mmd__output(h, "labels", 1);
         if (!dets || !labels || dets->dtype != MMD_DTYPE_FLOAT32 || dets->rank != 3 || dets->dims[0] != 1 ||
@@ -1784,7 +1934,7 @@ MMDEPLOY_API int mmdeploy_segmentor_apply(mmdeploy_segmentor_t segmentor, const 
     for (i = 0; i < mat_count && !st; ++i) {
         mmd__img im;
         mmd_sdk_meta meta;
-        if ((st = mmd__run(h, &mats[i], NULL, &im, &meta)) != 0) break;
+        if ((st = mmd__run(h, &mats[i], NULL, NULL, &im, &meta)) != 0) break;
         st = mmd__segment(h, &meta, &res[i]);
         free(im.data);
     }
@@ -1935,7 +2085,7 @@ MMDEPLOY_API int mmdeploy_pose_detector_apply_bbox(mmdeploy_pose_detector_t dete
         for (j = 0; j < boxes && !st; ++j, ++n) {
             mmd__img im;
             mmd_sdk_meta meta;
-            if ((st = mmd__run(h, &mats[i], bboxes && bbox_count ? bboxes++ : NULL, &im, &meta)) != 0) break;
+            if ((st = mmd__run(h, &mats[i], bboxes && bbox_count ? bboxes++ : NULL, NULL, &im, &meta)) != 0) break;
             if (!(meta.scale[0] > 0.0f && meta.scale[1] > 0.0f))
                 st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "the pose model's pipeline has no TopDownAffine");
             else st = h->m.simcc ? mmd__pose_simcc(h, &meta, &res[n]) : mmd__pose_heatmap(h, &meta, &res[n]);
@@ -1961,6 +2111,710 @@ MMDEPLOY_API void mmdeploy_pose_detector_release_result(mmdeploy_pose_detection_
 }
 
 MMDEPLOY_API void mmdeploy_pose_detector_destroy(mmdeploy_pose_detector_t detector) {
+    mmd__handle_destroy((mmd__sdk_handle *)detector);
+}
+
+/* ==== >>sdk text detector ==== */
+/* mmocr's DBHead as MMDeploy's CPU SDK runs it (codebase/mmocr/dbnet.cpp, cpu/dbnet.cpp): the
+   probability map thresholded (>= mask_thr), the borders of the mask followed as OpenCV's
+   findContours follows them (RETR_LIST, CHAIN_APPROX_SIMPLE), at most max_candidates of them
+   each simplified by approxPolyDP (epsilon 1% of its length), scored by the mean probability
+   under its filled polygon (fillPoly, LINE_8), grown by area * unclip_ratio / length with
+   round joins (Clipper's offset) and boxed by the minimum-area rectangle, whose corners are
+   scaled back to the original image and rounded. */
+struct mmdeploy_text_detector {
+    mmd__sdk_handle h;
+};
+
+typedef struct mmd__ipt {
+    int64_t x, y;
+} mmd__ipt;
+
+/* A growable list of points. */
+typedef struct mmd__pts {
+    mmd__ipt *p;
+    size_t n, cap;
+} mmd__pts;
+
+static int mmd__pts_push(mmd__pts *a, int64_t x, int64_t y) {
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 64;
+        mmd__ipt *q = (mmd__ipt *)realloc(a->p, cap * sizeof *q);
+        if (!q) return MMDEPLOY_E_OUT_OF_MEMORY;
+        a->p = q;
+        a->cap = cap;
+    }
+    a->p[a->n].x = x;
+    a->p[a->n++].y = y;
+    return MMDEPLOY_SUCCESS;
+}
+
+/* Chain codes: 0 is +x, counting counter-clockwise on the screen (1 is up and right). */
+static const int8_t mmd__chain_dx[8] = {1, 1, 0, -1, -1, -1, 0, 1};
+static const int8_t mmd__chain_dy[8] = {0, -1, -1, -1, 0, 1, 1, 1};
+
+/* Follows one border of the 0/1 mask `img` (rows of `stride` bytes with a zero frame) from
+   pixel `at` (x, y without the frame), an outer border or (hole) the border of a hole whose
+   zero pixel is right of `at`, as Suzuki and Abe's algorithm does in OpenCV: followed pixels
+   are marked 2, or -126 where the border turns back from the right, so that the scan starts
+   no border twice. The points where the chain code changes are appended to `out`. Each step
+   leaves one pixel towards one of its 8 neighbours, never twice the same way, so the loop
+   ends within `limit` (8 per pixel) steps; checked all the same. */
+static int mmd__follow_border(int8_t *img, int64_t stride, int64_t limit, int64_t at, int64_t x, int64_t y,
+                              int32_t hole, mmd__pts *out) {
+    int64_t d[8], i1, i3, i4 = 0, steps = 0;
+    int32_t s, s_end, prev_s, k;
+    int st;
+    for (k = 0; k < 8; ++k) d[k] = mmd__chain_dy[k] * stride + mmd__chain_dx[k];
+    s_end = s = hole ? 0 : 4;
+    do {
+        s = (s - 1) & 7;
+        i1 = at + d[s];
+    } while (img[i1] == 0 && s != s_end);
+    if (s == s_end) {
+        img[at] = -126;
+        return mmd__pts_push(out, x, y);
+    }
+    i3 = at;
+    prev_s = s ^ 4;
+    for (;;) {
+        s_end = s;
+        for (k = 1; k <= 8; ++k) {
+            i4 = i3 + d[(s + k) & 7];
+            if (img[i4] != 0) break;
+        }
+        s = (s + k) & 7;
+        if ((uint32_t)(s - 1) < (uint32_t)s_end) img[i3] = -126;
+        else if (img[i3] == 1) img[i3] = 2;
+        if (s != prev_s) {
+            if ((st = mmd__pts_push(out, x, y)) != 0) return st;
+            prev_s = s;
+        }
+        x += mmd__chain_dx[s];
+        y += mmd__chain_dy[s];
+        if (i4 == at && i3 == i1) break;
+        if (++steps > limit) return mmd__sdk_fail(MMDEPLOY_E_FAIL, "DBHead: a border did not close");
+        i3 = i4;
+        s = (s + 4) & 7;
+    }
+    return MMDEPLOY_SUCCESS;
+}
+
+/* All borders of the mask (h x w inside its frame), outer and hole, as findContours with
+   RETR_LIST finds them, in the order it returns them: the last found first. pts gets their
+   points, ends[k] the end of border k in pts (malloc'd). */
+static int mmd__find_borders(int8_t *img, int64_t h, int64_t w, mmd__pts *pts, size_t **ends, size_t *count) {
+    int64_t stride = w + 2, y, x;
+    size_t cap = 0, n = 0, k;
+    int st = 0;
+    *ends = NULL;
+    for (y = 1; y <= h && !st; ++y) {
+        int8_t prev = 0;
+        for (x = 1; x <= w && !st; ++x) {
+            int8_t p = img[y * stride + x];
+            int32_t hole;
+            if (p == prev) continue;
+            if (prev == 0 && p == 1) hole = 0;
+            else if (p == 0 && prev >= 1) hole = 1;
+            else {
+                prev = p;
+                continue;
+            }
+            if (n == cap) {
+                size_t *q = (size_t *)realloc(*ends, (cap = cap ? 2 * cap : 64) * sizeof *q);
+                if (!q) {
+                    st = MMDEPLOY_E_OUT_OF_MEMORY;
+                    break;
+                }
+                *ends = q;
+            }
+            st = mmd__follow_border(img, stride, 8 * stride * (h + 2) + 64, y * stride + x - hole, x - 1 - hole, y - 1, hole, pts);
+            (*ends)[n++] = pts->n;
+            /* The scan goes on from the pixel after the start, as it is now marked. */
+            prev = img[y * stride + x];
+        }
+    }
+    *count = n;
+    /* Reverse the order of the borders in place: ends become starts of the reversed list. */
+    if (!st && n) {
+        mmd__ipt *r = (mmd__ipt *)malloc((pts->n ? pts->n : 1) * sizeof *r);
+        size_t *e = (size_t *)malloc(n * sizeof *e), pos = 0;
+        if (!r || !e) st = MMDEPLOY_E_OUT_OF_MEMORY;
+        for (k = n; k-- > 0 && !st;) {
+            size_t b = k ? (*ends)[k - 1] : 0;
+            memcpy(r + pos, pts->p + b, ((*ends)[k] - b) * sizeof *r);
+            pos += (*ends)[k] - b;
+            e[n - 1 - k] = pos;
+        }
+        if (!st) {
+            memcpy(pts->p, r, pts->n * sizeof *r);
+            memcpy(*ends, e, n * sizeof *e);
+        }
+        free(r);
+        free(e);
+    }
+    return st;
+}
+
+/* cv::arcLength of a closed polygon: float steps summed in double. */
+static double mmd__arc_length(const mmd__ipt *p, size_t n) {
+    double len = 0.0;
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        const mmd__ipt *q = &p[i ? i - 1 : n - 1];
+        float dx = (float)(p[i].x - q->x), dy = (float)(p[i].y - q->y);
+        len += sqrtf(dx * dx + dy * dy);
+    }
+    return len;
+}
+
+/* cv::approxPolyDP (Douglas-Peucker) of a closed contour of n points into out (n points of
+   room), as OpenCV 4.6 runs it: the start and its farthest point (searched three times), the
+   slices split at the farthest point from their chord while it lies further than eps, then
+   the points nearly on a line between their neighbours dropped. Returns the count. */
+static size_t mmd__approx_poly(const mmd__ipt *src, size_t n, double eps, mmd__ipt *out, size_t *stack) {
+    size_t top = 0, count = 0, i, j, pos = 0, wpos, rs = 0, s0, s1, cnt;
+    mmd__ipt start = src[0], pt, end;
+    int le_eps = 0;
+    eps *= eps;
+    for (i = 0; i < 3; ++i) {
+        double best = 0.0;
+        pos = (pos + rs) % n;
+        start = src[pos];
+        pos = (pos + 1) % n;
+        for (j = 1; j < n; ++j) {
+            double dx = (double)(src[pos].x - start.x), dy = (double)(src[pos].y - start.y), dist = dx * dx + dy * dy;
+            pos = (pos + 1) % n;
+            if (dist > best) best = dist, rs = j;
+        }
+        le_eps = best <= eps;
+    }
+    if (!le_eps) {
+        /* A slice is a pair (start, end) of indices on the stack. */
+        s0 = pos % n;
+        s1 = (rs + s0) % n;
+        stack[top++] = s1;
+        stack[top++] = s0;
+        stack[top++] = s0;
+        stack[top++] = s1;
+    } else {
+        out[count++] = start;
+    }
+    while (top > 0) {
+        size_t send = stack[--top], sstart = stack[--top];
+        end = src[send];
+        pos = sstart;
+        start = src[pos];
+        pos = (pos + 1) % n;
+        if (pos != send) {
+            double dx = (double)(end.x - start.x), dy = (double)(end.y - start.y), best = 0.0;
+            while (pos != send) {
+                double dist;
+                pt = src[pos];
+                pos = (pos + 1) % n;
+                dist = fabs((double)(pt.y - start.y) * dx - (double)(pt.x - start.x) * dy);
+                if (dist > best) best = dist, rs = (pos + n - 1) % n;
+            }
+            le_eps = best * best <= eps * (dx * dx + dy * dy);
+        } else {
+            le_eps = 1;
+        }
+        if (le_eps) {
+            out[count++] = start;
+        } else {
+            stack[top++] = rs;
+            stack[top++] = send;
+            stack[top++] = sstart;
+            stack[top++] = rs;
+        }
+    }
+    /* Drop the points that lie nearly on the line between their neighbours. */
+    cnt = count;
+    pos = cnt - 1;
+    start = out[pos];
+    pos = (pos + 1) % cnt;
+    wpos = pos;
+    pt = out[pos];
+    pos = (pos + 1) % cnt;
+    for (i = 0; i < cnt && count > 2; ++i) {
+        double dx, dy, dist, inner;
+        end = out[pos];
+        pos = (pos + 1) % cnt;
+        dx = (double)(end.x - start.x);
+        dy = (double)(end.y - start.y);
+        dist = fabs((double)(pt.x - start.x) * dy - (double)(pt.y - start.y) * dx);
+        inner = (double)(pt.x - start.x) * (double)(end.x - pt.x) + (double)(pt.y - start.y) * (double)(end.y - pt.y);
+        if (dist * dist <= 0.5 * eps * (dx * dx + dy * dy) && dx != 0.0 && dy != 0.0 && inner >= 0.0) {
+            --count;
+            out[wpos] = start = end;
+            wpos = (wpos + 1) % cnt;
+            pt = out[pos];
+            pos = (pos + 1) % cnt;
+            ++i;
+            continue;
+        }
+        out[wpos] = start = pt;
+        wpos = (wpos + 1) % cnt;
+        pt = end;
+    }
+    return count;
+}
+
+/* Marks the pixels of the segment a-b in mask (w wide, offsets relative to it) as OpenCV's
+   8-connected Line draws them: from the left end, one pixel per step of the longer axis, the
+   shorter one stepping when the error goes below 0. */
+static void mmd__mask_line(uint8_t *mask, int64_t w, mmd__ipt a, mmd__ipt b) {
+    int64_t dx, dy, sy, major, minor, err, k, x, y;
+    int32_t steep;
+    if (b.x < a.x) {
+        mmd__ipt t = a;
+        a = b;
+        b = t;
+    }
+    dx = b.x - a.x;
+    dy = b.y - a.y;
+    sy = dy < 0 ? -1 : 1;
+    dy = dy < 0 ? -dy : dy;
+    steep = dy > dx;
+    major = steep ? dy : dx;
+    minor = steep ? dx : dy;
+    err = major - 2 * minor;
+    x = a.x;
+    y = a.y;
+    for (k = 0; k <= major; ++k) {
+        int32_t step = err < 0;
+        mask[y * w + x] = 1;
+        err += -2 * minor + (step ? 2 * major : 0);
+        if (steep) {
+            y += sy;
+            x += step;
+        } else {
+            x += 1;
+            y += step ? sy : 0;
+        }
+    }
+}
+
+/* box_score_fast: the mean of the map over the polygon as fillPoly (LINE_8) covers it inside
+   the polygon's bounding box: its edges drawn as lines, and each row filled between pairs of
+   edge crossings (edges taken on [top, bottom) rows, crossings in 16.16 fixed point stepped
+   per row, both ends floored). mask and xs are scratch of the box's size and of n. */
+static double mmd__poly_mean(const float *map, int64_t map_w, const mmd__ipt *p, size_t n, uint8_t *mask,
+                             int64_t *xs) {
+    int64_t x0 = p[0].x, y0 = p[0].y, x1 = p[0].x, y1 = p[0].y, w, h, y, x;
+    double sum = 0.0;
+    size_t i, k, cnt = 0;
+    for (i = 1; i < n; ++i) {
+        x0 = p[i].x < x0 ? p[i].x : x0;
+        x1 = p[i].x > x1 ? p[i].x : x1;
+        y0 = p[i].y < y0 ? p[i].y : y0;
+        y1 = p[i].y > y1 ? p[i].y : y1;
+    }
+    w = x1 - x0 + 1;
+    h = y1 - y0 + 1;
+    memset(mask, 0, (size_t)(w * h));
+    for (i = 0; i < n; ++i) {
+        mmd__ipt a = p[i ? i - 1 : n - 1], b = p[i];
+        a.x -= x0, a.y -= y0, b.x -= x0, b.y -= y0;
+        mmd__mask_line(mask, w, a, b);
+    }
+    for (y = 0; y < h; ++y) {
+        size_t m = 0;
+        for (i = 0; i < n; ++i) {
+            const mmd__ipt *a = &p[i ? i - 1 : n - 1], *b = &p[i];
+            const mmd__ipt *t = a->y < b->y ? a : b, *u = a->y < b->y ? b : a;
+            int64_t dx, xx;
+            if (a->y == b->y || y + y0 < t->y || y + y0 >= u->y) continue;
+            dx = (((u->x - t->x) * 65536) / (u->y - t->y));
+            xx = (t->x - x0) * 65536 + (y + y0 - t->y) * dx;
+            for (k = m++; k > 0 && xs[k - 1] > xx; --k) xs[k] = xs[k - 1];
+            xs[k] = xx;
+        }
+        for (k = 0; k + 1 < m; k += 2) {
+            int64_t xa = (xs[k] + 32768) >> 16, xb = xs[k + 1] >> 16;
+            for (x = xa < 0 ? 0 : xa; x <= xb && x < w; ++x) mask[y * w + x] = 1;
+        }
+    }
+    for (y = 0; y < h; ++y)
+        for (x = 0; x < w; ++x)
+            if (mask[y * w + x]) {
+                sum += (double)map[(y + y0) * map_w + x + x0];
+                ++cnt;
+            }
+    return cnt ? sum / (double)cnt : 0.0;
+}
+
+/* Clipper's Round: half away from zero. */
+static int64_t mmd__clipper_round(double v) {
+    return v < 0.0 ? (int64_t)(v - 0.5) : (int64_t)(v + 0.5);
+}
+
+/* The vertices of Clipper's offset of the closed polygon p (n distinct consecutive points,
+   turned counter-clockwise) by delta > 0 with round joins (ClipperOffset, arc tolerance 0.25),
+   before Clipper unites them into the grown polygon: only their convex hull is wanted, which
+   the union keeps. */
+static int mmd__offset_points(const mmd__ipt *p, size_t n, double delta, double *normals, mmd__pts *out) {
+    double tol = delta * 0.25 < 0.25 ? delta * 0.25 : 0.25, steps = 3.14159265358979323846 / acos(1.0 - tol / delta);
+    double sn, cs, per_rad;
+    size_t j, k = n - 1;
+    int st = 0;
+    if (steps > delta * 3.14159265358979323846) steps = delta * 3.14159265358979323846;
+    sn = sin(2.0 * 3.14159265358979323846 / steps);
+    cs = cos(2.0 * 3.14159265358979323846 / steps);
+    per_rad = steps / (2.0 * 3.14159265358979323846);
+    for (j = 0; j < n; ++j) {
+        const mmd__ipt *a = &p[j], *b = &p[(j + 1) % n];
+        double dx = (double)(b->x - a->x), dy = (double)(b->y - a->y), f = 1.0 / sqrt(dx * dx + dy * dy);
+        normals[2 * j] = dy * f;
+        normals[2 * j + 1] = -dx * f;
+    }
+    for (j = 0; j < n && !st; ++j) {
+        const double *nk = &normals[2 * k], *nj = &normals[2 * j];
+        double px = (double)p[j].x, py = (double)p[j].y, sin_a = nk[0] * nj[1] - nj[0] * nk[1];
+        if (fabs(sin_a * delta) < 1.0) {
+            if (nk[0] * nj[0] + nj[1] * nk[1] > 0.0) {
+                /* Nearly straight on: one point, and the next join measures from the same edge. */
+                st = mmd__pts_push(out, mmd__clipper_round(px + nk[0] * delta), mmd__clipper_round(py + nk[1] * delta));
+                continue;
+            }
+        } else if (sin_a > 1.0) {
+            sin_a = 1.0;
+        } else if (sin_a < -1.0) {
+            sin_a = -1.0;
+        }
+        if (sin_a * delta < 0.0) {
+            /* A concave corner: both edges' ends and the corner itself. */
+            st = mmd__pts_push(out, mmd__clipper_round(px + nk[0] * delta), mmd__clipper_round(py + nk[1] * delta));
+            if (!st) st = mmd__pts_push(out, p[j].x, p[j].y);
+            if (!st) st = mmd__pts_push(out, mmd__clipper_round(px + nj[0] * delta), mmd__clipper_round(py + nj[1] * delta));
+        } else {
+            /* A convex corner: the arc from one edge's normal to the other's. */
+            double a = atan2(sin_a, nk[0] * nj[0] + nk[1] * nj[1]), x = nk[0], y = nk[1], x2;
+            int64_t s, arc = mmd__clipper_round(per_rad * fabs(a));
+            arc = arc < 1 ? 1 : arc;
+            for (s = 0; s < arc && !st; ++s) {
+                st = mmd__pts_push(out, mmd__clipper_round(px + x * delta), mmd__clipper_round(py + y * delta));
+                x2 = x;
+                x = x * cs - sn * y;
+                y = x2 * sn + y * cs;
+            }
+            if (!st) st = mmd__pts_push(out, mmd__clipper_round(px + nj[0] * delta), mmd__clipper_round(py + nj[1] * delta));
+        }
+        k = j;
+    }
+    return st;
+}
+
+static int mmd__ipt_cmp(const void *a, const void *b) {
+    const mmd__ipt *p = (const mmd__ipt *)a, *q = (const mmd__ipt *)b;
+    return p->x != q->x ? (p->x < q->x ? -1 : 1) : p->y != q->y ? (p->y < q->y ? -1 : 1) : 0;
+}
+
+static int64_t mmd__cross(const mmd__ipt *o, const mmd__ipt *a, const mmd__ipt *b) {
+    return (a->x - o->x) * (b->y - o->y) - (a->y - o->y) * (b->x - o->x);
+}
+
+/* cv::minAreaRect of the points (sorted and overwritten by their convex hull): the hull by
+   Andrew's monotone chain (no collinear points, as convexHull gives it), taken clockwise as
+   minAreaRect asks for it, then OpenCV's rotating calipers in its float arithmetic (the caliper
+   that turns least moves on; the last rectangle of least area wins), so that the rectangle,
+   which of its sides is the "width" and the order of its corners (cv::RotatedRect::points:
+   clockwise on the screen) are OpenCV's. Corners to c, sides to *w and *hgt. -1 when out of
+   memory. */
+static int mmd__min_area_rect(mmd__ipt *p, size_t n, float c[8], float *w, float *hgt) {
+    size_t i, k = 0, t, m, top;
+    float *px, *py, *vx, *vy, *inv, out[6], cx, cy, angle_f, a, b;
+    double angle;
+    mmd__ipt *h;
+    qsort(p, n, sizeof *p, mmd__ipt_cmp);
+    if (!(h = (mmd__ipt *)malloc((2 * n + 1) * sizeof *h))) return -1;
+    for (i = 0; i < n; ++i) {
+        while (k >= 2 && mmd__cross(&h[k - 2], &h[k - 1], &p[i]) <= 0) --k;
+        h[k++] = p[i];
+    }
+    top = k - 1;
+    for (i = n, t = k + 1; i-- > 0;) {
+        while (k >= t && mmd__cross(&h[k - 2], &h[k - 1], &p[i]) <= 0) --k;
+        h[k++] = p[i];
+    }
+    m = k > 1 ? k - 1 : k;
+    if (m == 2 && h[0].x == h[1].x && h[0].y == h[1].y) m = 1;
+    if (!(px = (float *)malloc(5 * (m ? m : 1) * sizeof *px))) {
+        free(h);
+        return -1;
+    }
+    py = px + m, vx = py + m, vy = vx + m, inv = vy + m;
+    /* Clockwise: the chain's order reversed. */
+    for (i = 0; i < m; ++i) px[i] = (float)h[(top + i) % m].x, py[i] = (float)h[(top + i) % m].y;
+    free(h);
+    if (m > 2) {
+        float minarea = 3.402823466e38f, orientation = 0.0f, base_a, base_b = 0.0f, left_x, right_x, top_y, bottom_y;
+        float best[5] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f}, x0 = px[0], y0 = py[0];
+        size_t left = 0, bottom = 0, right = 0, top = 0, seq[4], bl = 0, bb = 0;
+        left_x = right_x = x0;
+        top_y = bottom_y = y0;
+        for (i = 0; i < m; ++i) {
+            size_t j = i + 1 < m ? i + 1 : 0;
+            double dx, dy;
+            if (x0 < left_x) left_x = x0, left = i;
+            if (x0 > right_x) right_x = x0, right = i;
+            if (y0 > top_y) top_y = y0, top = i;
+            if (y0 < bottom_y) bottom_y = y0, bottom = i;
+            dx = (double)(px[j] - x0);
+            dy = (double)(py[j] - y0);
+            vx[i] = (float)dx;
+            vy[i] = (float)dy;
+            inv[i] = (float)(1.0 / sqrt(dx * dx + dy * dy));
+            x0 = px[j];
+            y0 = py[j];
+        }
+        {
+            double ax = vx[m - 1], ay = vy[m - 1];
+            for (i = 0; i < m && orientation == 0.0f; ++i) {
+                double bx = vx[i], by = vy[i], convexity = ax * by - ay * bx;
+                if (convexity != 0.0) orientation = convexity > 0.0 ? 1.0f : -1.0f;
+                ax = bx;
+                ay = by;
+            }
+        }
+        base_a = orientation;
+        seq[0] = bottom, seq[1] = right, seq[2] = top, seq[3] = left;
+        for (k = 0; k < m; ++k) {
+            float dp[4], maxcos, lx, ly, dx, dy, width, height, area;
+            int32_t e = 0, q;
+            dp[0] = base_a * vx[seq[0]] + base_b * vy[seq[0]];
+            dp[1] = -base_b * vx[seq[1]] + base_a * vy[seq[1]];
+            dp[2] = -base_a * vx[seq[2]] - base_b * vy[seq[2]];
+            dp[3] = base_b * vx[seq[3]] - base_a * vy[seq[3]];
+            maxcos = dp[0] * inv[seq[0]];
+            for (q = 1; q < 4; ++q)
+                if (dp[q] * inv[seq[q]] > maxcos) maxcos = dp[q] * inv[seq[q]], e = q;
+            lx = vx[seq[e]] * inv[seq[e]];
+            ly = vy[seq[e]] * inv[seq[e]];
+            if (e == 0) base_a = lx, base_b = ly;
+            else if (e == 1) base_a = ly, base_b = -lx;
+            else if (e == 2) base_a = -lx, base_b = -ly;
+            else base_a = -ly, base_b = lx;
+            seq[e] = seq[e] + 1 == m ? 0 : seq[e] + 1;
+            dx = px[seq[1]] - px[seq[3]];
+            dy = py[seq[1]] - py[seq[3]];
+            width = dx * base_a + dy * base_b;
+            dx = px[seq[2]] - px[seq[0]];
+            dy = py[seq[2]] - py[seq[0]];
+            height = -dx * base_b + dy * base_a;
+            area = width * height;
+            if (area <= minarea) {
+                minarea = area;
+                bl = seq[3], bb = seq[0];
+                best[0] = base_a, best[1] = width, best[2] = base_b, best[3] = height;
+            }
+        }
+        {
+            float a1 = best[0], b1 = best[2], a2 = -best[2], b2 = best[0];
+            float c1 = a1 * px[bl] + py[bl] * b1, c2 = a2 * px[bb] + py[bb] * b2, idet = 1.0f / (a1 * b2 - a2 * b1);
+            out[0] = (c1 * b2 - c2 * b1) * idet;
+            out[1] = (a1 * c2 - a2 * c1) * idet;
+            out[2] = a1 * best[1];
+            out[3] = b1 * best[1];
+            out[4] = a2 * best[3];
+            out[5] = b2 * best[3];
+        }
+        cx = out[0] + (out[2] + out[4]) * 0.5f;
+        cy = out[1] + (out[3] + out[5]) * 0.5f;
+        *w = (float)sqrt((double)out[2] * out[2] + (double)out[3] * out[3]);
+        *hgt = (float)sqrt((double)out[4] * out[4] + (double)out[5] * out[5]);
+        angle_f = (float)atan2((double)out[3], (double)out[2]);
+    } else if (m == 2) {
+        double dx = (double)(px[1] - px[0]), dy = (double)(py[1] - py[0]);
+        cx = (px[0] + px[1]) * 0.5f;
+        cy = (py[0] + py[1]) * 0.5f;
+        *w = (float)sqrt(dx * dx + dy * dy);
+        *hgt = 0.0f;
+        angle_f = (float)atan2(dy, dx);
+    } else {
+        cx = m ? px[0] : 0.0f;
+        cy = m ? py[0] : 0.0f;
+        *w = *hgt = angle_f = 0.0f;
+    }
+    free(px);
+    /* cv::RotatedRect::points. */
+    angle = (double)(float)((double)angle_f * 180.0 / 3.14159265358979323846) * 3.14159265358979323846 / 180.0;
+    b = (float)cos(angle) * 0.5f;
+    a = (float)sin(angle) * 0.5f;
+    c[0] = cx - a * *hgt - b * *w;
+    c[1] = cy + b * *hgt - a * *w;
+    c[2] = cx + a * *hgt - b * *w;
+    c[3] = cy - b * *hgt - a * *w;
+    c[4] = 2.0f * cx - c[0];
+    c[5] = 2.0f * cy - c[1];
+    c[6] = 2.0f * cx - c[2];
+    c[7] = 2.0f * cy - c[3];
+    return 1;
+}
+
+/* DBHead on the network's map "output" (float32 [1, H, W], or [1, 1, H, W]) of one image:
+   its boxes appended to *res (growing it; *count of them, room for *cap). */
+static int mmd__db_head(const mmd__sdk_handle *h, const mmd_sdk_meta *meta, mmdeploy_text_detection_t **res,
+                        size_t *count, size_t *cap) {
+    const mmd_tensor *y = mmd__output(h, "output", 0);
+    const struct mmdeploy_model *m = &h->m;
+    int64_t mh, mw, i;
+    int8_t *img = NULL;
+    uint8_t *mask = NULL;
+    size_t *ends = NULL, nb = 0, k, longest = 0, kept;
+    mmd__pts pts = {NULL, 0, 0}, poly = {NULL, 0, 0}, off = {NULL, 0, 0};
+    mmd__ipt *approx = NULL;
+    size_t *stack = NULL;
+    int64_t *xs = NULL;
+    double *normals = NULL;
+    float scale_w = 1.0f, scale_h = 1.0f;
+    int st = 0;
+    if (!y || y->dtype != MMD_DTYPE_FLOAT32 || !((y->rank == 3 && y->dims[0] == 1) ||
+                                                 (y->rank == 4 && y->dims[0] == 1 && y->dims[1] == 1)) ||
+        y->dims[y->rank - 1] < 1 || y->dims[y->rank - 2] < 1)
+        return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "DBHead: the output is not a float32 [1, H, W] map");
+    mh = y->dims[y->rank - 2];
+    mw = y->dims[y->rank - 1];
+    if ((st = mmd__img_check(mh, mw, "DBHead's map")) != 0) return st;
+    if (m->rescale) {
+        scale_w /= m->downsample_ratio * meta->scale_factor[0];
+        scale_h /= m->downsample_ratio * meta->scale_factor[1];
+    }
+    /* The mask inside a zero frame, as findContours pads it. */
+    if (!(img = (int8_t *)calloc((size_t)(mh + 2) * (size_t)(mw + 2), 1)) || !(mask = (uint8_t *)malloc((size_t)(mh * mw))))
+        st = MMDEPLOY_E_OUT_OF_MEMORY;
+    for (i = 0; !st && i < mh * mw; ++i)
+        img[(i / mw + 1) * (mw + 2) + i % mw + 1] = ((const float *)y->data)[i] >= m->mask_thr;
+    if (!st) st = mmd__find_borders(img, mh, mw, &pts, &ends, &nb);
+    kept = nb < (size_t)m->max_candidates ? nb : (size_t)m->max_candidates;
+    for (k = 0; k < kept; ++k) {
+        size_t len = ends[k] - (k ? ends[k - 1] : 0);
+        longest = len > longest ? len : longest;
+    }
+    if (!st && kept &&
+        (!(approx = (mmd__ipt *)malloc(longest * sizeof *approx)) || !(stack = (size_t *)malloc((4 * longest + 8) * sizeof *stack)) ||
+         !(xs = (int64_t *)malloc(longest * sizeof *xs)) || !(normals = (double *)malloc(2 * longest * sizeof *normals))))
+        st = MMDEPLOY_E_OUT_OF_MEMORY;
+    for (k = 0; k < kept && !st; ++k) {
+        size_t b = k ? ends[k - 1] : 0, len = ends[k] - b, na, j;
+        double area = 0.0, length, distance;
+        float score, c[8], bw, bh;
+        mmdeploy_text_detection_t *r;
+        na = mmd__approx_poly(pts.p + b, len, 0.01 * mmd__arc_length(pts.p + b, len), approx, stack);
+        if (na < 4) continue;
+        score = (float)mmd__poly_mean((const float *)y->data, mw, approx, na, mask, xs);
+        if (score < m->min_text_score) continue;
+        for (j = 0; j < na; ++j) {
+            const mmd__ipt *a = &approx[j ? j - 1 : na - 1];
+            area += (double)(a->x * approx[j].y - approx[j].x * a->y);
+        }
+        /* Clipper's AddPath: repeated points and a last one equal to the first dropped, fewer
+           than 3 left is nothing; then turned counter-clockwise, so that delta grows it. */
+        poly.n = 0;
+        for (j = 0; j < na && !st; ++j)
+            if (!poly.n || approx[j].x != poly.p[poly.n - 1].x || approx[j].y != poly.p[poly.n - 1].y)
+                st = mmd__pts_push(&poly, approx[j].x, approx[j].y);
+        while (poly.n > 1 && poly.p[poly.n - 1].x == poly.p[0].x && poly.p[poly.n - 1].y == poly.p[0].y) --poly.n;
+        if (st || poly.n < 3 || area == 0.0) continue;
+        if (area < 0.0)
+            for (j = 0; j < poly.n / 2; ++j) {
+                mmd__ipt t = poly.p[j];
+                poly.p[j] = poly.p[poly.n - 1 - j];
+                poly.p[poly.n - 1 - j] = t;
+            }
+        length = mmd__arc_length(approx, na);
+        distance = fabs(area) * 0.5 * (double)m->unclip_ratio / length;
+        off.n = 0;
+        if (distance < 1e-20)
+            for (j = 0; j < poly.n && !st; ++j) st = mmd__pts_push(&off, poly.p[j].x, poly.p[j].y);
+        else
+            st = mmd__offset_points(poly.p, poly.n, distance, normals, &off);
+        if (st) break;
+        if (mmd__min_area_rect(off.p, off.n, c, &bw, &bh) < 0) st = MMDEPLOY_E_OUT_OF_MEMORY;
+        /* mmocr's test, on the shorter side: MMDeploy's tests the side OpenCV calls width,
+           which hangs on where OpenCV's hull of Clipper's output starts. */
+        if (st || (int64_t)(bw < bh ? bw : bh) <= (int64_t)m->min_text_width) continue;
+        if (*count == *cap) {
+            size_t nc = *cap ? 2 * *cap : 16;
+            mmdeploy_text_detection_t *q = (mmdeploy_text_detection_t *)realloc(*res, nc * sizeof *q);
+            if (!q) {
+                st = MMDEPLOY_E_OUT_OF_MEMORY;
+                break;
+            }
+            *res = q;
+            *cap = nc;
+        }
+        r = &(*res)[(*count)++];
+        for (j = 0; j < 4; ++j) {
+            r->bbox[j].x = (float)lrintf(c[2 * j] * scale_w);
+            r->bbox[j].y = (float)lrintf(c[2 * j + 1] * scale_h);
+        }
+        r->score = score;
+    }
+    free(img);
+    free(mask);
+    free(ends);
+    free(pts.p);
+    free(poly.p);
+    free(off.p);
+    free(approx);
+    free(stack);
+    free(xs);
+    free(normals);
+    return st;
+}
+
+MMDEPLOY_API int mmdeploy_text_detector_create(mmdeploy_model_t model, const char *device_name, int device_id,
+                                               mmdeploy_text_detector_t *detector) {
+    (void)device_id;
+    return mmd__handle_create(model, device_name, MMD__TASK_TEXT_DETECTOR, (mmd__sdk_handle **)detector);
+}
+
+MMDEPLOY_API int mmdeploy_text_detector_create_by_path(const char *model_path, const char *device_name, int device_id,
+                                                       mmdeploy_text_detector_t *detector) {
+    (void)device_id;
+    return mmd__handle_create_by_path(model_path, device_name, MMD__TASK_TEXT_DETECTOR, (mmd__sdk_handle **)detector);
+}
+
+MMDEPLOY_API int mmdeploy_text_detector_apply(mmdeploy_text_detector_t detector, const mmdeploy_mat_t *mats,
+                                              int mat_count, mmdeploy_text_detection_t **results, int **result_count) {
+    mmd__sdk_handle *h = (mmd__sdk_handle *)detector;
+    mmdeploy_text_detection_t *res = NULL;
+    size_t total = 0, cap = 0;
+    int *counts, st = 0, i;
+    if (!h || !mats || mat_count < 1 || !results || !result_count) return MMDEPLOY_E_INVALID_ARG;
+    *results = NULL;
+    *result_count = NULL;
+    if (!(counts = (int *)calloc((size_t)mat_count, sizeof *counts))) return MMDEPLOY_E_OUT_OF_MEMORY;
+    for (i = 0; i < mat_count && !st; ++i) {
+        mmd__img im;
+        mmd_sdk_meta meta;
+        size_t before = total;
+        if ((st = mmd__run(h, &mats[i], NULL, NULL, &im, &meta)) != 0) break;
+        st = mmd__db_head(h, &meta, &res, &total, &cap);
+        counts[i] = (int)(total - before);
+        free(im.data);
+    }
+    /* As MMDeploy, a buffer even for no boxes. */
+    if (!st && !res && !(res = (mmdeploy_text_detection_t *)malloc(sizeof *res))) st = MMDEPLOY_E_OUT_OF_MEMORY;
+    if (st) {
+        free(res);
+        free(counts);
+        return st;
+    }
+    *results = res;
+    *result_count = counts;
+    return MMDEPLOY_SUCCESS;
+}
+
+MMDEPLOY_API void mmdeploy_text_detector_release_result(mmdeploy_text_detection_t *results, const int *result_count,
+                                                        int count) {
+    (void)count;
+    free(results);
+    free((void *)(uintptr_t)result_count);
+}
+
+MMDEPLOY_API void mmdeploy_text_detector_destroy(mmdeploy_text_detector_t detector) {
     mmd__handle_destroy((mmd__sdk_handle *)detector);
 }
 
@@ -2040,29 +2894,40 @@ MMDEPLOY_API int mmdeploy_text_recognizer_apply(mmdeploy_text_recognizer_t recog
     return mmdeploy_text_recognizer_apply_bbox(recognizer, images, count, NULL, NULL, results);
 }
 
+/* With boxes: each image's bbox_count[i] boxes in turn, each cropped as MMDeploy's WarpBbox
+   crops it and recognised, one result per box; without: one result per image. */
 MMDEPLOY_API int mmdeploy_text_recognizer_apply_bbox(mmdeploy_text_recognizer_t recognizer,
                                                      const mmdeploy_mat_t *images, int image_count,
                                                      const mmdeploy_text_detection_t *bboxes, const int *bbox_count,
                                                      mmdeploy_text_recognition_t **results) {
     mmd__sdk_handle *h = (mmd__sdk_handle *)recognizer;
     mmdeploy_text_recognition_t *res;
-    int st = 0, i;
+    int64_t total = 0;
+    int st = 0, i, k, n = 0;
     if (!h || !images || image_count < 1 || !results) return MMDEPLOY_E_INVALID_ARG;
     *results = NULL;
-    if (bboxes && bbox_count)
-        return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "text boxes (the crop of a text detector's quadrilaterals) are "
-                             "not supported: pass the text images themselves");
-    if (!(res = (mmdeploy_text_recognition_t *)calloc((size_t)image_count, sizeof *res)))
-        return MMDEPLOY_E_OUT_OF_MEMORY;
-    for (i = 0; i < image_count && !st; ++i) {
-        mmd__img im;
-        mmd_sdk_meta meta;
-        if ((st = mmd__run(h, &images[i], NULL, &im, &meta)) != 0) break;
-        st = mmd__ctc(h, &res[i]);
-        free(im.data);
+    if (!bboxes || !bbox_count) {
+        total = image_count;
+    } else {
+        for (i = 0; i < image_count; ++i) {
+            if (bbox_count[i] < 0)
+                return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "bbox_count[%d] is %d", i, bbox_count[i]);
+            total += bbox_count[i];
+        }
+        if (total > (1 << 24)) return mmd__sdk_fail(MMDEPLOY_E_OUT_OF_RANGE, "%lld text boxes", (long long)total);
     }
+    if (!(res = (mmdeploy_text_recognition_t *)calloc((size_t)(total ? total : 1), sizeof *res)))
+        return MMDEPLOY_E_OUT_OF_MEMORY;
+    for (i = 0; i < image_count && !st; ++i)
+        for (k = 0; k < (bboxes && bbox_count ? bbox_count[i] : 1) && !st; ++k) {
+            mmd__img im;
+            mmd_sdk_meta meta;
+            if ((st = mmd__run(h, &images[i], NULL, bboxes && bbox_count ? bboxes[n].bbox : NULL, &im, &meta)) != 0) break;
+            st = mmd__ctc(h, &res[n++]);
+            free(im.data);
+        }
     if (st) {
-        mmdeploy_text_recognizer_release_result(res, image_count);
+        mmdeploy_text_recognizer_release_result(res, (int)total);
         return st;
     }
     *results = res;

@@ -28,6 +28,12 @@ MMDeploy's rewriters give each task:
        (blank + 36 characters), behind mmocr's pipeline (grayscale LoadImageFromFile,
        RescaleToHeight, Normalize, DefaultFormatBundle, Collect) and CTCConvertor with
        dict_file.txt (listed in deploy.json's customs)
+  textdet  a small DBNet-like text detector: a 3x3 convolution whose first channel measures
+       darkness (the others random), a wide box convolution (7 x 15) over it that joins a line's
+       characters, sigmoid: "output" [1, H, W], the text probability at input resolution;
+       behind mmocr's pipeline as MMDeploy exports DBNet (LoadImageFromFile, Resize keep_ratio,
+       Normalize, Pad size_divisor 32, DefaultFormatBundle, Collect) and DBHead with the params
+       MMDeploy writes for it (none: the SDK's defaults)
 The `reference` function of this module is the independent Python pipeline the tests compare
 with: OpenCV and numpy for the transforms, torch for the network.
 """
@@ -141,6 +147,27 @@ class Recognizer(torch.nn.Module):
         return self.body(x).squeeze(2).permute(0, 2, 1)
 
 
+class TextDetector(torch.nn.Module):
+    """Darkness (channel 0 of the first convolution: minus the mean of the normalised 3x3x3
+    window; the other channels random) averaged over 7 x 15 windows, scaled and shifted so that
+    text lines of dark characters on a light ground come out near 1 and the ground near 0, the
+    random channels adding a little texture: the probability map DBNet's head gives."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, 1, 1), torch.nn.ReLU(),
+                                        torch.nn.Conv2d(8, 1, (7, 15), 1, (3, 7)))
+        with torch.no_grad():
+            self.body[0].weight[0] = -1.0 / 27
+            self.body[0].bias[0] = 0.0
+            torch.nn.init.normal_(self.body[2].weight, std=0.01)
+            self.body[2].weight[0, 0] = 30.0 / 105
+            self.body[2].bias[0] = -3.0
+
+    def forward(self, x):
+        return torch.sigmoid(self.body(x)).squeeze(1)
+
+
 class Segmentor(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -223,6 +250,17 @@ TASKS = {
                     dict(type="DefaultFormatBundle"),
                     dict(type="Collect", keys=["img"], meta_keys=["filename", "ori_shape", "img_shape",
                                                                  "valid_ratio"])]),
+    "textdet": dict(task="TextDetector", module="mmocr", component="DBHead", name="dbnet", params={},
+                    outputs=["output"],
+                    transforms=[
+                        dict(type="LoadImageFromFile", color_type="color_ignore_orientation"),
+                        dict(type="Resize", size=[640, 480], keep_ratio=True),
+                        dict(type="Normalize", to_rgb=True, mean=MEAN, std=STD),
+                        dict(type="Pad", size_divisor=32),
+                        dict(type="DefaultFormatBundle"),
+                        dict(type="Collect", keys=["img"],
+                             meta_keys=["ori_shape", "img_shape", "scale_factor", "pad_shape", "filename",
+                                        "ori_filename", "flip", "flip_direction", "img_norm_cfg", "valid_ratio"])]),
     "simcc": dict(task="PoseDetector", module="mmpose", component="SimCCLabelDecode", name="rtmpose",
                   input_hw=(256, 192),
                   params=dict(flip_test=False, type="SimCCLabel", input_size=[192, 256], sigma=[4.9, 5.66],
@@ -234,7 +272,8 @@ TASKS = {
 def network(kind):
     torch.manual_seed(0)
     net = {"cls": Classifier, "det": lambda: Detector(nms=True), "yolo": Detector, "seg": Segmentor,
-           "pose": Pose, "simcc": lambda: Pose(simcc=True), "rec": Recognizer}[kind]()
+           "pose": Pose, "simcc": lambda: Pose(simcc=True), "rec": Recognizer,
+           "textdet": TextDetector}[kind]()
     return net.eval()
 
 
@@ -395,6 +434,92 @@ def preprocess(kind, bgr, bbox=None):
     return np.ascontiguousarray(img.transpose(2, 0, 1)[None].astype(np.float32)), meta
 
 
+DB_DEFAULTS = dict(mask_thr=0.3, min_text_score=0.3, min_text_width=5, unclip_ratio=1.5, max_candidate=3000,
+                   rescale=True, downsample_ratio=1.0)
+
+
+def db_head(prob, meta, params):
+    """mmocr's DBHead postprocess as MMDeploy's CPU SDK runs it (codebase/mmocr/dbnet.cpp and
+    cpu/dbnet.cpp), with OpenCV and pyclipper: [[score, x0, y0, ..., x3, y3], ...] in the
+    original image. One rule differs, as in mmdeploy_sdk.h: a box is kept when the shorter side
+    of its rectangle (mmocr's rule) is wider than min_text_width, where MMDeploy tests the side
+    OpenCV's calipers call width, which hangs on where its hull starts."""
+    import cv2
+    import pyclipper
+    p = dict(DB_DEFAULTS, **params)
+    f = np.float32
+    mask = (prob >= f(p["mask_thr"])).astype(np.uint8)
+    contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    sw = sh = f(1)
+    if p["rescale"]:
+        sw = f(1) / (f(p["downsample_ratio"]) * f(meta["scale_factor"][0]))
+        sh = f(1) / (f(p["downsample_ratio"]) * f(meta["scale_factor"][1]))
+    res = []
+    for c in contours[:params.get("max_candidate", params.get("max_candidates", 3000))]:
+        approx = cv2.approxPolyDP(c, 0.01 * cv2.arcLength(c, True), True).reshape(-1, 2)
+        if len(approx) < 4:
+            continue
+        x, y, w, h = cv2.boundingRect(approx)
+        m = np.zeros((h, w), np.uint8)
+        cv2.fillPoly(m, [approx - [x, y]], 1)
+        score = f(cv2.mean(prob[y:y + h, x:x + w], m)[0])
+        if score < f(p["min_text_score"]):
+            continue
+        dist = cv2.contourArea(approx) * float(f(p["unclip_ratio"])) / cv2.arcLength(approx, True)
+        pco = pyclipper.PyclipperOffset()
+        pco.AddPath(approx.tolist(), pyclipper.JT_ROUND, pyclipper.ET_CLOSEDPOLYGON)
+        grown = pco.Execute(dist)
+        if len(grown) != 1:
+            continue
+        rect = cv2.minAreaRect(np.array(grown[0], np.int32))
+        if int(min(rect[1])) <= p["min_text_width"]:
+            continue
+        pts = cv2.boxPoints(rect).astype(np.float32)
+        res.append([float(score)] + [float(np.rint(v * (sw if i % 2 == 0 else sh))) for i, v in enumerate(pts.reshape(-1))])
+    return res
+
+
+def text_image(h=360, w=480):
+    """A light picture with dark text lines at several angles (OpenCV's Hershey font), the
+    text detector's test image."""
+    import cv2
+    img = np.full((h, w, 3), 230, np.uint8)
+    img[:] += np.random.default_rng(3).integers(0, 20, (h, w, 3), dtype=np.uint8)
+    for text, (cx, cy), angle, scale in (("mmdeploy sdk", (150, 50), 0, 1.1), ("text 1234", (330, 150), 14, 1.0),
+                                          ("dbnet", (110, 200), -22, 1.3), ("ocr in c", (300, 290), 33, 0.9),
+                                          ("hi", (440, 40), 0, 0.5)):
+        layer = np.zeros((h, w), np.uint8)
+        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
+        cv2.putText(layer, text, (cx - tw // 2, cy + th // 2), cv2.FONT_HERSHEY_SIMPLEX, scale, 255, 2, cv2.LINE_AA)
+        layer = cv2.warpAffine(layer, cv2.getRotationMatrix2D((cx, cy), angle, 1.0), (w, h))
+        a = layer[..., None].astype(np.float32) / 255
+        img = (img * (1 - a) + np.float32([40, 30, 20]) * a).astype(np.uint8)
+    return np.ascontiguousarray(img)
+
+
+def warp_bbox(bgr, box):
+    """MMDeploy's WarpBbox (codebase/mmocr/warp.cpp) with OpenCV: the corners sorted around the
+    topmost-leftmost one, started at the one nearest their top-left, the first three mapped
+    onto (0, 0), (w, 0), (w, h) and the image warped to w x h."""
+    import cv2
+    import functools
+    pts = [(int(round(box[2 * i])), int(round(box[2 * i + 1]))) for i in range(4)]
+    pivot = min(pts, key=lambda q: (q[1], q[0]))
+
+    def cross(a, b):
+        return (a[0] - pivot[0]) * (b[1] - pivot[1]) - (a[1] - pivot[1]) * (b[0] - pivot[0])
+    rest = pts[:pts.index(pivot)] + pts[pts.index(pivot) + 1:]
+    rest = sorted(rest, key=functools.cmp_to_key(lambda a, b: -1 if cross(a, b) > 0 else 1 if cross(b, a) > 0 else 0))
+    pts = [pivot] + rest
+    tl = (min(q[0] for q in pts), min(q[1] for q in pts))
+    k = min(range(4), key=lambda i: (pts[i][0] - tl[0]) ** 2 + (pts[i][1] - tl[1]) ** 2)
+    pts = pts[k:] + pts[:k]
+    e0, e1 = np.hypot(pts[0][0] - pts[1][0], pts[0][1] - pts[1][1]), np.hypot(pts[1][0] - pts[2][0], pts[1][1] - pts[2][1])
+    w, h = np.float32(max(e0, e1)), np.float32(min(e0, e1))
+    m = cv2.getAffineTransform(np.float32(pts[:3]), np.float32([[0, 0], [w, 0], [w, h]]))
+    return cv2.warpAffine(bgr, m, (int(w), int(h)))
+
+
 def decode_pose(kind, out, meta):
     """mmpose's decodes as MMDeploy's SDK runs them, in numpy: [[x, y, score], ...]."""
     f = np.float32
@@ -437,6 +562,9 @@ def reference(kind, bgr, x=None, bbox=None):
     spec = TASKS[kind]
     if kind in ("pose", "simcc"):
         return decode_pose(kind, out, meta), None
+    if kind == "textdet":
+        prob = out[0].numpy().astype(np.float32)
+        return db_head(prob, meta, spec["params"]), prob
     if kind == "rec":
         # CTC: per step the softmax's first maximum; blanks and repeats dropped.
         logits = out[0].numpy().astype(np.float32)

@@ -10,6 +10,10 @@
      sdk_probe pose DIR IMG.npy FORMAT [L T R B ...]   prints [[[x, y, score], ...], ...], one
                                                    pose per box (none given: the whole image)
      sdk_probe recognize DIR IMG.npy FORMAT            prints {"text": "...", "score": [...]}
+     sdk_probe textdet DIR IMG.npy FORMAT              prints [[score, x0, y0, ..., x3, y3], ...]
+     sdk_probe recbox DIR IMG.npy FORMAT [X0 Y0 .. X3 Y3 ...]
+                                                   prints [{"text": "...", "score": [...]}, ...],
+                                                   one per text box (8 numbers each)
 
    FORMAT is bgr, rgb, gray, bgra, nv12 or nv21: how the uint8 HxWxC array is to be read. Exit status 0 on
    success, else the mmdeploy_status_t (the SDK has logged why). */
@@ -223,22 +227,57 @@ int main(int argc, char **argv) {
             mmdeploy_pose_detector_destroy(d);
         }
         free(boxes);
-    } else if (strcmp(cmd, "recognize") == 0) {
+    } else if (strcmp(cmd, "textdet") == 0) {
+        mmdeploy_text_detector_t d;
+        mmdeploy_text_detection_t *res;
+        int *count;
+        if ((st = mmdeploy_text_detector_create_by_path(argv[2], "cpu", 0, &d)) == 0) {
+            if ((st = mmdeploy_text_detector_apply(d, &mat, 1, &res, &count)) == 0) {
+                int k;
+                printf("[");
+                for (i = 0; i < count[0]; ++i) {
+                    printf("%s[%.9g", i ? ", " : "", res[i].score);
+                    for (k = 0; k < 4; ++k) printf(", %.9g, %.9g", res[i].bbox[k].x, res[i].bbox[k].y);
+                    printf("]");
+                }
+                printf("]\n");
+                mmdeploy_text_detector_release_result(res, count, 1);
+            }
+            mmdeploy_text_detector_destroy(d);
+        }
+    } else if (strcmp(cmd, "recognize") == 0 || (strcmp(cmd, "recbox") == 0 && (argc - 5) % 8 == 0)) {
+        /* recbox: the boxes' corners from the command line, as a text detector gives them. */
         mmdeploy_text_recognizer_t r;
         mmdeploy_text_recognition_t *res;
-        if ((st = mmdeploy_text_recognizer_create_by_path(argv[2], "cpu", 0, &r)) == 0) {
-            if ((st = mmdeploy_text_recognizer_apply(r, &mat, 1, &res)) == 0) {
-                const unsigned char *c;
-                printf("{\"text\": \"");
-                for (c = (const unsigned char *)res->text; *c; ++c)
-                    printf(*c == '"' || *c == '\\' ? "\\%c" : *c < 0x20 ? "\\u%04x" : "%c", *c);
-                printf("\", \"score\": [");
-                for (i = 0; i < res->length; ++i) printf("%s%.9g", i ? ", " : "", res->score[i]);
-                printf("]}\n");
-                mmdeploy_text_recognizer_release_result(res, 1);
+        int n = strcmp(cmd, "recbox") == 0 ? (argc - 5) / 8 : 0, k, j;
+        mmdeploy_text_detection_t *boxes = (mmdeploy_text_detection_t *)calloc((size_t)n + 1, sizeof *boxes);
+        for (k = 0; boxes && k < 8 * n; ++k) {
+            float v = (float)atof(argv[5 + k]);
+            if (k % 2) boxes[k / 8].bbox[k % 8 / 2].y = v;
+            else boxes[k / 8].bbox[k % 8 / 2].x = v;
+        }
+        if (!boxes) {
+            st = 2;
+        } else if ((st = mmdeploy_text_recognizer_create_by_path(argv[2], "cpu", 0, &r)) == 0) {
+            st = n ? mmdeploy_text_recognizer_apply_bbox(r, &mat, 1, boxes, &n, &res)
+                   : mmdeploy_text_recognizer_apply(r, &mat, 1, &res);
+            if (st == 0) {
+                if (n) printf("[");
+                for (j = 0; j < (n ? n : 1); ++j) {
+                    const unsigned char *c;
+                    printf("%s{\"text\": \"", j ? ", " : "");
+                    for (c = (const unsigned char *)res[j].text; *c; ++c)
+                        printf(*c == '"' || *c == '\\' ? "\\%c" : *c < 0x20 ? "\\u%04x" : "%c", *c);
+                    printf("\", \"score\": [");
+                    for (i = 0; i < res[j].length; ++i) printf("%s%.9g", i ? ", " : "", res[j].score[i]);
+                    printf("]}");
+                }
+                printf(n ? "]\n" : "\n");
+                mmdeploy_text_recognizer_release_result(res, n ? n : 1);
             }
             mmdeploy_text_recognizer_destroy(r);
         }
+        free(boxes);
     } else {
         fprintf(stderr, "usage: see tests/sdk_probe.c\n");
         st = 2;

@@ -13,6 +13,10 @@
 - end to end: classifier, detector and segmentor results against the same pipeline with torch
   running the network (top-k labels equal, scores within 1e-3; boxes within 1 px; masks equal
   on at least 99.5% of pixels);
+- text detection: DBHead's boxes against OpenCV's findContours / approxPolyDP / fillPoly /
+  minAreaRect and pyclipper (gen_sdk_models.db_head) on the network's map of our input, under
+  the SDK's defaults and edited params (same count and order, corners within 1 px, scores
+  within 1e-3); the recognizer's text of each box against MMDeploy's WarpBbox in OpenCV;
 - hostile model directories: each refused with the documented status and a message naming the
   wrong value, never a crash.
 Prints `ok NAME` or `FAIL NAME: why` per test, the largest differences measured, then
@@ -275,7 +279,69 @@ def e2e_tests(tmp):
         if diff > 1e-3:
             raise Failure("scores off by %g" % diff)
 
+    def text_detect(bgr, params=None, d=None):
+        src, xp = os.path.join(tmp, "t_in.npy"), os.path.join(tmp, "t_x.npy")
+        np.save(src, bgr)
+        d = d or os.path.join(MODELS, "textdet")
+        ours = json.loads(probe("textdet", d, src, "bgr").stdout)
+        # As for the detector: the network runs on our input (the resize is within 1 of
+        # OpenCV's), so that the map is the same and DBHead is compared exactly.
+        probe("preprocess", d, src, "bgr", xp)
+        _, meta = gen.preprocess("textdet", bgr)
+        with __import__("torch").no_grad():
+            prob = gen.network("textdet")(__import__("torch").from_numpy(np.load(xp)))[0].numpy()
+        ref = gen.db_head(prob, meta, params if params is not None else gen.TASKS["textdet"]["params"])
+        if len(ours) != len(ref):
+            raise Failure("%d boxes, expected %d: %s vs %s" % (len(ours), len(ref), ours, ref))
+        for k, (o, r) in enumerate(zip(ours, ref)):
+            # The same corners, clockwise; the first may be another one (OpenCV's calipers
+            # start where its hull starts).
+            oc, rc = np.array(o[1:]).reshape(4, 2), np.array(r[1:]).reshape(4, 2)
+            px = min(float(np.abs(np.roll(oc, s, 0) - rc).max()) for s in range(4))
+            REPORT["textdet boxes whose corners start elsewhere"] = \
+                REPORT.get("textdet boxes whose corners start elsewhere", 0) + int(float(np.abs(oc - rc).max()) > 1.0)
+            REPORT["textdet boxes compared"] = REPORT.get("textdet boxes compared", 0) + 1
+            note("textdet max |corner diff| px", px)
+            note("textdet |score diff|", abs(o[0] - r[0]))
+            if px > 1.0 or abs(o[0] - r[0]) > 1e-3:
+                raise Failure("box %d: %s, expected %s" % (k, o, r))
+        return ours
+
+    def read_boxes(bgr):
+        src = os.path.join(tmp, "o_in.npy")
+        np.save(src, bgr)
+        boxes = text_detect(bgr)
+        if not boxes:
+            raise Failure("no text boxes")
+        ours = json.loads(probe("recbox", os.path.join(MODELS, "rec"), src, "bgr", *[v for b in boxes for v in b[1:]]).stdout)
+        if len(ours) != len(boxes):
+            raise Failure("%d texts for %d boxes" % (len(ours), len(boxes)))
+        for o, b in zip(ours, boxes):
+            text, _ = gen.reference("rec", gen.warp_bbox(bgr, b[1:]))
+            if o["text"] != text:
+                raise Failure("box %s: text %r, expected %r" % (b[1:], o["text"], text))
+
     tests = []
+    for img_name, make in (("text", gen.text_image), ("text_flipped", lambda: np.ascontiguousarray(gen.text_image()[::-1])),
+                           ("china", china), ("odd37x53", lambda: odd_image(37, 53, 3, 5)),
+                           ("1x1", lambda: odd_image(1, 1, 3, 6))):
+        tests.append(("text_detect_%s" % img_name, lambda m=make: text_detect(m())))
+    tests.append(("text_recognize_boxes", lambda: read_boxes(gen.text_image())))
+    # DBHead's params, edited in a copy of the directory: each against the reference with them.
+    for name, params in (("unclip_0", dict(unclip_ratio=0)), ("unclip_3", dict(unclip_ratio=3.0)),
+                         ("mask_thr_0.6", dict(mask_thr=0.6)), ("mask_thr_-1_whole_map", dict(mask_thr=-1)),
+                         ("mask_thr_2_nothing", dict(mask_thr=2)), ("max_candidate_0", dict(max_candidate=0)),
+                         ("max_candidate_3", dict(max_candidate=3)), ("max_candidates_1e9", dict(max_candidates=10 ** 9)),
+                         ("min_text_score_0.9", dict(min_text_score=0.9)), ("min_text_width_30", dict(min_text_width=30)),
+                         ("no_rescale", dict(rescale=False)), ("downsample_2", dict(downsample_ratio=2.0)),
+                         ("poly", dict(text_repr_type="poly"))):
+        def t(name=name, params=params):
+            d = os.path.join(tmp, "textdet_" + name)
+            shutil.rmtree(d, ignore_errors=True)
+            shutil.copytree(os.path.join(MODELS, "textdet"), d)
+            edit_json(os.path.join(d, "pipeline.json"), lambda o: o["pipeline"]["tasks"][2]["params"].update(params))
+            text_detect(gen.text_image(), params, d)
+        tests.append(("text_detect_params_" + name, t))
     for img_name, make in (("china", china), ("odd37x53", lambda: odd_image(37, 53, 3, 5)),
                            ("1x1", lambda: odd_image(1, 1, 3, 6)), ("line20x300", lambda: odd_image(20, 300, 3, 7))):
         tests.append(("recognize_%s" % img_name, lambda n=img_name, m=make: recognize(n, m())))
@@ -337,7 +403,9 @@ HOSTILE = [
      "INVALID_ARG", "../end2end.onnx"),
     ("backend_tensorrt", "deploy.json", lambda o: o["models"][0].update(backend="tensorrt"), "NOT_SUPPORTED",
      "tensorrt"),
-    ("task_text_detector", "deploy.json", lambda o: o.update(task="TextDetector"), "NOT_SUPPORTED", "TextDetector"),
+    ("task_text_detector", "deploy.json", lambda o: o.update(task="TextDetector"), "INVALID_ARG", "does not match"),
+    ("task_rotated_detector", "deploy.json", lambda o: o.update(task="RotatedDetector"), "NOT_SUPPORTED",
+     "RotatedDetector"),
     ("deploy_json_huge", "deploy.json", b" " * (1 << 21), "OUT_OF_RANGE", "larger than"),
     ("net_garbage", "end2end.onnx", b"\x0a\xff\xff\xff\xff\x0f", "FAIL", "malformed"),
     ("input_map_wrong", "pipeline.json", lambda o: o["pipeline"]["tasks"][1]["input_map"].update(img="pixels"),
@@ -387,6 +455,30 @@ HOSTILE_REC = [
     ("height_huge", "pipeline.json", lambda o: transforms(o)[1].update(height=1 << 20), "INVALID_ARG", "height"),
     ("width_divisor_rounds_to_0", "pipeline.json", lambda o: transforms(o)[1].update(min_width=None, width_divisor=4000),
      "OUT_OF_RANGE", "32 x 0"),
+]
+
+
+# Text detection directories: name, edit of DBHead's params, expected status, words the message
+# must hold.
+HOSTILE_TEXTDET = [
+    ("mask_thr_nan_string", dict(mask_thr="NaN"), "INVALID_ARG", "mask_thr"),
+    ("unclip_ratio_huge", dict(unclip_ratio=1e9), "INVALID_ARG", "unclip_ratio"),
+    ("unclip_ratio_negative", dict(unclip_ratio=-1), "INVALID_ARG", "unclip_ratio"),
+    ("max_candidates_negative", dict(max_candidates=-1), "INVALID_ARG", "max_candidates"),
+    ("max_candidates_past_int", dict(max_candidate=1e12), "INVALID_ARG", "max_candidates"),
+    ("min_text_width_string", dict(min_text_width="wide"), "INVALID_ARG", "min_text_width"),
+    ("downsample_ratio_0", dict(downsample_ratio=0), "INVALID_ARG", "downsample_ratio"),
+    ("text_repr_type_curve", dict(text_repr_type="curve"), "NOT_SUPPORTED", "curve"),
+    ("rescale_string", dict(rescale="yes"), "INVALID_ARG", "rescale"),
+]
+
+# Text boxes handed to the recognizer: name, corners, expected status, words of the message.
+HOSTILE_BOXES = [
+    ("nan", [float("nan"), 0, 10, 0, 10, 10, 0, 10], "INVALID_ARG", "not finite"),
+    ("huge", [0, 0, 1e30, 0, 1e30, 1e30, 0, 1e30], "INVALID_ARG", "past 1e9"),
+    ("point", [5, 5, 5, 5, 5, 5, 5, 5], "INVALID_ARG", "under a pixel"),
+    ("far_outside", [1e8, 1e8, 1e8 + 40, 1e8, 1e8 + 40, 1e8 + 20, 1e8, 1e8 + 20], "SUCCESS", ""),
+    ("past_side_limit", [0, 0, 1e6, 0, 1e6, 40, 0, 40], "OUT_OF_RANGE", "warped image"),
 ]
 
 
@@ -448,6 +540,26 @@ def hostile_tests(tmp):
             if words not in p.stderr:
                 raise Failure("message %r does not name %r" % (p.stderr.strip(), words))
         tests.append(("hostile_" + prefix + name, t))
+
+    for name, params, status, words in HOSTILE_TEXTDET:
+        def t(name=name, params=params, status=status, words=words):
+            d = os.path.join(tmp, "hostile_textdet_" + name)
+            shutil.rmtree(d, ignore_errors=True)
+            shutil.copytree(os.path.join(MODELS, "textdet"), d)
+            edit_json(os.path.join(d, "pipeline.json"), lambda o: o["pipeline"]["tasks"][2]["params"].update(params))
+            np.save(img, odd_image(30, 20, 3, 1))
+            p = probe("textdet", d, img, "bgr", expect=STATUS[status])
+            if words not in p.stderr:
+                raise Failure("message %r does not name %r" % (p.stderr.strip(), words))
+        tests.append(("hostile_textdet_" + name, t))
+
+    for name, box, status, words in HOSTILE_BOXES:
+        def t(box=box, status=status, words=words):
+            np.save(img, odd_image(30, 50, 3, 1))
+            p = probe("recbox", os.path.join(MODELS, "rec"), img, "bgr", *box, expect=STATUS[status])
+            if words not in p.stderr:
+                raise Failure("message %r does not name %r" % (p.stderr.strip(), words))
+        tests.append(("hostile_text_box_" + name, t))
 
     # Images that do not fit their pixel format: name, channels, format, words of the message.
     for name, channels, fmt, words in (("channels_do_not_match_format", 3, "bgra", "3 channels"),

@@ -4,7 +4,7 @@
 set -e
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
-PACKAGES="build-essential libstb-dev python3-numpy python3-onnx python3-torch python3-torchvision python3-sklearn python3-pil python3-opencv libcjson-dev libopenblas-dev libdnnl-dev libxnnpack-dev libpthreadpool-dev gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user cmake pkg-config"
+PACKAGES="build-essential libstb-dev python3-numpy python3-onnx python3-torch python3-torchvision python3-sklearn python3-pil python3-opencv python3-pyclipper libcjson-dev libopenblas-dev libdnnl-dev libxnnpack-dev libpthreadpool-dev gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user cmake pkg-config"
 # Skip apt entirely when everything is already there (a second run, or a prepared machine).
 missing=$(dpkg-query -W -f='${Status} ${Package}\n' $PACKAGES 2>/dev/null | grep -c "install ok installed" || true)
 set -- $PACKAGES

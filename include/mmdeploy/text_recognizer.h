@@ -25,8 +25,9 @@ MMDEPLOY_API int mmdeploy_text_recognizer_create_by_path(const char *model_path,
 /* One text per image, the whole image. Free with _release_result(results, count). */
 MMDEPLOY_API int mmdeploy_text_recognizer_apply(mmdeploy_text_recognizer_t recognizer, const mmdeploy_mat_t *images,
                                                 int count, mmdeploy_text_recognition_t **results);
-/* bboxes or bbox_count NULL: as _apply. Text boxes themselves are refused (NOT_SUPPORTED) until
-   the text detector's crop exists. */
+/* One text per box: image i's bbox_count[i] boxes (a text detector's results) each cropped as
+   MMDeploy's WarpBbox crops it; results has the sum of bbox_count entries. bboxes or
+   bbox_count NULL: as _apply. */
 MMDEPLOY_API int mmdeploy_text_recognizer_apply_bbox(mmdeploy_text_recognizer_t recognizer,
                                                      const mmdeploy_mat_t *images, int image_count,
                                                      const mmdeploy_text_detection_t *bboxes, const int *bbox_count,
