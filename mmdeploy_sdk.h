@@ -1,7 +1,7 @@
 /* mmdeploy_sdk.h - v0.1.0 - MIT licence (see end of file)
    MMDeploy's SDK in C on the mmdeploy.h runtime: model directories, the image pipeline around
    the network, and MMDeploy's C API (the headers in include/mmdeploy) for classification, detection,
-   semantic segmentation, top-down pose estimation and text recognition.
+   semantic segmentation, top-down pose estimation, text detection and text recognition.
 
    QUICK START
      In exactly one C file (or compile mmdeploy_sdk.c):
@@ -37,12 +37,19 @@
      num_classes), mmpose TopdownHeatmapSimpleHeadDecode (and the four names MMDeploy gives the
      same decode; post_process "default" or "null") and SimCCLabelDecode (simcc_split_ratio,
      input_size), mmocr CTCConvertor (dict_file read from the directory, dict_list or
-     dict_type DICT36 / DICT90; with_unknown). Anything else is refused when the model loads,
-     with a message naming it.
+     dict_type DICT36 / DICT90; with_unknown) and DBHead (mask_thr, min_text_score,
+     min_text_width, unclip_ratio, max_candidate(s), rescale, downsample_ratio; text_repr_type
+     quad or poly, both giving quadrilaterals as MMDeploy's SDK does). Anything else is refused
+     when the model loads, with a message naming it. The text recognizer's _apply_bbox crops
+     each box as MMDeploy's WarpBbox does (one affine warp, cv::warpAffine's fixed point).
 
    WHAT IT DOES NOT DO
-     No text detection (DBHead) and so no text boxes for the recognizer's _apply_bbox, no
-     rotated boxes or instance masks; no DARK ("unbiased"), "megvii" or UDP heatmap
+     No rotated boxes or instance masks; DBHead keeps a box when the shorter side of its
+     rectangle passes min_text_width (mmocr's rule), where MMDeploy tests the side OpenCV's
+     minAreaRect calls width (that choice, and which corner comes first, hang on where OpenCV's
+     hull of Clipper's output starts: the corners are OpenCV's, clockwise, but a box's first
+     may be another one); the polygon offset is not united into a polygon (a grown contour
+     that would enclose a hole, which MMDeploy drops, is boxed); no DARK ("unbiased"), "megvii" or UDP heatmap
      decoding; no "lanczos" interpolation; no packed single-buffer models (mmdeploy_model_create); no contexts,
      values, profilers or the v2/async entry points; device "cpu" only.
 

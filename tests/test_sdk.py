@@ -620,6 +620,26 @@ def demo_tests(tmp):
         if Image.open(out).size != (640, 427):
             raise Failure("picture %s" % (Image.open(out).size,))
 
+    def ocr():
+        # The text picture through MMDeploy's ocr demo: the text detector's boxes, each read.
+        from PIL import Image
+        img, out = os.path.join(tmp, "text.png"), os.path.join(tmp, "ocr.png")
+        cv2.imwrite(img, gen.text_image())
+        p = demo("ocr", "cpu", os.path.join(MODELS, "textdet"), os.path.join(MODELS, "rec"), img, out)
+        x = os.path.join(tmp, "ocr_x.npy")
+        np.save(os.path.join(tmp, "ocr_in.npy"), cv2.imread(img))
+        probe("preprocess", os.path.join(MODELS, "textdet"), os.path.join(tmp, "ocr_in.npy"), "bgr", x)
+        ref, _ = gen.reference("textdet", cv2.imread(img), np.load(x))
+        lines = p.stdout.splitlines()
+        if lines[0] != "bbox_count=%d" % len(ref) or len(lines) != 1 + 2 * len(ref):
+            raise Failure("%r, expected %d boxes" % (lines[:3], len(ref)))
+        for k, r in enumerate(ref):
+            text, _ = gen.reference("rec", gen.warp_bbox(cv2.imread(img), r[1:]))
+            if lines[1 + 2 * k] != "box[%d]: %s" % (k, text):
+                raise Failure("%r, expected text %r" % (lines[1 + 2 * k], text))
+        if Image.open(out).size != (480, 360):
+            raise Failure("picture %s" % (Image.open(out).size,))
+
     def huge_declared_image():
         # PNG headers declaring 20000 x 20000 pixels, and nothing after them. Gray passes
         # stb_image's own bound (2^30 bytes) and meets MMD_MAX_IMAGE_SIDE; stb_image refuses RGB
@@ -654,13 +674,13 @@ def demo_tests(tmp):
             raise Failure("message %r" % p.stderr)
 
     return [("demo_image_classification_digits", classification), ("demo_object_detection", detection),
-            ("demo_pose_detection", pose_detection),
+            ("demo_pose_detection", pose_detection), ("demo_ocr", ocr),
             ("demo_huge_declared_image", huge_declared_image), ("demo_truncated_image", truncated_image),
             ("demo_device_cuda_refused", wrong_device)]
 
 
 def main(argv):
-    if not os.path.exists(os.path.join(MODELS, "seg", "end2end.onnx")):
+    if not all(os.path.exists(os.path.join(MODELS, k, "end2end.onnx")) for k in gen.TASKS):
         subprocess.run([sys.executable, os.path.join(ROOT, "tests", "gen_sdk_models.py"), MODELS],
                        check=True, capture_output=True)
     passed = failed = 0

@@ -1,6 +1,6 @@
 /* examples/sdk/draw.h - the little drawing the SDK demos need, on 8-bit BGR pictures: boxes,
-   text (stb_easy_font's segment font, scaled), upscaling small pictures, and writing a PNG with
-   stb_image_write. Header-only for the examples; not part of the library. */
+   lines, text (stb_easy_font's segment font, scaled), upscaling small pictures, and writing a
+   PNG with stb_image_write. Header-only for the examples; not part of the library. */
 #ifndef MMD_EXAMPLES_DRAW_H
 #define MMD_EXAMPLES_DRAW_H
 
@@ -56,6 +56,20 @@ static inline void draw_box(picture *p, float l, float t, float r, float b, int 
     fill_rect(p, x0, y1 - thick, x1, y1, bgr);
     fill_rect(p, x0, y0, x0 + thick, y1, bgr);
     fill_rect(p, x1 - thick, y0, x1, y1, bgr);
+}
+
+/* A line from (x0, y0) to (x1, y1), t pixels thick: a t x t square at each step of the longer
+   axis (a text box's side). */
+static inline void draw_line(picture *p, float x0, float y0, float x1, float y1, int thick, const unsigned char bgr[3]) {
+    float dx = x1 - x0, dy = y1 - y0, ax = dx < 0 ? -dx : dx, ay = dy < 0 ? -dy : dy;
+    int n = (int)(ax > ay ? ax : ay), i;
+    /* Boxes may lie far outside the picture: only sensible lengths are stepped. */
+    if (n > 4 * (p->width + p->height)) return;
+    for (i = 0; i <= n; ++i) {
+        float t = n ? (float)i / (float)n : 0.0f;
+        int x = (int)(x0 + t * dx) - thick / 2, y = (int)(y0 + t * dy) - thick / 2;
+        fill_rect(p, x, y, x + thick, y + thick, bgr);
+    }
 }
 
 /* Text at (x, y), scale pixels per font unit, on a filled background. */
