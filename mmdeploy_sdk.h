@@ -48,8 +48,10 @@
      rectangle passes min_text_width (mmocr's rule), where MMDeploy tests the side OpenCV's
      minAreaRect calls width (that choice, and which corner comes first, hang on where OpenCV's
      hull of Clipper's output starts: the corners are OpenCV's, clockwise, but a box's first
-     may be another one); the polygon offset is not united into a polygon (a grown contour
-     that would enclose a hole, which MMDeploy drops, is boxed); no DARK ("unbiased"), "megvii" or UDP heatmap
+     may be another one); the polygon offset is not united into a polygon as Clipper does: a
+     grown contour that would enclose a hole (MMDeploy drops it) is boxed, and so are the parts
+     of a self-crossing contour's offset that the union (positive winding) drops (2 boxes of
+     527 differ on a map of noise, none on text); no DARK ("unbiased"), "megvii" or UDP heatmap
      decoding; no "lanczos" interpolation; no packed single-buffer models (mmdeploy_model_create); no contexts,
      values, profilers or the v2/async entry points; device "cpu" only.
 

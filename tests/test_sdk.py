@@ -327,6 +327,54 @@ def e2e_tests(tmp):
                            ("1x1", lambda: odd_image(1, 1, 3, 6))):
         tests.append(("text_detect_%s" % img_name, lambda m=make: text_detect(m())))
     tests.append(("text_recognize_boxes", lambda: read_boxes(gen.text_image())))
+
+    # Hostile maps: a network that passes the normalised blue channel through as the map, on
+    # 640 x 480 pictures (no resize): single pixels in a checkerboard (one 8-connected region
+    # full of holes), noise, one-pixel lines, the whole map, so that the border following,
+    # holes and all, meets OpenCV's on shapes no text makes.
+    def raw_map(pattern):
+        import torch
+
+        class Blue(torch.nn.Module):
+            def forward(self, x):
+                return x[:, 0]
+        d = os.path.join(tmp, "textdet_raw")
+        if not os.path.exists(os.path.join(d, "end2end.onnx")):
+            shutil.rmtree(d, ignore_errors=True)
+            shutil.copytree(os.path.join(MODELS, "textdet"), d)
+            torch.onnx.export(Blue(), torch.zeros(1, 3, 480, 640), os.path.join(d, "end2end.onnx"), input_names=["input"],
+                              output_names=["output"], dynamic_axes={"input": {2: "h", 3: "w"}}, opset_version=11)
+        rng = np.random.default_rng(11)
+        yy, xx = np.mgrid[:480, :640]
+        on = {"checkerboard": (yy + xx) % 2 == 0, "noise": rng.random((480, 640)) < 0.5,
+              "lines": (yy % 3 == 0) | (xx % 7 == 0), "whole": np.ones((480, 640), bool),
+              "rings": (np.hypot(yy - 240, xx - 320).astype(int) % 6) < 2}[pattern]
+        bgr = np.zeros((480, 640, 3), np.uint8)
+        bgr[on] = 255
+        src = os.path.join(tmp, "m_in.npy")
+        np.save(src, bgr)
+        ours = json.loads(probe("textdet", d, src, "bgr").stdout)
+        _, meta = gen.preprocess("textdet", bgr)
+        x, _ = gen.preprocess("textdet", bgr)
+        ref = gen.db_head(np.ascontiguousarray(x[0, 0]), meta, {})
+        note("textdet raw maps: most boxes", len(ref))
+        if len(ours) != len(ref):
+            raise Failure("%d boxes, expected %d" % (len(ours), len(ref)))
+        # Noise makes self-crossing polygons, whose offset Clipper unites with positive
+        # winding; the SDK boxes all of the offset's vertices (mmdeploy_sdk.h says so), so
+        # there a few boxes may come out larger.
+        off = []
+        for o, r in zip(ours, ref):
+            oc, rc = np.array(o[1:]).reshape(4, 2), np.array(r[1:]).reshape(4, 2)
+            if abs(o[0] - r[0]) > 1e-3:
+                raise Failure("score %s, expected %s" % (o, r))
+            if min(float(np.abs(np.roll(oc, s, 0) - rc).max()) for s in range(4)) > 1.0:
+                off.append((o, r))
+        note("textdet raw map %s: boxes unlike OpenCV's (of %d)" % (pattern, len(ref)), len(off))
+        if len(off) > (len(ref) // 100 if pattern == "noise" else 0):
+            raise Failure("%d boxes differ, as %s from %s" % (len(off), off[0][0], off[0][1]))
+    for pattern in ("checkerboard", "noise", "lines", "whole", "rings"):
+        tests.append(("text_detect_raw_map_" + pattern, lambda p=pattern: raw_map(p)))
     # DBHead's params, edited in a copy of the directory: each against the reference with them.
     for name, params in (("unclip_0", dict(unclip_ratio=0)), ("unclip_3", dict(unclip_ratio=3.0)),
                          ("mask_thr_0.6", dict(mask_thr=0.6)), ("mask_thr_-1_whole_map", dict(mask_thr=-1)),
