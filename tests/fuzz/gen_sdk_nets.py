@@ -10,6 +10,8 @@ Each takes "input" [1, 3, h, w] float (any h, w) and gives what one task's postp
            outside the image, scores on both sides of a threshold) and "labels" [1, 4] int64
   seg      ArgMax over channels: "output" [1, 1, h, w] int64 (ResizeMask with_argmax)
   seg_score  the input itself: "output" [1, 3, h, w] float (ResizeMask without argmax)
+  textdet  the input's first channel: "output" [1, 1, h, w] float, the map DBHead follows (the
+           fuzzed image and Normalize make its shapes)
 """
 import numpy as np
 import onnx
@@ -54,7 +56,12 @@ def nets():
                 [helper.make_tensor_value_info("output", TensorProto.INT64, [1, 1, "h", "w"])])
     seg_score = model("seg_score", [helper.make_node("Identity", ["input"], ["output"])],
                       [helper.make_tensor_value_info("output", f, [1, 3, "h", "w"])])
-    return [("cls", cls), ("det", det), ("seg", seg), ("seg_score", seg_score)]
+    textdet = model("textdet", [helper.make_node("Slice", ["input", "starts", "ends", "axes"], ["output"])],
+                    [helper.make_tensor_value_info("output", f, [1, 1, "h", "w"])],
+                    [numpy_helper.from_array(np.array([0], np.int64), "starts"),
+                     numpy_helper.from_array(np.array([1], np.int64), "ends"),
+                     numpy_helper.from_array(np.array([1], np.int64), "axes")])
+    return [("cls", cls), ("det", det), ("seg", seg), ("seg_score", seg_score), ("textdet", textdet)]
 
 
 def main():

@@ -4,7 +4,7 @@ SDK tests' model directories and images, in each harness's input format.
 
     /usr/bin/python3 tests/fuzz/gen_sdk_seeds.py MODEL_DIRS MODEL_OUT IMAGE_OUT
 
-MODEL_DIRS holds the directories tests/gen_sdk_models.py writes (cls, det, yolo, seg, pose, simcc, rec); the digits
+MODEL_DIRS holds the directories tests/gen_sdk_models.py writes (cls, det, yolo, seg, pose, simcc, rec, textdet); the digits
 demo's JSON (examples/sdk/digits) is added. `make fuzz-corpus` calls it; the hostile cases
 written under tests/fuzz/regress (sdk_model_*, sdk_image_*) came from it too and `make test`
 replays them: --regress DIR writes those alone.
@@ -27,7 +27,7 @@ def model_seed(deploy, pipeline):
 
 def model_seeds(dirs):
     out = {}
-    sources = [os.path.join(dirs, t) for t in ("cls", "det", "yolo", "seg", "pose", "simcc", "rec")] + \
+    sources = [os.path.join(dirs, t) for t in ("cls", "det", "yolo", "seg", "pose", "simcc", "rec", "textdet")] + \
         [os.path.join(ROOT, "examples", "sdk", "digits")]
     for d in sources:
         if not os.path.exists(os.path.join(d, "pipeline.json")):
@@ -118,6 +118,14 @@ def regress_models(seeds):
     def transforms(p):
         return next(t for t in p["pipeline"]["tasks"] if t.get("module") == "Transform")["transforms"]
 
+    # The text detector with its map made busy: Normalize's mean between the pattern's values
+    # and a zero mask threshold, so that the first channel thresholds into many borders.
+    tdeploy, tpipeline = (json.loads(x) for x in seeds["textdet"].split(b"\0"))
+    transforms(tpipeline)[2].update(mean=[128, 128, 128], std=[1, 1, 1], to_rgb=False)
+    tpipeline["pipeline"]["tasks"][2]["params"].update(mask_thr=0, unclip_ratio=1000)
+    # Trailing spaces make the length pick the harness's 64 x 48 image.
+    busy = model_seed(tdeploy, tpipeline)
+
     return {
         "sdk_model_resize_huge": edit(lambda d, p: transforms(p)[1].update(size=[1000000, -1])),
         "sdk_model_resize_past_limit": edit(lambda d, p: transforms(p)[1].update(size=[1024, 1024], keep_ratio=False)),
@@ -127,6 +135,7 @@ def regress_models(seeds):
         "sdk_model_pad_divisor": edit(lambda d, p: transforms(p).insert(3, {"type": "Pad", "size_divisor": 4096})),
         "sdk_model_no_pipeline": json.dumps(deploy).encode(),
         "sdk_model_nested": b"[" * 5000 + b"\0" + b"{\"pipeline\":" * 2000,
+        "sdk_model_textdet_busy_map": busy + b" " * ((4 - len(busy)) % 5),
     }
 
 
