@@ -2755,8 +2755,9 @@ static int mmd__db_head(const mmd__sdk_handle *h, const mmd_sdk_meta *meta, mmde
         }
         r = &(*res)[(*count)++];
         for (j = 0; j < 4; ++j) {
-            r->bbox[j].x = (float)lrintf(c[2 * j] * scale_w);
-            r->bbox[j].y = (float)lrintf(c[2 * j + 1] * scale_h);
+            /* cvRound: to nearest, halves to even (rintf in the default rounding mode). */
+            r->bbox[j].x = rintf(c[2 * j] * scale_w);
+            r->bbox[j].y = rintf(c[2 * j + 1] * scale_h);
         }
         r->score = score;
     }
