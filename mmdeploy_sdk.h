@@ -2166,7 +2166,8 @@ static const int8_t mmd__chain_dy[8] = {0, -1, -1, -1, 0, 1, 1, 1};
    pixel `at` (x, y without the frame), an outer border or (hole) the border of a hole whose
    zero pixel is right of `at`, as Suzuki and Abe's algorithm does in OpenCV: followed pixels
    are marked 2, or -126 where the border turns back from the right, so that the scan starts
-   no border twice. The points where the chain code changes are appended to `out`. Each step
+   no border twice. The points where the chain code changes are appended to `out` (NULL: only
+   followed, for the marks). Each step
    leaves one pixel towards one of its 8 neighbours, never twice the same way, so the loop
    ends within `limit` (8 per pixel) steps; checked all the same. */
 static int mmd__follow_border(int8_t *img, int64_t stride, int64_t limit, int64_t at, int64_t x, int64_t y,
@@ -2182,7 +2183,7 @@ static int mmd__follow_border(int8_t *img, int64_t stride, int64_t limit, int64_
     } while (img[i1] == 0 && s != s_end);
     if (s == s_end) {
         img[at] = -126;
-        return mmd__pts_push(out, x, y);
+        return out ? mmd__pts_push(out, x, y) : MMDEPLOY_SUCCESS;
     }
     i3 = at;
     prev_s = s ^ 4;
@@ -2196,7 +2197,7 @@ static int mmd__follow_border(int8_t *img, int64_t stride, int64_t limit, int64_
         if ((uint32_t)(s - 1) < (uint32_t)s_end) img[i3] = -126;
         else if (img[i3] == 1) img[i3] = 2;
         if (s != prev_s) {
-            if ((st = mmd__pts_push(out, x, y)) != 0) return st;
+            if (out && (st = mmd__pts_push(out, x, y)) != 0) return st;
             prev_s = s;
         }
         x += mmd__chain_dx[s];
@@ -2209,19 +2210,24 @@ static int mmd__follow_border(int8_t *img, int64_t stride, int64_t limit, int64_
     return MMDEPLOY_SUCCESS;
 }
 
-/* All borders of the mask (h x w inside its frame), outer and hole, as findContours with
-   RETR_LIST finds them, in the order it returns them: the last found first. pts gets their
-   points, ends[k] the end of border k in pts (malloc'd). */
-static int mmd__find_borders(int8_t *img, int64_t h, int64_t w, mmd__pts *pts, size_t **ends, size_t *count) {
+/* The borders of the mask (h x w inside its frame), outer and hole, as findContours with
+   RETR_LIST finds them: *total of them. Those from the skip-th found on are kept, in the order
+   findContours returns them (the last found first): their points in pts, ends[k] the end of
+   kept border k in pts (malloc'd), *kept of them. findContours' list is cut to its first
+   max_candidates, the last found: a first pass with skip past any count counts them, so that
+   a second keeps only those, and a map of a million specks costs no more memory than their
+   marks. */
+static int mmd__find_borders(int8_t *img, int64_t h, int64_t w, size_t skip, mmd__pts *pts, size_t **ends,
+                             size_t *kept, size_t *total) {
     int64_t stride = w + 2, y, x;
-    size_t cap = 0, n = 0, k;
+    size_t cap = 0, n = 0, found = 0, k;
     int st = 0;
     *ends = NULL;
     for (y = 1; y <= h && !st; ++y) {
         int8_t prev = 0;
         for (x = 1; x <= w && !st; ++x) {
             int8_t p = img[y * stride + x];
-            int32_t hole;
+            int32_t hole, keep;
             if (p == prev) continue;
             if (prev == 0 && p == 1) hole = 0;
             else if (p == 0 && prev >= 1) hole = 1;
@@ -2229,7 +2235,8 @@ static int mmd__find_borders(int8_t *img, int64_t h, int64_t w, mmd__pts *pts, s
                 prev = p;
                 continue;
             }
-            if (n == cap) {
+            keep = found++ >= skip;
+            if (keep && n == cap) {
                 size_t *q = (size_t *)realloc(*ends, (cap = cap ? 2 * cap : 64) * sizeof *q);
                 if (!q) {
                     st = MMDEPLOY_E_OUT_OF_MEMORY;
@@ -2237,13 +2244,15 @@ static int mmd__find_borders(int8_t *img, int64_t h, int64_t w, mmd__pts *pts, s
                 }
                 *ends = q;
             }
-            st = mmd__follow_border(img, stride, 8 * stride * (h + 2) + 64, y * stride + x - hole, x - 1 - hole, y - 1, hole, pts);
-            (*ends)[n++] = pts->n;
+            st = mmd__follow_border(img, stride, 8 * stride * (h + 2) + 64, y * stride + x - hole, x - 1 - hole,
+                                    y - 1, hole, keep ? pts : NULL);
+            if (keep) (*ends)[n++] = pts->n;
             /* The scan goes on from the pixel after the start, as it is now marked. */
             prev = img[y * stride + x];
         }
     }
-    *count = n;
+    *kept = n;
+    *total = found;
     /* Reverse the order of the borders in place: ends become starts of the reversed list. */
     if (!st && n) {
         mmd__ipt *r = (mmd__ipt *)malloc((pts->n ? pts->n : 1) * sizeof *r);
@@ -2670,7 +2679,8 @@ static int mmd__db_head(const mmd__sdk_handle *h, const mmd_sdk_meta *meta, mmde
     int64_t mh, mw, i;
     int8_t *img = NULL;
     uint8_t *mask = NULL;
-    size_t *ends = NULL, nb = 0, k, longest = 0, kept;
+    size_t *ends = NULL, nb = 0, k, longest = 0, kept = 0;
+    int32_t pass;
     mmd__pts pts = {NULL, 0, 0}, poly = {NULL, 0, 0}, off = {NULL, 0, 0};
     mmd__ipt *approx = NULL;
     size_t *stack = NULL;
@@ -2692,10 +2702,13 @@ static int mmd__db_head(const mmd__sdk_handle *h, const mmd_sdk_meta *meta, mmde
     /* The mask inside a zero frame, as findContours pads it. */
     if (!(img = (int8_t *)calloc((size_t)(mh + 2) * (size_t)(mw + 2), 1)) || !(mask = (uint8_t *)malloc((size_t)(mh * mw))))
         st = MMDEPLOY_E_OUT_OF_MEMORY;
-    for (i = 0; !st && i < mh * mw; ++i)
-        img[(i / mw + 1) * (mw + 2) + i % mw + 1] = ((const float *)y->data)[i] >= m->mask_thr;
-    if (!st) st = mmd__find_borders(img, mh, mw, &pts, &ends, &nb);
-    kept = nb < (size_t)m->max_candidates ? nb : (size_t)m->max_candidates;
+    /* Twice: the first pass counts the borders, the second keeps the last max_candidates. */
+    for (pass = 0; pass < 2 && !st; ++pass) {
+        for (i = 0; i < mh * mw; ++i)
+            img[(i / mw + 1) * (mw + 2) + i % mw + 1] = ((const float *)y->data)[i] >= m->mask_thr;
+        st = mmd__find_borders(img, mh, mw, pass ? nb - (nb < (size_t)m->max_candidates ? nb : (size_t)m->max_candidates)
+                                                 : (size_t)-1, &pts, &ends, &kept, &nb);
+    }
     for (k = 0; k < kept; ++k) {
         size_t len = ends[k] - (k ? ends[k - 1] : 0);
         longest = len > longest ? len : longest;
