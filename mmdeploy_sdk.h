@@ -1,7 +1,8 @@
 /* mmdeploy_sdk.h - v0.1.0 - MIT licence (see end of file)
    MMDeploy's SDK in C on the mmdeploy.h runtime: model directories, the image pipeline around
    the network, and MMDeploy's C API (the headers in include/mmdeploy) for classification, detection,
-   semantic segmentation, top-down pose estimation, text detection and text recognition.
+   semantic segmentation, top-down pose estimation, text detection, text recognition and rotated
+   detection.
 
    QUICK START
      In exactly one C file (or compile mmdeploy_sdk.c):
@@ -39,12 +40,15 @@
      input_size), mmocr CTCConvertor (dict_file read from the directory, dict_list or
      dict_type DICT36 / DICT90; with_unknown) and DBHead (mask_thr, min_text_score,
      min_text_width, unclip_ratio, max_candidate(s), rescale, downsample_ratio; text_repr_type
-     quad or poly, both giving quadrilaterals as MMDeploy's SDK does). Anything else is refused
+     quad or poly, both giving quadrilaterals as MMDeploy's SDK does), mmrotate ResizeRBBox
+     (score_thr; dets [1, N, 6] cx, cy, w, h, angle, score divided by scale_factor as MMDeploy's
+     SDK does: no padding taken off, nothing clipped; a box with a NaN score or a value that is
+     not finite once rescaled is dropped). Anything else is refused
      when the model loads, with a message naming it. The text recognizer's _apply_bbox crops
      each box as MMDeploy's WarpBbox does (one affine warp, cv::warpAffine's fixed point).
 
    WHAT IT DOES NOT DO
-     No rotated boxes or instance masks; DBHead keeps a box when the shorter side of its
+     No instance masks; DBHead keeps a box when the shorter side of its
      rectangle passes min_text_width (mmocr's rule), where MMDeploy tests the side OpenCV's
      minAreaRect calls width (that choice, and which corner comes first, hang on where OpenCV's
      hull of Clipper's output starts: the corners are OpenCV's, clockwise, but a box's first
@@ -84,6 +88,7 @@
 #include "mmdeploy/detector.h"
 #include "mmdeploy/model.h"
 #include "mmdeploy/pose_detector.h"
+#include "mmdeploy/rotated_detector.h"
 #include "mmdeploy/segmentor.h"
 #include "mmdeploy/text_detector.h"
 #include "mmdeploy/text_recognizer.h"
@@ -271,7 +276,7 @@ enum {
 };
 enum {
     MMD__TASK_CLASSIFIER, MMD__TASK_DETECTOR, MMD__TASK_SEGMENTOR, MMD__TASK_POSE, MMD__TASK_TEXT_RECOGNIZER,
-    MMD__TASK_TEXT_DETECTOR
+    MMD__TASK_TEXT_DETECTOR, MMD__TASK_ROTATED_DETECTOR
 };
 
 typedef struct mmd__transform {
@@ -643,6 +648,22 @@ static int mmd__parse_dbhead(const cJSON *params, mmdeploy_model_t m) {
     return st;
 }
 
+/* mmrotate's ResizeRBBox: only score_thr is read (MMDeploy's default 0.05); the rest of the
+   test_cfg MMDeploy writes beside it (nms, max_per_img, ...) is the network's business. */
+static int mmd__parse_resize_rbbox(const cJSON *t, mmdeploy_model_t m) {
+    const char *component = mmd__json_string(t, "component");
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(t, "params"), *v;
+    if (!component || strcmp(component, "ResizeRBBox") != 0)
+        return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "pipeline.json: component '%s' of mmrotate is not supported",
+                             component ? component : "(none)");
+    if (params && !cJSON_IsObject(params))
+        return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "pipeline.json ResizeRBBox: 'params' is not an object");
+    m->task = MMD__TASK_ROTATED_DETECTOR;
+    m->score_thr = 0.05f;
+    v = cJSON_GetObjectItemCaseSensitive(params, "score_thr");
+    return v ? mmd__json_float(v, "pipeline.json ResizeRBBox", "score_thr", &m->score_thr) : MMDEPLOY_SUCCESS;
+}
+
 static int mmd__parse_postprocess(const cJSON *tasks, mmdeploy_model_t m) {
     static const char *const modules[] = {"mmcls", "mmdet", "mmseg", "mmpose", "mmocr"};
     /* Per module, the components it may name (MMDeploy registers the heatmap decode under
@@ -656,8 +677,9 @@ static int mmd__parse_postprocess(const cJSON *tasks, mmdeploy_model_t m) {
     const char *component = NULL;
     int32_t k, c;
     int st = 0;
+    if ((t = mmd__find_task(tasks, "mmrotate")) != NULL) return mmd__parse_resize_rbbox(t, m);
     for (k = 0; k < 5 && !t; ++k) t = mmd__find_task(tasks, modules[k]);
-    if (!t) return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "pipeline.json: no mmcls, mmdet, mmseg, mmpose or mmocr task");
+    if (!t) return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "pipeline.json: no mmcls, mmdet, mmseg, mmpose, mmocr or mmrotate task");
     component = mmd__json_string(t, "component");
     for (c = 0; component && c < 6 && components[k - 1][c] && strcmp(component, components[k - 1][c]) != 0; ++c) {
     }
@@ -748,16 +770,16 @@ static int mmd__sdk_path(char *buf, size_t cap, const char *dir, const char *fil
 static int mmd__parse_deploy(const char *text, size_t size, const char *dir, char *net_path, size_t cap,
                              int32_t *task) {
     static const char *const tasks[] = {"Classifier", "Detector", "Segmentor", "PoseDetector", "TextRecognizer",
-                                        "TextDetector"};
+                                        "TextDetector", "RotatedDetector"};
     cJSON *root = cJSON_ParseWithLength(text, size);
     const cJSON *model;
     const char *s;
     int st = 0;
     if (!root) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "deploy.json is not valid JSON");
     s = mmd__json_string(root, "task");
-    for (*task = 0; *task < 6 && (!s || strcmp(s, tasks[*task]) != 0); ++*task) {
+    for (*task = 0; *task < 7 && (!s || strcmp(s, tasks[*task]) != 0); ++*task) {
     }
-    if (*task == 6) st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "deploy.json: task '%s' is not supported", s ? s : "(none)");
+    if (*task == 7) st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "deploy.json: task '%s' is not supported", s ? s : "(none)");
     model = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "models"), 0);
     if (!st && !cJSON_IsObject(model)) st = mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "deploy.json: no models[0]");
     s = st ? NULL : mmd__json_string(model, "backend");
@@ -1555,7 +1577,7 @@ typedef struct mmd__sdk_handle {
 
 static int mmd__handle_create(mmdeploy_model_t model, const char *device, int32_t task, mmd__sdk_handle **out) {
     static const char *const names[] = {"classifier", "detector", "segmentor", "pose detector", "text recognizer",
-                                        "text detector"};
+                                        "text detector", "rotated detector"};
     mmd__sdk_handle *h;
     mmd_options opts;
     mmd_error err;
@@ -2969,6 +2991,105 @@ MMDEPLOY_API void mmdeploy_text_recognizer_release_result(mmdeploy_text_recognit
 
 MMDEPLOY_API void mmdeploy_text_recognizer_destroy(mmdeploy_text_recognizer_t recognizer) {
     mmd__handle_destroy((mmd__sdk_handle *)recognizer);
+}
+
+/* ==== >>sdk rotated detector ==== */
+struct mmdeploy_rotated_detector {
+    mmd__sdk_handle h;
+};
+
+MMDEPLOY_API int mmdeploy_rotated_detector_create(mmdeploy_model_t model, const char *device_name, int device_id,
+                                                  mmdeploy_rotated_detector_t *detector) {
+    (void)device_id;
+    return mmd__handle_create(model, device_name, MMD__TASK_ROTATED_DETECTOR, (mmd__sdk_handle **)detector);
+}
+
+MMDEPLOY_API int mmdeploy_rotated_detector_create_by_path(const char *model_path, const char *device_name,
+                                                          int device_id, mmdeploy_rotated_detector_t *detector) {
+    (void)device_id;
+    return mmd__handle_create_by_path(model_path, device_name, MMD__TASK_ROTATED_DETECTOR,
+                                      (mmd__sdk_handle **)detector);
+}
+
+/* ResizeRBBox on one image's outputs, appended to *res (capacity *cap): dets [1, N, 6] (cx, cy,
+   w, h, angle, score) and labels [1, N]. As MMDeploy's SDK: boxes whose score passes score_thr,
+   centres and sizes divided by scale_factor (LetterResize's borders not taken off, nothing
+   clipped), the angle as the network gives it. Unlike it, a box with a NaN score or a value
+   that is not finite once rescaled is dropped, and a label outside int's range becomes -1. */
+static int mmd__resize_rbbox(const mmd__sdk_handle *h, const mmd_sdk_meta *meta, mmdeploy_rotated_detection_t **res,
+                             int *total, int *cap, int *count) {
+    const mmd_tensor *dets = mmd__output(h, "dets", 0), *labels = mmd__output(h, "labels", 1);
+    int64_t n, j;
+    if (!dets || !labels || dets->dtype != MMD_DTYPE_FLOAT32 || dets->rank != 3 || dets->dims[0] != 1 ||
+        dets->dims[2] != 6 || labels->rank != 2 || labels->dims[1] != dets->dims[1] ||
+        (labels->dtype != MMD_DTYPE_INT64 && labels->dtype != MMD_DTYPE_INT32 && labels->dtype != MMD_DTYPE_FLOAT32))
+        return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "ResizeRBBox: outputs are not dets [1, N, 6] and labels [1, N]");
+    n = dets->dims[1];
+    if (n > 0x7fffffff - *total) return mmd__sdk_fail(MMDEPLOY_E_OUT_OF_RANGE, "ResizeRBBox: %lld boxes", (long long)n);
+    if (*total + n > *cap) {
+        mmdeploy_rotated_detection_t *g =
+            (mmdeploy_rotated_detection_t *)realloc(*res, (size_t)(*total + n) * sizeof **res);
+        if (!g) return MMDEPLOY_E_OUT_OF_MEMORY;
+        *res = g;
+        *cap = (int)(*total + n);
+    }
+    for (j = 0; j < n; ++j) {
+        const float *d = (const float *)dets->data + j * 6;
+        mmdeploy_rotated_detection_t *r = &(*res)[*total];
+        double label = mmd__value(labels, j);
+        int k, finite = 1;
+        if (!(d[5] > h->m.score_thr)) continue;
+        r->rbbox[0] = d[0] / meta->scale_factor[0];
+        r->rbbox[1] = d[1] / meta->scale_factor[1];
+        r->rbbox[2] = d[2] / meta->scale_factor[0];
+        r->rbbox[3] = d[3] / meta->scale_factor[1];
+        r->rbbox[4] = d[4];
+        for (k = 0; k < 5; ++k) finite &= fabsf(r->rbbox[k]) <= 3.4028235e38f;
+        if (!finite) continue;
+        r->label_id = label >= 0.0 && label < 2147483647.0 ? (int)label : -1;
+        r->score = d[5];
+        ++*total;
+        ++*count;
+    }
+    return MMDEPLOY_SUCCESS;
+}
+
+MMDEPLOY_API int mmdeploy_rotated_detector_apply(mmdeploy_rotated_detector_t detector, const mmdeploy_mat_t *mats,
+                                                 int mat_count, mmdeploy_rotated_detection_t **results,
+                                                 int **result_count) {
+    mmd__sdk_handle *h = (mmd__sdk_handle *)detector;
+    mmdeploy_rotated_detection_t *res = NULL;
+    int *counts = NULL, st = 0, total = 0, cap = 0, i;
+    if (!h || !mats || mat_count < 1 || !results || !result_count) return MMDEPLOY_E_INVALID_ARG;
+    *results = NULL;
+    *result_count = NULL;
+    if (!(counts = (int *)calloc((size_t)mat_count, sizeof *counts))) return MMDEPLOY_E_OUT_OF_MEMORY;
+    for (i = 0; i < mat_count && !st; ++i) {
+        mmd__img im;
+        mmd_sdk_meta meta;
+        if ((st = mmd__run(h, &mats[i], NULL, NULL, &im, &meta)) != 0) break;
+        st = mmd__resize_rbbox(h, &meta, &res, &total, &cap, &counts[i]);
+        free(im.data);
+    }
+    if (!st && !res && !(res = (mmdeploy_rotated_detection_t *)malloc(sizeof *res))) st = MMDEPLOY_E_OUT_OF_MEMORY;
+    if (st) {
+        free(res);
+        free(counts);
+        return st;
+    }
+    *results = res;
+    *result_count = counts;
+    return MMDEPLOY_SUCCESS;
+}
+
+MMDEPLOY_API void mmdeploy_rotated_detector_release_result(mmdeploy_rotated_detection_t *results,
+                                                           const int *result_count) {
+    free(results);
+    free((void *)(uintptr_t)result_count);
+}
+
+MMDEPLOY_API void mmdeploy_rotated_detector_destroy(mmdeploy_rotated_detector_t detector) {
+    mmd__handle_destroy((mmd__sdk_handle *)detector);
 }
 
 #endif /* MMD_SDK_IMPLEMENTATION */
