@@ -34,6 +34,12 @@ MMDeploy's rewriters give each task:
        behind mmocr's pipeline as MMDeploy exports DBNet (LoadImageFromFile, Resize keep_ratio,
        Normalize, Pad size_divisor 32, DefaultFormatBundle, Collect) and DBHead with the params
        MMDeploy writes for it (none: the SDK's defaults)
+  rotated  the detector's body proposing one rotated box per cell (centre anywhere in the input,
+       sides up to half of it, angle in [-pi/2, pi/2), mmrotate's le90) with the 100 best cells
+       kept: "dets" [1, 100, 6] (cx, cy, w, h, angle, score) and "labels" [1, 100], as MMDeploy's
+       mmrotate export names them; pipeline as mmrotate's get_preprocess makes it (Resize
+       keep_ratio, Normalize, Pad size_divisor 32, DefaultFormatBundle, Collect) and ResizeRBBox
+       with score_thr 0.5 beside the rest of the test_cfg MMDeploy writes
 The `reference` function of this module is the independent Python pipeline the tests compare
 with: OpenCV and numpy for the transforms, torch for the network.
 """
@@ -103,6 +109,34 @@ class Detector(torch.nn.Module):
         boxes = torch.gather(boxes, 1, idx.unsqueeze(2).expand(-1, -1, 4))
         dets = torch.cat([boxes, top.unsqueeze(2)], dim=2)
         return dets, torch.gather(label, 1, idx)
+
+
+class RotatedDetector(Detector):
+    """The Detector's body and class scores; each cell's box is a rotated one (cx, cy, w, h,
+    angle) and the 100 best cells are kept."""
+
+    def __init__(self, classes=3, keep=100):
+        super().__init__(classes, keep)
+        self.box = torch.nn.Conv2d(32, 5, 1)
+        # Wide box weights, so that the kept boxes differ in place, size and angle; class
+        # weights and a bias that put the kept scores on both sides of score_thr (0.5: 18 of
+        # the 100 on the photo, of two classes) and above MMDeploy's default 0.05.
+        torch.nn.init.normal_(self.box.weight, std=0.5)
+        torch.nn.init.normal_(self.cls.weight, std=1.0)
+        torch.nn.init.constant_(self.cls.bias, -1.0)
+
+    def forward(self, x):
+        h, w = x.shape[2], x.shape[3]
+        f = self.body(x)
+        p = torch.sigmoid(self.box(f)).flatten(2).transpose(1, 2)           # [1, cells, 5]
+        s = torch.sigmoid(self.cls(f)).flatten(2).transpose(1, 2)           # [1, cells, C]
+        w, h = torch.as_tensor(w).to(torch.float32), torch.as_tensor(h).to(torch.float32)
+        rbox = torch.stack([p[..., 0] * w, p[..., 1] * h, p[..., 2] * w * 0.5, p[..., 3] * h * 0.5,
+                            (p[..., 4] - 0.5) * np.pi], dim=2)
+        score, label = s.max(dim=2)
+        top, idx = torch.topk(score, self.keep, dim=1)
+        rbox = torch.gather(rbox, 1, idx.unsqueeze(2).expand(-1, -1, 5))
+        return torch.cat([rbox, top.unsqueeze(2)], dim=2), torch.gather(label, 1, idx)
 
 
 class Pose(torch.nn.Module):
@@ -209,6 +243,17 @@ TASKS = {
                     dict(type="Pad", size_divisor=32),
                     dict(type="DefaultFormatBundle"),
                     dict(type="Collect", keys=["img"], meta_keys=META_KEYS + ["pad_param"])]),
+    "rotated": dict(task="RotatedDetector", module="mmrotate", component="ResizeRBBox", name="rotated",
+                    params=dict(nms_pre=2000, min_bbox_size=0, score_thr=0.5,
+                                nms=dict(type="nms_rotated", iou_threshold=0.1), max_per_img=2000),
+                    outputs=["dets", "labels"],
+                    transforms=[
+                        dict(type="LoadImageFromFile"),
+                        dict(type="Resize", keep_ratio=True, size=[320, 240]),
+                        dict(type="Normalize", to_rgb=True, mean=MEAN, std=STD),
+                        dict(type="Pad", size_divisor=32),
+                        dict(type="DefaultFormatBundle"),
+                        dict(type="Collect", keys=["img"], meta_keys=META_KEYS)]),
     # mmyolo's test pipeline as MMDeploy exports it (YOLOv5KeepRatioResize as a keep-ratio Resize),
     # LetterResize to a non-square scale so that its height and width cannot be swapped unseen.
     "yolo": dict(task="Detector", module="mmdet", component="ResizeBBox", name="yolo",
@@ -273,7 +318,7 @@ def network(kind):
     torch.manual_seed(0)
     net = {"cls": Classifier, "det": lambda: Detector(nms=True), "yolo": Detector, "seg": Segmentor,
            "pose": Pose, "simcc": lambda: Pose(simcc=True), "rec": Recognizer,
-           "textdet": TextDetector}[kind]()
+           "textdet": TextDetector, "rotated": RotatedDetector}[kind]()
     return net.eval()
 
 
@@ -582,6 +627,12 @@ def reference(kind, bgr, x=None, bbox=None):
         s = out[0].numpy()
         top = np.argsort(-s, kind="stable")[:spec["params"]["topk"]]
         return [(int(i), float(s[i])) for i in top], s
+    if kind == "rotated":
+        # MMDeploy's ResizeRBBox: centres and sizes divided by scale_factor, the angle kept.
+        dets, labels = out[0][0].numpy(), out[1][0].numpy()
+        sf = meta["scale_factor"]
+        return [(int(lab), float(d[5]), d[0] / sf[0], d[1] / sf[1], d[2] / sf[0], d[3] / sf[1], float(d[4]))
+                for d, lab in zip(dets, labels) if d[5] > spec["params"]["score_thr"]], None
     if kind in ("det", "yolo"):
         dets, labels = out[0][0].numpy(), out[1][0].numpy()
         sf, (h, w) = meta["scale_factor"], meta["ori_shape"][1:3]

@@ -6,6 +6,7 @@
                                                    whole image, or L T R B); prints the meta as JSON
      sdk_probe classify DIR IMG.npy FORMAT             prints [[label, score], ...]
      sdk_probe detect DIR IMG.npy FORMAT               prints [[label, score, l, t, r, b], ...]
+     sdk_probe rotated DIR IMG.npy FORMAT              prints [[label, score, cx, cy, w, h, angle], ...]
      sdk_probe segment DIR IMG.npy FORMAT OUT.npy      writes the mask (int32 HxW) or the scores
      sdk_probe pose DIR IMG.npy FORMAT [L T R B ...]   prints [[[x, y, score], ...], ...], one
                                                    pose per box (none given: the whole image)
@@ -188,6 +189,23 @@ int main(int argc, char **argv) {
                 mmdeploy_detector_release_result(res, count, 1);
             }
             mmdeploy_detector_destroy(d);
+        }
+    } else if (strcmp(cmd, "rotated") == 0) {
+        mmdeploy_rotated_detector_t d;
+        mmdeploy_rotated_detection_t *res;
+        int *count, k;
+        if ((st = mmdeploy_rotated_detector_create_by_path(argv[2], "cpu", 0, &d)) == 0) {
+            if ((st = mmdeploy_rotated_detector_apply(d, &mat, 1, &res, &count)) == 0) {
+                printf("[");
+                for (i = 0; i < count[0]; ++i) {
+                    printf("%s[%d, %.9g", i ? ", " : "", res[i].label_id, res[i].score);
+                    for (k = 0; k < 5; ++k) printf(", %.9g", res[i].rbbox[k]);
+                    printf("]");
+                }
+                printf("]\n");
+                mmdeploy_rotated_detector_release_result(res, count);
+            }
+            mmdeploy_rotated_detector_destroy(d);
         }
     } else if (strcmp(cmd, "segment") == 0 && argc == 6) {
         mmdeploy_segmentor_t s;

@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 
 import numpy as np
 import cv2
@@ -453,8 +454,10 @@ HOSTILE = [
     ("backend_tensorrt", "deploy.json", lambda o: o["models"][0].update(backend="tensorrt"), "NOT_SUPPORTED",
      "tensorrt"),
     ("task_text_detector", "deploy.json", lambda o: o.update(task="TextDetector"), "INVALID_ARG", "does not match"),
-    ("task_rotated_detector", "deploy.json", lambda o: o.update(task="RotatedDetector"), "NOT_SUPPORTED",
-     "RotatedDetector"),
+    ("task_rotated_detector", "deploy.json", lambda o: o.update(task="RotatedDetector"), "INVALID_ARG",
+     "does not match"),
+    ("task_video_recognizer", "deploy.json", lambda o: o.update(task="VideoRecognizer"), "NOT_SUPPORTED",
+     "VideoRecognizer"),
     ("deploy_json_huge", "deploy.json", b" " * (1 << 21), "OUT_OF_RANGE", "larger than"),
     ("net_garbage", "end2end.onnx", b"\x0a\xff\xff\xff\xff\x0f", "FAIL", "malformed"),
     ("input_map_wrong", "pipeline.json", lambda o: o["pipeline"]["tasks"][1]["input_map"].update(img="pixels"),
@@ -622,6 +625,170 @@ def hostile_tests(tmp):
     return tests
 
 
+# ==== >>rotated detection ====
+class ConstantRotated:
+    """A network whose outputs are fixed dets [1, N, C] and labels [1, N] (float32), whatever its
+    input: hostile values for ResizeRBBox."""
+
+    def __new__(cls, dets, labels):
+        import torch
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                zero = x.mean() * 0
+                return torch.tensor(dets, dtype=torch.float32) + zero, torch.tensor(labels, dtype=torch.float32) + zero
+        return Net()
+
+
+def rotated_tests(tmp):
+    tests = []
+    img = os.path.join(tmp, "r_in.npy")
+    d0 = os.path.join(MODELS, "rotated")
+
+    def compare(ours, ref):
+        # Boxes whose scores are within 1e-3 may come in either order: each of ours is matched to
+        # a reference box of the same label, score within 1e-3, centre and size within 1 px,
+        # angle within 1e-4.
+        if len(ours) != len(ref):
+            raise Failure("%d boxes, expected %d" % (len(ours), len(ref)))
+        left = [list(map(float, r)) for r in ref]
+        for o in ours:
+            best = min(left, key=lambda r: (r[0] != o[0], abs(r[1] - o[1]) > 1e-3,
+                                            float(np.abs(np.array(o[2:6]) - np.array(r[2:6])).max())))
+            px = float(np.abs(np.array(o[2:6]) - np.array(best[2:6])).max())
+            note("rotated max |cx, cy, w, h diff| px", px)
+            note("rotated |angle diff|", abs(o[6] - best[6]))
+            note("rotated |score diff|", abs(o[1] - best[1]))
+            if o[0] != best[0] or abs(o[1] - best[1]) > 1e-3 or px > 1.0 or abs(o[6] - best[6]) > 1e-4:
+                raise Failure("box %s, nearest expected %s" % (o, best))
+            left.remove(best)
+
+    # The network runs on our input in the reference, as for the NMS detector: the top 20 of
+    # near-equal cells could otherwise swap at the edge for a 1/255 difference of the resized
+    # input (the preprocess tests bound that), and the angle would move by it.
+    for img_name, make in (("china", china), ("odd37x53", lambda: odd_image(37, 53, 3, 5)),
+                           ("1x1", lambda: odd_image(1, 1, 3, 6))):
+        def t(make=make):
+            bgr = make()
+            np.save(img, bgr)
+            ours = json.loads(probe("rotated", d0, img, "bgr").stdout)
+            probe("preprocess", d0, img, "bgr", os.path.join(tmp, "r_x.npy"))
+            ref, _ = gen.reference("rotated", bgr, np.load(os.path.join(tmp, "r_x.npy")))
+            if img_name == "china" and (len(ref) < 5 or len({r[0] for r in ref}) < 2):
+                raise Failure("%d boxes pass score_thr, %d labels: the comparison would say little" %
+                              (len(ref), len({r[0] for r in ref})))
+            compare(ours, ref)
+        tests.append(("rotated_detect_%s" % img_name, t))
+
+    def score_thr_default():
+        # No params: MMDeploy's default score_thr, 0.05.
+        d = os.path.join(tmp, "rotated_default")
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.copytree(d0, d)
+        edit_json(os.path.join(d, "pipeline.json"), lambda o: o["pipeline"]["tasks"][2].pop("params"))
+        bgr = china()
+        np.save(img, bgr)
+        ours = json.loads(probe("rotated", d, img, "bgr").stdout)
+        probe("preprocess", d0, img, "bgr", os.path.join(tmp, "r_x.npy"))
+        x = np.load(os.path.join(tmp, "r_x.npy"))
+        dets, labels = (v[0].detach().numpy() for v in gen.network("rotated")(__import__("torch").from_numpy(x)))
+        expected = int((dets[:, 5] > 0.05).sum())
+        if len(ours) != expected or expected == len(json.loads(probe("rotated", d0, img, "bgr").stdout)):
+            raise Failure("%d boxes, expected %d (and a different count from score_thr 0.5)" % (len(ours), expected))
+    tests.append(("rotated_score_thr_default", score_thr_default))
+
+    # Hostile params: each refused with a status and a message naming the value.
+    for name, edit, status, words in (
+            ("score_thr_string", lambda o: o["pipeline"]["tasks"][2]["params"].update(score_thr="high"),
+             "INVALID_ARG", "score_thr"),
+            ("score_thr_huge", lambda o: o["pipeline"]["tasks"][2]["params"].update(score_thr=1e39),
+             "INVALID_ARG", "score_thr"),
+            ("params_list", lambda o: o["pipeline"]["tasks"][2].update(params=[1]), "INVALID_ARG", "params"),
+            ("unknown_component", lambda o: o["pipeline"]["tasks"][2].update(component="RotatedMask"),
+             "NOT_SUPPORTED", "RotatedMask"),
+            ("deploy_task_detector", None, "INVALID_ARG", "does not match")):
+        def t(name=name, edit=edit, status=status, words=words):
+            d = os.path.join(tmp, "hostile_rotated_" + name)
+            shutil.rmtree(d, ignore_errors=True)
+            shutil.copytree(d0, d)
+            if edit:
+                edit_json(os.path.join(d, "pipeline.json"), edit)
+            else:
+                edit_json(os.path.join(d, "deploy.json"), lambda o: o.update(task="Detector"))
+            np.save(img, odd_image(30, 20, 3, 1))
+            p = probe("rotated", d, img, "bgr", expect=STATUS[status])
+            if words not in p.stderr:
+                raise Failure("message %r does not name %r" % (p.stderr.strip(), words))
+        tests.append(("hostile_rotated_" + name, t))
+
+    def net_dir(name, dets, labels):
+        import torch
+        d = os.path.join(tmp, "hostile_rotated_" + name)
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.copytree(d0, d)
+        # The tracer warns that the tensors are constants: they are meant to be.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(ConstantRotated(dets, labels), torch.zeros(1, 3, 32, 32),
+                              os.path.join(d, "end2end.onnx"), input_names=["input"], output_names=["dets", "labels"],
+                              dynamic_axes={"input": {0: "batch", 2: "height", 3: "width"}}, opset_version=11)
+        return d
+
+    def hostile_values():
+        # NaN and infinite values, a size that overflows once divided by a scale factor under 1,
+        # a NaN score and labels outside int's range: the bad boxes are dropped, the labels -1.
+        nan, inf = float("nan"), float("inf")
+        dets = [[[10, 20, 30, 40, 0.5, 0.9], [nan, 1, 1, 1, 0, 0.9], [1, 1, 1, 1, 0, nan], [3e38, 1, 1, 1, 0, 0.9],
+                 [1, 1, inf, 1, 0, 0.9], [5, 5, 5, 5, nan, 0.9], [7, 8, 9, 10, 0.1, 0.95], [1, 2, 3, 4, 5, 0.2]]]
+        labels = [[1, 0, 0, 0, 0, 0, nan, 1e20]]
+        d = net_dir("values", dets, labels)
+        bgr = odd_image(600, 500, 3, 2)
+        np.save(img, bgr)
+        ours = json.loads(probe("rotated", d, img, "bgr").stdout)
+        _, meta = gen.preprocess("rotated", bgr)
+        sf = meta["scale_factor"]
+        if not sf[0] < 1:
+            raise Failure("scale factor %s: 3e38 would not overflow" % sf)
+        ref = [[1, 0.9, 10 / sf[0], 20 / sf[1], 30 / sf[0], 40 / sf[1], 0.5],
+               [-1, 0.95, 7 / sf[0], 8 / sf[1], 9 / sf[0], 10 / sf[1], 0.1]]
+        compare(ours, ref)
+    tests.append(("hostile_rotated_values", hostile_values))
+
+    def wrong_shape():
+        d = net_dir("dets_5", [[[10, 20, 30, 40, 0.9]]], [[1]])
+        np.save(img, odd_image(30, 20, 3, 1))
+        p = probe("rotated", d, img, "bgr", expect=STATUS["NOT_SUPPORTED"])
+        if "dets [1, N, 6]" not in p.stderr:
+            raise Failure("message %r" % p.stderr)
+    tests.append(("hostile_rotated_dets_5_columns", wrong_shape))
+
+    def demo():
+        # MMDeploy's demo on the photo: the boxes it prints are the probe's, the picture the photo's size.
+        from PIL import Image
+        bindir = os.path.dirname(PROBE)
+        src, out = os.path.join(tmp, "china.png"), os.path.join(tmp, "rotated.png")
+        cv2.imwrite(src, china())
+        p = subprocess.run([os.path.join(bindir, "rotated_object_detection"), "cpu", d0, src, out],
+                           capture_output=True, text=True, timeout=300)
+        if p.returncode != 0:
+            raise Failure("exited %d: %s" % (p.returncode, p.stderr.strip()[-300:]))
+        np.save(img, cv2.imread(src))
+        ours = json.loads(probe("rotated", d0, img, "bgr").stdout)
+        lines = p.stdout.splitlines()
+        if lines[0] != "bbox_count=%d" % len(ours) or len(lines) != 1 + len(ours):
+            raise Failure("%r, expected %d boxes" % (lines[:2], len(ours)))
+        if ours and not lines[1].startswith("box 0, cx=%.2f, cy=%.2f" % (ours[0][2], ours[0][3])):
+            raise Failure("%r, expected the box at %.2f, %.2f" % (lines[1], ours[0][2], ours[0][3]))
+        if Image.open(out).size != (640, 427):
+            raise Failure("picture %s" % (Image.open(out).size,))
+        # Green was drawn: the photo has little pure green.
+        pic = np.asarray(Image.open(out).convert("RGB"))
+        if ours and int(((pic[..., 1] == 255) & (pic[..., 0] == 0) & (pic[..., 2] == 0)).sum()) < 100:
+            raise Failure("no boxes drawn")
+    tests.append(("demo_rotated_object_detection", demo))
+    return tests
+
+
 # ==== >>demos ====
 def demo_tests(tmp):
     bindir = os.path.dirname(PROBE)
@@ -747,7 +914,7 @@ def main(argv):
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         tests = resize_tests(tmp) + preprocess_tests(tmp) + e2e_tests(tmp) + hostile_tests(tmp) + \
-            demo_tests(tmp)
+            demo_tests(tmp) + rotated_tests(tmp)
         for name, fn in tests:
             if argv and not any(a in name for a in argv):
                 continue
