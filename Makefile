@@ -66,7 +66,8 @@ $(BUILD)/classify: examples/classify.c $(HEADERS) $(BUILD)/mmdeploy.o
 # holds its JSON, the network is examples/models/digits.onnx), classified through MMDeploy's C
 # API; each picture comes out labelled as build/demo/<image>.png.
 DEMO_DIR := $(BUILD)/sdk_digits
-SDK_DEMOS := $(BUILD)/image_classification $(BUILD)/object_detection $(BUILD)/pose_detection $(BUILD)/ocr
+SDK_DEMOS := $(BUILD)/image_classification $(BUILD)/object_detection $(BUILD)/pose_detection $(BUILD)/ocr \
+             $(BUILD)/rotated_object_detection
 
 $(DEMO_DIR)/end2end.onnx: examples/models/digits.onnx $(wildcard examples/sdk/digits/*.json) | $(BUILD)
 	mkdir -p $(DEMO_DIR)

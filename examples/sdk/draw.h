@@ -61,10 +61,12 @@ static inline void draw_box(picture *p, float l, float t, float r, float b, int 
 /* A line from (x0, y0) to (x1, y1), t pixels thick: a t x t square at each step of the longer
    axis (a text box's side). */
 static inline void draw_line(picture *p, float x0, float y0, float x1, float y1, int thick, const unsigned char bgr[3]) {
-    float dx = x1 - x0, dy = y1 - y0, ax = dx < 0 ? -dx : dx, ay = dy < 0 ? -dy : dy;
-    int n = (int)(ax > ay ? ax : ay), i;
-    /* Boxes may lie far outside the picture: only sensible lengths are stepped. */
-    if (n > 4 * (p->width + p->height)) return;
+    float dx = x1 - x0, dy = y1 - y0, ax = dx < 0 ? -dx : dx, ay = dy < 0 ? -dy : dy, len = ax > ay ? ax : ay;
+    int n, i;
+    /* Boxes may lie far outside the picture: only sensible lengths are stepped (and converted:
+       a length past int's range, or NaN, would make the conversion undefined). */
+    if (!(len <= 4.0f * (float)(p->width + p->height))) return;
+    n = (int)len;
     for (i = 0; i <= n; ++i) {
         float t = n ? (float)i / (float)n : 0.0f;
         int x = (int)(x0 + t * dx) - thick / 2, y = (int)(y0 + t * dy) - thick / 2;
