@@ -3021,7 +3021,7 @@ static int mmd__resize_rbbox(const mmd__sdk_handle *h, const mmd_sdk_meta *meta,
     const mmd_tensor *dets = mmd__output(h, "dets", 0), *labels = mmd__output(h, "labels", 1);
     int64_t n, j;
     if (!dets || !labels || dets->dtype != MMD_DTYPE_FLOAT32 || dets->rank != 3 || dets->dims[0] != 1 ||
-        dets->dims[2] != 6 || labels->rank != 2 || labels->dims[1] != dets->dims[1] ||
+        dets->dims[2] != 6 || labels->rank != 2 || labels->dims[0] != 1 || labels->dims[1] != dets->dims[1] ||
         (labels->dtype != MMD_DTYPE_INT64 && labels->dtype != MMD_DTYPE_INT32 && labels->dtype != MMD_DTYPE_FLOAT32))
         return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "ResizeRBBox: outputs are not dets [1, N, 6] and labels [1, N]");
     n = dets->dims[1];

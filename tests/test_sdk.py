@@ -636,7 +636,8 @@ class ConstantRotated:
         class Net(torch.nn.Module):
             def forward(self, x):
                 zero = x.mean() * 0
-                return torch.tensor(dets, dtype=torch.float32) + zero, torch.tensor(labels, dtype=torch.float32) + zero
+                return (torch.from_numpy(np.asarray(dets, np.float32)) + zero,
+                        torch.from_numpy(np.asarray(labels, np.float32)) + zero)
         return Net()
 
 
@@ -754,13 +755,16 @@ def rotated_tests(tmp):
         compare(ours, ref)
     tests.append(("hostile_rotated_values", hostile_values))
 
-    def wrong_shape():
-        d = net_dir("dets_5", [[[10, 20, 30, 40, 0.9]]], [[1]])
-        np.save(img, odd_image(30, 20, 3, 1))
-        p = probe("rotated", d, img, "bgr", expect=STATUS["NOT_SUPPORTED"])
-        if "dets [1, N, 6]" not in p.stderr:
-            raise Failure("message %r" % p.stderr)
-    tests.append(("hostile_rotated_dets_5_columns", wrong_shape))
+    # Outputs of the wrong shape: 5 columns, and labels [0, N] whose N matches (no data to read).
+    for name, dets, labels in (("dets_5_columns", [[[10, 20, 30, 40, 0.9]]], [[1]]),
+                               ("labels_0_rows", [[[10, 20, 30, 40, 0.5, 0.9]] * 2], np.zeros((0, 2)))):
+        def t(name=name, dets=dets, labels=labels):
+            d = net_dir(name, dets, labels)
+            np.save(img, odd_image(30, 20, 3, 1))
+            p = probe("rotated", d, img, "bgr", expect=STATUS["NOT_SUPPORTED"])
+            if "dets [1, N, 6]" not in p.stderr:
+                raise Failure("message %r" % p.stderr)
+        tests.append(("hostile_rotated_" + name, t))
 
     def demo():
         # MMDeploy's demo on the photo: the boxes it prints are the probe's, the picture the photo's size.
