@@ -65,8 +65,12 @@
                                are not compiled at all, and err->msg stays empty
      MMD_NO_BACKEND_SETS       leave out subgraph claims (claim_set is never offered; per-node
                                and whole-graph backends still work): firmware with no delegate
+     MMD_ARENA_POISON          fill activations and scratch with 0xff bytes when planned (they
+                               are not zeroed), so that a test build shows a kernel reading
+                               them before writing them
      MMD_MAX_RANK              largest tensor rank (default 8)
-     MMD_MAX_TENSOR_BYTES      largest tensor a model may declare or a plan may make (default 1 GiB)
+     MMD_MAX_TENSOR_BYTES      largest tensor a model may declare or a plan may make, and largest
+                               scratch of one kernel (default 1 GiB)
      MMD_MAX_NODES             most nodes, and most initializers, graph inputs or graph outputs
                                (default 1<<16; placement is quadratic)
      MMD_MAX_TENSORS           most named values in a graph (default 4 * MMD_MAX_NODES)
@@ -537,6 +541,12 @@ MMD_API mmd_status mmd_tensor_nbytes(const mmd_tensor *t, size_t *out, mmd_error
 MMD_API void mmd_arena_init(mmd_arena *a, void *buf, size_t size, int32_t heap);
 /* 16-byte aligned, zeroed bytes; NULL with MMD_ERR_ARENA_TOO_SMALL/OUT_OF_MEMORY in err. */
 MMD_API void *mmd_arena_alloc(mmd_arena *a, size_t bytes, mmd_error *err);
+/* The same bytes left as they are, for memory written before it is read (the planner's
+   activations and scratch): zeroing tens of megabytes at load costs more than the rest of the
+   load, and fresh heap pages are then touched first by the run that uses them. With
+   MMD_ARENA_POISON defined they are filled with 0xff instead (NaN floats, -1 integers), so a
+   test build shows any kernel that reads them before writing. */
+MMD_API void *mmd_arena_alloc_uninit(mmd_arena *a, size_t bytes, mmd_error *err);
 /* Frees everything allocated after the mark returned by a->used earlier. */
 MMD_API void mmd_arena_reset(mmd_arena *a, size_t mark);
 /* Frees every heap block; a caller buffer is left to the caller. */
@@ -874,7 +884,7 @@ MMD_API void mmd_arena_init(mmd_arena *a, void *buf, size_t size, int32_t heap) 
     }
 }
 
-MMD_API void *mmd_arena_alloc(mmd_arena *a, size_t bytes, mmd_error *err) {
+MMD_API void *mmd_arena_alloc_uninit(mmd_arena *a, size_t bytes, mmd_error *err) {
     size_t n;
     void *p;
     if (!a) {
@@ -913,7 +923,15 @@ MMD_API void *mmd_arena_alloc(mmd_arena *a, size_t bytes, mmd_error *err) {
     }
     a->used += n;
     if (a->used > a->high_water) a->high_water = a->used;
-    memset(p, 0, n);
+#ifdef MMD_ARENA_POISON
+    memset(p, 0xff, n);
+#endif
+    return p;
+}
+
+MMD_API void *mmd_arena_alloc(mmd_arena *a, size_t bytes, mmd_error *err) {
+    void *p = mmd_arena_alloc_uninit(a, bytes, err);
+    if (p) memset(p, 0, bytes);
     return p;
 }
 

@@ -1716,7 +1716,7 @@ static mmd_status mmd__onnx_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *sta
     }
     if (activations) *activations = NULL;
     if (total) {
-        uint8_t *base = (uint8_t *)mmd_arena_alloc(a, total, err);
+        uint8_t *base = (uint8_t *)mmd_arena_alloc_uninit(a, total, err);
         if (!base) return err->status;
         for (i = 0; i < nact; ++i) {
             m->tensors[order[i]].data = base + m->tensors[order[i]].offset;
@@ -1727,7 +1727,7 @@ static mmd_status mmd__onnx_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *sta
     if (scratch) {
         *scratch = NULL;
         /* Allocated when empty too (16 bytes): NULL plus even a zero offset is undefined. */
-        if (!(*scratch = mmd_arena_alloc(a, scratch_max, err))) return err->status;
+        if (!(*scratch = mmd_arena_alloc_uninit(a, scratch_max, err))) return err->status;
     }
     ps.activation_bytes = total;
     ps.scratch_bytes = scratch_max;
@@ -3361,14 +3361,14 @@ static mmd_status mmd__blob_plan(mmd_model *m, mmd_arena *a, mmd_plan_stats *sta
                                       "but planned to share bytes", u->name, t->name);
         }
     }
-    if (b.activation_bytes && !(base = (uint8_t *)mmd_arena_alloc(a, b.activation_bytes, err))) return err->status;
+    if (b.activation_bytes && !(base = (uint8_t *)mmd_arena_alloc_uninit(a, b.activation_bytes, err))) return err->status;
     for (i = 0; i < m->tensor_count; ++i)
         if (m->tensors[i].kind == MMD_TENSOR_ACTIVATION) m->tensors[i].data = base + m->tensors[i].offset;
         else if (m->tensors[i].kind == MMD_TENSOR_CONSTANT) ps.constant_bytes += m->tensors[i].capacity;
     if (activations) *activations = base;
     if (scratch) {
         *scratch = NULL;
-        if (!(*scratch = mmd_arena_alloc(a, ps.scratch_bytes, err))) return err->status;
+        if (!(*scratch = mmd_arena_alloc_uninit(a, ps.scratch_bytes, err))) return err->status;
     }
     ps.activation_bytes = b.activation_bytes;
     ps.folded_count = (int32_t)mmd__rd32(m->blob + 60);
