@@ -4818,7 +4818,15 @@ static mmd_status mmd__einsum_eval(mmd_kernel_ctx *c) {
 #ifndef MMD_GEMM_NR_PORTABLE
 #define MMD_GEMM_NR_PORTABLE 8          /* columns of the portable micro-kernel: 8, or 4 (fits */
 #endif                                  /* the 32 registers of a Cortex-M FPU) */
-#define MMD__GEMM_MR 6                  /* rows of the AVX2, NEON and portable micro-kernels */
+#define MMD__GEMM_MR 6                  /* rows of the AVX2 and NEON micro-kernels */
+/* Rows of the portable micro-kernel: 4 x 8 keeps its 32 sums in eight 4-float vectors, which
+   with B's two vectors and A's broadcast fit the 16 registers of SSE2 (6 x 8 spilled six sums
+   to the stack on every step of K); 6 x 4 keeps 24 sums in a Cortex-M FPU's 32 registers. */
+#if MMD_GEMM_NR_PORTABLE == 8
+#define MMD__GEMM_MR_PORTABLE 4
+#else
+#define MMD__GEMM_MR_PORTABLE 6
+#endif
 #define MMD__GEMM_MR_MAX 12             /* the most rows of any micro-kernel */
 /* Weights are packed at plan time (mmd_kernel_packed) only in plans from ONNX: a .mmd blob's plan
    reads them in place, so a MMD_NO_ONNX build, which plans blobs only, leaves the packing out. */
@@ -4851,7 +4859,9 @@ static int64_t mmd__gemm_nr(int32_t isa) {
     return isa == MMD__ISA_AVX512 ? 32 : isa == MMD__ISA_AVX2 || isa == MMD__ISA_NEON ? 16 : MMD_GEMM_NR_PORTABLE;
 }
 
-static int64_t mmd__gemm_mr(int32_t isa) { return isa == MMD__ISA_AVX512 ? MMD_GEMM_MR_AVX512 : MMD__GEMM_MR; }
+static int64_t mmd__gemm_mr(int32_t isa) {
+    return isa == MMD__ISA_AVX512 ? MMD_GEMM_MR_AVX512 : isa == MMD__ISA_PORTABLE ? MMD__GEMM_MR_PORTABLE : MMD__GEMM_MR;
+}
 
 /* Rows of A per block: MMD_GEMM_MC rounded down to whole row panels. */
 static int64_t mmd__gemm_mc(int32_t isa) {
@@ -4865,16 +4875,18 @@ static int64_t mmd__gemm_kc(int32_t isa) {
     return MMD_GEMM_KC;
 }
 
-/* The portable micro-kernel (6 x 8), written so compilers keep acc in vector registers. */
+/* The portable micro-kernel (MMD__GEMM_MR_PORTABLE x MMD_GEMM_NR_PORTABLE). Every index of acc
+   is a constant in the K loop, so compilers keep acc in vector registers at -O2 (they do not
+   for loops over it there), and the epilogue's loops over a row have the constant trip count
+   NR with the flags tested outside them, so GCC's -O2 vectoriser (which takes only loops whose
+   trip count it knows) turns each into vector operations. */
 static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, const int64_t *boff,
                                 float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
                                 float hi) {
-    float acc[MMD__GEMM_MR][MMD_GEMM_NR_PORTABLE];
+    float acc[MMD__GEMM_MR_PORTABLE][MMD_GEMM_NR_PORTABLE];
     int64_t p;
     int32_t i, j;
     memset(acc, 0, sizeof acc);
-    /* Every index a constant: compilers then keep acc in vector registers at -O2, which they do
-       not for loops over it. */
 #if MMD_GEMM_NR_PORTABLE == 8
 #define MMD__GEMM_ROW_C(r, av)                                                                   \
     acc[r][0] += (av) * b0, acc[r][1] += (av) * b1, acc[r][2] += (av) * b2, acc[r][3] += (av) * b3, \
@@ -4883,7 +4895,7 @@ static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, cons
 #define MMD__GEMM_ROW_C(r, av)                                                                   \
     acc[r][0] += (av) * b0, acc[r][1] += (av) * b1, acc[r][2] += (av) * b2, acc[r][3] += (av) * b3
 #endif
-    for (p = 0; p < kc; ++p, a += MMD__GEMM_MR) {
+    for (p = 0; p < kc; ++p, a += MMD__GEMM_MR_PORTABLE) {
         const float *bp = b + boff[p];
         float b0 = bp[0], b1 = bp[1], b2 = bp[2], b3 = bp[3];
 #if MMD_GEMM_NR_PORTABLE == 8
@@ -4893,25 +4905,26 @@ static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, cons
         MMD__GEMM_ROW_C(1, a[1]);
         MMD__GEMM_ROW_C(2, a[2]);
         MMD__GEMM_ROW_C(3, a[3]);
+#if MMD__GEMM_MR_PORTABLE == 6
         MMD__GEMM_ROW_C(4, a[4]);
         MMD__GEMM_ROW_C(5, a[5]);
+#endif
     }
 #undef MMD__GEMM_ROW_C
-    for (i = 0; i < MMD__GEMM_MR; ++i) {
-        float *cr = c + i * ldc;
-        for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) {
-            float v = acc[i][j];
-            if (!(flags & MMD__GK_FIRST)) v = cr[j] + v;
-            else {
-                if (bias) v += bias[i];
-                if (flags & MMD__GK_LOAD) v += cr[j];
+    for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i) {
+        float *cr = c + i * ldc, *v = acc[i];
+        /* The first block adds the bias, then C's old values (LOAD); a later block adds C's
+           partial sums (one addition, so the order of its operands does not matter). */
+        if ((flags & MMD__GK_FIRST) && bias)
+            for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) v[j] += bias[i];
+        if (!(flags & MMD__GK_FIRST) || (flags & MMD__GK_LOAD))
+            for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) v[j] += cr[j];
+        if (flags & MMD__GK_CLAMP)
+            for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) {
+                v[j] = v[j] < lo ? lo : v[j];
+                v[j] = v[j] > hi ? hi : v[j];
             }
-            if (flags & MMD__GK_CLAMP) {
-                v = v < lo ? lo : v;
-                v = v > hi ? hi : v;
-            }
-            cr[j] = v;
-        }
+        for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) cr[j] = v[j];
     }
 }
 
