@@ -6092,8 +6092,33 @@ static void mmd__conv_plane_f32(const mmd__window *w, const int64_t *range, cons
    multiply-add; the last lanes take fmaf, so that every column rounds the same way). */
 static void mmd__dw_row_c(float *MMD__RESTRICT o, const float *const *p, const float *w, int64_t taps,
                           float bias, int64_t n, int64_t s) {
-    int64_t j, t;
-    for (j = 0; j < n; ++j) {
+    int64_t j = 0, t;
+    int32_t l;
+    /* Eight, then four outputs at a time at strides 1 and 2, their sums in an array indexed by
+       constants only: compilers keep it in vector registers and turn the multiply-adds of a
+       tap into vector operations (at stride 2 on the even elements), which they do not for
+       the loop over the taps of one output below (nor, at stride 2, for a loop over the
+       outputs of a tap). */
+#define MMD__DW_SUM4(k, S)                                                                      \
+    acc[k] += wt * q[(k) * (S)], acc[(k) + 1] += wt * q[((k) + 1) * (S)],                        \
+    acc[(k) + 2] += wt * q[((k) + 2) * (S)], acc[(k) + 3] += wt * q[((k) + 3) * (S)]
+#define MMD__DW_ROW(W, S)                                                                       \
+    for (; j + (W) <= n; j += (W)) {                                                            \
+        float acc[8];                                                                           \
+        for (l = 0; l < (W); ++l) acc[l] = bias;                                                \
+        for (t = 0; t < taps; ++t) {                                                            \
+            const float *q = p[t] + j * (S);                                                    \
+            float wt = w[t];                                                                    \
+            MMD__DW_SUM4(0, S);                                                                 \
+            if ((W) == 8) MMD__DW_SUM4(4, S);                                                   \
+        }                                                                                       \
+        for (l = 0; l < (W); ++l) o[j + l] = acc[l];                                            \
+    }
+    if (s == 1) { MMD__DW_ROW(8, 1) MMD__DW_ROW(4, 1) }
+    if (s == 2) { MMD__DW_ROW(8, 2) MMD__DW_ROW(4, 2) }
+#undef MMD__DW_ROW
+#undef MMD__DW_SUM4
+    for (; j < n; ++j) {
         float acc = bias;
         for (t = 0; t < taps; ++t) acc += w[t] * p[t][j * s];
         o[j] = acc;
