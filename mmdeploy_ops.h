@@ -582,64 +582,83 @@ typedef struct mmd__act {
    same operations (no fused multiply-add, a true division where the formula divides), so they
    give the same bits, except Sigmoid and SiLU, whose exp is mmd__exp_*'s polynomial (within
    2 ulp of expf) and saturates past |x| = 87. */
+/* HardSigmoid's clamp of u to [0, 1], as two selections (NaN passes through). */
+static float mmd__clamp01(float u) {
+    u = u < 0.0f ? 0.0f : u;
+    return u > 1.0f ? 1.0f : u;
+}
+
+/* One loop over x for the formula EXPR of v = x[i] and g = GATE (a value of v that EXPR
+   combines with it). Outside MMD_CONV_SMALL (firmware keeps the plain loop, smaller) it runs
+   eight elements at a time, all loaded into an array before any is stored (x may be y), in
+   loops of constant trip count, which GCC's -O2 vectoriser takes (it leaves loops of unknown
+   trip count scalar); GATE gets a loop of its own because the compiler would otherwise move a
+   multiplication by it into the branches of EXPR's selection, control flow the vectoriser
+   leaves scalar. Then the plain loop for the rest. */
+#ifdef MMD_CONV_SMALL
+#define MMD__ACT_LOOP(GATE, EXPR)                                                               \
+    for (i = 0; i < n; ++i) {                                                                   \
+        float v = x[i], g = (GATE);                                                             \
+        (void)g;                                                                                \
+        y[i] = (EXPR);                                                                          \
+    }                                                                                           \
+    break;
+#else
+#define MMD__ACT_LOOP(GATE, EXPR)                                                               \
+    for (i = 0; i + 8 <= n; i += 8) {                                                           \
+        float b_[8], g_[8];                                                                     \
+        int32_t l_;                                                                             \
+        for (l_ = 0; l_ < 8; ++l_) b_[l_] = x[i + l_];                                          \
+        for (l_ = 0; l_ < 8; ++l_) {                                                            \
+            float v = b_[l_];                                                                   \
+            g_[l_] = (GATE);                                                                    \
+        }                                                                                       \
+        for (l_ = 0; l_ < 8; ++l_) {                                                            \
+            float v = b_[l_], g = g_[l_];                                                       \
+            (void)g;                                                                            \
+            b_[l_] = (EXPR);                                                                    \
+        }                                                                                       \
+        for (l_ = 0; l_ < 8; ++l_) y[i + l_] = b_[l_];                                          \
+    }                                                                                           \
+    for (; i < n; ++i) {                                                                        \
+        float v = x[i], g = (GATE);                                                             \
+        (void)g;                                                                                \
+        y[i] = (EXPR);                                                                          \
+    }                                                                                           \
+    break;
+#endif
+
 static void mmd__act_portable_f32(const mmd__act *a, const float *x, float *y, int64_t n) {
     float lo = a->alpha, hi = a->beta, al = a->alpha, be = a->beta;
     int64_t i;
     switch (a->kind) {
-    case MMD__ACT_RELU:
-        for (i = 0; i < n; ++i) y[i] = x[i] < 0.0f ? 0.0f : x[i];
-        break;
-    case MMD__ACT_CLIP:
-        for (i = 0; i < n; ++i) y[i] = x[i] < lo ? (lo > hi ? hi : lo) : x[i] > hi ? hi : x[i];
-        break;
-    case MMD__ACT_LEAKY_RELU:
-        for (i = 0; i < n; ++i) y[i] = x[i] < 0.0f ? al * x[i] : x[i];
-        break;
+    case MMD__ACT_RELU: MMD__ACT_LOOP(v, v < 0.0f ? 0.0f : v)
+    case MMD__ACT_CLIP: MMD__ACT_LOOP(v, v < lo ? (lo > hi ? hi : lo) : v > hi ? hi : v)
+    case MMD__ACT_LEAKY_RELU: MMD__ACT_LOOP(al * v, v < 0.0f ? g : v)
     case MMD__ACT_SIGMOID:
         for (i = 0; i < n; ++i) y[i] = 1.0f / (1.0f + expf(-x[i]));
         break;
-    case MMD__ACT_HARD_SIGMOID:
-        for (i = 0; i < n; ++i) {
-            float v = al * x[i] + be;
-            y[i] = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
-        }
-        break;
-    case MMD__ACT_HARD_SWISH:
-        for (i = 0; i < n; ++i) {
-            float v = x[i] / 6.0f + 0.5f;
-            y[i] = x[i] * (v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v);
-        }
-        break;
+    case MMD__ACT_HARD_SIGMOID: MMD__ACT_LOOP(v, mmd__clamp01(al * v + be))
+    case MMD__ACT_HARD_SWISH: MMD__ACT_LOOP(mmd__clamp01(v / 6.0f + 0.5f), v * g)
     case MMD__ACT_SILU:
         for (i = 0; i < n; ++i) y[i] = x[i] / (1.0f + expf(-x[i]));
         break;
     case MMD__ACT_TANH:
         for (i = 0; i < n; ++i) y[i] = tanhf(x[i]);
         break;
-    case MMD__ACT_HARD_SIGMOID_MUL:
         /* HardSigmoid's value, then the Mul of x by it. */
-        for (i = 0; i < n; ++i) {
-            float v = al * x[i] + be;
-            y[i] = x[i] * (v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v);
-        }
-        break;
+    case MMD__ACT_HARD_SIGMOID_MUL: MMD__ACT_LOOP(mmd__clamp01(al * v + be), v * g)
 #if MMD__KEEP(LSTM) || MMD__KEEP(GRU) || MMD__KEEP(RNN)
         /* The gate activations only the recurrent ops name. */
-    case MMD__ACT_AFFINE:
-        for (i = 0; i < n; ++i) y[i] = al * x[i] + be;
-        break;
-    case MMD__ACT_THRESHOLDED_RELU:
-        for (i = 0; i < n; ++i) y[i] = x[i] > al ? x[i] : 0.0f;
-        break;
+    case MMD__ACT_AFFINE: MMD__ACT_LOOP(v, al * v + be)
+    case MMD__ACT_THRESHOLDED_RELU: MMD__ACT_LOOP(v, v > al ? v : 0.0f)
     case MMD__ACT_SCALED_TANH:
         for (i = 0; i < n; ++i) y[i] = al * tanhf(be * x[i]);
         break;
     case MMD__ACT_ELU:
         for (i = 0; i < n; ++i) y[i] = x[i] < 0.0f ? al * expm1f(x[i]) : x[i];
         break;
-    case MMD__ACT_SOFTSIGN:
-        for (i = 0; i < n; ++i) y[i] = x[i] / (1.0f + fabsf(x[i]));
-        break;
+    case MMD__ACT_SOFTSIGN: MMD__ACT_LOOP(v, v / (1.0f + fabsf(v)))
     case MMD__ACT_SOFTPLUS:
         /* Written as the Softplus operator is, so that exp never overflows. */
         for (i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] + log1pf(expf(-x[i])) : log1pf(expf(x[i]));
@@ -650,6 +669,7 @@ static void mmd__act_portable_f32(const mmd__act *a, const float *x, float *y, i
         break;
     }
 }
+#undef MMD__ACT_LOOP
 
 #if defined(MMD__X86)
 /* exp of 16 (8) floats: Cephes' expf, 2^k * e^r with k = round(x / ln 2), r = x - k ln 2 in two
