@@ -142,6 +142,9 @@ test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node 
 	    "$(PY) tests/test_models.py --no-rewrites resnet18_op13 mobilenet_v2_op13 digits" \
 	    "$(PY) tests/test_detection_tail.py" \
 	    "$(PY) tests/test_winograd.py" \
+	    $(addprefix $(PORTABLE_BUILD)/,$(PORTABLE_TESTS)) \
+	    "$(PORTABLE_BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
+	    "MMDEPLOY_BIN=$(BUILD)/mmdeploy-portable $(PY) tests/test_models.py" \
 	    "$(PY) tests/test_custom_ops_sampling.py" \
 	    "$(PY) tests/test_custom_ops_det.py" \
 	    "$(PY) tests/test_rnn_models.py" \
@@ -180,6 +183,18 @@ $(NEON_BUILD)/test_%: tests/test_%.c tests/test.h tests/kernel_harness.h $(HEADE
 	aarch64-linux-gnu-gcc $(WARN) -O2 -I. -Itests -Itools $< -lm -o $@
 # Here, not on the test rule above: make expands a rule's prerequisites where it reads them, and
 # these names are defined only in this section.
+
+# ==== the portable build =========================================================================
+# The kernel unit tests and the node tests built with MMD_NO_SIMD, the loops firmware and CPUs
+# without AVX2 or NEON run (and which the compiler's vectoriser, not intrinsics, makes fast),
+# and test_models.py through the portable CLI; test_winograd.py checks its Winograd too.
+PORTABLE_BUILD := $(BUILD)/portable
+PORTABLE_TESTS := test_kernels_gemm test_kernels_conv test_kernels_nn test_kernels_elementwise test_kernels_pool
+test: $(addprefix $(PORTABLE_BUILD)/,$(PORTABLE_TESTS) test_node) $(BUILD)/mmdeploy-portable
+
+$(PORTABLE_BUILD)/test_%: tests/test_%.c tests/test.h tests/kernel_harness.h $(HEADERS) tools/mmd_npy.h
+	mkdir -p $(PORTABLE_BUILD)
+	$(CC) $(WARN) $(CFLAGS) -DMMD_NO_SIMD -I. -Itests -Itools $< -lm -o $@
 
 # ==== the SDK layer (mmdeploy_sdk.h) ===========================================================
 # MMDeploy's C API and model directories. It needs Debian's cJSON and stb (libcjson-dev,
