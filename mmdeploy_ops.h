@@ -1933,6 +1933,54 @@ MMD__TARGET_AVX2 static void mmd__bin_avx2_f32(int32_t op, float *o, const float
 #undef MMD__BIN_AVX2
 #endif
 
+/* The portable path of mmd__bin_f32: eight elements at a time, both sides loaded (or a stride-0
+   side repeated) into arrays before any is stored (o may be a or b), in loops of constant trip
+   count, which GCC's -O2 vectoriser takes (the rows' loops over i * as it leaves scalar); then
+   the row for the rest. Max is the Max row's (x > y || x != x) ? x : y as two selections.
+   MMD_CONV_SMALL (firmware) keeps the row alone, smaller. */
+static void mmd__bin_portable_f32(int32_t op, float *o, const float *a, int64_t as, const float *b, int64_t bs,
+                                  int64_t n) {
+    int64_t i = 0;
+#ifndef MMD_CONV_SMALL
+    int32_t l;
+    for (; i + 8 <= n; i += 8) {
+        float x[8], y[8];
+        if (as)
+            for (l = 0; l < 8; ++l) x[l] = a[i + l];
+        else
+            for (l = 0; l < 8; ++l) x[l] = a[0];
+        if (bs)
+            for (l = 0; l < 8; ++l) y[l] = b[i + l];
+        else
+            for (l = 0; l < 8; ++l) y[l] = b[0];
+        switch (op) {
+        case MMD__BIN_ADD:
+            for (l = 0; l < 8; ++l) x[l] = x[l] + y[l];
+            break;
+        case MMD__BIN_SUB:
+            for (l = 0; l < 8; ++l) x[l] = x[l] - y[l];
+            break;
+        case MMD__BIN_MUL:
+            for (l = 0; l < 8; ++l) x[l] = x[l] * y[l];
+            break;
+        case MMD__BIN_DIV:
+            for (l = 0; l < 8; ++l) x[l] = x[l] / y[l];
+            break;
+        default:
+            for (l = 0; l < 8; ++l) {
+                float m = x[l] > y[l] ? x[l] : y[l];
+                x[l] = x[l] != x[l] ? x[l] : m;
+            }
+            break;
+        }
+        for (l = 0; l < 8; ++l) o[i + l] = x[l];
+    }
+#endif
+    if (i < n)
+        (op == MMD__BIN_ADD ? mmd__add_f32_row : op == MMD__BIN_SUB ? mmd__sub_f32_row : op == MMD__BIN_MUL ? mmd__mul_f32_row
+         : op == MMD__BIN_DIV ? mmd__div_f32_row : mmd__max_f32_row)(o + i, 1, a + i * as, as, b + i * bs, bs, n - i);
+}
+
 /* o[i] = a[i * as] op b[i * bs] for i < n, as and bs 0 or 1, on the vector path of isa (an
    mmd__isa() value). o may be a or b. */
 static void mmd__bin_f32(int32_t isa, int32_t op, float *o, const float *a, int64_t as, const float *b,
@@ -1949,8 +1997,7 @@ static void mmd__bin_f32(int32_t isa, int32_t op, float *o, const float *a, int6
     }
 #endif
     (void)isa;
-    (op == MMD__BIN_ADD ? mmd__add_f32_row : op == MMD__BIN_SUB ? mmd__sub_f32_row : op == MMD__BIN_MUL ? mmd__mul_f32_row
-     : op == MMD__BIN_DIV ? mmd__div_f32_row : mmd__max_f32_row)(o, 1, a, as, b, bs, n);
+    mmd__bin_portable_f32(op, o, a, as, b, bs, n);
 }
 
 /* ---- float32 sums in double -------------------------------------------------------------- */
@@ -4931,10 +4978,26 @@ static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, cons
 #endif
     }
 #undef MMD__GEMM_ROW_C
+    /* The first block adds the bias, then C's old values (LOAD); a later block adds C's partial
+       sums (one addition, so the order of its operands does not matter). MMD_CONV_SMALL
+       (firmware, no vector unit) keeps the one loop per row with the flags inside, smaller. */
     for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i) {
         float *cr = c + i * ldc, *v = acc[i];
-        /* The first block adds the bias, then C's old values (LOAD); a later block adds C's
-           partial sums (one addition, so the order of its operands does not matter). */
+#ifdef MMD_CONV_SMALL
+        for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) {
+            float u = v[j];
+            if (!(flags & MMD__GK_FIRST)) u = cr[j] + u;
+            else {
+                if (bias) u += bias[i];
+                if (flags & MMD__GK_LOAD) u += cr[j];
+            }
+            if (flags & MMD__GK_CLAMP) {
+                u = u < lo ? lo : u;
+                u = u > hi ? hi : u;
+            }
+            cr[j] = u;
+        }
+#else
         if ((flags & MMD__GK_FIRST) && bias)
             for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) v[j] += bias[i];
         if (!(flags & MMD__GK_FIRST) || (flags & MMD__GK_LOAD))
@@ -4945,6 +5008,7 @@ static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, cons
                 v[j] = v[j] > hi ? hi : v[j];
             }
         for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) cr[j] = v[j];
+#endif
     }
 }
 
