@@ -34,7 +34,9 @@
      Input pixel formats: BGR, RGB, GRAYSCALE, BGRA, NV12 and NV21 (converted as OpenCV's
      cvtColor does).
      Components: mmcls LinearClsHead (topk, softmax), mmdet ResizeBBox (score_thr,
-     min_bbox_size; LetterResize's borders taken off), mmseg ResizeMask (with_argmax,
+     min_bbox_size; LetterResize's borders taken off) and ResizeInstanceMask (the same and
+     mask_thr_binary, is_resize_mask; Mask R-CNN's RoI masks warped into their boxes, or
+     RTMDet-Ins's whole-input masks resized to the image), mmseg ResizeMask (with_argmax,
      num_classes), mmpose TopdownHeatmapSimpleHeadDecode (and the four names MMDeploy gives the
      same decode; post_process "default" or "null") and SimCCLabelDecode (simcc_split_ratio,
      input_size), mmocr CTCConvertor (dict_file read from the directory, dict_list or
@@ -48,7 +50,7 @@
      each box as MMDeploy's WarpBbox does (one affine warp, cv::warpAffine's fixed point).
 
    WHAT IT DOES NOT DO
-     No instance masks; DBHead keeps a box when the shorter side of its
+     DBHead keeps a box when the shorter side of its
      rectangle passes min_text_width (mmocr's rule), where MMDeploy tests the side OpenCV's
      minAreaRect calls width (that choice, and which corner comes first, hang on where OpenCV's
      hull of Clipper's output starts: the corners are OpenCV's, clockwise, but a box's first
@@ -303,6 +305,9 @@ struct mmdeploy_model {
     char input_name[128];            /* the Net task's input_map["img"] */
     int32_t topk, softmax;           /* LinearClsHead */
     float score_thr, min_bbox_size;  /* ResizeBBox */
+    int32_t instance_mask;           /* ResizeInstanceMask: masks as well as boxes */
+    int32_t mask_rcnn, resize_mask;  /* its params: "rcnn" present (RoI masks), is_resize_mask */
+    float mask_thr_binary;
     int32_t num_classes, with_argmax;/* ResizeMask */
     int32_t simcc;                   /* mmpose: SimCCLabelDecode, else the heatmap decode */
     int32_t quarter_offset;          /* heatmap: post_process "default" (1) or "null" (0) */
@@ -664,12 +669,28 @@ static int mmd__parse_resize_rbbox(const cJSON *t, mmdeploy_model_t m) {
     return v ? mmd__json_float(v, "pipeline.json ResizeRBBox", "score_thr", &m->score_thr) : MMDEPLOY_SUCCESS;
 }
 
+/* ResizeInstanceMask's params with MMDeploy's defaults (codebase/mmdet/instance_segmentation.cpp):
+   mask_thr_binary 0.5; Mask R-CNN's RoI masks when the params hold "rcnn" (or there are no
+   params), else RTMDet-Ins's masks of the whole input; is_resize_mask 1. The thresholds are
+   score_thr and min_bbox_size as ResizeBBox reads them. */
+static int mmd__parse_instance_mask(const cJSON *params, mmdeploy_model_t m) {
+    const char *where = "pipeline.json ResizeInstanceMask";
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, "mask_thr_binary");
+    int st = 0;
+    m->instance_mask = 1;
+    m->mask_thr_binary = 0.5f;
+    m->mask_rcnn = !params || cJSON_GetObjectItemCaseSensitive(params, "rcnn") != NULL;
+    if (v) st = mmd__json_float(v, where, "mask_thr_binary", &m->mask_thr_binary);
+    if (!st) st = mmd__json_bool(params, where, "is_resize_mask", 1, &m->resize_mask);
+    return st;
+}
+
 static int mmd__parse_postprocess(const cJSON *tasks, mmdeploy_model_t m) {
     static const char *const modules[] = {"mmcls", "mmdet", "mmseg", "mmpose", "mmocr"};
     /* Per module, the components it may name (MMDeploy registers the heatmap decode under
        five names that decode alike). */
     static const char *const components[][6] = {
-        {"LinearClsHead", NULL}, {"ResizeBBox", NULL}, {"ResizeMask", NULL},
+        {"LinearClsHead", NULL}, {"ResizeBBox", "ResizeInstanceMask", NULL}, {"ResizeMask", NULL},
         {"SimCCLabelDecode", "TopdownHeatmapSimpleHeadDecode", "TopdownHeatmapBaseHeadDecode",
          "TopdownHeatmapMultiStageHeadDecode", "ViPNASHeatmapSimpleHeadDecode", "TopdownHeatmapMSMUHeadDecode"},
         {"CTCConvertor", "DBHead", NULL}};
@@ -702,8 +723,10 @@ static int mmd__parse_postprocess(const cJSON *tasks, mmdeploy_model_t m) {
         if (v) st = mmd__json_float(v, "pipeline.json ResizeBBox", "score_thr", &m->score_thr);
         v = cJSON_GetObjectItemCaseSensitive(params, "min_bbox_size");
         if (!st && v) st = mmd__json_float(v, "pipeline.json ResizeBBox", "min_bbox_size", &m->min_bbox_size);
-        if (!st && (cJSON_GetObjectItemCaseSensitive(params, "mask_thr_binary")))
-            st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "pipeline.json: instance masks are not supported");
+        if (!st && c == 1) st = mmd__parse_instance_mask(params, m);
+        else if (!st && (cJSON_GetObjectItemCaseSensitive(params, "mask_thr_binary")))
+            st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "pipeline.json: mask_thr_binary with ResizeBBox (masks "
+                               "come with ResizeInstanceMask)");
     } else if (m->task == MMD__TASK_POSE) {
         st = mmd__parse_pose(params, component, c == 0, m);
     } else if (m->task == MMD__TASK_TEXT_RECOGNIZER) {
@@ -1786,8 +1809,109 @@ MMDEPLOY_API int mmdeploy_detector_create_by_path(const char *model_path, const 
     return mmd__handle_create_by_path(model_path, device_name, MMD__TASK_DETECTOR, (mmd__sdk_handle **)detector);
 }
 
+/* ResizeInstanceMask's mask of detection j (box r, in the original image), as MMDeploy's
+   ProcessMasks makes it, thresholded (> mask_thr_binary) into 255 and 0. Mask R-CNN: the RoI
+   mask (masks[0, j], mh x mw) warped bilinearly into the box grown by a pixel and clipped to
+   the image (x0 = max(floor(left) - 1, 0), x1 = min(ceil(right) + 1, width), likewise y), the
+   map from that crop to the RoI mask built in float, inverted as cv::invertAffineTransform
+   does and inverted again as cv::warpAffine does, so that the fixed-point samples are
+   OpenCV's; the mask is then (y1 - y0) x (x1 - x0), its corner at (x0, y0). Without
+   is_resize_mask, the RoI mask itself. RTMDet-Ins: masks[0, j] covers the network input; it is
+   resized (bilinear) by 1 / scale_factor (sides rounded) and cropped to the original image,
+   the mask as large as the image. MMDeploy takes channel i for the i-th kept box there, which
+   is another box's mask once score_thr has dropped one; channel j is the box's own. A box
+   without area has no mask (NULL). The mask and its struct are one malloc. */
+static int mmd__instance_mask(const mmd__sdk_handle *h, const mmd_tensor *masks, int64_t j, const mmd_sdk_meta *meta,
+                              mmdeploy_detection_t *r) {
+    const mmdeploy_rect_t *b = &r->bbox;
+    int32_t mh = (int32_t)masks->dims[2], mw = (int32_t)masks->dims[3], ih = meta->ori_shape[1], iw = meta->ori_shape[2];
+    mmd__img src, out;
+    int64_t y, x, oh, ow, stride;
+    int st = 0;
+    out.data = NULL;
+    r->mask = NULL;
+    src.h = mh, src.w = mw, src.c = 1, src.is_float = 1, src.chw = 0;
+    src.data = (float *)masks->data + (size_t)j * (size_t)mh * (size_t)mw;
+    if (!(b->right > b->left) || !(b->bottom > b->top)) return MMDEPLOY_SUCCESS;
+    if (h->m.mask_rcnn && h->m.resize_mask) {
+        float x0 = floorf(b->left) - 1.0f, y0 = floorf(b->top) - 1.0f, x1 = ceilf(b->right) + 1.0f,
+              y1 = ceilf(b->bottom) + 1.0f, fx, fy, tx, ty;
+        double d, inv[6], mi[6];
+        x0 = x0 > 0.0f ? x0 : 0.0f, y0 = y0 > 0.0f ? y0 : 0.0f;
+        x1 = x1 < (float)iw ? x1 : (float)iw, y1 = y1 < (float)ih ? y1 : (float)ih;
+        fx = (float)mw / (b->right - b->left);
+        fy = (float)mh / (b->bottom - b->top);
+        tx = (x0 + 0.5f - b->left) * fx - 0.5f;
+        ty = (y0 + 0.5f - b->top) * fy - 0.5f;
+        /* invertAffineTransform on a float matrix: double arithmetic, float results. */
+        d = 1.0 / ((double)fx * (double)fy);
+        inv[0] = (float)((double)fy * d), inv[4] = (float)((double)fx * d), inv[1] = inv[3] = 0.0;
+        inv[2] = (float)(-inv[0] * (double)tx), inv[5] = (float)(-inv[4] * (double)ty);
+        /* warpAffine's own inversion, in double. */
+        d = 1.0 / (inv[0] * inv[4]);
+        mi[0] = inv[4] * d, mi[4] = inv[0] * d, mi[1] = mi[3] = 0.0;
+        mi[2] = -mi[0] * inv[2], mi[5] = -mi[4] * inv[5];
+        if (x1 - x0 < 1.0f || y1 - y0 < 1.0f) return MMDEPLOY_SUCCESS;
+        if ((st = mmd__img_warp(&src, &out, (int32_t)(y1 - y0), (int32_t)(x1 - x0), mi)) != 0) return st;
+    } else if (!h->m.mask_rcnn) {
+        mmd__img full;
+        double dh = (double)mh / meta->scale_factor[1] + 0.5, dw = (double)mw / meta->scale_factor[0] + 0.5;
+        int32_t rh, rw;
+        /* A side past the limit is refused by the resize; the casts must not overflow first. */
+        rh = dh < (double)MMD_MAX_IMAGE_SIDE + 1.0 ? (int32_t)dh : MMD_MAX_IMAGE_SIDE + 1;
+        rw = dw < (double)MMD_MAX_IMAGE_SIDE + 1.0 ? (int32_t)dw : MMD_MAX_IMAGE_SIDE + 1;
+        full.data = NULL;
+        if ((rh != mh || rw != mw) && (st = mmd__img_resize(&src, &full, rh, rw, MMD_IMAGE_BILINEAR)) != 0) return st;
+        if (rh < ih || rw < iw) {
+            free(full.data);
+            return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "ResizeInstanceMask: the %d x %d mask resized to %d x %d "
+                                 "does not cover the %d x %d image", (int)mh, (int)mw, (int)rh, (int)rw, (int)ih, (int)iw);
+        }
+        st = mmd__img_alloc(&out, ih, iw, 1, 1);
+        for (y = 0; !st && y < ih; ++y)
+            memcpy((float *)out.data + y * iw, (const float *)(full.data ? full.data : src.data) + y * rw,
+                   (size_t)iw * sizeof(float));
+        free(full.data);
+        if (st) return st;
+    }
+    oh = out.data ? out.h : mh, ow = out.data ? out.w : mw;
+    stride = sizeof(mmdeploy_instance_mask_t);
+    if (!(r->mask = (mmdeploy_instance_mask_t *)malloc((size_t)stride + (size_t)(oh * ow)))) {
+        free(out.data);
+        return MMDEPLOY_E_OUT_OF_MEMORY;
+    }
+    r->mask->data = (char *)r->mask + stride;
+    r->mask->height = (int)oh;
+    r->mask->width = (int)ow;
+    for (y = 0; y < oh * ow; ++y) {
+        x = ((const float *)(out.data ? out.data : src.data))[y] > h->m.mask_thr_binary;
+        r->mask->data[y] = (char)(x ? 255 : 0);
+    }
+    free(out.data);
+    return MMDEPLOY_SUCCESS;
+}
+
+/* ResizeInstanceMask's "masks" output (else output 2): float [1, n, h, w], as many as the
+   boxes. */
+static int mmd__masks_output(const mmd__sdk_handle *h, int64_t n, const mmd_tensor **out) {
+    const mmd_tensor *t = mmd__output(h, "masks", 2);
+    if (!t || t->dtype != MMD_DTYPE_FLOAT32 || t->rank != 4 || t->dims[0] != 1 || t->dims[1] != n ||
+        t->dims[2] < 1 || t->dims[3] < 1 || t->dims[2] > MMD_MAX_IMAGE_SIDE || t->dims[3] > MMD_MAX_IMAGE_SIDE)
+        return mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "ResizeInstanceMask: the output 'masks' is not float "
+                             "[1, %lld, h, w]", (long long)n);
+    *out = t;
+    return MMDEPLOY_SUCCESS;
+}
+
+/* The detections' masks, freed. */
+static void mmd__free_masks(mmdeploy_detection_t *res, int64_t n) {
+    int64_t i;
+    for (i = 0; i < n; ++i) free(res[i].mask);
+}
+
 /* ResizeBBox: boxes above score_thr, mapped back through scale_factor and clipped to the
-   original image, as MMDeploy's MapToOriginImage does. */
+   original image, as MMDeploy's MapToOriginImage does; with ResizeInstanceMask, each box's
+   mask as well (mmd__instance_mask). */
 MMDEPLOY_API int mmdeploy_detector_apply(mmdeploy_detector_t detector, const mmdeploy_mat_t *mats, int mat_count,
                                          mmdeploy_detection_t **results, int **result_count) {
     mmd__sdk_handle *h = (mmd__sdk_handle *)detector;
@@ -1800,7 +1924,7 @@ MMDEPLOY_API int mmdeploy_detector_apply(mmdeploy_detector_t detector, const mmd
     for (i = 0; i < mat_count && !st; ++i) {
         mmd__img im;
         mmd_sdk_meta meta;
-        const mmd_tensor *dets, *labels;
+        const mmd_tensor *dets, *labels, *masks = NULL;
         int64_t n, ch, j;
         if ((st = mmd__run(h, &mats[i], NULL, NULL, &im, &meta)) != 0) break;
         dets = mmd__output(h, "dets", 0);
@@ -1814,6 +1938,10 @@ MMDEPLOY_API int mmdeploy_detector_apply(mmdeploy_detector_t detector, const mmd
         }
         n = dets->dims[1];
         ch = dets->dims[2];
+        if (h->m.instance_mask && (st = mmd__masks_output(h, n, &masks)) != 0) {
+            free(im.data);
+            break;
+        }
         if (total + n > cap) {
             int ncap = (int)(total + n);
             mmdeploy_detection_t *g = (mmdeploy_detection_t *)realloc(res, (size_t)(ncap ? ncap : 1) * sizeof *res);
@@ -1844,12 +1972,14 @@ MMDEPLOY_API int mmdeploy_detector_apply(mmdeploy_detector_t detector, const mmd
             r->label_id = label >= 0.0 && label < 2147483647.0 ? (int)label : -1;
             r->score = score;
             r->mask = NULL;
+            if (masks && (st = mmd__instance_mask(h, masks, j, &meta, r)) != 0) break;
             total++;
             counts[i]++;
         }
         free(im.data);
     }
     if (st) {
+        mmd__free_masks(res, total);
         free(res);
         free(counts);
         return st;
@@ -1861,7 +1991,10 @@ MMDEPLOY_API int mmdeploy_detector_apply(mmdeploy_detector_t detector, const mmd
 }
 
 MMDEPLOY_API void mmdeploy_detector_release_result(mmdeploy_detection_t *results, const int *result_count, int count) {
-    (void)count;
+    int64_t n = 0;
+    int i;
+    for (i = 0; results && result_count && i < count; ++i) n += result_count[i];
+    mmd__free_masks(results, n);
     free(results);
     free((void *)(uintptr_t)result_count);
 }

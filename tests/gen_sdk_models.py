@@ -28,6 +28,13 @@ MMDeploy's rewriters give each task:
        (blank + 36 characters), behind mmocr's pipeline (grayscale LoadImageFromFile,
        RescaleToHeight, Normalize, DefaultFormatBundle, Collect) and CTCConvertor with
        dict_file.txt (listed in deploy.json's customs)
+  mask the yolo detector's 20 best cells (no NMS) with Mask R-CNN's RoI masks: "masks"
+       [1, 20, 28, 28], each a linear map of its cell's features plus a centred disc (so that
+       the masks are blobs), sigmoid; det's pipeline and ResizeInstanceMask with params as
+       MMDeploy writes them for Mask R-CNN (rcnn, mask_thr_binary 0.5, is_resize_mask)
+  maskfull  the same with RTMDet-Ins's masks of the whole (padded) input: "masks" [1, 20, H, W],
+       a 3x3 convolution of the input into 8 prototypes weighed per cell by a linear map of its
+       features, sigmoid; ResizeInstanceMask without "rcnn"
   textdet  a small DBNet-like text detector: a 3x3 convolution whose first channel measures
        darkness (the others random), a wide box convolution (7 x 15) over it that joins a line's
        characters, sigmoid: "output" [1, H, W], the text probability at input resolution;
@@ -139,6 +146,35 @@ class RotatedDetector(Detector):
         return torch.cat([rbox, top.unsqueeze(2)], dim=2), torch.gather(label, 1, idx)
 
 
+class MaskDetector(Detector):
+    """Detector's 20 best cells with instance masks: RoI masks (roi=True, 28 x 28 per box, as
+    Mask R-CNN's end2end gives them) or masks of the whole input (RTMDet-Ins's)."""
+
+    def __init__(self, roi):
+        super().__init__()
+        self.roi = roi
+        if roi:
+            self.mask = torch.nn.Linear(32, 28 * 28)
+            yy, xx = torch.meshgrid(torch.arange(28.0), torch.arange(28.0), indexing="ij")
+            self.register_buffer("disc", 4.0 - ((yy - 13.5) ** 2 + (xx - 13.5) ** 2) / 30.0)
+        else:
+            self.proto = torch.nn.Conv2d(3, 8, 3, 1, 1)
+            self.coef = torch.nn.Linear(32, 8)
+
+    def forward(self, x):
+        dets, labels = super().forward(x)
+        f = self.body(x).flatten(2).transpose(1, 2)                        # [1, cells, 32]
+        s = torch.sigmoid(self.cls(self.body(x))).flatten(2).transpose(1, 2)
+        _, idx = torch.topk(s.max(dim=2)[0], self.keep, dim=1)
+        feat = torch.gather(f, 1, idx.unsqueeze(2).expand(-1, -1, 32))       # [1, 20, 32]
+        if self.roi:
+            m = self.mask(feat).reshape(1, self.keep, 28, 28) + self.disc
+        else:
+            p = self.proto(x)                                                # [1, 8, H, W]
+            m = torch.matmul(self.coef(feat), p.flatten(2)).reshape(1, self.keep, p.shape[2], p.shape[3]) * 4.0
+        return dets, labels, torch.sigmoid(m)
+
+
 class Pose(torch.nn.Module):
     """Heatmaps at a quarter of the input (stride 4) from two strided convolutions; with simcc,
     each heatmap's column and row means spread by a linear layer to twice the input's width and
@@ -222,6 +258,14 @@ POSE_TRANSFORMS = [
          meta_keys=["img_shape", "pad_shape", "ori_shape", "img_norm_cfg", "scale_factor", "bbox_score",
                     "center", "scale", "rotation", "bbox_id"])]
 
+DET_TRANSFORMS = [
+    dict(type="LoadImageFromFile", backend_args=None),
+    dict(type="Resize", keep_ratio=True, size=[320, 240]),
+    dict(type="Normalize", to_rgb=True, mean=MEAN, std=STD),
+    dict(type="Pad", size_divisor=32),
+    dict(type="DefaultFormatBundle"),
+    dict(type="Collect", keys=["img"], meta_keys=META_KEYS + ["pad_param"])]
+
 TASKS = {
     "cls": dict(task="Classifier", module="mmcls", component="LinearClsHead", name="squeezenet",
                 params=dict(num_classes=1000, in_channels=512, topk=5), outputs=["output"],
@@ -235,14 +279,7 @@ TASKS = {
     "det": dict(task="Detector", module="mmdet", component="ResizeBBox", name="detector",
                 params=dict(score_thr=0.3, nms=dict(type="nms", iou_threshold=0.5),
                             max_per_img=20, min_bbox_size=0),
-                outputs=["dets", "labels"],
-                transforms=[
-                    dict(type="LoadImageFromFile", backend_args=None),
-                    dict(type="Resize", keep_ratio=True, size=[320, 240]),
-                    dict(type="Normalize", to_rgb=True, mean=MEAN, std=STD),
-                    dict(type="Pad", size_divisor=32),
-                    dict(type="DefaultFormatBundle"),
-                    dict(type="Collect", keys=["img"], meta_keys=META_KEYS + ["pad_param"])]),
+                outputs=["dets", "labels"], transforms=DET_TRANSFORMS),
     "rotated": dict(task="RotatedDetector", module="mmrotate", component="ResizeRBBox", name="rotated",
                     params=dict(nms_pre=2000, min_bbox_size=0, score_thr=0.5,
                                 nms=dict(type="nms_rotated", iou_threshold=0.1), max_per_img=2000),
@@ -267,6 +304,17 @@ TASKS = {
                      dict(type="Normalize", to_rgb=True, mean=[0, 0, 0], std=[255, 255, 255]),
                      dict(type="DefaultFormatBundle"),
                      dict(type="Collect", keys=["img"], meta_keys=META_KEYS + ["pad_param"])]),
+    "mask": dict(task="Detector", module="mmdet", component="ResizeInstanceMask", name="mask-rcnn",
+                 params=dict(rpn=dict(nms_pre=1000, max_per_img=1000, nms=dict(type="nms", iou_threshold=0.7),
+                                      min_bbox_size=0),
+                             rcnn=dict(score_thr=0.3, nms=dict(type="nms", iou_threshold=0.5), max_per_img=20,
+                                       mask_thr_binary=0.5),
+                             min_bbox_size=0, score_thr=0.3, mask_thr_binary=0.5, is_resize_mask=True),
+                 outputs=["dets", "labels", "masks"], transforms=DET_TRANSFORMS),
+    "maskfull": dict(task="Detector", module="mmdet", component="ResizeInstanceMask", name="rtmdet-ins",
+                     params=dict(nms_pre=1000, min_bbox_size=0, score_thr=0.3, nms=dict(type="nms", iou_threshold=0.6),
+                                 max_per_img=20, mask_thr_binary=0.5, is_resize_mask=True),
+                     outputs=["dets", "labels", "masks"], transforms=DET_TRANSFORMS),
     "seg": dict(task="Segmentor", module="mmseg", component="ResizeMask", name="lraspp",
                 params=dict(type="LRASPPHead", num_classes=5, with_argmax=True),
                 outputs=["output"],
@@ -318,7 +366,8 @@ def network(kind):
     torch.manual_seed(0)
     net = {"cls": Classifier, "det": lambda: Detector(nms=True), "yolo": Detector, "seg": Segmentor,
            "pose": Pose, "simcc": lambda: Pose(simcc=True), "rec": Recognizer,
-           "textdet": TextDetector, "rotated": RotatedDetector}[kind]()
+           "textdet": TextDetector, "rotated": RotatedDetector, "mask": lambda: MaskDetector(True),
+           "maskfull": lambda: MaskDetector(False)}[kind]()
     return net.eval()
 
 
@@ -595,6 +644,40 @@ def decode_pose(kind, out, meta):
     return res
 
 
+def instance_masks(kind, out, meta):
+    """ResizeBBox's boxes and ResizeInstanceMask's masks as MMDeploy's C++ makes them with
+    OpenCV (codebase/mmdet/instance_segmentation.cpp), each mask pasted into an image-sized
+    canvas where its box lies (0 / 255, uint8 [N, H, W]), as MMDeploy's demo draws them."""
+    import cv2
+    params = TASKS[kind]["params"]
+    dets, labels, masks = out[0][0].numpy(), out[1][0].numpy(), out[2][0].numpy()
+    sf, (h, w) = meta["scale_factor"], meta["ori_shape"][1:3]
+    f = np.float32
+    res, canvases = [], []
+    for d, lab, m in zip(dets, labels, masks):
+        if not d[4] > params["score_thr"]:
+            continue
+        b = [max(f((d[0]) / f(sf[0])), f(0)), max(f(d[1] / f(sf[1])), f(0)), min(f(d[2] / f(sf[2])), f(w - 1)),
+             min(f(d[3] / f(sf[3])), f(h - 1))]
+        res.append((int(lab), float(d[4]), *[float(v) for v in b]))
+        canvas = np.zeros((h, w), np.uint8)
+        if "rcnn" in params:
+            x0, y0 = max(np.floor(b[0]) - 1, f(0)), max(np.floor(b[1]) - 1, f(0))
+            x1, y1 = min(np.ceil(b[2]) + 1, f(w)), min(np.ceil(b[3]) + 1, f(h))
+            fx, fy = f(m.shape[1]) / (b[2] - b[0]), f(m.shape[0]) / (b[3] - b[1])
+            tx, ty = (x0 + f(0.5) - b[0]) * fx - f(0.5), (y0 + f(0.5) - b[1]) * fy - f(0.5)
+            a = cv2.invertAffineTransform(np.array([[fx, 0, tx], [0, fy, ty]], np.float32))
+            warped = cv2.warpAffine(m, a, (int(x1 - x0), int(y1 - y0)), flags=cv2.INTER_LINEAR)
+            canvas[int(y0):int(y1), int(x0):int(x1)] = (warped > params["mask_thr_binary"]) * 255
+        else:
+            rh, rw = int(m.shape[0] / sf[1] + 0.5), int(m.shape[1] / sf[0] + 0.5)
+            if (rh, rw) != m.shape:
+                m = cv2.resize(m, (rw, rh), interpolation=cv2.INTER_LINEAR)
+            canvas[:] = (m[:h, :w] > params["mask_thr_binary"]) * 255
+        canvases.append(canvas)
+    return res, np.array(canvases, np.uint8).reshape(-1, h, w)
+
+
 def reference(kind, bgr, x=None, bbox=None):
     """What MMDeploy's SDK returns for this image, by the Python pipeline; with x, the network
     runs on that input instead of the pipeline's own (the meta is still the pipeline's)."""
@@ -633,6 +716,8 @@ def reference(kind, bgr, x=None, bbox=None):
         sf = meta["scale_factor"]
         return [(int(lab), float(d[5]), d[0] / sf[0], d[1] / sf[1], d[2] / sf[0], d[3] / sf[1], float(d[4]))
                 for d, lab in zip(dets, labels) if d[5] > spec["params"]["score_thr"]], None
+    if kind in ("mask", "maskfull"):
+        return instance_masks(kind, out, meta)
     if kind in ("det", "yolo"):
         dets, labels = out[0][0].numpy(), out[1][0].numpy()
         sf, (h, w) = meta["scale_factor"], meta["ori_shape"][1:3]

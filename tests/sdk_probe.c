@@ -5,7 +5,9 @@
                                                    the network input (a pose model's box: the
                                                    whole image, or L T R B); prints the meta as JSON
      sdk_probe classify DIR IMG.npy FORMAT             prints [[label, score], ...]
-     sdk_probe detect DIR IMG.npy FORMAT               prints [[label, score, l, t, r, b], ...]
+     sdk_probe detect DIR IMG.npy FORMAT [MASKS.npy]   prints [[label, score, l, t, r, b], ...]; with
+                                                   MASKS.npy, writes the instance masks pasted
+                                                   into image-sized canvases (uint8 N x H x W)
      sdk_probe rotated DIR IMG.npy FORMAT              prints [[label, score, cx, cy, w, h, angle], ...]
      sdk_probe segment DIR IMG.npy FORMAT OUT.npy      writes the mask (int32 HxW) or the scores
      sdk_probe pose DIR IMG.npy FORMAT [L T R B ...]   prints [[[x, y, score], ...], ...], one
@@ -108,6 +110,36 @@ static void print_shape(const char *name, const int32_t *s) {
     printf("\"%s\": [%d, %d, %d, %d]", name, s[0], s[1], s[2], s[3]);
 }
 
+/* The detections' masks, each pasted where its box lies into a canvas of the image's size as
+   MMDeploy's object_detection demo draws them (a mask as large as the image covers it all;
+   otherwise its corner is the box's floor(left) - 1, floor(top) - 1, clipped at 0), saved as
+   uint8 [n, h, w]. A mask reaching out of the image is an error. */
+static int save_masks(const char *path, const mmdeploy_detection_t *res, int n, int h, int w) {
+    int64_t dims[3] = {n, h, w};
+    uint8_t *all = (uint8_t *)calloc((size_t)(n ? n : 1) * (size_t)h * (size_t)w, 1);
+    int i, y, st = all ? 0 : 1;
+    for (i = 0; i < n && !st; ++i) {
+        const mmdeploy_instance_mask_t *m = res[i].mask;
+        int x0 = 0, y0 = 0;
+        if (!m) continue;
+        if (m->height != h || m->width != w) {
+            x0 = (int)(floorf(res[i].bbox.left) - 1.0f), y0 = (int)(floorf(res[i].bbox.top) - 1.0f);
+            x0 = x0 > 0 ? x0 : 0, y0 = y0 > 0 ? y0 : 0;
+        }
+        if (x0 + m->width > w || y0 + m->height > h) {
+            fprintf(stderr, "sdk_probe: mask %d (%d x %d at %d, %d) leaves the image\n", i, m->height, m->width, x0, y0);
+            st = 1;
+            break;
+        }
+        for (y = 0; y < m->height; ++y)
+            memcpy(all + ((size_t)i * (size_t)h + (size_t)(y0 + y)) * (size_t)w + (size_t)x0,
+                   m->data + (size_t)y * (size_t)m->width, (size_t)m->width);
+    }
+    if (!st) st = save_npy(path, MMD_DTYPE_UINT8, 3, dims, all);
+    free(all);
+    return st;
+}
+
 int main(int argc, char **argv) {
     void *bytes = NULL;
     mmd_npy img;
@@ -186,6 +218,7 @@ int main(int argc, char **argv) {
                     printf("%s[%d, %.9g, %.9g, %.9g, %.9g, %.9g]", i ? ", " : "", res[i].label_id, res[i].score,
                            res[i].bbox.left, res[i].bbox.top, res[i].bbox.right, res[i].bbox.bottom);
                 printf("]\n");
+                if (argc == 6) st = save_masks(argv[5], res, count[0], mat.height, mat.width);
                 mmdeploy_detector_release_result(res, count, 1);
             }
             mmdeploy_detector_destroy(d);

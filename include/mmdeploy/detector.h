@@ -9,6 +9,9 @@
 extern "C" {
 #endif
 
+/* A detection's mask, 255 inside and 0 outside: for Mask R-CNN the box grown by a pixel and
+   clipped to the image, its corner at (max(floor(left) - 1, 0), max(floor(top) - 1, 0)); for
+   RTMDet-Ins as large as the image. */
 typedef struct mmdeploy_instance_mask_t {
     char *data;
     int height;
@@ -19,7 +22,7 @@ typedef struct mmdeploy_detection_t {
     int label_id;
     float score;
     mmdeploy_rect_t bbox;            /* in the input image's pixels */
-    mmdeploy_instance_mask_t *mask;  /* NULL: instance masks are not implemented */
+    mmdeploy_instance_mask_t *mask;  /* NULL: boxes only (ResizeBBox), or a box without area */
 } mmdeploy_detection_t;
 
 typedef struct mmdeploy_detector *mmdeploy_detector_t;
