@@ -644,12 +644,13 @@ def decode_pose(kind, out, meta):
     return res
 
 
-def instance_masks(kind, out, meta):
+def instance_masks(kind, out, meta, params=None):
     """ResizeBBox's boxes and ResizeInstanceMask's masks as MMDeploy's C++ makes them with
     OpenCV (codebase/mmdet/instance_segmentation.cpp), each mask pasted into an image-sized
-    canvas where its box lies (0 / 255, uint8 [N, H, W]), as MMDeploy's demo draws them."""
+    canvas where its box lies (0 / 255, uint8 [N, H, W]), as MMDeploy's demo draws them. A box
+    without area has no mask (an empty canvas): MMDeploy's scale would be infinite."""
     import cv2
-    params = TASKS[kind]["params"]
+    params = params or TASKS[kind]["params"]
     dets, labels, masks = out[0][0].numpy(), out[1][0].numpy(), out[2][0].numpy()
     sf, (h, w) = meta["scale_factor"], meta["ori_shape"][1:3]
     f = np.float32
@@ -659,9 +660,13 @@ def instance_masks(kind, out, meta):
             continue
         b = [max(f((d[0]) / f(sf[0])), f(0)), max(f(d[1] / f(sf[1])), f(0)), min(f(d[2] / f(sf[2])), f(w - 1)),
              min(f(d[3] / f(sf[3])), f(h - 1))]
+        if min(b[2] - b[0], b[3] - b[1]) < params["min_bbox_size"]:
+            continue
         res.append((int(lab), float(d[4]), *[float(v) for v in b]))
         canvas = np.zeros((h, w), np.uint8)
-        if "rcnn" in params:
+        if not (b[2] > b[0] and b[3] > b[1]):
+            pass
+        elif "rcnn" in params:
             x0, y0 = max(np.floor(b[0]) - 1, f(0)), max(np.floor(b[1]) - 1, f(0))
             x1, y1 = min(np.ceil(b[2]) + 1, f(w)), min(np.ceil(b[3]) + 1, f(h))
             fx, fy = f(m.shape[1]) / (b[2] - b[0]), f(m.shape[0]) / (b[3] - b[1])

@@ -13,6 +13,10 @@
 - end to end: classifier, detector and segmentor results against the same pipeline with torch
   running the network (top-k labels equal, scores within 1e-3; boxes within 1 px; masks equal
   on at least 99.5% of pixels);
+- instance masks: ResizeInstanceMask's boxes and masks (Mask R-CNN's RoI masks warped into
+  their boxes, RTMDet-Ins's whole-input masks) against OpenCV as MMDeploy's C++ calls it
+  (gen_sdk_models.instance_masks): boxes within 1 px, labels equal, masks equal on at least
+  99.5% of the image and 99% of either mask; hostile params and mask outputs refused;
 - text detection: DBHead's boxes against OpenCV's findContours / approxPolyDP / fillPoly /
   minAreaRect and pyclipper (gen_sdk_models.db_head) on the network's map of our input, under
   the SDK's defaults and edited params (same count and order, corners within 1 px, scores
@@ -407,6 +411,119 @@ def e2e_tests(tmp):
             detect(img_name, bgr, "yolo")
         for fn in (classify, detect, detect_yolo, segment):
             tests.append(("%s_%s" % (fn.__name__, img_name), lambda fn=fn, n=img_name, m=make: fn(n, m())))
+    return tests
+
+
+# ==== >>instance masks ====
+
+def instance_mask_tests(tmp):
+    """ResizeInstanceMask (mask: Mask R-CNN's RoI masks; maskfull: RTMDet-Ins's whole-input
+    masks) against gen_sdk_models.instance_masks (OpenCV as MMDeploy's C++ calls it) on the
+    network's output for our input: boxes within 1 px, labels equal, each pasted mask equal on
+    at least 99.5% of the image and on at least 99% of the pixels either mask covers; then
+    hostile directories and networks."""
+    import torch
+    tests = []
+    src, dst, xin = (os.path.join(tmp, n) for n in ("im_in.npy", "im_masks.npy", "im_x.npy"))
+
+    def compare(kind, bgr, d=None, params=None):
+        d = d or os.path.join(MODELS, kind)
+        np.save(src, bgr)
+        ours = json.loads(probe("detect", d, src, "bgr", dst).stdout)
+        masks = np.load(dst)
+        probe("preprocess", d, src, "bgr", xin)
+        _, meta = gen.preprocess(kind, bgr)
+        with torch.no_grad():
+            out = gen.network(kind)(torch.from_numpy(np.load(xin)))
+        ref, ref_masks = gen.instance_masks(kind, out, meta, params)
+        if len(ours) != len(ref):
+            raise Failure("%d detections, expected %d" % (len(ours), len(ref)))
+        for k, (o, r) in enumerate(zip(ours, ref)):
+            box = float(np.abs(np.array(o[2:]) - np.array(r[2:])).max())
+            note("%s max |box diff| px" % kind, box)
+            if o[0] != r[0] or abs(o[1] - r[1]) > 1e-3 or box > 1.0:
+                raise Failure("detection %d: %s, expected %s" % (k, o, r))
+            differ = int((masks[k] != ref_masks[k]).sum())
+            either = int(((masks[k] > 0) | (ref_masks[k] > 0)).sum())
+            note("%s mask pixels differing (of the image)" % kind, differ / masks[k].size)
+            note("%s mask pixels differing (of either mask)" % kind, differ / max(either, 1))
+            if differ > 0.005 * masks[k].size or differ > 0.01 * max(either, 1):
+                raise Failure("mask %d: %d pixels differ (%d in either mask)" % (k, differ, either))
+        return ours, masks
+
+    images = (("china", china), ("odd37x53", lambda: odd_image(37, 53, 3, 5)), ("1x1", lambda: odd_image(1, 1, 3, 6)),
+              ("tall300x41", lambda: odd_image(300, 41, 3, 8)))
+    for kind in ("mask", "maskfull"):
+        for img_name, make in images:
+            tests.append(("instance_%s_%s" % (kind, img_name), lambda k=kind, m=make: compare(k, m())))
+
+    def masks_present():
+        ours, masks = compare("mask", china())
+        if not ours or (masks > 0).sum() == 0:
+            raise Failure("no detections or empty masks: the comparison would prove nothing")
+    tests.append(("instance_mask_masks_present", masks_present))
+
+    # Edited params: the threshold moves the masks; params without "rcnn" read RoI masks as
+    # whole-input ones (MMDeploy's rule), which the reference follows too.
+    for kind, name, edit in (("mask", "thr_0.9", dict(mask_thr_binary=0.9)), ("mask", "thr_0", dict(mask_thr_binary=0.0)),
+                             ("maskfull", "thr_0.2", dict(mask_thr_binary=0.2)),
+                             ("mask", "score_thr_0.855", dict(score_thr=0.855))):
+        def t(kind=kind, name=name, edit=edit):
+            d = os.path.join(tmp, "instance_%s_%s" % (kind, name))
+            shutil.rmtree(d, ignore_errors=True)
+            shutil.copytree(os.path.join(MODELS, kind), d)
+            edit_json(os.path.join(d, "pipeline.json"), lambda o: o["pipeline"]["tasks"][2]["params"].update(edit))
+            params = dict(gen.TASKS[kind]["params"], **edit)
+            compare(kind, china(), d, params)
+        tests.append(("instance_%s_params_%s" % (kind, name), t))
+
+    # Hostile pipelines: name, params edit, component, status, words of the message.
+    for name, edit, component, status, words in (
+            ("thr_nan", dict(mask_thr_binary=float("nan")), None, "INVALID_ARG", "not valid JSON"),
+            ("thr_string", dict(mask_thr_binary="0.5"), None, "INVALID_ARG", "mask_thr_binary"),
+            ("thr_huge", dict(mask_thr_binary=1e300), None, "INVALID_ARG", "mask_thr_binary"),
+            ("is_resize_mask_number", dict(is_resize_mask=2), None, "INVALID_ARG", "is_resize_mask"),
+            ("resize_bbox_with_thr", {}, "ResizeBBox", "NOT_SUPPORTED", "ResizeInstanceMask")):
+        def t(name=name, edit=edit, component=component, status=status, words=words):
+            d = os.path.join(tmp, "hostile_instance_" + name)
+            shutil.rmtree(d, ignore_errors=True)
+            shutil.copytree(os.path.join(MODELS, "mask"), d)
+            edit_json(os.path.join(d, "pipeline.json"),
+                      lambda o: (o["pipeline"]["tasks"][2]["params"].update(edit),
+                                 o["pipeline"]["tasks"][2].update(component=component or "ResizeInstanceMask")))
+            np.save(src, odd_image(30, 20, 3, 1))
+            p = probe("detect", d, src, "bgr", expect=STATUS[status])
+            if words not in p.stderr:
+                raise Failure("message %r does not name %r" % (p.stderr.strip(), words))
+        tests.append(("hostile_instance_" + name, t))
+
+    # Networks whose masks do not fit: one mask too few, no batch axis, int masks, no masks.
+    class Wrong(torch.nn.Module):
+        def __init__(self, how):
+            super().__init__()
+            self.net, self.how = gen.network("mask"), how
+
+        def forward(self, x):
+            dets, labels, masks = self.net(x)
+            return (dets, labels) + {"too_few": (masks[:, 1:],), "rank3": (masks[0],),
+                                     "int": (masks.to(torch.int32),), "none": ()}[self.how]
+    for how in ("too_few", "rank3", "int", "none"):
+        def t(how=how):
+            d = os.path.join(tmp, "hostile_instance_masks_" + how)
+            shutil.rmtree(d, ignore_errors=True)
+            shutil.copytree(os.path.join(MODELS, "mask"), d)
+            names = ["dets", "labels"] + (["masks"] if how != "none" else [])
+            # The tracer warns about the detector's sizes and top-k, as gen_sdk_models.py says.
+            with torch.no_grad(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                torch.onnx.export(Wrong(how), torch.zeros(1, 3, 64, 64), os.path.join(d, "end2end.onnx"),
+                                  input_names=["input"], output_names=names,
+                                  dynamic_axes={"input": {2: "h", 3: "w"}}, opset_version=11)
+            np.save(src, odd_image(60, 50, 3, 1))
+            p = probe("detect", d, src, "bgr", expect=STATUS["NOT_SUPPORTED"])
+            if "masks" not in p.stderr:
+                raise Failure("message %r does not name 'masks'" % p.stderr.strip())
+        tests.append(("hostile_instance_masks_" + how, t))
     return tests
 
 
@@ -918,7 +1035,7 @@ def main(argv):
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         tests = resize_tests(tmp) + preprocess_tests(tmp) + e2e_tests(tmp) + hostile_tests(tmp) + \
-            demo_tests(tmp) + rotated_tests(tmp)
+            demo_tests(tmp) + rotated_tests(tmp) + instance_mask_tests(tmp)
         for name, fn in tests:
             if argv and not any(a in name for a in argv):
                 continue
