@@ -666,6 +666,10 @@ def instance_masks(kind, out, meta, params=None):
         canvas = np.zeros((h, w), np.uint8)
         if not (b[2] > b[0] and b[3] > b[1]):
             pass
+        elif "rcnn" in params and not params.get("is_resize_mask", True):
+            # The RoI mask itself; pasted (as sdk_probe does) at the corner a resized one has.
+            x0, y0 = int(max(np.floor(b[0]) - 1, f(0))), int(max(np.floor(b[1]) - 1, f(0)))
+            canvas[y0:y0 + m.shape[0], x0:x0 + m.shape[1]] = (m > params["mask_thr_binary"]) * 255
         elif "rcnn" in params:
             x0, y0 = max(np.floor(b[0]) - 1, f(0)), max(np.floor(b[1]) - 1, f(0))
             x1, y1 = min(np.ceil(b[2]) + 1, f(w)), min(np.ceil(b[3]) + 1, f(h))

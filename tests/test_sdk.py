@@ -467,7 +467,8 @@ def instance_mask_tests(tmp):
     # whole-input ones (MMDeploy's rule), which the reference follows too.
     for kind, name, edit in (("mask", "thr_0.9", dict(mask_thr_binary=0.9)), ("mask", "thr_0", dict(mask_thr_binary=0.0)),
                              ("maskfull", "thr_0.2", dict(mask_thr_binary=0.2)),
-                             ("mask", "score_thr_0.855", dict(score_thr=0.855))):
+                             ("mask", "score_thr_0.855", dict(score_thr=0.855)),
+                             ("mask", "no_resize", dict(is_resize_mask=False))):
         def t(kind=kind, name=name, edit=edit):
             d = os.path.join(tmp, "instance_%s_%s" % (kind, name))
             shutil.rmtree(d, ignore_errors=True)
