@@ -67,7 +67,7 @@ $(BUILD)/classify: examples/classify.c $(HEADERS) $(BUILD)/mmdeploy.o
 # API; each picture comes out labelled as build/demo/<image>.png.
 DEMO_DIR := $(BUILD)/sdk_digits
 SDK_DEMOS := $(BUILD)/image_classification $(BUILD)/object_detection $(BUILD)/pose_detection $(BUILD)/ocr \
-             $(BUILD)/rotated_object_detection
+             $(BUILD)/rotated_object_detection $(BUILD)/image_segmentation
 
 $(DEMO_DIR)/end2end.onnx: examples/models/digits.onnx $(wildcard examples/sdk/digits/*.json) | $(BUILD)
 	mkdir -p $(DEMO_DIR)

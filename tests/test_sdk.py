@@ -525,6 +525,54 @@ def instance_mask_tests(tmp):
             if "masks" not in p.stderr:
                 raise Failure("message %r does not name 'masks'" % p.stderr.strip())
         tests.append(("hostile_instance_masks_" + how, t))
+
+    # The demos on these directories: object_detection ORs the masks into the blue channel,
+    # image_segmentation blends the classes' colours halfway into the image.
+    def run_demo(prog, *args):
+        p = subprocess.run([os.path.join(os.path.dirname(PROBE), prog)] + list(args), capture_output=True, text=True,
+                           timeout=300)
+        if p.returncode != 0:
+            raise Failure("%s exited %d: %s" % (prog, p.returncode, p.stderr.strip()[-300:]))
+        return p.stdout.splitlines()
+
+    def detection_masks(kind):
+        img, out = os.path.join(tmp, "china.png"), os.path.join(tmp, "det_%s.png" % kind)
+        bgr = china()
+        cv2.imwrite(img, bgr)
+        lines = run_demo("object_detection", "cpu", os.path.join(MODELS, kind), img, out)
+        ref, ref_masks = compare(kind, bgr)
+        shapes = [ln for ln in lines if ln.startswith("mask ")]
+        if lines[0] != "bbox_count=%d" % len(ref) or len(shapes) != len(ref):
+            raise Failure("%s and %d masks, expected %d" % (lines[0], len(shapes), len(ref)))
+        pic = cv2.imread(out)
+        # Boxes and labels are drawn over the masks in green and black; elsewhere the blue
+        # channel is the image's ORed with every mask.
+        drawn = np.all((pic == (0, 255, 0)) | (pic == 0), axis=2)
+        want = bgr[..., 0] | np.bitwise_or.reduce(ref_masks, axis=0)
+        bad = int(((pic[..., 0] != want) & ~drawn).sum())
+        note("demo %s: blue pixels unlike the masks" % kind, bad)
+        if pic.shape != bgr.shape or bad:
+            raise Failure("picture %s, %d blue pixels unlike the image ORed with the masks" % (pic.shape, bad))
+    for kind in ("mask", "maskfull"):
+        tests.append(("demo_object_detection_" + kind, lambda k=kind: detection_masks(k)))
+
+    def segmentation():
+        img, out = os.path.join(tmp, "china.png"), os.path.join(tmp, "seg.png")
+        bgr = china()
+        cv2.imwrite(img, bgr)
+        lines = run_demo("image_segmentation", "cpu", os.path.join(MODELS, "seg"), img, out)
+        ref, _ = gen.reference("seg", bgr)
+        want = ["class %d: %d pixels" % (k, n) for k, n in enumerate(np.bincount(ref.ravel(), minlength=5)) if n]
+        h = (np.arange(6, dtype=np.uint64) * 2654435761 + 0x9e3779b9) & 0xffffffff
+        palette = np.stack([(h >> 24) & 255, (h >> 16) & 255, (h >> 8) & 255], 1).astype(np.int32)
+        blend = ((bgr.astype(np.int32) + palette[ref] + 1) // 2).astype(np.uint8)
+        pic = cv2.imread(out)
+        # The segmentation tests allow 0.5% of labels to differ; so does the picture.
+        differ = float(np.any(pic != blend, axis=2).mean())
+        note("demo segmentation: pixels unlike the blend", differ)
+        if len(lines) != len(want) or differ > 0.005:
+            raise Failure("%r, expected %r; %.4f of the picture unlike the blend" % (lines, want, differ))
+    tests.append(("demo_image_segmentation", segmentation))
     return tests
 
 

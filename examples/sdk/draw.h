@@ -91,6 +91,23 @@ static inline void draw_text(picture *p, int x, int y, const char *text, int sca
     }
 }
 
+/* Colour k of a fixed palette (well spread hues from a multiplicative hash). MMDeploy's demos
+   draw theirs from std::mt19937 through uniform_int_distribution, whose results the C++
+   standard leaves to the library, so the colours are not theirs. */
+static inline void palette_color(int k, unsigned char bgr[3]) {
+    unsigned int h = (unsigned int)k * 2654435761u + 0x9e3779b9u;
+    bgr[0] = (unsigned char)(h >> 24);
+    bgr[1] = (unsigned char)(h >> 16);
+    bgr[2] = (unsigned char)(h >> 8);
+}
+
+/* Pixel (x, y) halfway to the colour, as MMDeploy's img * 0.5 + color_mask * 0.5 (rounded). */
+static inline void blend_pixel(picture *p, int x, int y, const unsigned char bgr[3]) {
+    unsigned char *q = p->bgr + ((size_t)y * (size_t)p->width + (size_t)x) * 3;
+    int c;
+    for (c = 0; c < 3; ++c) q[c] = (unsigned char)((q[c] + bgr[c] + 1) / 2);
+}
+
 /* Writes the picture as an RGB PNG; 0 on failure (message printed). */
 static inline int write_png(const char *path, const picture *p) {
     size_t i, n = (size_t)p->width * (size_t)p->height;

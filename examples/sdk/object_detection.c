@@ -4,12 +4,27 @@
      object_detection device_name model_path image_path [output.png]
 
    prints the boxes as MMDeploy's demo does and writes the picture with the boxes of score 0.3
-   and more, each labelled (default output_detection.png). Instance masks are not drawn: the
-   SDK does not produce them. */
+   and more, each labelled (default output_detection.png). Instance masks (ResizeInstanceMask)
+   are ORed into the blue channel as MMDeploy's demo does: a mask as large as the image over
+   all of it, else from the corner (floor(left) - 1, floor(top) - 1), clipped at 0. */
 #include <stdio.h>
 
 #include "mmdeploy/detector.h"
 #include "draw.h"
+
+/* MMDeploy's demo: cv::bitwise_or of the mask into channel 0 of its region. The region is
+   clipped to the picture, where OpenCV's ROI would throw. */
+static void draw_mask(picture *p, const mmdeploy_detection_t *d) {
+    const mmdeploy_instance_mask_t *m = d->mask;
+    int x0 = 0, y0 = 0, x, y;
+    if (m->height != p->height || m->width != p->width) {
+        x0 = (int)(d->bbox.left) - 1, y0 = (int)(d->bbox.top) - 1;
+        x0 = x0 > 0 ? x0 : 0, y0 = y0 > 0 ? y0 : 0;
+    }
+    for (y = 0; y < m->height && y0 + y < p->height; ++y)
+        for (x = 0; x < m->width && x0 + x < p->width; ++x)
+            p->bgr[((size_t)(y0 + y) * (size_t)p->width + (size_t)(x0 + x)) * 3] |= (unsigned char)m->data[(size_t)y * m->width + x];
+}
 
 int main(int argc, char *argv[]) {
     static const unsigned char green[3] = {0, 255, 0}, black[3] = {0, 0, 0};
@@ -48,6 +63,10 @@ int main(int argc, char *argv[]) {
                 box->top, box->right, box->bottom, bboxes[i].label_id, bboxes[i].score);
         /* As MMDeploy's demo: skip boxes under a pixel and scores under 0.3. */
         if (box->right - box->left < 1 || box->bottom - box->top < 1 || bboxes[i].score < 0.3f) continue;
+        if (bboxes[i].mask) {
+            fprintf(stdout, "mask %d, height=%d, width=%d\n", i, bboxes[i].mask->height, bboxes[i].mask->width);
+            draw_mask(&pic, &bboxes[i]);
+        }
         draw_box(&pic, box->left, box->top, box->right, box->bottom, 2, green);
         snprintf(text, sizeof text, "%d %.2f", bboxes[i].label_id, bboxes[i].score);
         draw_text(&pic, (int)box->left, (int)box->top, text, 2, black, green);
