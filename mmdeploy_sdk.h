@@ -995,7 +995,7 @@ static int mmd__img_resize(const mmd__img *src, mmd__img *dst, int32_t oh, int32
    and the y and constant terms together, each in 1/1024 pixels rounded to even, plus half of
    1/32, cut to 1/32 pixel. The taps weigh 1 - f and f per axis (each row's pair first, as the
    resize does), those outside the input nothing, as the 0 border adds nothing. The one warp of
-   the SDK: TopDownAffine's crops and the text boxes the recognizer reads. */
+   the SDK: TopDownAffine's crops, the text boxes the recognizer reads and Mask R-CNN's masks. */
 static int mmd__img_warp(const mmd__img *src, mmd__img *dst, int32_t oh, int32_t ow, const double *mi) {
     int32_t y, x, a, k, ch, c = src->c;
     int st;
