@@ -52,8 +52,12 @@ static void fuzz__apply(mmdeploy_model_t m, const mmdeploy_mat_t *mat) {
             st = mmdeploy_detector_apply(d, mat, 1, &res, &count);
             fuzz_sdk_check(st);
             if (st == 0) {
-                for (i = 0; i < count[0]; ++i)
-                    if (res[i].mask) abort();
+                for (i = 0; i < count[0]; ++i) {
+                    /* Masks come only with ResizeInstanceMask, and every byte is read. */
+                    if (res[i].mask && !m->instance_mask) abort();
+                    if (res[i].mask)
+                        fuzz_sdk_touch(res[i].mask->data, (size_t)res[i].mask->height * (size_t)res[i].mask->width);
+                }
                 fuzz_sdk_touch(res, (size_t)count[0] * sizeof *res);
                 mmdeploy_detector_release_result(res, count, 1);
             }
@@ -151,11 +155,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (st == 0 && m->task == task) {
         const unsigned char *net = task == MMD__TASK_CLASSIFIER ? fuzz_net_cls
+                                   : task == MMD__TASK_DETECTOR && m->instance_mask ? fuzz_net_det_mask
                                    : task == MMD__TASK_DETECTOR ? fuzz_net_det
                                    : task == MMD__TASK_TEXT_DETECTOR ? fuzz_net_textdet
                                    : task == MMD__TASK_SEGMENTOR && m->with_argmax ? fuzz_net_seg
                                                                                    : fuzz_net_seg_score;
         size_t net_size = task == MMD__TASK_CLASSIFIER ? sizeof fuzz_net_cls
+                          : task == MMD__TASK_DETECTOR && m->instance_mask ? sizeof fuzz_net_det_mask
                           : task == MMD__TASK_DETECTOR ? sizeof fuzz_net_det
                           : task == MMD__TASK_TEXT_DETECTOR ? sizeof fuzz_net_textdet
                           : task == MMD__TASK_SEGMENTOR && m->with_argmax ? sizeof fuzz_net_seg

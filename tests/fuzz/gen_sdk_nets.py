@@ -8,6 +8,9 @@ Each takes "input" [1, 3, h, w] float (any h, w) and gives what one task's postp
   cls      GlobalAveragePool + Flatten: "output" [1, 3]
   det      "dets" [1, 4, 5] from the image's channel means times fixed factors (boxes partly
            outside the image, scores on both sides of a threshold) and "labels" [1, 4] int64
+  det_mask det's outputs and "masks" [1, 4, h, w]: the input's three channels and its first
+           again, float masks of the whole input that ResizeInstanceMask warps into the boxes
+           (params with "rcnn") or resizes to the image (without)
   seg      ArgMax over channels: "output" [1, 1, h, w] int64 (ResizeMask with_argmax)
   seg_score  the input itself: "output" [1, 3, h, w] float (ResizeMask without argmax)
   textdet  the input's first channel: "output" [1, 1, h, w] float, the map DBHead follows (the
@@ -52,6 +55,14 @@ def nets():
          numpy_helper.from_array(np.array([[[1.0, 1.0, 40.0, 30.0, 0.0]]], np.float32), "one"),
          numpy_helper.from_array(factors, "factors"),
          numpy_helper.from_array(np.array([[0, 1, 2, 7]], np.int64), "lab")])
+    det_mask = onnx.load_from_string(det)
+    det_mask.graph.node.extend([
+        helper.make_node("Slice", ["input", "starts", "one1", "one1"], ["first"]),
+        helper.make_node("Concat", ["input", "first"], ["masks"], axis=1)])
+    det_mask.graph.initializer.extend([numpy_helper.from_array(np.array([1], np.int64), "one1")])
+    det_mask.graph.output.extend([helper.make_tensor_value_info("masks", f, [1, 4, "h", "w"])])
+    onnx.checker.check_model(det_mask)
+    det_mask = det_mask.SerializeToString()
     seg = model("seg", [helper.make_node("ArgMax", ["input"], ["output"], axis=1, keepdims=1)],
                 [helper.make_tensor_value_info("output", TensorProto.INT64, [1, 1, "h", "w"])])
     seg_score = model("seg_score", [helper.make_node("Identity", ["input"], ["output"])],
@@ -61,7 +72,7 @@ def nets():
                     [numpy_helper.from_array(np.array([0], np.int64), "starts"),
                      numpy_helper.from_array(np.array([1], np.int64), "ends"),
                      numpy_helper.from_array(np.array([1], np.int64), "axes")])
-    return [("cls", cls), ("det", det), ("seg", seg), ("seg_score", seg_score), ("textdet", textdet)]
+    return [("cls", cls), ("det", det), ("det_mask", det_mask), ("seg", seg), ("seg_score", seg_score), ("textdet", textdet)]
 
 
 def main():

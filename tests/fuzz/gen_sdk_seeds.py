@@ -4,7 +4,7 @@ SDK tests' model directories and images, in each harness's input format.
 
     /usr/bin/python3 tests/fuzz/gen_sdk_seeds.py MODEL_DIRS MODEL_OUT IMAGE_OUT
 
-MODEL_DIRS holds the directories tests/gen_sdk_models.py writes (cls, det, yolo, seg, pose, simcc, rec, textdet); the digits
+MODEL_DIRS holds the directories tests/gen_sdk_models.py writes (cls, det, yolo, mask, maskfull, seg, pose, simcc, rec, textdet); the digits
 demo's JSON (examples/sdk/digits) is added. `make fuzz-corpus` calls it; the hostile cases
 written under tests/fuzz/regress (sdk_model_*, sdk_image_*) came from it too and `make test`
 replays them: --regress DIR writes those alone.
@@ -27,7 +27,8 @@ def model_seed(deploy, pipeline):
 
 def model_seeds(dirs):
     out = {}
-    sources = [os.path.join(dirs, t) for t in ("cls", "det", "yolo", "seg", "pose", "simcc", "rec", "textdet")] + \
+    sources = [os.path.join(dirs, t) for t in ("cls", "det", "yolo", "mask", "maskfull", "seg", "pose", "simcc", "rec",
+                                               "textdet")] + \
         [os.path.join(ROOT, "examples", "sdk", "digits")]
     for d in sources:
         if not os.path.exists(os.path.join(d, "pipeline.json")):
@@ -126,7 +127,19 @@ def regress_models(seeds):
     # Trailing spaces make the length pick the harness's 64 x 48 image.
     busy = model_seed(tdeploy, tpipeline)
 
+    # ResizeInstanceMask both ways (RoI masks warped, whole-input masks resized) on the 64 x 48
+    # image resized to 80 x 60 (within the harness's pixel limit), the harness's masks network
+    # giving boxes partly outside it (score_thr 0 keeps its small scores).
+    masks = {}
+    for kind in ("mask", "maskfull"):
+        mdeploy, mpipeline = (json.loads(x) for x in seeds[kind].split(b"\0"))
+        transforms(mpipeline)[1].update(size=[80, 60])
+        mpipeline["pipeline"]["tasks"][2]["params"].update(score_thr=0)
+        seed = model_seed(mdeploy, mpipeline)
+        masks["sdk_model_instance_" + kind] = seed + b" " * ((4 - len(seed)) % 5)
+
     return {
+        **masks,
         "sdk_model_resize_huge": edit(lambda d, p: transforms(p)[1].update(size=[1000000, -1])),
         "sdk_model_resize_past_limit": edit(lambda d, p: transforms(p)[1].update(size=[1024, 1024], keep_ratio=False)),
         "sdk_model_topk_huge": edit(lambda d, p: next(t for t in p["pipeline"]["tasks"] if t.get("module") == "mmcls")
