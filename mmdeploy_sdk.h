@@ -1826,7 +1826,8 @@ static int mmd__instance_mask(const mmd__sdk_handle *h, const mmd_tensor *masks,
     const mmdeploy_rect_t *b = &r->bbox;
     int32_t mh = (int32_t)masks->dims[2], mw = (int32_t)masks->dims[3], ih = meta->ori_shape[1], iw = meta->ori_shape[2];
     mmd__img src, out;
-    int64_t y, x, oh, ow, stride;
+    int64_t y, oh, ow, stride;
+    const float *v;
     int st = 0;
     out.data = NULL;
     r->mask = NULL;
@@ -1883,10 +1884,8 @@ static int mmd__instance_mask(const mmd__sdk_handle *h, const mmd_tensor *masks,
     r->mask->data = (char *)r->mask + stride;
     r->mask->height = (int)oh;
     r->mask->width = (int)ow;
-    for (y = 0; y < oh * ow; ++y) {
-        x = ((const float *)(out.data ? out.data : src.data))[y] > h->m.mask_thr_binary;
-        r->mask->data[y] = (char)(x ? 255 : 0);
-    }
+    v = (const float *)(out.data ? out.data : src.data);
+    for (y = 0; y < oh * ow; ++y) ((unsigned char *)r->mask->data)[y] = v[y] > h->m.mask_thr_binary ? 255 : 0;
     free(out.data);
     return MMDEPLOY_SUCCESS;
 }
