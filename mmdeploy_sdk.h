@@ -1929,7 +1929,7 @@ MMDEPLOY_API int mmdeploy_detector_apply(mmdeploy_detector_t detector, const mmd
         dets = mmd__output(h, "dets", 0);
         labels = mmd__output(h, "labels", 1);
         if (!dets || !labels || dets->dtype != MMD_DTYPE_FLOAT32 || dets->rank != 3 || dets->dims[0] != 1 ||
-            dets->dims[2] < 4 || labels->rank != 2 || labels->dims[1] != dets->dims[1] ||
+            dets->dims[2] < 4 || labels->rank != 2 || labels->dims[0] != 1 || labels->dims[1] != dets->dims[1] ||
             (labels->dtype != MMD_DTYPE_INT64 && labels->dtype != MMD_DTYPE_INT32 && labels->dtype != MMD_DTYPE_FLOAT32)) {
             st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "ResizeBBox: outputs are not dets [1, N, 5] and labels [1, N]");
             free(im.data);

@@ -526,6 +526,27 @@ def instance_mask_tests(tmp):
                 raise Failure("message %r does not name 'masks'" % p.stderr.strip())
         tests.append(("hostile_instance_masks_" + how, t))
 
+    # labels [0, N] beside dets [1, N, 5]: N matches, but there is no row of labels to read.
+    class NoLabelRows(torch.nn.Module):
+        def forward(self, x):
+            dets = torch.tensor([[[10.0, 20.0, 30.0, 40.0, 0.9]] * 2]) + 0 * x.mean()
+            return dets, torch.zeros(0, 2, dtype=torch.int64)
+
+    def detector_labels_0_rows():
+        d = os.path.join(tmp, "hostile_detector_labels_0_rows")
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.copytree(os.path.join(MODELS, "det"), d)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(NoLabelRows(), torch.zeros(1, 3, 64, 64), os.path.join(d, "end2end.onnx"),
+                              input_names=["input"], output_names=["dets", "labels"],
+                              dynamic_axes={"input": {2: "h", 3: "w"}}, opset_version=11)
+        np.save(src, odd_image(60, 50, 3, 1))
+        p = probe("detect", d, src, "bgr", expect=STATUS["NOT_SUPPORTED"])
+        if "labels [1, N]" not in p.stderr:
+            raise Failure("message %r" % p.stderr.strip())
+    tests.append(("hostile_detector_labels_0_rows", detector_labels_0_rows))
+
     # The demos on these directories: object_detection ORs the masks into the blue channel,
     # image_segmentation blends the classes' colours halfway into the image.
     def run_demo(prog, *args):
