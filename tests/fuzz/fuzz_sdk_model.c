@@ -4,7 +4,8 @@
 
    Both are parsed as mmdeploy_model_create_by_path parses them; a model that parses gets the
    tiny network of its task (tests/fuzz/sdk_nets.h) in place of end2end.onnx, becomes a
-   classifier, detector, segmentor, pose detector, text detector or text recognizer as
+   classifier, detector, rotated detector, segmentor, pose detector, text detector or text
+   recognizer as
    MMDeploy's _create makes one, and is applied to a
    small image (1x1, 1x17, 17x1, 23x37 or 64x48, picked by the input's length), its results
    read to the last byte and released. Every refusal must come with a message
@@ -96,6 +97,20 @@ static void fuzz__apply(mmdeploy_model_t m, const mmdeploy_mat_t *mat) {
             }
         }
         mmdeploy_text_detector_destroy(d);
+    } else if (m->task == MMD__TASK_ROTATED_DETECTOR) {
+        mmdeploy_rotated_detector_t d = NULL;
+        mmdeploy_rotated_detection_t *res = NULL;
+        st = mmdeploy_rotated_detector_create(m, "cpu", 0, &d);
+        fuzz_sdk_check(st);
+        if (st == 0) {
+            st = mmdeploy_rotated_detector_apply(d, mat, 1, &res, &count);
+            fuzz_sdk_check(st);
+            if (st == 0) {
+                fuzz_sdk_touch(res, (size_t)count[0] * sizeof *res);
+                mmdeploy_rotated_detector_release_result(res, count);
+            }
+        }
+        mmdeploy_rotated_detector_destroy(d);
     } else if (m->task == MMD__TASK_TEXT_RECOGNIZER) {
         /* A dict_list or dict_type dictionary is built while parsing; a dict_file one is read
            only from a directory, so the handle refuses it. The float network's [1, 3, h, w]
@@ -158,12 +173,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                    : task == MMD__TASK_DETECTOR && m->instance_mask ? fuzz_net_det_mask
                                    : task == MMD__TASK_DETECTOR ? fuzz_net_det
                                    : task == MMD__TASK_TEXT_DETECTOR ? fuzz_net_textdet
+                                   : task == MMD__TASK_ROTATED_DETECTOR ? fuzz_net_rotated
                                    : task == MMD__TASK_SEGMENTOR && m->with_argmax ? fuzz_net_seg
                                                                                    : fuzz_net_seg_score;
         size_t net_size = task == MMD__TASK_CLASSIFIER ? sizeof fuzz_net_cls
                           : task == MMD__TASK_DETECTOR && m->instance_mask ? sizeof fuzz_net_det_mask
                           : task == MMD__TASK_DETECTOR ? sizeof fuzz_net_det
                           : task == MMD__TASK_TEXT_DETECTOR ? sizeof fuzz_net_textdet
+                          : task == MMD__TASK_ROTATED_DETECTOR ? sizeof fuzz_net_rotated
                           : task == MMD__TASK_SEGMENTOR && m->with_argmax ? sizeof fuzz_net_seg
                                                                           : sizeof fuzz_net_seg_score;
         mmdeploy_mat_t mat;

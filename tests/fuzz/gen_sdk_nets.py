@@ -13,6 +13,9 @@ Each takes "input" [1, 3, h, w] float (any h, w) and gives what one task's postp
            (params with "rcnn") or resizes to the image (without)
   seg      ArgMax over channels: "output" [1, 1, h, w] int64 (ResizeMask with_argmax)
   seg_score  the input itself: "output" [1, 3, h, w] float (ResizeMask without argmax)
+  rotated  "dets" [1, 4, 6] (cx, cy, w, h, angle, score) from the channel means times fixed
+           factors (NaN-free, sizes on both sides of zero, scores on both sides of a threshold) and
+           "labels" [1, 4] int64, for ResizeRBBox
   textdet  the input's first channel: "output" [1, 1, h, w] float, the map DBHead follows (the
            fuzzed image and Normalize make its shapes)
 """
@@ -55,6 +58,22 @@ def nets():
          numpy_helper.from_array(np.array([[[1.0, 1.0, 40.0, 30.0, 0.0]]], np.float32), "one"),
          numpy_helper.from_array(factors, "factors"),
          numpy_helper.from_array(np.array([[0, 1, 2, 7]], np.int64), "lab")])
+    rfactors = np.array([[[0.5, 0.2, 2.0, 1.5, 0.3, 0.01], [0.2, 0.3, 0.9, -0.8, -1.0, 1.0],
+                          [3.0, -2.0, 5.0, 4.0, 7.0, -1.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.5]]], np.float32)
+    rotated = model("rotated", [
+        helper.make_node("GlobalAveragePool", ["input"], ["p"]),
+        helper.make_node("Reshape", ["p", "shape"], ["m"]),                  # [1, 1, 3]
+        helper.make_node("Abs", ["m"], ["a"]),
+        helper.make_node("Concat", ["a", "a"], ["aa"], axis=2),              # [1, 1, 6]
+        helper.make_node("Add", ["aa", "one"], ["base"]),
+        helper.make_node("Mul", ["base", "factors"], ["dets"]),              # [1, 4, 6]
+        helper.make_node("Identity", ["lab"], ["labels"])],
+        [helper.make_tensor_value_info("dets", f, [1, 4, 6]),
+         helper.make_tensor_value_info("labels", TensorProto.INT64, [1, 4])],
+        [numpy_helper.from_array(np.array([1, 1, 3], np.int64), "shape"),
+         numpy_helper.from_array(np.array([[[20.0, 15.0, 40.0, 30.0, 0.5, 0.0]]], np.float32), "one"),
+         numpy_helper.from_array(rfactors, "factors"),
+         numpy_helper.from_array(np.array([[0, 1, 2, 7]], np.int64), "lab")])
     det_mask = onnx.load_from_string(det)
     det_mask.graph.node.extend([
         helper.make_node("Slice", ["input", "starts", "one1", "one1"], ["first"]),
@@ -72,7 +91,8 @@ def nets():
                     [numpy_helper.from_array(np.array([0], np.int64), "starts"),
                      numpy_helper.from_array(np.array([1], np.int64), "ends"),
                      numpy_helper.from_array(np.array([1], np.int64), "axes")])
-    return [("cls", cls), ("det", det), ("det_mask", det_mask), ("seg", seg), ("seg_score", seg_score), ("textdet", textdet)]
+    return [("cls", cls), ("det", det), ("det_mask", det_mask), ("seg", seg), ("seg_score", seg_score), ("textdet", textdet),
+            ("rotated", rotated)]
 
 
 def main():

@@ -4,7 +4,8 @@ SDK tests' model directories and images, in each harness's input format.
 
     /usr/bin/python3 tests/fuzz/gen_sdk_seeds.py MODEL_DIRS MODEL_OUT IMAGE_OUT
 
-MODEL_DIRS holds the directories tests/gen_sdk_models.py writes (cls, det, yolo, mask, maskfull, seg, pose, simcc, rec, textdet); the digits
+MODEL_DIRS holds the directories tests/gen_sdk_models.py writes (cls, det, yolo, mask, maskfull, seg, pose, simcc, rec, textdet,
+rotated); the digits
 demo's JSON (examples/sdk/digits) is added. `make fuzz-corpus` calls it; the hostile cases
 written under tests/fuzz/regress (sdk_model_*, sdk_image_*) came from it too and `make test`
 replays them: --regress DIR writes those alone.
@@ -28,7 +29,7 @@ def model_seed(deploy, pipeline):
 def model_seeds(dirs):
     out = {}
     sources = [os.path.join(dirs, t) for t in ("cls", "det", "yolo", "mask", "maskfull", "seg", "pose", "simcc", "rec",
-                                               "textdet")] + \
+                                               "textdet", "rotated")] + \
         [os.path.join(ROOT, "examples", "sdk", "digits")]
     for d in sources:
         if not os.path.exists(os.path.join(d, "pipeline.json")):
