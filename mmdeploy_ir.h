@@ -1942,6 +1942,8 @@ MMD_API mmd_status mmd_graph_partition(const mmd_model *m, const uint8_t *candid
                mmd__rw_quantized for the conditions); the one rewrite that is not exact:
                it computes what ORT computes, and the float ops it replaces, rounded at each
                QuantizeLinear, can differ from that by one quantum near a rounding tie;
+               then a QLinearConv's DequantizeLinear -> Relu or Clip -> QuantizeLinear in its
+               own output scale becomes a clamp in its requantisation (mmd__rw_qclamp; exact);
      1. fold   BatchNormalization (inference form), Mul by and Add of a constant that is one
                value per output channel (or one value), into the Conv, ConvTranspose or Gemm
                before it: W' = g W and b' = g b + h per output channel;
@@ -2626,6 +2628,115 @@ static const char *mmd__rw_activation(const mmd__rw *rw, int32_t a, int32_t x, f
     return "Clip";
 }
 
+/* Tensor t's one fixed value as a float (a float32 scale) or an integer (an int8 or uint8 zero
+   point, *dtype its type); 0 when t is none of these. */
+static int32_t mmd__rw_qscalar(const mmd__rw *rw, int32_t t, float *f, int32_t *q, int32_t *dtype) {
+    mmd__rw_value v;
+    int32_t dt = t >= 0 ? rw->m->tensors[t].dtype : -1;
+    if (dt != MMD_DTYPE_FLOAT32 && dt != MMD_DTYPE_INT8 && dt != MMD_DTYPE_UINT8) return 0;
+    if (!mmd__rw_value_of(rw, t, dt, &v) || v.n != 1) return 0;
+    if (dt == MMD_DTYPE_FLOAT32) *f = *(const float *)v.v;
+    else *q = dt == MMD_DTYPE_INT8 ? *(const int8_t *)v.v : *(const uint8_t *)v.v;
+    if (dtype) *dtype = dt;
+    return 1;
+}
+
+/* QuantizeLinear of x with scale s and zero point z into [lo, hi], as its kernel computes it:
+   a float quotient rounded half to even (rint in the default rounding mode), then saturated. */
+static int32_t mmd__rw_quantize(float x, float s, int32_t z, int32_t lo, int32_t hi) {
+    float v = x / s;
+    double r;
+    if (v != v) return lo;
+    r = rint((double)v) + z;
+    return r < lo ? lo : r > hi ? hi : (int32_t)r;
+}
+
+/* Pass 0, second part: QLinearConv -> DequantizeLinear -> (Relu or Clip ->) QuantizeLinear,
+   all in the QLinearConv's output scale s (zero points z1, then z2, of any 8-bit types), becomes
+   the QLinearConv writing z2's type with zero point z2 and a clamp of its requantized values,
+   given as activation Clip with activation_params [min, max] (mmd__qconv_act). Exact, and
+   what makes it so: in one scale QuantizeLinear undoes DequantizeLinear (|q - z1| <= 255
+   quanta: a float product and quotient of such values round back to the integer), so on q1 the
+   chain is q1 - z1 + z2 saturated; both quantizers are monotonic, so clipping the float value
+   first is clamping that to the quantized bounds [Q(min), Q(max)]; the QLinearConv's own
+   saturation to z1's type is one more clamp, and the clamps together are one when their ranges
+   meet (the rewrite is skipped when they do not). ONNX Runtime's quantizer writes this chain
+   around every ReLU6 of MobileNetV2 (the Clip between a QuantizeLinear of zero point 128 and
+   one of 0), and as a DequantizeLinear -> QuantizeLinear pair where a quantized tensor is
+   quantized again; as float, each cost three passes over the tensor and a float copy of it. */
+static mmd_status mmd__rw_qclamp(mmd__rw *rw) {
+    mmd_model *m = rw->m;
+    int32_t i, k;
+    for (i = 0; i < m->node_count; ++i) {
+        const mmd_node *n = &m->nodes[i], *dn, *qn;
+        int32_t d, a = -1, q, np = 0, nodes[3], z1, z2, t1, t2, dz, dt, lo, hi, act_lo, act_hi;
+        float p[2] = {-FLT_MAX, FLT_MAX}, s, ds, qs, *bounds;
+        mmd_attr *at;
+        if (!mmd__rw_free(rw, i) || !mmd__rw_is(n, "", "QLinearConv") || n->input_count < 8 || n->output_count != 1 ||
+            n->outputs[0] < 0 || mmd_node_attr(n, "activation") ||
+            mmd_node_attr(n, "activation_params") || !mmd__rw_qscalar(rw, n->inputs[6], &s, NULL, NULL) ||
+            !mmd__rw_qscalar(rw, n->inputs[7], NULL, &z1, &t1) || t1 == MMD_DTYPE_FLOAT32 ||
+            (d = mmd__rw_sole_reader(rw, n->outputs[0])) < 0 || !mmd__rw_free(rw, d))
+            continue;
+        dn = &m->nodes[d];
+        if (!mmd__rw_is(dn, "", "DequantizeLinear") || dn->input_count != 3 || dn->output_count != 1 ||
+            dn->outputs[0] < 0 || dn->inputs[0] != n->outputs[0] || !mmd__rw_qscalar(rw, dn->inputs[1], &ds, NULL, NULL) ||
+            !mmd__rw_qscalar(rw, dn->inputs[2], NULL, &dz, &dt) || ds != s || dz != z1 || dt != t1 ||
+            (q = mmd__rw_sole_reader(rw, dn->outputs[0])) < 0 || !mmd__rw_free(rw, q))
+            continue;
+        if (!mmd__rw_is(&m->nodes[q], "", "QuantizeLinear")) {
+            const char *act = mmd__rw_activation(rw, q, dn->outputs[0], p, &np);
+            if (!act || (strcmp(act, "Relu") && strcmp(act, "Clip"))) continue;
+            if (!np) p[0] = 0.0f; /* Relu */
+            a = q;
+            if ((q = mmd__rw_sole_reader(rw, m->nodes[a].outputs[0])) < 0 || !mmd__rw_free(rw, q)) continue;
+        }
+        qn = &m->nodes[q];
+        if (!mmd__rw_is(qn, "", "QuantizeLinear") || qn->input_count != 3 || qn->output_count != 1 || qn->outputs[0] < 0 ||
+            qn->inputs[0] != (a >= 0 ? m->nodes[a].outputs[0] : dn->outputs[0]) ||
+            !mmd__rw_qscalar(rw, qn->inputs[1], &qs, NULL, NULL) || !mmd__rw_qscalar(rw, qn->inputs[2], NULL, &z2, &t2) ||
+            qs != s || t2 == MMD_DTYPE_FLOAT32 || p[0] != p[0] || p[1] != p[1])
+            continue;
+        /* In z2's type: the activation's quantized bounds (Clip gives max when min > max), met
+           with the range of q1 - z1 + z2 for the q1 the QLinearConv can write. */
+        lo = t2 == MMD_DTYPE_INT8 ? -128 : 0;
+        hi = t2 == MMD_DTYPE_INT8 ? 127 : 255;
+        act_hi = mmd__rw_quantize(p[1], s, z2, lo, hi);
+        act_lo = p[0] > p[1] ? act_hi : mmd__rw_quantize(p[0], s, z2, lo, hi);
+        k = (t1 == MMD_DTYPE_INT8 ? -128 : 0) - z1 + z2;
+        act_lo = act_lo > k ? act_lo : k;
+        k = (t1 == MMD_DTYPE_INT8 ? 127 : 255) - z1 + z2;
+        act_hi = act_hi < k ? act_hi : k;
+        if (act_lo > act_hi) continue;
+        nodes[0] = d, nodes[1] = a, nodes[2] = q;
+        mmd__rw_take_output(rw, i, qn->outputs[0]);
+        for (k = 0; k < 3; ++k) {
+            if (nodes[k] < 0) continue;
+            if (k < 2) mmd__rw_orphan(rw, m->nodes[nodes[k]].outputs[0]);
+            mmd__rw_kill(rw, nodes[k], "fuse", NULL, i);
+        }
+        if (m->nodes[i].inputs[7] != qn->inputs[2]) {
+            mmd_status st = mmd__rw_set_input(rw, i, 7, qn->inputs[2]);
+            if (st != MMD_OK) return st;
+        }
+        if (act_lo == lo && act_hi == hi) continue; /* a change of zero point alone */
+        if (!(at = mmd__rw_add_attrs(rw, i, 2))) return rw->err->status;
+        if (!(bounds = (float *)mmd_arena_alloc(rw->a, 2 * sizeof(float), rw->err))) return rw->err->status;
+        /* Bounds that quantize back to act_lo and act_hi exactly (as above, in one scale). */
+        bounds[0] = (float)(act_lo - z2) * s;
+        bounds[1] = (float)(act_hi - z2) * s;
+        at[0].name = "activation";
+        at[0].type = MMD_ATTR_STRING;
+        at[0].s = "Clip";
+        at[0].s_len = 4;
+        at[1].name = "activation_params";
+        at[1].type = MMD_ATTR_FLOATS;
+        at[1].floats = bounds;
+        at[1].count = 2;
+    }
+    return MMD_OK;
+}
+
 /* Pass 2: Add(conv, z) -> FusedConv(..., z), the Add's other input z of the conv output's full
    shape and computed before the conv. Of two convs feeding one Add, the later one takes it. */
 static mmd_status mmd__rw_residuals(mmd__rw *rw) {
@@ -2891,7 +3002,8 @@ MMD_API mmd_status mmd_graph_rewrite(mmd_model *m, mmd_arena *a, mmd_kernel_find
             if (rw.reader[t] < 0) rw.reader[t] = i;
             rw.uses[t]++;
         }
-    if ((st = mmd__rw_quantized(&rw)) != MMD_OK || (st = mmd__rw_folds(&rw)) != MMD_OK ||
+    if ((st = mmd__rw_quantized(&rw)) != MMD_OK || (st = mmd__rw_qclamp(&rw)) != MMD_OK ||
+        (st = mmd__rw_folds(&rw)) != MMD_OK ||
         (st = mmd__rw_residuals(&rw)) != MMD_OK ||
         (st = mmd__rw_activations(&rw)) != MMD_OK || (st = mmd__rw_layout(&rw)) != MMD_OK)
         return st;

@@ -11233,8 +11233,72 @@ static mmd__qgemm_ukernel mmd__qgemm_kernel(int32_t path) {
     return mmd__qgemm_ukernel_c;
 }
 
+/* Where and how a product's int32 sums become int8 or uint8: y = clamp(round((sum + bias) *
+   mult) + zp, qmin, qmax), qmin and qmax the type's range, narrowed by a fused Relu or Clip
+   (mmd__qconv_act). Rows of y are ldy elements apart; bias has one value per row (or is NULL),
+   mult one per row, or one per column when per_col. */
+typedef struct mmd__q_out {
+    char *y;
+    int64_t ldy;
+    const int32_t *bias;
+    const float *mult;
+    int32_t per_col, zp, dtype, qmin, qmax;
+} mmd__q_out;
+
+#if defined(MMD__X86)
+/* The first n rounded down to 8 of mmd__requantize_row; returns how many it did. */
+MMD__TARGET_AVX2 static int64_t mmd__requantize_avx2(const int32_t *acc, int64_t n, int32_t bias, const float *mult,
+                                                     int64_t ms, int32_t zp, int32_t dtype, void *y, float lo, float hi) {
+    __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi), vm = _mm256_set1_ps(mult[0]);
+    __m256i vb = _mm256_set1_epi32(bias), vz = _mm256_set1_epi32(zp);
+    int64_t j;
+    for (j = 0; j + 8 <= n; j += 8) {
+        __m256 v = _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(acc + j)), vb));
+        if (ms) vm = _mm256_loadu_ps(mult + j);
+        mmd__q_store8_avx2(_mm256_mul_ps(v, vm), vlo, vhi, vz, dtype, (char *)y + j);
+    }
+    return j;
+}
+#endif
+
+/* Requantizes n int32 sums (plus bias, wrapping as ONNX Runtime's int32 addition does) with
+   multipliers mult[j * ms] (ms 0 or 1) into y, an int8 or uint8 row, as o says (o->y and
+   o->ldy unused); AVX2 where path (MMD__QG_*) is not the portable one. */
+static void mmd__requantize_row(const int32_t *acc, int64_t n, int32_t bias, const float *mult, int64_t ms,
+                                const mmd__q_out *o, void *y, int32_t path) {
+    int64_t j = 0;
+    int32_t zp = o->zp;
+    float lo = (float)(o->qmin - zp), hi = (float)(o->qmax - zp);
+#if defined(MMD__X86)
+    if (path != MMD__QG_PORTABLE) j = mmd__requantize_avx2(acc, n, bias, mult, ms, zp, o->dtype, y, lo, hi);
+#else
+    (void)path;
+#endif
+    if (o->dtype == MMD_DTYPE_INT8) {
+        int8_t *d = (int8_t *)y;
+        for (; j < n; ++j)
+            d[j] = (int8_t)(mmd__q_round((float)(int32_t)((uint32_t)acc[j] + (uint32_t)bias) * mult[j * ms], lo, hi) + zp);
+    } else {
+        uint8_t *d = (uint8_t *)y;
+        for (; j < n; ++j)
+            d[j] = (uint8_t)(mmd__q_round((float)(int32_t)((uint32_t)acc[j] + (uint32_t)bias) * mult[j * ms], lo, hi) + zp);
+    }
+}
+
+/* o for an output of dtype (int8 or uint8) and zero point zp, clamped to the type's range
+   only; the caller sets y, ldy, bias and mult. */
+static void mmd__q_out_init(mmd__q_out *o, int32_t dtype, int32_t zp) {
+    memset(o, 0, sizeof *o);
+    o->dtype = dtype;
+    o->zp = zp;
+    o->qmin = dtype == MMD_DTYPE_INT8 ? -128 : 0;
+    o->qmax = dtype == MMD_DTYPE_INT8 ? 127 : 255;
+}
+
 /* One product. A and B are read from a_packed / b_packed (mmd__qgemm_pack_a / _b, sums
-   included) or else from rows of a and b (contiguous elements, row strides lda and ldb). */
+   included) or else from rows of a and b (contiguous elements, row strides lda and ldb). With
+   out, each share also requantizes the rows and columns of C it computed into out->y while they
+   are in cache (C is then the int32 scratch), so the epilogue runs on every thread. */
 typedef struct mmd__qgemm {
     int64_t m, n, k;
     const void *a, *b;
@@ -11246,6 +11310,7 @@ typedef struct mmd__qgemm {
     int32_t *c;
     int64_t ldc;
     int32_t path;                       /* MMD__QG_* */
+    const mmd__q_out *out;              /* NULL: C is the result */
 } mmd__qgemm;
 
 /* Bytes of the packed forms: the int32 sums (rounded to 64 bytes), then the panels. */
@@ -11461,17 +11526,20 @@ static void mmd__qgemm_block(const mmd__qgemm_job *job, int64_t m0, int64_t m1, 
         for (i = m0; i < m1; ++i) {
             int32_t *cr = g->c + i * g->ldc;
             uint32_t za = (uint32_t)g->za[i * g->za_step] - (fa ? 128u : 0u), ra = (uint32_t)job->row_sums[i];
+            const mmd__q_out *o = g->out;
             if (!kq) memset(cr + jc, 0, (size_t)nc * sizeof(int32_t));
-            if (!za && job->zb_zero) continue;
-            if (!za) {
+            if (!za && !job->zb_zero) {
                 for (j = jc; j < jc + nc; ++j)
                     cr[j] = (int32_t)((uint32_t)cr[j] - ((uint32_t)g->zb[j * g->zb_step] + (fb ? 128u : 0u)) * ra);
-                continue;
+            } else if (za) {
+                for (j = jc; j < jc + nc; ++j) {
+                    uint32_t zb = (uint32_t)g->zb[j * g->zb_step] + (fb ? 128u : 0u);
+                    cr[j] = (int32_t)((uint32_t)cr[j] - zb * ra - za * (uint32_t)job->col_sums[j] + k * za * zb);
+                }
             }
-            for (j = jc; j < jc + nc; ++j) {
-                uint32_t zb = (uint32_t)g->zb[j * g->zb_step] + (fb ? 128u : 0u);
-                cr[j] = (int32_t)((uint32_t)cr[j] - zb * ra - za * (uint32_t)job->col_sums[j] + k * za * zb);
-            }
+            if (o)
+                mmd__requantize_row(cr + jc, nc, o->bias ? o->bias[i] : 0, o->mult + (o->per_col ? jc : i), o->per_col, o,
+                                    o->y + i * o->ldy + jc, g->path);
         }
     }
 }
@@ -11518,45 +11586,6 @@ static void mmd__q_zero_points(const mmd_kernel_ctx *c, int32_t i, int64_t count
     const mmd_tensor *z = i >= 0 && i < c->input_count ? c->inputs[i] : NULL;
     int64_t j, n = z ? mmd_tensor_numel(z) : 1;
     for (j = 0; j < count; ++j) dst[j] = mmd__q_zp_at(z, n > 1 ? j : 0);
-}
-
-#if defined(MMD__X86)
-/* The first n rounded down to 8 of mmd__requantize_row; returns how many it did. */
-MMD__TARGET_AVX2 static int64_t mmd__requantize_avx2(const int32_t *acc, int64_t n, int32_t bias, const float *mult,
-                                                     int64_t ms, int32_t zp, int32_t dtype, void *y, float lo, float hi) {
-    __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi), vm = _mm256_set1_ps(mult[0]);
-    __m256i vb = _mm256_set1_epi32(bias), vz = _mm256_set1_epi32(zp);
-    int64_t j;
-    for (j = 0; j + 8 <= n; j += 8) {
-        __m256 v = _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(acc + j)), vb));
-        if (ms) vm = _mm256_loadu_ps(mult + j);
-        mmd__q_store8_avx2(_mm256_mul_ps(v, vm), vlo, vhi, vz, dtype, (char *)y + j);
-    }
-    return j;
-}
-#endif
-
-/* Requantizes n int32 sums (plus bias, wrapping as ONNX Runtime's int32 addition does) with
-   multipliers mult[j * ms] (ms 0 or 1) into an int8 or uint8 row; AVX2 where path (MMD__QG_*)
-   is not the portable one. */
-static void mmd__requantize_row(const int32_t *acc, int64_t n, int32_t bias, const float *mult, int64_t ms,
-                                int32_t zp, int32_t dtype, void *y, int32_t path) {
-    int64_t j = 0;
-    float lo = (float)((dtype == MMD_DTYPE_INT8 ? -128 : 0) - zp), hi = (float)((dtype == MMD_DTYPE_INT8 ? 127 : 255) - zp);
-#if defined(MMD__X86)
-    if (path != MMD__QG_PORTABLE) j = mmd__requantize_avx2(acc, n, bias, mult, ms, zp, dtype, y, lo, hi);
-#else
-    (void)path;
-#endif
-    if (dtype == MMD_DTYPE_INT8) {
-        int8_t *o = (int8_t *)y;
-        for (; j < n; ++j)
-            o[j] = (int8_t)(mmd__q_round((float)(int32_t)((uint32_t)acc[j] + (uint32_t)bias) * mult[j * ms], lo, hi) + zp);
-    } else {
-        uint8_t *o = (uint8_t *)y;
-        for (; j < n; ++j)
-            o[j] = (uint8_t)(mmd__q_round((float)(int32_t)((uint32_t)acc[j] + (uint32_t)bias) * mult[j * ms], lo, hi) + zp);
-    }
 }
 
 /* Carves scratch: *off gets the current offset, which then advances by bytes rounded to 64. */
@@ -11667,23 +11696,27 @@ static mmd_status mmd__qmatmul_prepare(mmd_kernel_ctx *c) {
 static mmd_status mmd__qmatmul_eval(mmd_kernel_ctx *c) {
     const mmd__qmatmul_data *p = (const mmd__qmatmul_data *)c->op_data;
     const mmd_tensor *a = c->inputs[0], *b = c->inputs[p->ib];
-    int64_t m = p->mm.m, n = p->mm.n, k = p->mm.k, idx[MMD_MAX_RANK] = {0}, off[3] = {0, 0, 0}, i, j;
+    int64_t m = p->mm.m, n = p->mm.n, k = p->mm.k, idx[MMD_MAX_RANK] = {0}, off[3] = {0, 0, 0}, j;
     char *s = (char *)c->scratch;
     int32_t *za = (int32_t *)(void *)(s + p->z_off), *zb = za + m, *acc = (int32_t *)(void *)(s + p->c_off);
-    int32_t yzp = 0, ytype = c->outputs[0]->dtype;
     float *mult = (float *)(void *)(s + p->s_off);
     mmd__qgemm g;
+    mmd__q_out o;
     mmd_status st;
     if (!p->checked && (st = mmd__qmatmul_check(c)) != MMD_OK) return st;
     if (mmd__walk_empty(&p->mm.batch)) return MMD_OK;
     mmd__q_zero_points(c, p->za, m, za);
     mmd__q_zero_points(c, p->zb, n, zb);
+    memset(&g, 0, sizeof g);
     if (p->qlinear) {
         float as = mmd__q_scale_at(c->inputs[1], 0), ys = mmd__q_scale_at(c->inputs[6], 0);
         for (j = 0; j < n; ++j) mult[j] = as * mmd__q_scale_at(c->inputs[4], p->b_sn > 1 ? j : 0) / ys;
-        yzp = mmd__q_zp_at(c->inputs[7], 0);
+        mmd__q_out_init(&o, c->outputs[0]->dtype, mmd__q_zp_at(c->inputs[7], 0));
+        o.ldy = n;
+        o.mult = mult;
+        o.per_col = 1;
+        g.out = &o;
     }
-    memset(&g, 0, sizeof g);
     g.m = m;
     g.n = n;
     g.k = k;
@@ -11701,11 +11734,8 @@ static mmd_status mmd__qmatmul_eval(mmd_kernel_ctx *c) {
         g.a = (const char *)a->data + off[1];
         g.b = (const char *)b->data + off[2];
         g.c = p->qlinear ? acc : (int32_t *)c->outputs[0]->data + off[0];
+        if (p->qlinear) o.y = (char *)c->outputs[0]->data + off[0];
         mmd__qgemm_run(c, &g, s + p->g_off, p->threads);
-        if (p->qlinear)
-            for (i = 0; i < m; ++i)
-                mmd__requantize_row(acc + i * n, n, 0, mult, 1, yzp, ytype, (char *)c->outputs[0]->data + off[0] + i * n,
-                                    p->path);
     } while (mmd__walk_next(&p->mm.batch, p->mm.batch.rank, idx, off));
     return MMD_OK;
 }
@@ -11736,6 +11766,7 @@ typedef struct mmd__qconv_data {
                                                    multipliers, the product's */
     int64_t dw_h, dw_w;                 /* depthwise: the padded plane's rows and columns */
     uint64_t dw_share;                  /* depthwise: scratch bytes per share, from g_off */
+    mmd__act act;                       /* QLinearConv: none, Relu or Clip (mmd__qconv_act) */
 } mmd__qconv_data;
 
 static mmd_status mmd__qconv_check(mmd_kernel_ctx *c) {
@@ -11811,6 +11842,9 @@ static mmd_status mmd__qconv_prepare(mmd_kernel_ctx *c) {
         if (bias && (bias->rank != 1 || bias->dims[0] != p->out_ch))
             return mmd_kernel_fail(c, MMD_ERR_SHAPE, "bias '%s' must have shape [%lld]", bias->name ? bias->name : "",
                                    (long long)p->out_ch);
+        if ((st = mmd__act_attrs(c, &p->act)) != MMD_OK) return st;
+        if (p->act.kind != MMD__ACT_NONE && p->act.kind != MMD__ACT_RELU && p->act.kind != MMD__ACT_CLIP)
+            return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "QLinearConv takes activation Relu or Clip only");
     }
     p->checked = !p->qlinear || (mmd__q_known(c, 1, -1) && mmd__q_known(c, 4, 6));
     if (p->checked && (st = mmd__qconv_check(c)) != MMD_OK) return st;
@@ -11901,14 +11935,17 @@ static void mmd__q_gather2(uint8_t *MMD__RESTRICT dst, const uint8_t *MMD__RESTR
    the group's first channel. A 2-D (or 1-D) stride-1 window whose output has the input's size
    (3x3 pad 1) copies each tap's row as the whole plane moved by the tap's offset, then writes
    the zero point over the rows and columns the tap takes from the padding; other windows go
-   row by row. */
-static void mmd__qconv_columns(const mmd__qconv_data *p, const uint8_t *x, uint8_t zp, uint8_t *col) {
+   row by row. This call writes the rows of input channels [c0, c1), so that threads can share
+   the channels. */
+static void mmd__qconv_columns(const mmd__qconv_data *p, const uint8_t *x, uint8_t zp, uint8_t *col, int64_t c0,
+                               int64_t c1) {
     const mmd__window *w = &p->w;
-    int64_t cg = p->in_ch / p->group, ci, t0, t1, t2, o0, o1, o, lo, hi, r0, r1;
+    int64_t ci, t0, t1, t2, o0, o1, o, lo, hi, r0, r1;
     int64_t plane = w->in[0] * w->in[1] * w->in[2], ow = w->out[2], oh = w->out[1];
     int32_t shift = w->k[0] == 1 && w->in[0] == 1 && w->out[0] == 1 && w->s[1] == 1 && w->s[2] == 1 &&
                     oh == w->in[1] && ow == w->in[2];
-    for (ci = 0; ci < cg; ++ci)
+    col += c0 * (p->gk / (p->in_ch / p->group)) * p->gn;
+    for (ci = c0; ci < c1; ++ci)
         for (t0 = 0; t0 < w->k[0]; ++t0)
             for (t1 = 0; t1 < w->k[1]; ++t1)
                 for (t2 = 0; t2 < w->k[2]; ++t2) {
@@ -12005,10 +12042,10 @@ typedef struct mmd__qdw_job {
     const mmd__qconv_data *p;
     const uint8_t *x;                   /* the image's first channel */
     const void *w;                      /* weights [C, 1, kh, kw] */
-    int32_t w_type, zx, yzp, y_type;    /* zx: x's zero point as the plane's bytes have it */
+    int32_t w_type, zx;                 /* zx: x's zero point as the plane's bytes have it */
     int32_t flip;                       /* 0x80 for int8 x, stored as uint8 (x + 128) */
-    const int32_t *zw, *bias;
-    const float *mult;
+    const int32_t *zw;
+    const mmd__q_out *out;              /* bias and multiplier per channel; y unused */
     char *y;                            /* the image's first output channel */
     uint8_t *scratch;                   /* p->dw_share bytes per share */
 } mmd__qdw_job;
@@ -12055,7 +12092,7 @@ static void mmd__qdw_task(void *data, int32_t share, int64_t lo, int64_t hi) {
             else
 #endif
                 mmd__qdw_row_c(rows, wv, taps, w->s[2], ow, j->zx, acc);
-            mmd__requantize_row(acc, ow, j->bias ? j->bias[ch] : 0, j->mult + ch, 0, j->yzp, j->y_type,
+            mmd__requantize_row(acc, ow, j->out->bias ? j->out->bias[ch] : 0, j->out->mult + ch, 0, j->out,
                                 j->y + (ch * oh + o1) * ow, p->path);
         }
     }
@@ -12074,6 +12111,33 @@ static void mmd__qdw_run(const mmd_kernel_ctx *c, mmd__qdw_job *j, int64_t in_pl
     }
 }
 
+typedef struct mmd__qcol_job {
+    const mmd__qconv_data *p;
+    const uint8_t *x;
+    uint8_t zp, *col;
+} mmd__qcol_job;
+
+static void mmd__qcol_task(void *data, int32_t share, int64_t lo, int64_t hi) {
+    const mmd__qcol_job *j = (const mmd__qcol_job *)data;
+    (void)share;
+    mmd__qconv_columns(j->p, j->x, j->zp, j->col, lo, hi);
+}
+
+/* The quantized bounds of QLinearConv's fused activation on o (type range and zero point set):
+   each float bound quantized as QuantizeLinear with y's scale ys would, so that the clamp is
+   exactly DequantizeLinear -> Relu or Clip -> QuantizeLinear in that scale (mmd__rw_qclamp). A
+   Clip whose min exceeds its max gives max, as min(max(x, lo), hi) does. */
+static void mmd__qconv_act(const mmd__act *a, float ys, mmd__q_out *o) {
+    float lo = (float)(o->qmin - o->zp), hi = (float)(o->qmax - o->zp);
+    int32_t qlo, qhi;
+    if (a->kind == MMD__ACT_NONE) return;
+    qlo = a->kind == MMD__ACT_RELU ? o->zp : mmd__q_round(a->alpha / ys, lo, hi) + o->zp;
+    qhi = a->kind == MMD__ACT_RELU ? o->qmax : mmd__q_round(a->beta / ys, lo, hi) + o->zp;
+    o->qmin = qlo;
+    o->qmax = qhi > qlo ? qhi : qlo;
+    if (qhi < qlo) o->qmin = qhi;
+}
+
 static mmd_status mmd__qconv_eval(mmd_kernel_ctx *c) {
     const mmd__qconv_data *p = (const mmd__qconv_data *)c->op_data;
     const mmd_tensor *x = c->inputs[0], *wt = c->inputs[p->iw];
@@ -12081,19 +12145,23 @@ static mmd_status mmd__qconv_eval(mmd_kernel_ctx *c) {
     char *s = (char *)c->scratch, *y = (char *)c->outputs[0]->data;
     uint8_t *col = (uint8_t *)(s + p->b_off);
     int32_t *zw = (int32_t *)(void *)(s + p->z_off), *acc = (int32_t *)(void *)(s + p->c_off), zx;
-    int32_t yzp = 0, ytype = c->outputs[0]->dtype;
     float *mult = (float *)(void *)(s + p->s_off);
-    int64_t in_plane = p->w.in[0] * p->w.in[1] * p->w.in[2], img, g, i;
+    int64_t in_plane = p->w.in[0] * p->w.in[1] * p->w.in[2], cg = p->in_ch / p->group, img, g, i;
     mmd__qgemm q;
+    mmd__q_out o;
+    mmd__qcol_job cj;
     mmd_status st;
     if (!p->checked && (st = mmd__qconv_check(c)) != MMD_OK) return st;
     if (mmd_tensor_numel(c->outputs[0]) == 0) return MMD_OK; /* else group up to 2^40 could loop for nothing */
     zx = mmd__q_zp_at(p->zx < c->input_count ? c->inputs[p->zx] : NULL, 0);
     mmd__q_zero_points(c, p->zw, p->out_ch, zw);
+    memset(&o, 0, sizeof o);
     if (p->qlinear) {
         float xs = mmd__q_scale_at(c->inputs[1], 0), ys = mmd__q_scale_at(c->inputs[6], 0);
         for (i = 0; i < p->out_ch; ++i) mult[i] = xs * mmd__q_scale_at(c->inputs[4], p->w_sn > 1 ? i : 0) / ys;
-        yzp = mmd__q_zp_at(c->inputs[7], 0);
+        mmd__q_out_init(&o, c->outputs[0]->dtype, mmd__q_zp_at(c->inputs[7], 0));
+        mmd__qconv_act(&p->act, ys, &o);
+        o.ldy = p->gn;
     }
     if (p->depthwise) {
         mmd__qdw_job j;
@@ -12103,11 +12171,10 @@ static mmd_status mmd__qconv_eval(mmd_kernel_ctx *c) {
         j.w_type = wt->dtype;
         j.flip = x->dtype == MMD_DTYPE_INT8 ? 0x80 : 0;
         j.zx = zx + j.flip;
-        j.yzp = yzp;
-        j.y_type = ytype;
         j.zw = zw;
-        j.bias = bias;
-        j.mult = mult;
+        o.bias = bias;
+        o.mult = mult;
+        j.out = &o;
         j.y = y;
         j.scratch = (uint8_t *)(((uintptr_t)(s + p->g_off) + 63u) & ~(uintptr_t)63u);
         mmd__qdw_run(c, &j, in_plane);
@@ -12125,25 +12192,33 @@ static mmd_status mmd__qconv_eval(mmd_kernel_ctx *c) {
     q.zb = &zx;
     q.za_step = 1;
     q.path = p->path;
+    q.out = p->qlinear ? &o : NULL;
+    cj.p = p;
+    cj.zp = (uint8_t)zx;
+    cj.col = col;
     for (img = 0; img < p->batch; ++img)
         for (g = 0; g < p->group; ++g) {
             int64_t m0 = g * p->gm, oc = (img * p->out_ch + m0) * p->gn;
-            const uint8_t *xg = (const uint8_t *)x->data + (img * p->in_ch + g * (p->in_ch / p->group)) * in_plane;
+            const uint8_t *xg = (const uint8_t *)x->data + (img * p->in_ch + g * cg) * in_plane;
             if (p->pointwise) {
                 q.b = xg;
             } else {
-                mmd__qconv_columns(p, xg, (uint8_t)zx, col);
+                /* Input channels over the threads, a few planes' worth of bytes each at least. */
+                cj.x = xg;
+                mmd__parallel_range(c, cg, 1 + MMD__EW_GRAIN / (p->gk / cg * p->gn + 1), 1, p->threads, mmd__qcol_task,
+                                    &cj);
                 q.b = col;
             }
             q.a = (const char *)wt->data + m0 * p->gk;
             q.a_packed = p->packed ? p->packed + (uint64_t)g * p->per : NULL;
             q.za = zw + m0;
             q.c = p->qlinear ? acc : (int32_t *)(void *)y + oc;
+            if (p->qlinear) {
+                o.y = y + oc;
+                o.bias = bias ? bias + m0 : NULL;
+                o.mult = mult + m0;
+            }
             mmd__qgemm_run(c, &q, s + p->g_off, p->threads);
-            if (p->qlinear)
-                for (i = 0; i < p->gm; ++i)
-                    mmd__requantize_row(acc + i * p->gn, p->gn, bias ? bias[m0 + i] : 0, mult + m0 + i, 0, yzp, ytype,
-                                        y + oc + i * p->gn, p->path);
         }
     return MMD_OK;
 }

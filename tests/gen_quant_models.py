@@ -15,12 +15,23 @@ output OUT (`output`; the CNNs also give `features`, the last convolution's 3072
   dyn_mlp   a dynamically quantized MLP, as ORT's quantize_dynamic writes one: per layer
             DynamicQuantizeLinear, MatMulInteger with int8 weights, Cast, the scales multiplied
             in, the bias added, Relu between the layers.
+  qdq_chain three QDQ convolutions (3x3, 1x1, depthwise 3x3) with what ORT's quantizer writes
+            between them when an activation stays float, as in bench/bench_speed.py's MobileNetV2:
+            DequantizeLinear -> Clip -> QuantizeLinear (zero point 128 to 0, one scale),
+            DequantizeLinear -> QuantizeLinear (a quantized tensor quantized again) and
+            DequantizeLinear -> Relu -> QuantizeLinear; then, in another scale, a Clip our
+            rewrite leaves as float. Output `output` (the last DequantizeLinear) and `features`
+            (the depthwise convolution's chain, dequantized). Its references come twice: from
+            ORT as it runs by default (qdq_chain_OUT.npy) and with ORT's graph optimisations off
+            (qdq_chain_noopt_OUT.npy, each node as ONNX defines it): ORT's optimiser replaces the
+            DequantizeLinear -> QuantizeLinear pair between zero points 128 and 0 by one
+            quantization of another scale, which moves later values by up to two quanta.
 
 Scales come from the float model's activation ranges on random calibration inputs (fixed
 seed). Regenerating needs node and onnxruntime-node in build/node_modules (cd build && npm
 install --ignore-scripts onnxruntime-node).
 
-Usage: /usr/bin/python3 tests/gen_quant_models.py [OUT_DIR]
+Usage: /usr/bin/python3 tests/gen_quant_models.py [OUT_DIR [NAME...]] (NAME: only these models)
 """
 import io
 import json
@@ -176,8 +187,66 @@ def dyn_mlp(rng):
     return model, rng.normal(0, 1, (4, 32)).astype(np.float32)
 
 
+def qdq_chain(rng):
+    """input [1, 3, 12, 12] -> QDQ Conv 3x3 (8) -> Clip(0, 2) between zero points 128 and 0 ->
+    QDQ Conv 1x1 (8) -> DequantizeLinear -> QuantizeLinear (128 to 0) -> QDQ depthwise Conv 3x3
+    -> Relu between zero points 128 and 0 -> Clip(0, 1) in a scale of its own -> output."""
+    nodes, inits = [], []
+
+    def const(name, a):
+        inits.append(numpy_helper.from_array(a, name))
+        return name
+
+    def q(x, s, z, out):
+        nodes.append(helper.make_node("QuantizeLinear", [x, const(out + "_s", np.array(s, np.float32)),
+                                                         const(out + "_z", np.array(z, np.uint8))], [out]))
+        return out
+
+    def dq(x, s, z, out):
+        nodes.append(helper.make_node("DequantizeLinear", [x, const(out + "_s", np.array(s, np.float32)),
+                                                           const(out + "_z", np.array(z, np.uint8))], [out]))
+        return out
+
+    def conv(x, xs, cin, cout, k, name, group=1):
+        w = rng.normal(0, 0.3, (cout, cin // group, k, k)).astype(np.float32)
+        ws = (np.abs(w).reshape(cout, -1).max(1) / 127.0).astype(np.float32)
+        const(name + "_w", np.clip(np.rint(w / ws.reshape(-1, 1, 1, 1)), -127, 127).astype(np.int8))
+        const(name + "_ws", ws), const(name + "_wz", np.zeros(cout, np.int8))
+        bs = (ws * np.float32(xs)).astype(np.float32)
+        const(name + "_b", np.rint(rng.normal(0, 0.1, cout) / bs).astype(np.int32)), const(name + "_bs", bs)
+        nodes.append(helper.make_node("DequantizeLinear", [name + "_w", name + "_ws", name + "_wz"], [name + "_wdq"], axis=0))
+        nodes.append(helper.make_node("DequantizeLinear", [name + "_b", name + "_bs"], [name + "_bdq"], axis=0))
+        nodes.append(helper.make_node("Conv", [x, name + "_wdq", name + "_bdq"], [name + "_y"], kernel_shape=[k, k],
+                                      pads=[k // 2] * 4, group=group))
+        return name + "_y"
+
+    def clip(x, lo, hi, out):
+        nodes.append(helper.make_node("Clip", [x, const(out + "_lo", np.array(lo, np.float32)),
+                                               const(out + "_hi", np.array(hi, np.float32))], [out]))
+        return out
+
+    s0, s1, s2, s3 = 1 / 127.5, 0.03, 0.03, 0.02
+    x = dq(q("input", s0, 128, "xq"), s0, 128, "xdq")
+    y = dq(q(conv(x, s0, 3, 8, 3, "c1"), s1, 128, "c1q"), s1, 128, "c1dq")
+    y = dq(q(clip(y, 0.0, 2.0, "clip1"), s1, 0, "clip1q"), s1, 0, "clip1dq")
+    y = dq(q(conv(y, s1, 8, 8, 1, "c2"), s2, 128, "c2q"), s2, 128, "c2dq")
+    y = dq(q(y, s2, 0, "c2qq"), s2, 0, "c2qdq")
+    y = dq(q(conv(y, s2, 8, 8, 3, "c3", group=8), s3, 128, "c3q"), s3, 128, "c3dq")
+    nodes.append(helper.make_node("Relu", [y], ["relu3"]))
+    f = dq(q("relu3", s3, 0, "relu3q"), s3, 0, "features")
+    dq(q(clip(f, 0.0, 1.0, "clip4"), 0.01, 0, "clip4q"), 0.01, 0, "output")
+    graph = helper.make_graph(nodes, "qdq_chain", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 12, 12])],
+                              [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 8, 12, 12]),
+                               helper.make_tensor_value_info("features", TensorProto.FLOAT, [1, 8, 12, 12])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    return model, rng.uniform(-1, 1, (1, 3, 12, 12)).astype(np.float32)
+
+
 def ort(path, x, outdir, name, optimized=None):
-    """Runs ONNX Runtime and saves each output as NAME_<output>.npy."""
+    """Runs ONNX Runtime and saves each output as NAME_<output>.npy (optimized: the path ORT
+    writes its optimised graph to, or "--no-optimizations")."""
     feeds = json.dumps({"input": {"dims": list(x.shape), "data": x.ravel().tolist()}})
     cmd = ["node", os.path.join(ROOT, "tests", "ort_run.js"), path] + ([optimized] if optimized else [])
     run = subprocess.run(cmd, input=feeds, capture_output=True, text=True, check=True)
@@ -188,14 +257,26 @@ def ort(path, x, outdir, name, optimized=None):
 def main(argv):
     outdir = argv[1] if len(argv) > 1 else os.path.join(ROOT, "tests", "data", "quant_models")
     os.makedirs(outdir, exist_ok=True)
-    rng = np.random.default_rng(7)
-    for name, make in (("qdq_cnn", qdq_cnn), ("dyn_mlp", dyn_mlp)):
+    only = set(argv[2:])
+    for name, make in (("qdq_cnn", qdq_cnn), ("dyn_mlp", dyn_mlp), ("qdq_chain", qdq_chain)):
+        # One generator per model (qdq_cnn and dyn_mlp share the first, as they always did), so
+        # that making one model alone gives the bytes the full run gives.
+        if name == "qdq_cnn":
+            rng = np.random.default_rng(7)
+        elif name == "qdq_chain":
+            rng = np.random.default_rng(11)
+        if only and name not in only:
+            if name == "qdq_cnn":
+                qdq_cnn(rng)            # dyn_mlp draws after it
+            continue
         model, x = make(rng)
         path = os.path.join(outdir, name + ".onnx")
         onnx.save(model, path)
         np.save(os.path.join(outdir, name + "_x.npy"), x)
         qop = os.path.join(outdir, "qop_cnn.onnx") if name == "qdq_cnn" else None
         ort(path, x, outdir, name, qop)
+        if name == "qdq_chain":
+            ort(path, x, outdir, name + "_noopt", "--no-optimizations")
         if qop:
             np.save(os.path.join(outdir, "qop_cnn_x.npy"), x)
             ort(qop, x, outdir, "qop_cnn")

@@ -1,13 +1,14 @@
 // tests/ort_run.js - ONNX Runtime's outputs for one model, for tests/gen_rnn_ort_cases.py and
 // tests/gen_quant_models.py.
 //
-//   node tests/ort_run.js MODEL.onnx [OPTIMIZED.onnx] < INPUTS.json
+//   node tests/ort_run.js MODEL.onnx [OPTIMIZED.onnx | --no-optimizations] < INPUTS.json
 //
 // Reads {"name": {"dims": [...], "data": [...]}} (float32 inputs) from stdin, runs the model on
 // the CPU provider and prints every output in the same form as one JSON line. With a second
 // path, ONNX Runtime also writes the graph it runs after its extended optimisations there (for
 // a QDQ model: QLinearConv and QLinearMatMul in place of DequantizeLinear, the float op and
-// QuantizeLinear). onnxruntime-node
+// QuantizeLinear). With --no-optimizations ONNX Runtime runs the graph as written, node by node
+// (its graph optimisations off: the ONNX semantics of each node). onnxruntime-node
 // is looked up from build/node_modules (cd build && npm install --ignore-scripts
 // onnxruntime-node), as bench/ort_bench.js does.
 'use strict';
@@ -20,7 +21,8 @@ const ort = require(fs.existsSync(ortPath) ? ortPath : 'onnxruntime-node');
 async function main() {
   const inputs = JSON.parse(fs.readFileSync(0, 'utf8'));
   const options = { intraOpNumThreads: 1 };
-  if (process.argv[3]) Object.assign(options, { graphOptimizationLevel: 'extended', optimizedModelFilePath: process.argv[3] });
+  if (process.argv[3] === '--no-optimizations') options.graphOptimizationLevel = 'disabled';
+  else if (process.argv[3]) Object.assign(options, { graphOptimizationLevel: 'extended', optimizedModelFilePath: process.argv[3] });
   const session = await ort.InferenceSession.create(process.argv[2], options);
   const feeds = {};
   for (const [name, t] of Object.entries(inputs)) feeds[name] = new ort.Tensor('float32', Float32Array.from(t.data), t.dims);
