@@ -11766,6 +11766,7 @@ typedef struct mmd__qconv_data {
                                                    multipliers, the product's */
     int64_t dw_h, dw_w;                 /* depthwise: the padded plane's rows and columns */
     uint64_t dw_share;                  /* depthwise: scratch bytes per share, from g_off */
+    int32_t dw_flat;                    /* depthwise: stride 1, the plane summed as one run */
     mmd__act act;                       /* QLinearConv: none, Relu or Clip (mmd__qconv_act) */
 } mmd__qconv_data;
 
@@ -11871,9 +11872,13 @@ static mmd_status mmd__qconv_prepare(mmd_kernel_ctx *c) {
         if (p->dw_w > MMD__ELEMS_MAX / p->dw_h)
             return mmd_kernel_fail(c, MMD_ERR_LIMIT, "padded plane of %lld x %lld too large", (long long)p->dw_h,
                                    (long long)p->dw_w);
+        /* Stride 1: the output rows are summed as one run over the padded plane (mmd__qdw_task),
+           whose reads reach (k - 1) d + 15 bytes past the plane, within its 64 bytes of slack. */
+        p->dw_flat = p->w.s[1] == 1 && p->w.s[2] == 1 && (p->w.k[2] - 1) * p->w.d[2] <= 32;
+        count = p->dw_flat ? p->w.out[1] * p->dw_w : p->w.out[2];
         p->dw_share = mmd__round_up(taps * (int64_t)sizeof(const uint8_t *), 64) + mmd__round_up(taps * 2, 64) +
-                      mmd__round_up(taps * 4 + 4, 64) + mmd__round_up(p->w.out[2] * 4, 64) +
-                      mmd__round_up(p->dw_h * p->dw_w + 64, 64);
+                      mmd__round_up(taps * 4 + 4, 64) + mmd__round_up(count * 4, 64) +
+                      (p->dw_flat ? mmd__round_up(count + 64, 64) : 0) + mmd__round_up(p->dw_h * p->dw_w + 64, 64);
     }
     p->b_off = mmd__q_carve(&at, p->pointwise || p->depthwise ? 0u : (uint64_t)p->gk * (uint64_t)p->gn);
     p->z_off = mmd__q_carve(&at, (uint64_t)p->out_ch * 4u);
@@ -12062,7 +12067,11 @@ static void mmd__qdw_task(void *data, int32_t share, int64_t lo, int64_t hi) {
     int16_t *wv = (int16_t *)(void *)(s + mmd__round_up(taps * (int64_t)sizeof(const uint8_t *), 64));
     int32_t *wpair = (int32_t *)(void *)((uint8_t *)wv + mmd__round_up(taps * 2, 64));
     int32_t *acc = (int32_t *)(void *)((uint8_t *)wpair + mmd__round_up(taps * 4 + 4, 64));
-    uint8_t *pad = (uint8_t *)acc + mmd__round_up(ow * 4, 64), zx = (uint8_t)j->zx;
+    /* With dw_flat, output (o1, o2) sums the plane from o1 pw + o2 on, so all rows are one run of
+       oh pw sums (the pw - ow past each row's end unused), summed and requantized into q at once. */
+    int64_t n = p->dw_flat ? oh * pw : ow;
+    uint8_t *q = (uint8_t *)acc + mmd__round_up(n * 4, 64);
+    uint8_t *pad = q + (p->dw_flat ? mmd__round_up(n + 64, 64) : 0), zx = (uint8_t)j->zx;
     memset(pad + ph * pw, zx, 64);
     for (ch = lo; ch < hi; ++ch) {
         const uint8_t *src = j->x + ch * plane;
@@ -12084,16 +12093,19 @@ static void mmd__qdw_task(void *data, int32_t share, int64_t lo, int64_t hi) {
         for (t = 0; t < taps; ++t) wv[t] = (int16_t)((int32_t)mmd__load_int(j->w_type, j->w, ch * taps + t) - zw);
         for (t = 0; t < taps; t += 2)
             wpair[t / 2] = (int32_t)(((uint32_t)(uint16_t)(t + 1 < taps ? wv[t + 1] : 0) << 16) | (uint16_t)wv[t]);
-        for (o1 = 0; o1 < oh; ++o1) {
+        for (o1 = 0; o1 < (p->dw_flat ? 1 : oh); ++o1) {
+            char *y = j->y + (ch * oh + o1) * ow;
             for (t = 0; t < taps; ++t)
                 rows[t] = pad + (o1 * w->s[1] + (t / w->k[2]) * w->d[1]) * pw + (t % w->k[2]) * w->d[2];
 #if defined(MMD__X86)
-            if (p->path != MMD__QG_PORTABLE && w->s[2] <= 2) mmd__qdw_row_avx2(rows, wpair, taps, w->s[2], ow, j->zx, acc);
+            if (p->path != MMD__QG_PORTABLE && w->s[2] <= 2) mmd__qdw_row_avx2(rows, wpair, taps, w->s[2], n, j->zx, acc);
             else
 #endif
-                mmd__qdw_row_c(rows, wv, taps, w->s[2], ow, j->zx, acc);
-            mmd__requantize_row(acc, ow, j->out->bias ? j->out->bias[ch] : 0, j->out->mult + ch, 0, j->out,
-                                j->y + (ch * oh + o1) * ow, p->path);
+                mmd__qdw_row_c(rows, wv, taps, w->s[2], n, j->zx, acc);
+            mmd__requantize_row(acc, n, j->out->bias ? j->out->bias[ch] : 0, j->out->mult + ch, 0, j->out,
+                                p->dw_flat ? (void *)q : (void *)y, p->path);
+            if (p->dw_flat)
+                for (r = 0; r < oh; ++r) memcpy(y + r * ow, q + r * pw, (size_t)ow);
         }
     }
 }

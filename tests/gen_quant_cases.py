@@ -227,7 +227,9 @@ def conv_cases(out):
     # pads, dilations, group, per-channel w, and optionally "sym" (x's zero point 0, w's all 0:
     # the product skips its zero-point terms). The same-size stride-1 windows take the moved-plane
     # columns, the wide stride-2 rows the vector gather; the wide depthwise ones the direct
-    # kernel's vector rows (strides 1 and 2, odd tap counts) and their scalar tails.
+    # kernel's vector rows (strides 1 and 2, odd tap counts) and their scalar tails; stride-1
+    # depthwise ones sum the whole plane as one run (dilated, padded unevenly), except where the
+    # taps reach too far along the row (the last case).
     specs = [("integer_pad_stride2", "uint8", "uint8", None, (1, 3, 9, 8), 4, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1, False),
              ("integer_s8_group2_per_ch", "int8", "int8", None, (2, 4, 6, 7), 6, (3, 2), (1, 2), (2, 0, 1, 1), (2, 1), 2, True),
              ("qlinear_u8s8_per_ch_bias", "uint8", "int8", "uint8", (1, 5, 10, 10), 7, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True),
@@ -238,7 +240,9 @@ def conv_cases(out):
              ("integer_stride2_wide", "uint8", "int8", None, (1, 2, 5, 70), 3, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1, False),
              ("qlinear_u8_depthwise_wide", "uint8", "int8", "uint8", (1, 3, 5, 40), 3, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 3, True),
              ("qlinear_u8_depthwise_s2_5x5", "uint8", "uint8", "uint8", (1, 2, 7, 75), 2, (5, 5), (2, 2), (2, 2, 2, 2), (1, 1), 2, True),
-             ("qlinear_s8_depthwise_wide", "int8", "int8", "int8", (2, 2, 4, 37), 2, (3, 3), (1, 2), (1, 1, 1, 1), (1, 1), 2, False)]
+             ("qlinear_s8_depthwise_wide", "int8", "int8", "int8", (2, 2, 4, 37), 2, (3, 3), (1, 2), (1, 1, 1, 1), (1, 1), 2, False),
+             ("qlinear_u8_depthwise_dil2", "uint8", "int8", "uint8", (1, 3, 9, 11), 3, (3, 3), (1, 1), (2, 1, 0, 2), (2, 2), 3, True),
+             ("qlinear_s8_depthwise_far_taps", "int8", "int8", "int8", (1, 2, 6, 50), 2, (2, 5), (1, 1), (1, 0, 0, 3), (1, 9), 2, True)]
     for name, xt, wt, yt, xshape, m, kernel, strides, pads, dil, group, perch, *sym in specs:
         cg = xshape[1] // group
         wshape = (m, cg) + kernel

@@ -80,6 +80,14 @@ static inline mmd_attr attr_tensor(const char *name, mmd_tensor *t) {
     return a;
 }
 
+static inline mmd_attr attr_floats(const char *name, const float *v, int64_t n) {
+    mmd_attr a = attr_int(name, 0);
+    a.type = MMD_ATTR_FLOATS;
+    a.floats = v;
+    a.count = n;
+    return a;
+}
+
 static inline mmd_attr attr_string(const char *name, const char *s) {
     mmd_attr a = attr_int(name, 0);
     a.type = MMD_ATTR_STRING;

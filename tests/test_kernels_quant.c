@@ -4,7 +4,8 @@
    DequantizeLinear, DynamicQuantizeLinear (an all-zero input included), MatMulInteger and
    QLinearMatMul (per-row and per-column zero points and scales, batches, a product wider than
    one column block), ConvInteger and QLinearConv (pads, strides, dilations, groups, depthwise,
-   per-channel weights, bias). Products run with constant weights (widened once at prepare) and
+   per-channel weights, bias; a fused Relu or Clip, as the load-time rewrites give it, against
+   numpy's values clamped). Products run with constant weights (widened once at prepare) and
    with run-time ones, and on one thread and three (a hook that runs the shares backwards), all
    bit-identical. Then hostile parameters: zero, negative, NaN and infinite scales (at prepare
    when known, at eval otherwise), per-axis arrays of the wrong length, an axis out of range,
@@ -174,20 +175,42 @@ static void qmatmul_matches_numpy(void) {
         }
 }
 
+/* want[i] clamped as QLinearConv's fused Relu (act 1) or Clip [lo, hi] (act 2) clamps: to the
+   bounds quantized with y's scale and zero point (QuantizeLinear's float quotient, rounded half
+   to even, saturated), Relu's lower bound the zero point. */
+static int32_t *clamped(const int32_t *want, int64_t n, int32_t act, float lo, float hi, float ys, int32_t zp,
+                        int32_t dtype) {
+    int32_t *v = (int32_t *)malloc((size_t)n * sizeof(int32_t)), tmin = dtype == MMD_DTYPE_INT8 ? -128 : 0;
+    int32_t tmax = dtype == MMD_DTYPE_INT8 ? 127 : 255, qlo, qhi;
+    int64_t i;
+    qlo = act == 1 ? zp : (int32_t)rintf(lo / ys) + zp;
+    qhi = act == 1 ? tmax : (int32_t)rintf(hi / ys) + zp;
+    qlo = qlo < tmin ? tmin : qlo > tmax ? tmax : qlo;
+    qhi = qhi < tmin ? tmin : qhi > tmax ? tmax : qhi;
+    for (i = 0; i < n; ++i) v[i] = want[i] < qlo ? qlo : want[i] > qhi ? qhi : want[i];
+    return v;
+}
+
 static void qconv_matches_numpy(void) {
+    static const float bounds[2] = {-1.3f, 2.1f};
     size_t i;
     int32_t run;
     for (i = 0; i < COUNT(qconv_cases); ++i)
-        for (run = 0; run < 3; ++run) {
-            /* run 0: W constant, one thread; 1: W constant, three; 2: W computed at run time. */
+        for (run = 0; run < 5; ++run) {
+            /* run 0: W constant, one thread; 1: W constant, three; 2: W computed at run time;
+               3: a fused Relu, three threads; 4: a fused Clip, one thread (QLinearConv only). */
             const struct qconv_case *k = &qconv_cases[i];
-            int32_t qlinear = k->y_type != MMD_DTYPE_INT32, d;
+            int32_t qlinear = k->y_type != MMD_DTYPE_INT32, d, act = run > 2 ? run - 2 : 0;
             int64_t nx = 1, nw = 1, ny = 1, one = 1;
-            void *x, *w, *zx = narrow(k->x_type, &k->x_zp, 1), *zw = narrow(k->w_type, k->w_zp, k->w_zn);
+            void *x, *w, *zx, *zw;
             uint8_t yzp = (uint8_t)k->y_zp;
             mmd_tensor tx, tw, tzx, tzw, txs, tws, tys, tyz, tb, ty = output("y"), *in[9], *out[1];
-            mmd_attr attrs[4];
+            mmd_attr attrs[6];
             op_case t;
+            int32_t *want;
+            if (act && !qlinear) continue;
+            zx = narrow(k->x_type, &k->x_zp, 1);
+            zw = narrow(k->w_type, k->w_zp, k->w_zn);
             for (d = 0; d < 4; ++d) nx *= k->x_dims[d], nw *= k->w_dims[d], ny *= k->y_dims[d];
             x = narrow(k->x_type, k->x, nx);
             w = narrow(k->w_type, k->w, nw);
@@ -209,12 +232,23 @@ static void qconv_matches_numpy(void) {
             attrs[1] = attr_ints("pads", k->pads, 4);
             attrs[2] = attr_ints("dilations", k->dilations, 2);
             attrs[3] = attr_int("group", k->group);
-            CHECK(run_threads(&t, qlinear ? "QLinearConv" : "ConvInteger", 10, attrs, 4, in, qlinear ? 9 : 4, out, 1,
-                              run == 1 ? 3 : 1) == MMD_OK);
+            attrs[4] = attr_string("activation", act == 1 ? "Relu" : "Clip");
+            attrs[5] = attr_floats("activation_params", bounds, 2);
+            CHECK(run_threads(&t, qlinear ? "QLinearConv" : "ConvInteger", 10, attrs, act ? 4 + act : 4, in,
+                              qlinear ? 9 : 4, out, 1, run == 1 || run == 3 ? 3 : 1) == MMD_OK);
             if (t.err.status) fprintf(stderr, "%s: %s\n", k->name, t.err.msg);
             check_dims(&ty, 4, k->y_dims);
-            check_ints(&ty, k->y_type, k->want, ny, k->name);
+            want = act ? clamped(k->want, ny, act, bounds[0], bounds[1], k->y_scale, k->y_zp, k->y_type) : NULL;
+            check_ints(&ty, k->y_type, want ? want : k->want, ny, k->name);
+            free(want);
             case_free(&t);
+            if (act == 2 && k->group == 1) {
+                /* Activations an integer clamp cannot apply are refused at prepare. */
+                attrs[4] = attr_string("activation", "Tanh");
+                CHECK(run_threads(&t, "QLinearConv", 10, attrs, 5, in, 9, out, 1, 1) == MMD_ERR_INVALID_MODEL);
+                CHECK(strstr(t.err.msg, "activation Relu or Clip only") != NULL);
+                case_free(&t);
+            }
             free(x);
             free(w);
             free(zx);
