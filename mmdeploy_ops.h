@@ -11469,7 +11469,39 @@ typedef struct mmd__qgemm_job {
     int32_t zb_zero;                    /* zb' is 0 for every column (uint8 B of zero point 0) */
 } mmd__qgemm_job;
 
-/* One share: rows [m0, m1) (m0 a multiple of MR) by columns [n0, n1) (n0 a multiple of NR). */
+/* Finishes rows [r0, r1) and columns [c0, c1) of C, whose sums are complete, at c (row stride
+   ldc; row r0, column c0): the zero points, C -= zb' rowsum(A') + za' colsum(B') - k za' zb'
+   (only the first term where za' is 0, symmetric weights, and the column sums are then not
+   taken; with out and one zero point for all of B, that term is one value per row, added with
+   the bias), then with out the requantisation, while the tile is in cache. */
+static void mmd__qgemm_finish(const mmd__qgemm_job *job, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int32_t *c,
+                              int64_t ldc) {
+    const mmd__qgemm *g = job->g;
+    const mmd__q_out *o = g->out;
+    uint32_t fa = (uint32_t)mmd__qgemm_flip_a(g), fb = (uint32_t)mmd__qgemm_flip_b(g), k = (uint32_t)g->k;
+    int64_t i, j;
+    for (i = r0; i < r1; ++i, c += ldc) {
+        uint32_t za = (uint32_t)g->za[i * g->za_step] - (fa ? 128u : 0u), ra = (uint32_t)job->row_sums[i];
+        uint32_t bias = o && o->bias ? (uint32_t)o->bias[i] : 0u;
+        if (!za && !job->zb_zero) {
+            if (o && !g->zb_step) bias -= ((uint32_t)g->zb[0] + (fb ? 128u : 0u)) * ra;
+            else
+                for (j = c0; j < c1; ++j)
+                    c[j - c0] = (int32_t)((uint32_t)c[j - c0] - ((uint32_t)g->zb[j * g->zb_step] + (fb ? 128u : 0u)) * ra);
+        } else if (za) {
+            for (j = c0; j < c1; ++j) {
+                uint32_t zb = (uint32_t)g->zb[j * g->zb_step] + (fb ? 128u : 0u);
+                c[j - c0] = (int32_t)((uint32_t)c[j - c0] - zb * ra - za * (uint32_t)job->col_sums[j] + k * za * zb);
+            }
+        }
+        if (o)
+            mmd__requantize_row(c, c1 - c0, (int32_t)bias, o->mult + (o->per_col ? c0 : i), o->per_col, o,
+                                o->y + i * o->ldy + c0, g->path);
+    }
+}
+
+/* One share: rows [m0, m1) (m0 a multiple of MR) by columns [n0, n1) (n0 a multiple of NR);
+   each tile is finished (mmd__qgemm_finish) right after the last K block's sums. */
 static void mmd__qgemm_block(const mmd__qgemm_job *job, int64_t m0, int64_t m1, int64_t n0, int64_t n1, uint8_t *scratch) {
     const mmd__qgemm *g = job->g;
     mmd__qgemm_ukernel kern = mmd__qgemm_kernel(g->path);
@@ -11479,11 +11511,11 @@ static void mmd__qgemm_block(const mmd__qgemm_job *job, int64_t m0, int64_t m1, 
     int64_t kpad = mmd__round_up(g->k, 4), jc, pc, ic, jr, ir, i, j;
     uint8_t *apack = scratch, *bpack = apack + mmd__round_up(mcmax * kqmax * 4, 64);
     int32_t *ctile = (int32_t *)(void *)(bpack + mmd__round_up(ncmax * kqmax * 4, 64));
-    uint32_t fa = (uint32_t)mmd__qgemm_flip_a(g), fb = (uint32_t)mmd__qgemm_flip_b(g), k = (uint32_t)g->k;
     for (jc = n0; jc < n1; jc += MMD__QGEMM_NC) {
         int64_t nc = n1 - jc < MMD__QGEMM_NC ? n1 - jc : MMD__QGEMM_NC;
         for (pc = 0; pc < kq; pc += MMD__QGEMM_KQ) {
             int64_t kc = kq - pc < MMD__QGEMM_KQ ? kq - pc : MMD__QGEMM_KQ, bstep;
+            int32_t last = pc + kc >= kq;
             const uint8_t *bsrc;
             if (g->b_packed) {
                 bsrc = g->b_packed + mmd__round_up(g->n * 4, 64) + jc * kpad + pc * nr * 4;
@@ -11512,34 +11544,21 @@ static void mmd__qgemm_block(const mmd__qgemm_job *job, int64_t m0, int64_t m1, 
                         int32_t *ct = g->c + (ic + ir) * g->ldc + jc + jr;
                         if (mr == MMD__QGEMM_MR && nrr == nr) {
                             kern(kc, ap, bp, ct, g->ldc, pc > 0);
-                            continue;
+                        } else {
+                            kern(kc, ap, bp, ctile, nr, 0);
+                            for (i = 0; i < mr; ++i)
+                                for (j = 0; j < nrr; ++j)
+                                    ct[i * g->ldc + j] =
+                                        (int32_t)((uint32_t)ctile[i * nr + j] + (pc > 0 ? (uint32_t)ct[i * g->ldc + j] : 0u));
                         }
-                        kern(kc, ap, bp, ctile, nr, 0);
-                        for (i = 0; i < mr; ++i)
-                            for (j = 0; j < nrr; ++j)
-                                ct[i * g->ldc + j] = (int32_t)((uint32_t)ctile[i * nr + j] + (pc > 0 ? (uint32_t)ct[i * g->ldc + j] : 0u));
+                        if (last) mmd__qgemm_finish(job, ic + ir, ic + ir + mr, jc + jr, jc + jr + nrr, ct, g->ldc);
                     }
             }
         }
-        /* The zero points: C -= zb' rowsum(A') + za' colsum(B') - k za' zb'; only the first term
-           where za' is 0 (symmetric weights), and the column sums are then not taken. */
-        for (i = m0; i < m1; ++i) {
-            int32_t *cr = g->c + i * g->ldc;
-            uint32_t za = (uint32_t)g->za[i * g->za_step] - (fa ? 128u : 0u), ra = (uint32_t)job->row_sums[i];
-            const mmd__q_out *o = g->out;
-            if (!kq) memset(cr + jc, 0, (size_t)nc * sizeof(int32_t));
-            if (!za && !job->zb_zero) {
-                for (j = jc; j < jc + nc; ++j)
-                    cr[j] = (int32_t)((uint32_t)cr[j] - ((uint32_t)g->zb[j * g->zb_step] + (fb ? 128u : 0u)) * ra);
-            } else if (za) {
-                for (j = jc; j < jc + nc; ++j) {
-                    uint32_t zb = (uint32_t)g->zb[j * g->zb_step] + (fb ? 128u : 0u);
-                    cr[j] = (int32_t)((uint32_t)cr[j] - zb * ra - za * (uint32_t)job->col_sums[j] + k * za * zb);
-                }
-            }
-            if (o)
-                mmd__requantize_row(cr + jc, nc, o->bias ? o->bias[i] : 0, o->mult + (o->per_col ? jc : i), o->per_col, o,
-                                    o->y + i * o->ldy + jc, g->path);
+        if (!kq) {
+            /* k = 0: no sums were taken, each is 0. */
+            for (i = m0; i < m1; ++i) memset(g->c + i * g->ldc + jc, 0, (size_t)nc * sizeof(int32_t));
+            mmd__qgemm_finish(job, m0, m1, jc, jc + nc, g->c + m0 * g->ldc + jc, g->ldc);
         }
     }
 }
