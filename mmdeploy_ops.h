@@ -11107,6 +11107,18 @@ enum { MMD__QG_PORTABLE, MMD__QG_AVX2, MMD__QG_VNNI };
 typedef void (*mmd__qgemm_ukernel)(int64_t kq, const int8_t *a, const uint8_t *b, int32_t *c, int64_t ldc,
                                    int32_t add);
 
+/* A whole MR x 32 tile requantized by the VNNI micro-kernel itself: per row the value added to
+   its sums (the bias and the zero-point term, wrapping) and its multiplier, the clamp relative
+   to the zero point (mmd__requantize_row's lo and hi), and the tile's first output byte. */
+typedef struct mmd__qgemm_rq {
+    uint32_t bias[MMD__QGEMM_MR];
+    float mult[MMD__QGEMM_MR];
+    float lo, hi;
+    int32_t zp;
+    char *y;
+    int64_t ldy;
+} mmd__qgemm_rq;
+
 /* The micro-kernel this CPU runs best (mmd__isa, and VNNI on top of AVX-512). */
 static int32_t mmd__qgemm_best(void) {
     int32_t isa = mmd__isa();
@@ -11186,35 +11198,41 @@ MMD__TARGET_AVX2 static void mmd__qgemm_ukernel_avx2(int64_t kq, const int8_t *a
     }
 }
 
+/* The VNNI tile's sums over kq groups of four into c00 to c51 (row, half): the loop both VNNI
+   micro-kernels run, written once. */
+#define MMD__QG_VNNI_SUMS(kq, a, b)                                                                       \
+    __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;          \
+    __m512i c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;                             \
+    for (q = 0; q < (kq); ++q, (a) += MMD__QGEMM_MR * 4, (b) += 128) {                                    \
+        __m512i b0 = _mm512_loadu_si512((const void *)(b)), b1 = _mm512_loadu_si512((const void *)((b) + 64)), av; \
+        av = _mm512_set1_epi32(mmd__q_load4(a));                                                          \
+        c00 = _mm512_dpbusd_epi32(c00, b0, av);                                                           \
+        c01 = _mm512_dpbusd_epi32(c01, b1, av);                                                           \
+        av = _mm512_set1_epi32(mmd__q_load4((a) + 4));                                                    \
+        c10 = _mm512_dpbusd_epi32(c10, b0, av);                                                           \
+        c11 = _mm512_dpbusd_epi32(c11, b1, av);                                                           \
+        av = _mm512_set1_epi32(mmd__q_load4((a) + 8));                                                    \
+        c20 = _mm512_dpbusd_epi32(c20, b0, av);                                                           \
+        c21 = _mm512_dpbusd_epi32(c21, b1, av);                                                           \
+        av = _mm512_set1_epi32(mmd__q_load4((a) + 12));                                                   \
+        c30 = _mm512_dpbusd_epi32(c30, b0, av);                                                           \
+        c31 = _mm512_dpbusd_epi32(c31, b1, av);                                                           \
+        av = _mm512_set1_epi32(mmd__q_load4((a) + 16));                                                   \
+        c40 = _mm512_dpbusd_epi32(c40, b0, av);                                                           \
+        c41 = _mm512_dpbusd_epi32(c41, b1, av);                                                           \
+        av = _mm512_set1_epi32(mmd__q_load4((a) + 20));                                                   \
+        c50 = _mm512_dpbusd_epi32(c50, b0, av);                                                           \
+        c51 = _mm512_dpbusd_epi32(c51, b1, av);                                                           \
+    }                                                                                                     \
+    acc[0] = c00, acc[1] = c01, acc[2] = c10, acc[3] = c11, acc[4] = c20, acc[5] = c21;                   \
+    acc[6] = c30, acc[7] = c31, acc[8] = c40, acc[9] = c41, acc[10] = c50, acc[11] = c51
+
 MMD__TARGET_VNNI static void mmd__qgemm_ukernel_vnni(int64_t kq, const int8_t *a, const uint8_t *b, int32_t *c,
                                                      int64_t ldc, int32_t add) {
-    __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
-    __m512i c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00, acc[12];
+    __m512i acc[12];
     int64_t q;
     int32_t i;
-    for (q = 0; q < kq; ++q, a += MMD__QGEMM_MR * 4, b += 128) {
-        __m512i b0 = _mm512_loadu_si512((const void *)b), b1 = _mm512_loadu_si512((const void *)(b + 64)), av;
-        av = _mm512_set1_epi32(mmd__q_load4(a));
-        c00 = _mm512_dpbusd_epi32(c00, b0, av);
-        c01 = _mm512_dpbusd_epi32(c01, b1, av);
-        av = _mm512_set1_epi32(mmd__q_load4(a + 4));
-        c10 = _mm512_dpbusd_epi32(c10, b0, av);
-        c11 = _mm512_dpbusd_epi32(c11, b1, av);
-        av = _mm512_set1_epi32(mmd__q_load4(a + 8));
-        c20 = _mm512_dpbusd_epi32(c20, b0, av);
-        c21 = _mm512_dpbusd_epi32(c21, b1, av);
-        av = _mm512_set1_epi32(mmd__q_load4(a + 12));
-        c30 = _mm512_dpbusd_epi32(c30, b0, av);
-        c31 = _mm512_dpbusd_epi32(c31, b1, av);
-        av = _mm512_set1_epi32(mmd__q_load4(a + 16));
-        c40 = _mm512_dpbusd_epi32(c40, b0, av);
-        c41 = _mm512_dpbusd_epi32(c41, b1, av);
-        av = _mm512_set1_epi32(mmd__q_load4(a + 20));
-        c50 = _mm512_dpbusd_epi32(c50, b0, av);
-        c51 = _mm512_dpbusd_epi32(c51, b1, av);
-    }
-    acc[0] = c00, acc[1] = c01, acc[2] = c10, acc[3] = c11, acc[4] = c20, acc[5] = c21;
-    acc[6] = c30, acc[7] = c31, acc[8] = c40, acc[9] = c41, acc[10] = c50, acc[11] = c51;
+    MMD__QG_VNNI_SUMS(kq, a, b);
     for (i = 0; i < 2 * MMD__QGEMM_MR; ++i) {
         int32_t *cr = c + (i / 2) * ldc + (i % 2) * 16;
         __m512i s = acc[i];
@@ -11222,6 +11240,27 @@ MMD__TARGET_VNNI static void mmd__qgemm_ukernel_vnni(int64_t kq, const int8_t *a
         _mm512_storeu_si512((void *)cr, s);
     }
 }
+
+/* The same tile requantized in registers and stored as bytes, for a product whose zero-point
+   terms are one value per row (see mmd__qgemm_rq): mmd__requantize_row's operations in its
+   order, sixteen at a time (vmaxps gives lo for a NaN, as there), so the same bytes. */
+MMD__TARGET_VNNI static void mmd__qgemm_ukernel_vnni_rq(int64_t kq, const int8_t *a, const uint8_t *b,
+                                                        const mmd__qgemm_rq *rq) {
+    __m512i acc[12];
+    __m512 lo = _mm512_set1_ps(rq->lo), hi = _mm512_set1_ps(rq->hi), magic = _mm512_set1_ps(12582912.0f);
+    __m512i zp = _mm512_set1_epi32(rq->zp);
+    int64_t q;
+    int32_t i;
+    MMD__QG_VNNI_SUMS(kq, a, b);
+    for (i = 0; i < 2 * MMD__QGEMM_MR; ++i) {
+        __m512 v = _mm512_cvtepi32_ps(_mm512_add_epi32(acc[i], _mm512_set1_epi32((int32_t)rq->bias[i / 2])));
+        v = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(v, _mm512_set1_ps(rq->mult[i / 2])), lo), hi);
+        v = _mm512_sub_ps(_mm512_add_ps(v, magic), magic);
+        _mm_storeu_si128((__m128i *)(void *)(rq->y + (i / 2) * rq->ldy + (i % 2) * 16),
+                         _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(v), zp)));
+    }
+}
+#undef MMD__QG_VNNI_SUMS
 #endif
 
 static mmd__qgemm_ukernel mmd__qgemm_kernel(int32_t path) {
@@ -11467,6 +11506,8 @@ typedef struct mmd__qgemm_job {
     int64_t share, step;
     int32_t by_rows;
     int32_t zb_zero;                    /* zb' is 0 for every column (uint8 B of zero point 0) */
+    int32_t fused;                      /* whole tiles requantized in the VNNI kernel (mmd__qgemm_rq):
+                                           out per row, za' 0 everywhere, one zb, one K block */
 } mmd__qgemm_job;
 
 /* Finishes rows [r0, r1) and columns [c0, c1) of C, whose sums are complete, at c (row stride
@@ -11499,6 +11540,29 @@ static void mmd__qgemm_finish(const mmd__qgemm_job *job, int64_t r0, int64_t r1,
                                 o->y + i * o->ldy + c0, g->path);
     }
 }
+
+#if defined(MMD__X86)
+/* The tile of rows [r0, r0 + MR) and columns [c0, c0 + 32) summed and requantized by the VNNI
+   kernel (job->fused), the zero-point term of mmd__qgemm_finish folded into each row's bias. */
+static void mmd__qgemm_fused_tile(const mmd__qgemm_job *job, int64_t kq, const int8_t *a, const uint8_t *b, int64_t r0,
+                                  int64_t c0) {
+    const mmd__qgemm *g = job->g;
+    const mmd__q_out *o = g->out;
+    uint32_t zb = job->zb_zero ? 0u : (uint32_t)g->zb[0] + (mmd__qgemm_flip_b(g) ? 128u : 0u);
+    mmd__qgemm_rq rq;
+    int32_t i;
+    for (i = 0; i < MMD__QGEMM_MR; ++i) {
+        rq.bias[i] = (o->bias ? (uint32_t)o->bias[r0 + i] : 0u) - zb * (uint32_t)job->row_sums[r0 + i];
+        rq.mult[i] = o->mult[r0 + i];
+    }
+    rq.lo = (float)(o->qmin - o->zp);
+    rq.hi = (float)(o->qmax - o->zp);
+    rq.zp = o->zp;
+    rq.y = o->y + r0 * o->ldy + c0;
+    rq.ldy = o->ldy;
+    mmd__qgemm_ukernel_vnni_rq(kq, a, b, &rq);
+}
+#endif
 
 /* One share: rows [m0, m1) (m0 a multiple of MR) by columns [n0, n1) (n0 a multiple of NR);
    each tile is finished (mmd__qgemm_finish) right after the last K block's sums. */
@@ -11542,6 +11606,12 @@ static void mmd__qgemm_block(const mmd__qgemm_job *job, int64_t m0, int64_t m1, 
                         const int8_t *ap = (const int8_t *)(asrc + ir / MMD__QGEMM_MR * astep);
                         const uint8_t *bp = bsrc + jr / nr * bstep;
                         int32_t *ct = g->c + (ic + ir) * g->ldc + jc + jr;
+#if defined(MMD__X86)
+                        if (job->fused && mr == MMD__QGEMM_MR && nrr == nr) {
+                            mmd__qgemm_fused_tile(job, kc, ap, bp, ic + ir, jc + jr);
+                            continue;
+                        }
+#endif
                         if (mr == MMD__QGEMM_MR && nrr == nr) {
                             kern(kc, ap, bp, ct, g->ldc, pc > 0);
                         } else {
@@ -11593,6 +11663,8 @@ static void mmd__qgemm_run(const mmd_kernel_ctx *c, const mmd__qgemm *g, void *s
     else job.col_sums = NULL; /* za' is 0 on every row: the sums are not read */
     for (i = 0; i < g->n && (uint32_t)g->zb[i * g->zb_step] + (mmd__qgemm_flip_b(g) ? 128u : 0u) == 0u; ++i) {}
     job.zb_zero = i == g->n;
+    job.fused = g->out && !g->out->per_col && g->path == MMD__QG_VNNI && !job.col_sums && !g->zb_step &&
+                (g->k + 3) / 4 <= MMD__QGEMM_KQ;
     job.scratch = s + mmd__round_up(g->m * 4, 64) + mmd__round_up(g->n * 4, 64);
     job.share = mmd__qgemm_share_bytes(g->m, g->n, g->k, g->path);
     shares = mmd__split_step(g->m, g->n, MMD__QGEMM_MR, nr, shares, &job.by_rows, &job.step);
