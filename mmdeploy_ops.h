@@ -10947,6 +10947,23 @@ static mmd_status mmd__quantize_prepare(mmd_kernel_ctx *c) {
     return mmd__set_output(c, 0, p->qtype, x->rank, x->dims);
 }
 
+/* One scale and zero point over a whole tensor, split over the threads (QuantizeLinear and
+   DequantizeLinear between int8 operators run on every activation). */
+typedef struct mmd__qdq_job {
+    const mmd__quant_data *p;
+    const mmd_tensor *x;
+    mmd_tensor *y;
+    float scale;
+    int32_t zp;
+} mmd__qdq_job;
+
+static void mmd__quantize_range(void *data, int32_t share, int64_t lo, int64_t hi) {
+    const mmd__qdq_job *j = (const mmd__qdq_job *)data;
+    (void)share;
+    mmd__quantize_row((const float *)j->x->data + lo, hi - lo, j->scale, j->zp, j->p->qtype, (char *)j->y->data + lo,
+                      j->p->simd);
+}
+
 static mmd_status mmd__quantize_eval(mmd_kernel_ctx *c) {
     const mmd__quant_data *p = (const mmd__quant_data *)c->op_data;
     const mmd_tensor *x = c->inputs[0], *s = c->inputs[1], *z = c->input_count > 2 ? c->inputs[2] : NULL;
@@ -10954,6 +10971,12 @@ static mmd_status mmd__quantize_eval(mmd_kernel_ctx *c) {
     int64_t o, a, i, row = 0;
     mmd_status st;
     if (!p->checked && (st = mmd__q_check_values(c, 1, 2, 0)) != MMD_OK) return st;
+    if (!p->per_axis && x->dtype == MMD_DTYPE_FLOAT32) {
+        mmd__qdq_job j;
+        j.p = p, j.x = x, j.y = c->outputs[0], j.scale = mmd__q_scale_at(s, 0), j.zp = mmd__q_zp_at(z, 0);
+        mmd__parallel_range(c, p->inner, MMD__EW_GRAIN, 64, INT32_MAX, mmd__quantize_range, &j);
+        return MMD_OK;
+    }
     for (o = 0; o < p->outer; ++o)
         for (a = 0; a < p->n; ++a, row += p->inner) {
             float scale = mmd__q_scale_at(s, p->per_axis ? a : 0);
@@ -11009,37 +11032,53 @@ static mmd_status mmd__dequantize_prepare(mmd_kernel_ctx *c) {
     return mmd__set_output(c, 0, c->inputs[1]->dtype, x->rank, x->dims);
 }
 
+/* Elements [row, row + n) of DequantizeLinear with one scale and zero point. */
+static void mmd__dequantize_run(const mmd__quant_data *p, const mmd_tensor *x, mmd_tensor *y, int64_t row, int64_t n,
+                                float scale, int32_t zp) {
+    int64_t i = 0;
+#if defined(MMD__X86)
+    if (p->simd && y->dtype == MMD_DTYPE_FLOAT32 && p->qtype != MMD_DTYPE_INT32)
+        i = mmd__dequantize_avx2((const char *)x->data + row, n, scale, zp, p->qtype, (float *)y->data + row);
+#endif
+    if (y->dtype == MMD_DTYPE_FLOAT32 && p->qtype == MMD_DTYPE_UINT8) {
+        const uint8_t *MMD__RESTRICT q = (const uint8_t *)x->data + row;
+        float *MMD__RESTRICT out = (float *)y->data + row;
+        for (; i < n; ++i) out[i] = (float)((int32_t)q[i] - zp) * scale;
+    } else if (y->dtype == MMD_DTYPE_FLOAT32 && p->qtype == MMD_DTYPE_INT8) {
+        const int8_t *MMD__RESTRICT q = (const int8_t *)x->data + row;
+        float *MMD__RESTRICT out = (float *)y->data + row;
+        for (; i < n; ++i) out[i] = (float)((int32_t)q[i] - zp) * scale;
+    } else {
+        /* int32 data (zero point 0) and float16 or bfloat16 outputs. */
+        for (i = 0; i < n; ++i)
+            mmd__store_float(y->dtype, y->data, row + i,
+                             (double)((float)(mmd__load_int(p->qtype, x->data, row + i) - zp) * scale));
+    }
+}
+
+static void mmd__dequantize_range(void *data, int32_t share, int64_t lo, int64_t hi) {
+    const mmd__qdq_job *j = (const mmd__qdq_job *)data;
+    (void)share;
+    mmd__dequantize_run(j->p, j->x, j->y, lo, hi - lo, j->scale, j->zp);
+}
+
+
 static mmd_status mmd__dequantize_eval(mmd_kernel_ctx *c) {
     const mmd__quant_data *p = (const mmd__quant_data *)c->op_data;
     const mmd_tensor *x = c->inputs[0], *s = c->inputs[1], *z = c->input_count > 2 ? c->inputs[2] : NULL;
     mmd_tensor *y = c->outputs[0];
-    int64_t o, a, i, row = 0;
+    int64_t o, a, row = 0;
     mmd_status st;
     if (!p->checked && (st = mmd__q_check_values(c, 1, 2, p->qtype == MMD_DTYPE_INT32)) != MMD_OK) return st;
+    if (!p->per_axis) {
+        mmd__qdq_job j;
+        j.p = p, j.x = x, j.y = y, j.scale = mmd__q_scale_at(s, 0), j.zp = mmd__q_zp_at(z, 0);
+        mmd__parallel_range(c, p->inner, MMD__EW_GRAIN, 64, INT32_MAX, mmd__dequantize_range, &j);
+        return MMD_OK;
+    }
     for (o = 0; o < p->outer; ++o)
-        for (a = 0; a < p->n; ++a, row += p->inner) {
-            float scale = mmd__q_scale_at(s, p->per_axis ? a : 0);
-            int32_t zp = mmd__q_zp_at(z, p->per_axis ? a : 0);
-            i = 0;
-#if defined(MMD__X86)
-            if (p->simd && y->dtype == MMD_DTYPE_FLOAT32 && p->qtype != MMD_DTYPE_INT32)
-                i = mmd__dequantize_avx2((const char *)x->data + row, p->inner, scale, zp, p->qtype, (float *)y->data + row);
-#endif
-            if (y->dtype == MMD_DTYPE_FLOAT32 && p->qtype == MMD_DTYPE_UINT8) {
-                const uint8_t *MMD__RESTRICT q = (const uint8_t *)x->data + row;
-                float *MMD__RESTRICT out = (float *)y->data + row;
-                for (; i < p->inner; ++i) out[i] = (float)((int32_t)q[i] - zp) * scale;
-            } else if (y->dtype == MMD_DTYPE_FLOAT32 && p->qtype == MMD_DTYPE_INT8) {
-                const int8_t *MMD__RESTRICT q = (const int8_t *)x->data + row;
-                float *MMD__RESTRICT out = (float *)y->data + row;
-                for (; i < p->inner; ++i) out[i] = (float)((int32_t)q[i] - zp) * scale;
-            } else {
-                /* int32 data (zero point 0) and float16 or bfloat16 outputs. */
-                for (i = 0; i < p->inner; ++i)
-                    mmd__store_float(y->dtype, y->data, row + i,
-                                     (double)((float)(mmd__load_int(p->qtype, x->data, row + i) - zp) * scale));
-            }
-        }
+        for (a = 0; a < p->n; ++a, row += p->inner)
+            mmd__dequantize_run(p, x, y, row, p->inner, mmd__q_scale_at(s, a), mmd__q_zp_at(z, a));
     return MMD_OK;
 }
 
