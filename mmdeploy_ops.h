@@ -12051,7 +12051,8 @@ static mmd_status mmd__qconv_prepare(mmd_kernel_ctx *c) {
 }
 
 /* dst[o] = src[2 o] for o in [0, n): the columns of a stride-2 row. SSE2 keeps the even bytes
-   of 32 at a time, never reading past src[2 (n - 1)]. */
+   of 32 at a time, never reading past src[2 (n - 1)]: the last sixteen (when n > 16) are the odd
+   bytes of the 32 from src[2 (n - 16) - 1] on, overlapping what the loop stored. */
 static void mmd__q_gather2(uint8_t *MMD__RESTRICT dst, const uint8_t *MMD__RESTRICT src, int64_t n) {
     int64_t o = 0;
 #if defined(MMD__X86)
@@ -12060,6 +12061,12 @@ static void mmd__q_gather2(uint8_t *MMD__RESTRICT dst, const uint8_t *MMD__RESTR
         __m128i a = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(src + 2 * o)), even);
         __m128i b = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(src + 2 * o + 16)), even);
         _mm_storeu_si128((__m128i *)(void *)(dst + o), _mm_packus_epi16(a, b));
+    }
+    if (o < n && n > 16) {
+        __m128i a = _mm_srli_epi16(_mm_loadu_si128((const __m128i *)(const void *)(src + 2 * (n - 16) - 1)), 8);
+        __m128i b = _mm_srli_epi16(_mm_loadu_si128((const __m128i *)(const void *)(src + 2 * (n - 16) + 15)), 8);
+        _mm_storeu_si128((__m128i *)(void *)(dst + n - 16), _mm_packus_epi16(a, b));
+        return;
     }
 #endif
     for (; o < n; ++o) dst[o] = src[2 * o];
