@@ -270,7 +270,9 @@ MMD_API void *mmd_kernel_packed(mmd_kernel_ctx *c, size_t bytes, int32_t *fresh)
 typedef const mmd_kernel *(*mmd_kernel_find_fn)(const char *domain, const char *op_type, int64_t opset);
 /* Rewrites the graph once, before it is planned, so that it runs faster and computes the same
    (see >>ir rewrites for the list and the rules): turns QDQ Conv and MatMul groups into
-   QLinearConv and QLinearMatMul (the same up to one quantum, as ONNX Runtime runs them); folds
+   QLinearConv and QLinearMatMul (the same up to one quantum, as ONNX Runtime runs them), and
+   the DequantizeLinear -> (Relu or Clip ->) QuantizeLinear after a QLinearConv, in its output
+   scale, into a clamp of its requantisation (exact); folds
    BatchNormalization, and Mul and Add by per-channel constants, into the Conv, ConvTranspose
    or Gemm before them; fuses the activation after a Conv, Gemm or MatMul, and a residual Add
    after a Conv, into com.microsoft FusedConv or FusedGemm; drops Transpose and Reshape chains

@@ -11,8 +11,10 @@
      hook). Intrinsics only behind the one dispatch of >>ops simd (AVX2, AVX-512, NEON), each
      path beside portable loops that MMD_NO_SIMD builds keep.
      QDQ graphs run as int8 only where mmd_graph_rewrite turns DequantizeLinear -> Conv or
-     MatMul (-> Relu) -> QuantizeLinear into QLinearConv or QLinearMatMul; Add, pools and Gemm
-     in QDQ form run as float between their quantizations. No float8/int4/int16 quantization
+     MatMul (-> Relu) -> QuantizeLinear into QLinearConv or QLinearMatMul (and a Relu or Clip
+     between a QLinearConv's DequantizeLinear and QuantizeLinear in its scale into a clamp of
+     its requantisation); Add, pools and Gemm in QDQ form run as float between their
+     quantizations. No float8/int4/int16 quantization
      and no blocked quantization (opset 21), no
      string tensors, no dtypes beyond those listed below (MMD_ERR_DTYPE);
      no training (BatchNormalization's running statistics are MMD_ERR_UNSUPPORTED).
