@@ -1946,6 +1946,8 @@ MMD_API mmd_status mmd_graph_partition(const mmd_model *m, const uint8_t *candid
                QuantizeLinear, can differ from that by one quantum near a rounding tie;
                then a QLinearConv's DequantizeLinear -> Relu or Clip -> QuantizeLinear in its
                own output scale becomes a clamp in its requantisation (mmd__rw_qclamp; exact);
+               then DequantizeLinear -> MaxPool runs as MaxPool on bytes -> DequantizeLinear, and
+               DequantizeLinear -> QuantizeLinear in one scale is dropped (mmd__rw_qpool; exact);
      1. fold   BatchNormalization (inference form), Mul by and Add of a constant that is one
                value per output channel (or one value), into the Conv, ConvTranspose or Gemm
                before it: W' = g W and b' = g b + h per output channel;
@@ -2870,6 +2872,83 @@ static int32_t mmd__rw_bypass(mmd__rw *rw, int32_t d, int32_t x) {
     return 1;
 }
 
+/* Pass 0, third part, in two steps, both exact.
+   DequantizeLinear -> MaxPool (no Indices, a 1-D or 2-D window without dilations, which the
+   MaxPool kernel takes on bytes) becomes MaxPool on the quantized tensor -> DequantizeLinear,
+   the two nodes trading places (so the order stays valid, and no node goes, so it is not
+   listed): dequantization is increasing (its scale is positive) and every window holds an
+   input element, so the maximum of the dequantized values is the dequantized maximum.
+   Then a QuantizeLinear reading a DequantizeLinear of the same scale, zero point and type is
+   the identity (as in mmd__rw_qclamp): its readers read the DequantizeLinear's input. ResNet's
+   stem MaxPool sits between such a pair; MobileNetV2's convolution outputs that a residual Add
+   also reads are quantized again this way. */
+static mmd_status mmd__rw_qpool(mmd__rw *rw) {
+    mmd_model *m = rw->m;
+    int32_t i, k;
+    for (i = 0; i < m->node_count; ++i) {
+        mmd_node *n = &m->nodes[i], dn, pn;
+        const mmd_attr *a;
+        float s;
+        int32_t d, x, mid, y, z, zt;
+        if (!mmd__rw_free(rw, i) || !mmd__rw_is(n, "", "MaxPool") || n->input_count != 1 || n->inputs[0] < 0 ||
+            (n->output_count > 1 && n->outputs[1] >= 0) || n->outputs[0] < 0 ||
+            !(a = mmd_node_attr(n, "kernel_shape")) || a->type != MMD_ATTR_INTS || a->count < 1 || a->count > 2)
+            continue;
+        if ((a = mmd_node_attr(n, "dilations"))) {
+            if (a->type != MMD_ATTR_INTS) continue;
+            for (k = 0; k < a->count && a->ints[k] == 1; ++k) {}
+            if (k < a->count) continue;
+        }
+        d = m->tensors[n->inputs[0]].producer;
+        if (d < 0 || !mmd__rw_free(rw, d) || mmd__rw_sole_reader(rw, n->inputs[0]) != i) continue;
+        dn = m->nodes[d];
+        if (!mmd__rw_is(&dn, "", "DequantizeLinear") || dn.input_count != 3 || dn.output_count != 1 || dn.inputs[0] < 0 ||
+            !mmd__rw_qscalar(rw, dn.inputs[1], &s, NULL, NULL) || !mmd__rw_qscalar(rw, dn.inputs[2], NULL, &z, &zt) ||
+            zt == MMD_DTYPE_FLOAT32 || !(s > 0.0f))
+            continue;
+        x = dn.inputs[0];
+        mid = dn.outputs[0];
+        y = n->outputs[0];
+        pn = *n;
+        m->nodes[d] = pn;
+        m->nodes[i] = dn;
+        m->nodes[d].inputs[0] = x;
+        m->nodes[d].in[0] = &m->tensors[x];
+        m->nodes[d].outputs[0] = mid;
+        m->nodes[d].out[0] = &m->tensors[mid];
+        m->nodes[i].inputs[0] = mid;
+        m->nodes[i].in[0] = &m->tensors[mid];
+        m->nodes[i].outputs[0] = y;
+        m->nodes[i].out[0] = &m->tensors[y];
+        m->tensors[mid].producer = d;
+        m->tensors[y].producer = i;
+        rw->reader[mid] = i;
+        for (k = 1; k < 3; ++k) rw->reader[m->nodes[i].inputs[k]] = -1; /* looked up again when asked */
+        if (rw->claims) {
+            k = rw->claims[d];
+            rw->claims[d] = rw->claims[i];
+            rw->claims[i] = k;
+        }
+    }
+    for (i = 0; i < m->node_count; ++i) {
+        const mmd_node *qn = &m->nodes[i], *dn;
+        float s1, s2;
+        int32_t d, z1, z2, t1, t2;
+        if (!mmd__rw_free(rw, i) || !mmd__rw_is(qn, "", "QuantizeLinear") || qn->input_count != 3 ||
+            qn->output_count != 1 || qn->outputs[0] < 0 || qn->inputs[0] < 0 ||
+            (d = m->tensors[qn->inputs[0]].producer) < 0 || rw->dead[d])
+            continue;
+        dn = &m->nodes[d];
+        if (!mmd__rw_is(dn, "", "DequantizeLinear") || dn->input_count != 3 || dn->inputs[0] < 0 ||
+            !mmd__rw_qscalar(rw, dn->inputs[1], &s1, NULL, NULL) || !mmd__rw_qscalar(rw, qn->inputs[1], &s2, NULL, NULL) ||
+            !mmd__rw_qscalar(rw, dn->inputs[2], NULL, &z1, &t1) || !mmd__rw_qscalar(rw, qn->inputs[2], NULL, &z2, &t2) ||
+            s1 != s2 || z1 != z2 || t1 != t2 || t1 == MMD_DTYPE_FLOAT32 || !mmd__rw_bypass(rw, i, dn->inputs[0]))
+            continue;
+        mmd__rw_kill(rw, i, "drop", NULL, -1);
+    }
+    return MMD_OK;
+}
+
 /* Transpose's perm when it is a valid permutation (its length returned), else -1. Without perm
    the axes reverse, which needs the rank: such a Transpose is left alone. */
 static int32_t mmd__rw_perm(const mmd_node *n, int64_t *perm) {
@@ -3005,6 +3084,7 @@ MMD_API mmd_status mmd_graph_rewrite(mmd_model *m, mmd_arena *a, mmd_kernel_find
             rw.uses[t]++;
         }
     if ((st = mmd__rw_quantized(&rw)) != MMD_OK || (st = mmd__rw_qclamp(&rw)) != MMD_OK ||
+        (st = mmd__rw_qpool(&rw)) != MMD_OK ||
         (st = mmd__rw_folds(&rw)) != MMD_OK ||
         (st = mmd__rw_residuals(&rw)) != MMD_OK ||
         (st = mmd__rw_activations(&rw)) != MMD_OK || (st = mmd__rw_layout(&rw)) != MMD_OK)

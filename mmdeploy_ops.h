@@ -6726,6 +6726,7 @@ typedef struct mmd__pool_data {
     int32_t rows;                       /* > 0: the row path (mmd__pool_rows_f32), with scratch
                                            for this many shares; 0: the generic loops */
     int32_t isa;                        /* mmd__isa() for the row path */
+    int32_t bytes;                      /* MaxPool of int8 or uint8 (the row path only) */
 } mmd__pool_data;
 
 #ifndef MMD_CONV_SMALL
@@ -6744,14 +6745,82 @@ static void mmd__pool_rows_prepare(mmd_kernel_ctx *c, mmd__pool_data *p) {
     if ((size_t)w->in[2] > (size_t)-1 / sizeof(float) / slots) slots = 1;
     p->rows = (int32_t)slots;
     p->isa = mmd__isa();
-    c->scratch_size = slots * (size_t)w->in[2] * sizeof(float);
+    c->scratch_size = slots * (size_t)w->in[2] * (p->bytes ? 1 : sizeof(float));
 }
 
 typedef struct mmd__pool_job {
     const mmd__pool_data *p;
     const float *x;
     float *y, *scratch;
+    int32_t flip;                       /* bytes: 0x80 for int8, compared as uint8 x ^ 0x80 */
 } mmd__pool_job;
+
+/* a[i] = max(a[i], b[i]) over n bytes (SSE2 sixteen at a time on x86). */
+static void mmd__max_u8(uint8_t *MMD__RESTRICT a, const uint8_t *MMD__RESTRICT b, int64_t n) {
+    int64_t i = 0;
+#if defined(MMD__X86)
+    for (; i + 16 <= n; i += 16)
+        _mm_storeu_si128((__m128i *)(void *)(a + i), _mm_max_epu8(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
+                                                                  _mm_loadu_si128((const __m128i *)(const void *)(b + i))));
+#endif
+    for (; i < n; ++i) a[i] = b[i] > a[i] ? b[i] : a[i];
+}
+
+/* The row path of MaxPool on int8 or uint8 (p->bytes): per output row the maximum of the
+   window's input rows, as unsigned bytes (int8 moved by 0x80, which keeps the order), then per
+   output the maximum of its taps; the scratch row is bytes. An exact maximum, so the bytes
+   are those of the float MaxPool of the dequantized values, quantized again. */
+static void mmd__pool_rows_q8(void *data, int32_t share, int64_t lo, int64_t hi) {
+    const mmd__pool_job *j = (const mmd__pool_job *)data;
+    const mmd__window *w = &j->p->w;
+    int64_t ih = w->in[1], iw = w->in[2], oh = w->out[1], ow = w->out[2], pl, o1, o2, t, lo1, hi1, lo2, hi2;
+    uint8_t *acc = (uint8_t *)j->scratch + (int64_t)share * iw, f = (uint8_t)j->flip;
+    /* The columns whose window lies inside the input, as in mmd__pool_rows_f32. */
+    int64_t a2 = (w->pad[2] + w->s[2] - 1) / w->s[2], b2 = iw + w->pad[2] - w->k[2] < 0 ? 0 : (iw + w->pad[2] - w->k[2]) / w->s[2] + 1;
+    if (b2 > ow) b2 = ow;
+    if (a2 > b2) a2 = b2;
+    for (pl = lo; pl < hi; ++pl) {
+        const uint8_t *xp = (const uint8_t *)j->x + pl * ih * iw;
+        uint8_t *yp = (uint8_t *)j->y + pl * oh * ow;
+        for (o1 = 0; o1 < oh; ++o1, yp += ow) {
+            int64_t s1 = o1 * w->s[1] - w->pad[1];
+            mmd__valid_range(s1, 1, w->k[1], ih, &lo1, &hi1);
+            if (hi1 <= lo1) {
+                /* A window past the input (ceil_mode): the type's minimum, as -FLT_MAX would be. */
+                memset(yp, f, (size_t)ow);
+                continue;
+            }
+            for (t = 0; t < iw; ++t) acc[t] = (uint8_t)(xp[(s1 + lo1) * iw + t] ^ f);
+            for (t = lo1 + 1; t < hi1; ++t) {
+                const uint8_t *r = xp + (s1 + t) * iw;
+                if (!f) {
+                    mmd__max_u8(acc, r, iw);
+                    continue;
+                }
+                for (o2 = 0; o2 < iw; ++o2) acc[o2] = (uint8_t)(r[o2] ^ f) > acc[o2] ? (uint8_t)(r[o2] ^ f) : acc[o2];
+            }
+            for (o2 = 0; o2 < ow; ++o2) {
+                int64_t s2 = o2 * w->s[2] - w->pad[2];
+                uint8_t v;
+                if (o2 >= a2 && o2 < b2) {
+                    /* The whole window inside the row. */
+                    const uint8_t *r = acc + s2;
+                    for (v = r[0], t = 1; t < w->k[2]; ++t) v = r[t] > v ? r[t] : v;
+                    yp[o2] = (uint8_t)(v ^ f);
+                    continue;
+                }
+                mmd__valid_range(s2, 1, w->k[2], iw, &lo2, &hi2);
+                if (hi2 <= lo2) {
+                    yp[o2] = f;
+                    continue;
+                }
+                v = acc[s2 + lo2];
+                for (t = lo2 + 1; t < hi2; ++t) v = acc[s2 + t] > v ? acc[s2 + t] : v;
+                yp[o2] = (uint8_t)(v ^ f);
+            }
+        }
+    }
+}
 
 static void mmd__pool_rows_f32(void *data, int32_t share, int64_t lo, int64_t hi) {
     const mmd__pool_job *j = (const mmd__pool_job *)data;
@@ -6851,7 +6920,13 @@ static mmd_status mmd__pool_f32_prepare(mmd_kernel_ctx *c) {
                              : !strcmp(c->node->op_type, "LpPool") ? MMD__POOL_LP : MMD__POOL_AVERAGE,
                              MMD__POOLS_WINDOW);
     st = mmd__check_io(c, 1, 1, p->mode == MMD__POOL_MAX ? 2 : 1);
-    if (st == MMD_OK) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
+    p->bytes = 0;
+#ifndef MMD_CONV_SMALL
+    /* MaxPool on bytes takes the row path only, which firmware builds leave out. */
+    p->bytes = st == MMD_OK && p->mode == MMD__POOL_MAX &&
+               (c->inputs[0]->dtype == MMD_DTYPE_INT8 || c->inputs[0]->dtype == MMD_DTYPE_UINT8);
+#endif
+    if (st == MMD_OK && !p->bytes) st = mmd__want_dtype(c, 0, MMD_DTYPE_FLOAT32);
     if (st == MMD_OK) st = mmd__want_rank(c, 0, 3, 5);
     if (st == MMD_OK) st = mmd_attr_get_ints(c, "kernel_shape", &kshape, &nk);
     if (st == MMD_OK) st = mmd_attr_get_ints(c, "pads", &pads, &np);
@@ -6879,13 +6954,20 @@ static mmd_status mmd__pool_f32_prepare(mmd_kernel_ctx *c) {
     dims[0] = x->dims[0];
     dims[1] = x->dims[1];
     for (i = 0; i < n; ++i) dims[2 + i] = p->w.out[3 - n + i];
-    if ((st = mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, dims)) != MMD_OK) return st;
+    if ((st = mmd__set_output(c, 0, x->dtype, x->rank, dims)) != MMD_OK) return st;
     if (c->output_count < 2 || !c->outputs[1]) {
 #ifndef MMD_CONV_SMALL
         mmd__pool_rows_prepare(c, p);
+        if (p->bytes && !p->rows)
+            return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "MaxPool of %s takes 1-D or 2-D windows without dilations",
+                                   mmd_dtype_name(x->dtype));
 #endif
         return MMD_OK;
     }
+#ifndef MMD_CONV_SMALL
+    if (p->bytes)
+        return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "MaxPool of %s has no Indices output here", mmd_dtype_name(x->dtype));
+#endif
     return mmd__set_output(c, 1, MMD_DTYPE_INT64, x->rank, dims);
 }
 
@@ -6910,8 +6992,9 @@ static mmd_status mmd__pool_f32_eval(mmd_kernel_ctx *c) {
         j.x = x;
         j.y = y;
         j.scratch = (float *)c->scratch;
+        j.flip = c->inputs[0]->dtype == MMD_DTYPE_INT8 ? 0x80 : 0;
         mmd__parallel_range(c, p->planes, MMD__EW_GRAIN / (in_plane ? in_plane : 1), 1, p->rows,
-                            mmd__pool_rows_f32, &j);
+                            p->bytes ? mmd__pool_rows_q8 : mmd__pool_rows_f32, &j);
         return MMD_OK;
     }
 #endif

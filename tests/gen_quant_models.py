@@ -26,6 +26,10 @@ output OUT (`output`; the CNNs also give `features`, the last convolution's 3072
             (qdq_chain_noopt_OUT.npy, each node as ONNX defines it): ORT's optimiser replaces the
             DequantizeLinear -> QuantizeLinear pair between zero points 128 and 0 by one
             quantization of another scale, which moves later values by up to two quanta.
+  qdq_pool  ResNet's stem in QDQ form with int8 activations: QDQ Conv 3x3 -> Relu -> QuantizeLinear
+            (zero point -128) -> DequantizeLinear -> MaxPool 3x3 stride 2 -> QuantizeLinear in the
+            same scale -> DequantizeLinear -> QDQ Conv 1x1, added to the MaxPool's output. Output
+            `output`; references from ORT by default and with its optimisations off, as qdq_chain.
 
 Scales come from the float model's activation ranges on random calibration inputs (fixed
 seed). Regenerating needs node and onnxruntime-node in build/node_modules (cd build && npm
@@ -244,6 +248,50 @@ def qdq_chain(rng):
     return model, rng.uniform(-1, 1, (1, 3, 12, 12)).astype(np.float32)
 
 
+def qdq_pool(rng):
+    """input [1, 3, 16, 16] -> QDQ Conv 3x3 (8) -> Relu -> Q/DQ (int8, zero point -128) ->
+    MaxPool 3x3 stride 2 pad 1 -> Q/DQ in that scale -> QDQ Conv 1x1 (8) -> Q/DQ -> Add of the
+    MaxPool's output -> output."""
+    nodes, inits = [], []
+
+    def const(name, a):
+        inits.append(numpy_helper.from_array(a, name))
+        return name
+
+    def qdq(x, s, z, dtype, out):
+        sc, zp = const(out + "_s", np.array(s, np.float32)), const(out + "_z", np.array(z, dtype))
+        nodes.append(helper.make_node("QuantizeLinear", [x, sc, zp], [out + "_q"]))
+        nodes.append(helper.make_node("DequantizeLinear", [out + "_q", sc, zp], [out]))
+        return out
+
+    def conv(x, xs, cin, cout, k, name):
+        w = rng.normal(0, 0.3, (cout, cin, k, k)).astype(np.float32)
+        ws = (np.abs(w).reshape(cout, -1).max(1) / 127.0).astype(np.float32)
+        const(name + "_w", np.clip(np.rint(w / ws.reshape(-1, 1, 1, 1)), -127, 127).astype(np.int8))
+        const(name + "_ws", ws), const(name + "_wz", np.zeros(cout, np.int8))
+        bs = (ws * np.float32(xs)).astype(np.float32)
+        const(name + "_b", np.rint(rng.normal(0, 0.1, cout) / bs).astype(np.int32)), const(name + "_bs", bs)
+        nodes.append(helper.make_node("DequantizeLinear", [name + "_w", name + "_ws", name + "_wz"], [name + "_wdq"], axis=0))
+        nodes.append(helper.make_node("DequantizeLinear", [name + "_b", name + "_bs"], [name + "_bdq"], axis=0))
+        nodes.append(helper.make_node("Conv", [x, name + "_wdq", name + "_bdq"], [name + "_y"], kernel_shape=[k, k],
+                                      pads=[k // 2] * 4))
+        return name + "_y"
+
+    s0, s1, s2 = 1 / 127.5, 0.02, 0.03
+    x = qdq("input", s0, 128, np.uint8, "xdq")
+    nodes.append(helper.make_node("Relu", [conv(x, s0, 3, 8, 3, "c1")], ["relu1"]))
+    y = qdq("relu1", s1, -128, np.int8, "relu1dq")
+    nodes.append(helper.make_node("MaxPool", [y], ["pool"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]))
+    y = qdq(conv(qdq("pool", s1, -128, np.int8, "pooldq"), s1, 8, 8, 1, "c2"), s2, 0, np.int8, "c2dq")
+    nodes.append(helper.make_node("Add", [y, "pool"], ["output"]))
+    graph = helper.make_graph(nodes, "qdq_pool", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 16, 16])],
+                              [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 8, 8, 8])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    return model, rng.uniform(-1, 1, (1, 3, 16, 16)).astype(np.float32)
+
+
 def ort(path, x, outdir, name, optimized=None):
     """Runs ONNX Runtime and saves each output as NAME_<output>.npy (optimized: the path ORT
     writes its optimised graph to, or "--no-optimizations")."""
@@ -258,13 +306,15 @@ def main(argv):
     outdir = argv[1] if len(argv) > 1 else os.path.join(ROOT, "tests", "data", "quant_models")
     os.makedirs(outdir, exist_ok=True)
     only = set(argv[2:])
-    for name, make in (("qdq_cnn", qdq_cnn), ("dyn_mlp", dyn_mlp), ("qdq_chain", qdq_chain)):
+    for name, make in (("qdq_cnn", qdq_cnn), ("dyn_mlp", dyn_mlp), ("qdq_chain", qdq_chain), ("qdq_pool", qdq_pool)):
         # One generator per model (qdq_cnn and dyn_mlp share the first, as they always did), so
         # that making one model alone gives the bytes the full run gives.
         if name == "qdq_cnn":
             rng = np.random.default_rng(7)
         elif name == "qdq_chain":
             rng = np.random.default_rng(11)
+        elif name == "qdq_pool":
+            rng = np.random.default_rng(13)
         if only and name not in only:
             if name == "qdq_cnn":
                 qdq_cnn(rng)            # dyn_mlp draws after it
@@ -275,7 +325,7 @@ def main(argv):
         np.save(os.path.join(outdir, name + "_x.npy"), x)
         qop = os.path.join(outdir, "qop_cnn.onnx") if name == "qdq_cnn" else None
         ort(path, x, outdir, name, qop)
-        if name == "qdq_chain":
+        if name in ("qdq_chain", "qdq_pool"):
             ort(path, x, outdir, name + "_noopt", "--no-optimizations")
         if qop:
             np.save(os.path.join(outdir, "qop_cnn_x.npy"), x)

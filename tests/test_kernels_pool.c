@@ -4,7 +4,8 @@
    stacked on a depth axis (kernel 1 there): both depth slices must equal the 2-D result. Each
    case runs with 1, 2 and 3 threads (shares run last first), which must give the same bytes.
    The inputs are quarter-integers (ramp), whose sums are exact, so the two paths agree bit for
-   bit although they add in different orders. */
+   bit although they add in different orders. MaxPool of int8 and uint8 (row path only) is held
+   to MaxPool of the same values as floats. */
 #define MMD_IMPLEMENTATION
 #include "mmdeploy.h"
 #include "test.h"
@@ -118,6 +119,81 @@ static void maxpool_rows_match_generic(void) {
     for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) check_pool(&cases[i]);
 }
 
+/* MaxPool on int8 and uint8 (the row path on bytes, as the QDQ rewrite runs it) against
+   MaxPool on the same values as floats, with 1 and 3 threads; then what it refuses: a 3-D
+   window and an Indices output. */
+static void maxpool_bytes_match_float(void) {
+    static const pool_case cases[] = {
+        {"MaxPool", 1, 3, 17, 23, {3, 3}, {2, 2}, {1, 1, 1, 1}, 0, 0},
+        {"MaxPool", 2, 5, 16, 16, {2, 2}, {2, 2}, {0, 0, 0, 0}, 0, 0},
+        {"MaxPool", 1, 4, 13, 37, {5, 5}, {1, 1}, {2, 2, 2, 2}, 0, 0},
+        {"MaxPool", 1, 2, 10, 11, {3, 3}, {2, 2}, {0, 1, 1, 0}, 1, 0},
+        {"MaxPool", 2, 3, 0, 29, {1, 4}, {1, 3}, {0, 1, 0, 2}, 1, 0},
+    };
+    static const int64_t k3[3] = {1, 2, 2}, d5[5] = {1, 1, 2, 4, 4};
+    size_t ci;
+    int32_t dt, threads;
+    for (ci = 0; ci < sizeof cases / sizeof cases[0]; ++ci)
+        for (dt = 0; dt < 2; ++dt) {
+            const pool_case *pc = &cases[ci];
+            int32_t sp = pc->h ? 2 : 1, dtype = dt ? MMD_DTYPE_INT8 : MMD_DTYPE_UINT8;
+            int64_t dims[4] = {pc->n, pc->c, pc->h ? pc->h : pc->w, pc->w}, pads1[2] = {pc->pads[1], pc->pads[3]};
+            int64_t n = pc->n * pc->c * (pc->h ? pc->h * pc->w : pc->w), i, m;
+            uint8_t *xb = (uint8_t *)malloc((size_t)n);
+            float *xf = (float *)malloc((size_t)n * sizeof(float));
+            mmd_attr attrs[4];
+            mmd_tensor tx, out, *in[1], *o[1];
+            op_case f, b;
+            for (i = 0; i < n; ++i) {
+                xb[i] = (uint8_t)((i * 73 + 11) % 251);
+                xf[i] = dt ? (float)(int8_t)xb[i] : (float)xb[i];
+            }
+            attrs[0] = attr_ints("kernel_shape", pc->h ? pc->kernel : pc->kernel + 1, sp);
+            attrs[1] = attr_ints("strides", pc->h ? pc->strides : pc->strides + 1, sp);
+            attrs[2] = attr_ints("pads", pc->h ? pc->pads : pads1, 2 * sp);
+            attrs[3] = attr_int("ceil_mode", pc->ceil_mode);
+            tx = tensor("x", MMD_DTYPE_FLOAT32, 2 + sp, dims, xf);
+            in[0] = &tx;
+            out = output("y");
+            o[0] = &out;
+            CHECK(case_run(&f, "MaxPool", 12, attrs, 4, in, 1, o, 1) == MMD_OK);
+            for (threads = 1; threads <= 3; threads += 2) {
+                mmd_tensor outb = output("yb"), *ob[1];
+                tx = tensor("x", dtype, 2 + sp, dims, xb);
+                in[0] = &tx;
+                ob[0] = &outb;
+                CHECK(case_prepare_threads(&b, threads, "MaxPool", 12, attrs, 4, in, 1, ob, 1) == MMD_OK);
+                CHECK(case_eval(&b) == MMD_OK);
+                CHECK(outb.dtype == dtype && mmd_tensor_numel(&outb) == mmd_tensor_numel(&out));
+                for (i = 0, m = 0; i < mmd_tensor_numel(&out) && outb.dtype == dtype; ++i)
+                    m += (float)mmd__load_int(dtype, outb.data, i) != ((const float *)out.data)[i];
+                CHECK(m == 0);
+                case_free(&b);
+            }
+            case_free(&f);
+            free(xb);
+            free(xf);
+        }
+    {
+        uint8_t x[16] = {0};
+        mmd_tensor tx = tensor("x", MMD_DTYPE_UINT8, 5, d5, x), out = output("y"), idx = output("i"), *in[1], *o[2];
+        mmd_attr a = attr_ints("kernel_shape", k3, 3);
+        op_case t;
+        in[0] = &tx;
+        o[0] = &out;
+        CHECK(case_run(&t, "MaxPool", 12, &a, 1, in, 1, o, 1) == MMD_ERR_UNSUPPORTED);
+        CHECK(strstr(t.err.msg, "1-D or 2-D windows") != NULL);
+        case_free(&t);
+        tx = tensor("x", MMD_DTYPE_UINT8, 4, d5 + 1, x);
+        a = attr_ints("kernel_shape", k3 + 1, 2);
+        out = output("y");
+        o[1] = &idx;
+        CHECK(case_run(&t, "MaxPool", 12, &a, 1, in, 1, o, 2) == MMD_ERR_UNSUPPORTED);
+        CHECK(strstr(t.err.msg, "no Indices output") != NULL);
+        case_free(&t);
+    }
+}
+
 /* The same shapes averaged, with and without count_include_pad. */
 static void averagepool_rows_match_generic(void) {
     static const pool_case cases[] = {
@@ -137,5 +213,6 @@ static void averagepool_rows_match_generic(void) {
 int main(void) {
     TEST_RUN(maxpool_rows_match_generic);
     TEST_RUN(averagepool_rows_match_generic);
+    TEST_RUN(maxpool_bytes_match_float);
     return test_summary();
 }

@@ -4,8 +4,10 @@ through build/mmdeploy and compares every output with ONNX Runtime's: the torch-
 CNN with the load-time rewrites (its DequantizeLinear -> Conv/MatMul (-> Relu) ->
 QuantizeLinear groups become QLinearConv and QLinearMatMul, as in ORT) at one and two threads
 and without them (float ops between the quantizations), the QOperator model ORT wrote for it,
-the dynamically quantized MLP (MatMulInteger), and the QDQ chain whose DequantizeLinear ->
-(Relu or Clip ->) QuantizeLinear links become clamps in the QLinearConv before them.
+the dynamically quantized MLP (MatMulInteger), the QDQ chain whose DequantizeLinear ->
+(Relu or Clip ->) QuantizeLinear links become clamps in the QLinearConv before them, and the
+QDQ stem whose MaxPool runs on int8 (its DequantizeLinear moved after it, the QuantizeLinear
+after that dropped).
 
 Tolerance: the QDQ outputs are dequantized int8 values, so a difference is a whole number of
 quanta (the output's scale, the smallest gap between its distinct values); the integer path
@@ -17,7 +19,8 @@ are float: rtol 1e-5. The QDQ chain is exact (those rewrites are): ours equals O
 ORT's graph optimisations off at one and two threads and without rewrites; ORT as it runs by
 default differs from that by up to two quanta, since its optimiser replaces the chain's
 DequantizeLinear -> QuantizeLinear pair (zero point 128 to 0, one scale) by one quantization of
-another scale (tests/gen_quant_models.py), so against it two quanta are allowed.
+another scale (tests/gen_quant_models.py), so against it two quanta are allowed. The pool
+model is exact too: equal to ORT's outputs with and without its optimisations.
 """
 import os
 import subprocess
@@ -38,7 +41,11 @@ RUNS = [("qdq_cnn", [], ["output", "features"], 1),
         ("qdq_chain", [], ["output", "features"], 0, "qdq_chain_noopt"),
         ("qdq_chain", ["--threads", "2"], ["output", "features"], 0, "qdq_chain_noopt"),
         ("qdq_chain", ["--no-rewrites"], ["output", "features"], 0, "qdq_chain_noopt"),
-        ("qdq_chain", [], ["output", "features"], 2)]
+        ("qdq_chain", [], ["output", "features"], 2),
+        ("qdq_pool", [], ["output"], 0, "qdq_pool_noopt"),
+        ("qdq_pool", ["--threads", "2"], ["output"], 0, "qdq_pool_noopt"),
+        ("qdq_pool", ["--no-rewrites"], ["output"], 0, "qdq_pool_noopt"),
+        ("qdq_pool", [], ["output"], 0)]
 
 
 def quantum(ref):
@@ -64,6 +71,14 @@ def main():
     fused = [l.split()[1] for l in info.splitlines() if l.strip().startswith("fuse ") and " into QLinearConv" in l]
     if (fused.count("Conv"), fused.count("Clip"), fused.count("Relu"), fused.count("QuantizeLinear")) != (3, 1, 1, 3):
         print("FAIL qdq_chain rewrites: %s" % fused)
+        failed += 1
+    # In the pool model the MaxPool traded places with the DequantizeLinear before it (it runs on
+    # int8), so the QuantizeLinear after it read a DequantizeLinear of its scale and went.
+    info = subprocess.run([cli, "info", os.path.join(DATA, "qdq_pool.onnx"), "--backend", "reference"],
+                          capture_output=True, text=True).stdout
+    dropped = [l.split()[1] for l in info.splitlines() if l.strip().startswith("drop ")]
+    if dropped != ["QuantizeLinear"]:
+        print("FAIL qdq_pool rewrites: dropped %s" % dropped)
         failed += 1
     for run_ in RUNS:
         name, args, outputs, allowed = run_[:4]
@@ -100,7 +115,7 @@ def main():
                 failed += 1
             else:
                 print("ok   %s: %s" % (label, "; ".join(notes)))
-    print("%d passed, %d failed" % (len(RUNS) + 2 - failed, failed))
+    print("%d passed, %d failed" % (len(RUNS) + 3 - failed, failed))
     return 1 if failed else 0
 
 
