@@ -257,6 +257,15 @@ $(BUILD)/custom_backend: examples/custom_backend.c $(HEADERS) $(BUILD)/mmdeploy.
 bench: $(BUILD)/mmdeploy $(BUILD)/mmdeploy-portable
 	$(PY) bench/bench_speed.py
 
+# The SDK's transform chain (1280x720 BGR to a 640x640 tensor) against cv2 + numpy, both timed in
+# process (bench/bench_sdk_transforms.py, its C side bench/bench_sdk_transforms.c).
+.PHONY: bench-sdk
+bench-sdk: $(BUILD)/bench_sdk_transforms $(BUILD)/sdk_models/seg/end2end.onnx
+	$(PY) bench/bench_sdk_transforms.py
+
+$(BUILD)/bench_sdk_transforms: bench/bench_sdk_transforms.c $(SDK_HEADERS) $(BUILD)/mmdeploy.o $(BUILD)/mmdeploy_sdk.o
+	$(CC) $(WARN) $(CFLAGS) -I. -Iinclude $< $(BUILD)/mmdeploy.o $(BUILD)/mmdeploy_sdk.o $(SDK_LIBS) -o $@
+
 # GFLOP/s of single convolutions of ResNet-18's and the DBNet's shapes (bench/bench_conv.c).
 .PHONY: bench-conv
 bench-conv: $(BUILD)/bench_conv
