@@ -924,20 +924,37 @@ static int mmd__img_resample(const mmd__img *src, mmd__img *dst, int32_t oh, int
             mmd_resize_tap_at(&ty[oy], ymode, 1, k, &sy, &wy);
             r = ring + (size_t)(sy & 3) * row;
             if (key[sy & 3] != sy) {
+                size_t base = (size_t)sy * (size_t)src->w * (size_t)c;
                 key[sy & 3] = sy;
-                for (ox = 0; ox < ow; ++ox) {
-                    const mmd_resize_tap *u = &tx[ox];
-                    for (ch = 0; ch < c; ++ch) {
-                        float sum = 0.0f, wx;
-                        int32_t q;
-                        int64_t off;
-                        size_t base = (size_t)sy * (size_t)src->w * (size_t)c + (size_t)ch;
-                        for (q = 0; q < u->n; ++q) {
-                            mmd_resize_tap_at(u, xmode, c, q, &off, &wx);
-                            sum += wx * (src->is_float ? ((const float *)src->data)[base + (size_t)off]
-                                                       : (float)((const uint8_t *)src->data)[base + (size_t)off]);
+                if (!src->is_float && xmode != MMD_RESIZE_AREA) {
+                    /* The common case (8-bit, taps at their listed offsets) without the per-tap
+                       call and type test; the sums are the same, in the same order. */
+                    const uint8_t *s8 = (const uint8_t *)src->data + base;
+                    for (ox = 0; ox < ow; ++ox) {
+                        const mmd_resize_tap *u = &tx[ox];
+                        float *o = r + (size_t)ox * (size_t)c;
+                        for (ch = 0; ch < c; ++ch) {
+                            float sum = 0.0f;
+                            int32_t q;
+                            for (q = 0; q < u->n; ++q) sum += u->w[q] * (float)s8[(size_t)u->off[q] + (size_t)ch];
+                            o[ch] = sum;
                         }
-                        r[(size_t)ox * (size_t)c + (size_t)ch] = sum;
+                    }
+                } else {
+                    for (ox = 0; ox < ow; ++ox) {
+                        const mmd_resize_tap *u = &tx[ox];
+                        for (ch = 0; ch < c; ++ch) {
+                            float sum = 0.0f, wx;
+                            int32_t q;
+                            int64_t off;
+                            size_t at = base + (size_t)ch;
+                            for (q = 0; q < u->n; ++q) {
+                                mmd_resize_tap_at(u, xmode, c, q, &off, &wx);
+                                sum += wx * (src->is_float ? ((const float *)src->data)[at + (size_t)off]
+                                                           : (float)((const uint8_t *)src->data)[at + (size_t)off]);
+                            }
+                            r[(size_t)ox * (size_t)c + (size_t)ch] = sum;
+                        }
                     }
                 }
             }
@@ -1477,22 +1494,40 @@ static int mmd__preprocess(const mmdeploy_model_t m, const mmdeploy_mat_t *mat, 
             if ((st = mmd__img_window(im, y1, x1, ch, cw, 0, 0, ch, cw, 0.0f)) == 0) mmd__shape(meta->img_shape, im);
         } else if (t->type == MMD__T_NORMALIZE) {
             size_t n = (size_t)im->h * (size_t)im->w, p;
-            float *f;
+            float *f, inv[4];
+            int32_t from[4];
+            mmd__img out;
             if (t->channels != im->c) {
                 st = mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "Normalize has %d means for an image of %d channels",
                                    (int)t->channels, (int)im->c);
                 break;
             }
-            if ((st = mmd__img_to_float(im)) != 0) break;
-            f = (float *)im->data;
-            for (p = 0; p < n; ++p, f += im->c) {
-                for (i = 0; i < im->c; ++i) f[i] = (f[i] - t->mean[i]) / t->std[i];
-                if (t->color && im->c == 3) {
-                    float b = f[0];
-                    f[0] = f[2];
-                    f[2] = b;
-                }
+            /* MMDeploy's Normalize turns BGR into RGB first (its normalize3<2, 1, 0>), so the
+               means and stds are in the output's order: channel i is input channel 2 - i, less
+               mean[i], times 1 / std[i]. One pass from the 8-bit or float image into a new
+               float one, instead of a conversion, a normalisation and a swap. */
+            for (i = 0; i < im->c; ++i) {
+                from[i] = t->color && im->c == 3 ? 2 - i : i;
+                inv[i] = 1.0f / t->std[i];
             }
+            if ((st = mmd__img_alloc(&out, im->h, im->w, im->c, 1)) != 0) break;
+            f = (float *)out.data;
+            if (!im->is_float && im->c == 3) {
+                const uint8_t *u = (const uint8_t *)im->data;
+                for (p = 0; p < n; ++p, f += 3, u += 3) {
+                    f[0] = ((float)u[from[0]] - t->mean[0]) * inv[0];
+                    f[1] = ((float)u[1] - t->mean[1]) * inv[1];
+                    f[2] = ((float)u[from[2]] - t->mean[2]) * inv[2];
+                }
+            } else {
+                for (p = 0; p < n; ++p, f += im->c)
+                    for (i = 0; i < im->c; ++i) {
+                        size_t at = p * (size_t)im->c + (size_t)from[i];
+                        f[i] = ((im->is_float ? ((const float *)im->data)[at] : (float)((const uint8_t *)im->data)[at]) -
+                                t->mean[i]) * inv[i];
+                    }
+            }
+            mmd__img_swap(im, &out);
         } else if (t->type == MMD__T_PAD) {
             int32_t ph = im->h, pw = im->w;
             if (t->square) ph = pw = im->h > im->w ? im->h : im->w;

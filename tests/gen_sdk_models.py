@@ -517,9 +517,10 @@ def preprocess(kind, bgr, bbox=None):
             x1 = max(0, int(np.floor((w - c) / 2.0 + 0.5)))
             img = img[y1:y1 + c, x1:x1 + c]
         elif t["type"] == "Normalize":
-            img = (img.astype(np.float32) - np.array(t["mean"], np.float32)) / np.array(t["std"], np.float32)
+            # mmcv's imnormalize and MMDeploy's SDK turn BGR into RGB first: mean and std are RGB.
             if t["to_rgb"]:
                 img = img[..., ::-1]
+            img = (img.astype(np.float32) - np.array(t["mean"], np.float32)) / np.array(t["std"], np.float32)
         elif t["type"] == "Pad":
             d = t["size_divisor"]
             h, w = img.shape[:2]
