@@ -933,6 +933,12 @@ static int mmd__img_resample(const mmd__img *src, mmd__img *dst, int32_t oh, int
                     for (ox = 0; ox < ow; ++ox) {
                         const mmd_resize_tap *u = &tx[ox];
                         float *o = r + (size_t)ox * (size_t)c;
+                        if (u->n == 2) {
+                            /* Bilinear: 0 + a + b is a + b exactly, so this is the loop's sum. */
+                            const uint8_t *a = s8 + u->off[0], *b = s8 + u->off[1];
+                            for (ch = 0; ch < c; ++ch) o[ch] = u->w[0] * (float)a[ch] + u->w[1] * (float)b[ch];
+                            continue;
+                        }
                         for (ch = 0; ch < c; ++ch) {
                             float sum = 0.0f;
                             int32_t q;
@@ -1209,25 +1215,48 @@ static int mmd__img_to_chw(mmd__img *im) {
     return MMDEPLOY_SUCCESS;
 }
 
-/* Copies the y0..y0+h, x0..x0+w window of im (HWC) to dy, dx of a new image of oh x ow whose
-   other pixels are `fill`: CenterCrop (a window inside), Pad (the image at the top left) and
-   LetterResize (the image inside borders). */
+/* Copies the y0..y0+h, x0..x0+w window of im (HWC, or CHW plane by plane) to dy, dx of a new
+   image of oh x ow whose other pixels are `fill`: CenterCrop (a window inside), Pad (the image
+   at the top left) and LetterResize (the image inside borders). */
 static int mmd__img_window(mmd__img *im, int32_t y0, int32_t x0, int32_t h, int32_t w, int32_t dy, int32_t dx,
                            int32_t oh, int32_t ow, float fill) {
     mmd__img o;
-    size_t el = im->is_float ? sizeof(float) : 1, px = (size_t)im->c * el, i, n;
-    int32_t y;
+    size_t el = im->is_float ? sizeof(float) : 1, px = (size_t)(im->chw ? 1 : im->c) * el, i, n;
+    int32_t y, p, planes = im->chw ? im->c : 1;
     int st;
     if ((st = mmd__img_check(oh, ow, "the cropped or padded image")) != 0) return st;
     if ((st = mmd__img_alloc(&o, oh, ow, im->c, im->is_float)) != 0) return st;
+    o.chw = im->chw;
     n = (size_t)oh * (size_t)ow * (size_t)im->c;
     if (im->is_float) for (i = 0; i < n; ++i) ((float *)o.data)[i] = fill;
     else memset(o.data, (int)(fill < 0.0f ? 0.0f : fill > 255.0f ? 255.0f : fill), n);
-    for (y = 0; y < h; ++y)
-        memcpy((char *)o.data + ((size_t)(dy + y) * (size_t)ow + (size_t)dx) * px,
-               (const char *)im->data + ((size_t)(y0 + y) * (size_t)im->w + (size_t)x0) * px, (size_t)w * px);
+    for (p = 0; p < planes; ++p)
+        for (y = 0; y < h; ++y)
+            memcpy((char *)o.data + (((size_t)p * (size_t)oh + (size_t)(dy + y)) * (size_t)ow + (size_t)dx) * px,
+                   (const char *)im->data + (((size_t)p * (size_t)im->h + (size_t)(y0 + y)) * (size_t)im->w + (size_t)x0) * px,
+                   (size_t)w * px);
     mmd__img_swap(im, &o);
     return MMDEPLOY_SUCCESS;
+}
+
+/* Normalize's usual case, 8-bit BGR to float planes (RGB with to_rgb), with the channel order
+   fixed in each loop so that the compiler can vectorise it. */
+static void mmd__normalize3_planar(const uint8_t *u, size_t n, int32_t to_rgb, const float *mean, const float *inv,
+                                   float *f) {
+    float *f1 = f + n, *f2 = f + 2 * n;
+    size_t p;
+    if (to_rgb)
+        for (p = 0; p < n; ++p) {
+            f[p] = ((float)u[3 * p + 2] - mean[0]) * inv[0];
+            f1[p] = ((float)u[3 * p + 1] - mean[1]) * inv[1];
+            f2[p] = ((float)u[3 * p] - mean[2]) * inv[2];
+        }
+    else
+        for (p = 0; p < n; ++p) {
+            f[p] = ((float)u[3 * p] - mean[0]) * inv[0];
+            f1[p] = ((float)u[3 * p + 1] - mean[1]) * inv[1];
+            f2[p] = ((float)u[3 * p + 2] - mean[2]) * inv[2];
+        }
 }
 
 static void mmd__shape(int32_t *s, const mmd__img *im) {
@@ -1382,7 +1411,7 @@ static int mmd__crop_quad(mmd__img *im, const mmdeploy_point_t *quad) {
    a float CHW tensor. */
 static int mmd__preprocess(const mmdeploy_model_t m, const mmdeploy_mat_t *mat, const mmdeploy_rect_t *bbox,
                            const mmdeploy_point_t *quad, mmd__img *im, mmd_sdk_meta *meta) {
-    int32_t k, i, st = 0, pad_done = 0;
+    int32_t k, i, st = 0, pad_done = 0, tensor = 0;
     mmd__transform load;
     memset(im, 0, sizeof *im);
     memset(meta, 0, sizeof *meta);
@@ -1401,7 +1430,7 @@ static int mmd__preprocess(const mmdeploy_model_t m, const mmdeploy_mat_t *mat, 
     for (i = 0; i < 4; ++i) meta->scale_factor[i] = 1.0f;
     for (k = 0; k < m->transform_count && !st; ++k) {
         const mmd__transform *t = &m->transforms[k];
-        if (im->chw && t->type != MMD__T_COLLECT && t->type != MMD__T_TO_TENSOR && t->type != MMD__T_FORMAT_BUNDLE)
+        if (tensor && t->type != MMD__T_COLLECT && t->type != MMD__T_TO_TENSOR && t->type != MMD__T_FORMAT_BUNDLE)
             st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "transform %s after the image became a tensor",
                                mmd__transform_names[t->type]);
         else if (t->type == MMD__T_BBOX_CENTER_SCALE) {
@@ -1493,9 +1522,9 @@ static int mmd__preprocess(const mmdeploy_model_t m, const mmdeploy_mat_t *mat, 
             cw = (im->w < x1 + t->size[1] ? im->w : x1 + t->size[1]) - x1;
             if ((st = mmd__img_window(im, y1, x1, ch, cw, 0, 0, ch, cw, 0.0f)) == 0) mmd__shape(meta->img_shape, im);
         } else if (t->type == MMD__T_NORMALIZE) {
-            size_t n = (size_t)im->h * (size_t)im->w, p;
+            size_t n = (size_t)im->h * (size_t)im->w, p, ps, cs;
             float *f, inv[4];
-            int32_t from[4];
+            int32_t from[4], j;
             mmd__img out;
             if (t->channels != im->c) {
                 st = mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "Normalize has %d means for an image of %d channels",
@@ -1505,26 +1534,40 @@ static int mmd__preprocess(const mmdeploy_model_t m, const mmdeploy_mat_t *mat, 
             /* MMDeploy's Normalize turns BGR into RGB first (its normalize3<2, 1, 0>), so the
                means and stds are in the output's order: channel i is input channel 2 - i, less
                mean[i], times 1 / std[i]. One pass from the 8-bit or float image into a new
-               float one, instead of a conversion, a normalisation and a swap. */
+               float one, instead of a conversion, a normalisation and a swap; when only Pads
+               and the tensor's making follow (the usual end of a chain), straight into CHW
+               planes, which Pad handles, so that no transposition follows. */
+            for (j = k + 1; j < m->transform_count; ++j) {
+                int32_t y = m->transforms[j].type;
+                if (y != MMD__T_PAD && y != MMD__T_TO_TENSOR && y != MMD__T_FORMAT_BUNDLE && y != MMD__T_COLLECT) break;
+            }
             for (i = 0; i < im->c; ++i) {
                 from[i] = t->color && im->c == 3 ? 2 - i : i;
                 inv[i] = 1.0f / t->std[i];
             }
             if ((st = mmd__img_alloc(&out, im->h, im->w, im->c, 1)) != 0) break;
+            out.chw = j == m->transform_count;
+            /* Output element (p, i) lies at p * ps + i * cs: HWC or CHW. */
+            ps = out.chw ? 1 : (size_t)im->c;
+            cs = out.chw ? n : 1;
             f = (float *)out.data;
-            if (!im->is_float && im->c == 3) {
+            if (!im->is_float && im->c == 3 && out.chw) {
+                mmd__normalize3_planar((const uint8_t *)im->data, n, from[0] == 2, t->mean, inv, f);
+            } else if (!im->is_float && im->c == 3) {
                 const uint8_t *u = (const uint8_t *)im->data;
-                for (p = 0; p < n; ++p, f += 3, u += 3) {
-                    f[0] = ((float)u[from[0]] - t->mean[0]) * inv[0];
-                    f[1] = ((float)u[1] - t->mean[1]) * inv[1];
-                    f[2] = ((float)u[from[2]] - t->mean[2]) * inv[2];
+                float *f1 = f + cs, *f2 = f + 2 * cs;
+                for (p = 0; p < n; ++p, u += 3) {
+                    f[p * ps] = ((float)u[from[0]] - t->mean[0]) * inv[0];
+                    f1[p * ps] = ((float)u[1] - t->mean[1]) * inv[1];
+                    f2[p * ps] = ((float)u[from[2]] - t->mean[2]) * inv[2];
                 }
             } else {
-                for (p = 0; p < n; ++p, f += im->c)
+                for (p = 0; p < n; ++p)
                     for (i = 0; i < im->c; ++i) {
                         size_t at = p * (size_t)im->c + (size_t)from[i];
-                        f[i] = ((im->is_float ? ((const float *)im->data)[at] : (float)((const uint8_t *)im->data)[at]) -
-                                t->mean[i]) * inv[i];
+                        f[p * ps + (size_t)i * cs] = ((im->is_float ? ((const float *)im->data)[at]
+                                                                    : (float)((const uint8_t *)im->data)[at]) -
+                                                      t->mean[i]) * inv[i];
                     }
             }
             mmd__img_swap(im, &out);
@@ -1544,6 +1587,7 @@ static int mmd__preprocess(const mmdeploy_model_t m, const mmdeploy_mat_t *mat, 
         } else if (t->type == MMD__T_FORMAT_BUNDLE || t->type == MMD__T_TO_TENSOR) {
             if (!pad_done) mmd__shape(meta->pad_shape, im);
             pad_done = 1;
+            tensor = 1;
             st = mmd__img_to_chw(im);
         }
     }
