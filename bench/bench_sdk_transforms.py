@@ -11,7 +11,10 @@ normalise + pad + transpose, timed per call in this process. The two alternate i
 ITERS calls each; the table gives the medians of all calls and ours / cv2. Before timing, the
 tensors are compared (uint8 resize within +-1 means within 1 / std after Normalize).
 
-    /usr/bin/python3 bench/bench_sdk_transforms.py [ROUNDS] [ITERS]    (make bench-sdk)
+    /usr/bin/python3 bench/bench_sdk_transforms.py [ROUNDS] [ITERS] [BEFORE]    (make bench-sdk)
+
+BEFORE, another build of the driver (an older SDK), is timed in the same rounds for a before /
+after column; its tensor is not compared.
 """
 import json
 import os
@@ -91,8 +94,8 @@ def cv2_chain(img, keep_ratio, mean, inv_std):
     return out
 
 
-def ours(d, raw, iters, out=None):
-    cmd = [DRIVER, d, raw, str(H), str(W), str(iters)] + ([out] if out else [])
+def ours(d, raw, iters, out=None, driver=DRIVER):
+    cmd = [driver, d, raw, str(H), str(W), str(iters)] + ([out] if out else [])
     p = subprocess.run(cmd, capture_output=True, text=True, check=True)
     return [float(t) for t in p.stdout.split()], p.stderr
 
@@ -100,6 +103,7 @@ def ours(d, raw, iters, out=None):
 def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 8
     iters = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    before = sys.argv[3] if len(sys.argv) > 3 else None
     os.makedirs(WORK, exist_ok=True)
     img = photo()
     raw = os.path.join(WORK, "photo_1280x720_bgr.raw")
@@ -117,22 +121,26 @@ def main():
         # One uint8 level after Normalize is 1 / std (at most 1 / 57.12) plus float rounding.
         ok = diff <= 1.0 / min(STD) + 1e-4
         bad += not ok
-        t_ours, t_cv2 = [], []
+        t_ours, t_cv2, t_before = [], [], []
         for _ in range(rounds):
             t_ours += ours(d, raw, iters)[0]
+            if before:
+                t_before += ours(d, raw, iters, driver=before)[0]
             for _ in range(iters):
                 t0 = time.perf_counter()
                 cv2_chain(img, keep, mean, inv_std)
                 t_cv2.append((time.perf_counter() - t0) * 1e3)
         rows.append((name, tuple(got.shape), diff, ok, statistics.median(t_ours), statistics.median(t_cv2),
-                     len(t_ours)))
+                     len(t_ours), statistics.median(t_before) if before else None))
     print("1280x720 BGR photo -> normalised tensor, medians of n calls each, alternating rounds "
           "(cv2 threads: %d)" % cv2.getNumThreads())
-    print("| pipeline | tensor | max diff | ours ms | cv2+numpy ms | ours / cv2 | n |")
-    print("|---|---|---|---|---|---|---|")
-    for name, shape, diff, ok, a, b, n in rows:
-        print("| %s | %s | %.4f%s | %.2f | %.2f | %.2f | %d |" % (name, "x".join(map(str, shape)), diff,
-                                                                  "" if ok else " FAIL", a, b, a / b, n))
+    print("| pipeline | tensor | max diff | ours ms | cv2+numpy ms | ours / cv2 | n |%s" %
+          (" before ms | before / cv2 |" if before else ""))
+    print("|---|---|---|---|---|---|---|%s" % ("---|---|" if before else ""))
+    for name, shape, diff, ok, a, b, n, old in rows:
+        print("| %s | %s | %.4f%s | %.2f | %.2f | %.2f | %d |%s" % (
+            name, "x".join(map(str, shape)), diff, "" if ok else " FAIL", a, b, a / b, n,
+            " %.2f | %.2f |" % (old, old / b) if before else ""))
     return 1 if bad else 0
 
 
