@@ -5209,6 +5209,9 @@ typedef struct mmd__gemm {
     int64_t ldc;
     const float *bias;                  /* per row of C, added at the start; may be NULL */
     int32_t load;                       /* C's old contents are added (MMD__GK_LOAD) */
+    const float *c0;                    /* with load, or NULL: C's start values (ldc apart), which
+                                           each share copies into its own block of C first, so
+                                           that the copy (a fused Conv's Z) runs on every thread */
     mmd__act act;
     int32_t isa;
 } mmd__gemm;
@@ -5304,13 +5307,18 @@ static int32_t mmd__split_shares(int64_t m, int64_t n, int64_t mr, int64_t nr, i
 }
 
 /* The split of an m x n product (float or integer) into `shares`: by rows when the columns give
-   fewer than two nr-panels per share, else by columns; *step rows or columns (whole mr- or
-   nr-panels) per share. Returns the number of shares that hold work. */
+   fewer than two nr-panels per share, else the way whose largest share has the fewest panel
+   tiles (ties by columns), since the fork waits for its largest share: ResNet-18's 14x14 3x3
+   layers (224 columns, 256 rows) split 128:96 by columns but 128:128 by rows. *step rows or
+   columns (whole mr- or nr-panels) per share. Returns the number of shares that hold work. */
 static int32_t mmd__split_step(int64_t m, int64_t n, int64_t mr, int64_t nr, int32_t shares, int32_t *by_rows,
                                int64_t *step) {
-    *by_rows = n / (2 * nr) < shares;
-    *step = *by_rows ? mmd__round_up((m + shares - 1) / shares, mr) : mmd__round_up((n + shares - 1) / shares, nr);
-    return (int32_t)(((*by_rows ? m : n) + *step - 1) / *step);
+    int64_t pm = (m + mr - 1) / mr, pn = (n + nr - 1) / nr, rp = (pm + shares - 1) / shares, cp = (pn + shares - 1) / shares;
+    int32_t rows = n / (2 * nr) < shares || rp * pn < cp * pm;
+    int64_t panels = rows ? pm : pn, per = rows ? rp : cp;
+    *by_rows = rows;
+    *step = per * (rows ? mr : nr);
+    return (int32_t)((panels + per - 1) / per);
 }
 
 static int32_t mmd__gemm_shares(int64_t m, int64_t n, int32_t threads, int32_t isa) {
@@ -5323,11 +5331,18 @@ static uint64_t mmd__gemm_scratch(int64_t m, int64_t n, int64_t k, int32_t isa, 
                sizeof(float) + 64u;
 }
 
+/* What a share does with a block of C it has just computed (rows [m0, m1), columns [n0, n1)),
+   while the block is still in cache. */
+typedef void (*mmd__gemm_then_fn)(void *user, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+
 typedef struct mmd__gemm_job {
     const mmd__gemm *g;
     float *scratch;                     /* 64-byte aligned, `share` floats per share */
     int64_t share, step;                /* floats per share; rows or columns per share */
     int32_t by_rows;
+    mmd__gemm_then_fn then;             /* or NULL; else called per `chunk` columns of a share */
+    void *user;
+    int64_t chunk;
 } mmd__gemm_job;
 
 /* One share: rows [m0, m1) and columns [n0, n1) of C. */
@@ -5447,18 +5462,36 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
 static void mmd__gemm_task(void *data, int32_t index) {
     const mmd__gemm_job *j = (const mmd__gemm_job *)data;
     const mmd__gemm *g = j->g;
-    int64_t lo = index * j->step, hi = lo + j->step, end = j->by_rows ? g->m : g->n;
+    float *scratch = j->scratch + index * j->share;
+    int64_t lo = index * j->step, hi = lo + j->step, end = j->by_rows ? g->m : g->n, r;
+    int64_t m0, m1, n0, n1;
     if (hi > end) hi = end;
     if (lo >= hi) return;
-    if (j->by_rows)
-        mmd__gemm_block(g, lo, hi, 0, g->n, j->scratch + index * j->share);
-    else
-        mmd__gemm_block(g, 0, g->m, lo, hi, j->scratch + index * j->share);
+    m0 = j->by_rows ? lo : 0;
+    m1 = j->by_rows ? hi : g->m;
+    n0 = j->by_rows ? 0 : lo;
+    n1 = j->by_rows ? g->n : hi;
+    if (g->c0)
+        for (r = m0; r < m1; ++r) memcpy(g->c + r * g->ldc + n0, g->c0 + r * g->ldc + n0, (size_t)(n1 - n0) * sizeof(float));
+#ifndef MMD_CONV_SMALL
+    if (j->then) {
+        /* Chunks of whole nr-panels compute each element as the whole block would. */
+        for (; n0 < n1; n0 = end) {
+            end = n1 - n0 > j->chunk ? n0 + j->chunk : n1;
+            mmd__gemm_block(g, m0, m1, n0, end, scratch);
+            j->then(j->user, m0, m1, n0, end);
+        }
+        return;
+    }
+#endif
+    mmd__gemm_block(g, m0, m1, n0, n1, scratch);
 }
 
 /* Runs g over the session's threads with scratch of mmd__gemm_scratch(m, n, k, isa, threads)
-   bytes, threads being the count given there. */
-static void mmd__gemm_run(const mmd_kernel_ctx *c, const mmd__gemm *g, void *scratch, int32_t threads) {
+   bytes, threads being the count given there; with `then`, each share hands every `chunk`
+   columns (a multiple of nr) of its block to then(user, ...) as soon as they are computed. */
+static void mmd__gemm_run_then(const mmd_kernel_ctx *c, const mmd__gemm *g, void *scratch, int32_t threads,
+                               mmd__gemm_then_fn then, void *user, int64_t chunk) {
     mmd__gemm_job job;
     int64_t nr = mmd__gemm_nr(g->isa);
     int32_t shares = mmd__gemm_shares(g->m, g->n, threads < c->threads ? threads : c->threads, g->isa);
@@ -5466,8 +5499,15 @@ static void mmd__gemm_run(const mmd_kernel_ctx *c, const mmd__gemm *g, void *scr
     job.g = g;
     job.scratch = (float *)(((uintptr_t)scratch + 63u) & ~(uintptr_t)63u);
     job.share = mmd__gemm_share_floats(g->m, g->n, g->k, g->isa);
+    job.then = then;
+    job.user = user;
+    job.chunk = chunk;
     shares = mmd__split_step(g->m, g->n, mmd__gemm_mr(g->isa), nr, shares, &job.by_rows, &job.step);
     mmd_kernel_parallel(c, mmd__gemm_task, &job, shares);
+}
+
+static void mmd__gemm_run(const mmd_kernel_ctx *c, const mmd__gemm *g, void *scratch, int32_t threads) {
+    mmd__gemm_run_then(c, g, scratch, threads, NULL, NULL, 0);
 }
 
 /* ==== >>ops convolution and pooling ==== */
@@ -5594,7 +5634,7 @@ static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_
    the input plane split by column phase (see mmd__dw_task). 3-D depthwise takes DIRECT.
    WINOGRAD: 3x3 stride-1 single-group 2-D convolutions on planes large enough (>>ops winograd). */
 enum { MMD__CONV_DIRECT, MMD__CONV_POINTWISE, MMD__CONV_SHIFTED, MMD__CONV_IM2COL, MMD__CONV_DEPTHWISE,
-       MMD__CONV_WINOGRAD };
+       MMD__CONV_WINOGRAD, MMD__CONV_DISJOINT };
 
 /* Floats of padded input rows a depthwise share holds at once (16 KiB: they stay in L1 while
    the output rows that read them are computed). */
@@ -6406,39 +6446,44 @@ static void mmd__conv_direct_task(void *data, int32_t index) {
     }
 }
 
-/* SHIFTED: input channel `index` of the group into its zero-padded plane. */
-static void mmd__conv_pad_task(void *data, int32_t index) {
+/* SHIFTED: input channels [lo, hi) of the group into their zero-padded planes. */
+static void mmd__conv_pad_range(void *data, int32_t share, int64_t lo, int64_t hi) {
     const mmd__conv_job *j = (const mmd__conv_job *)data;
     const mmd__conv_data *p = j->p;
     const mmd__window *w = &p->w;
-    const float *src = j->x + index * w->in[1] * w->in[2];
-    float *dst = j->buf + index * p->plane;
-    int64_t r;
-    memset(dst, 0, (size_t)p->plane * sizeof(float));
-    for (r = 0; r < w->in[1]; ++r)
-        memcpy(dst + (r + w->pad[1]) * p->wp + w->pad[2], src + r * w->in[2], (size_t)w->in[2] * sizeof(float));
+    int64_t ch, r;
+    (void)share;
+    for (ch = lo; ch < hi; ++ch) {
+        const float *src = j->x + ch * w->in[1] * w->in[2];
+        float *dst = j->buf + ch * p->plane;
+        memset(dst, 0, (size_t)p->plane * sizeof(float));
+        for (r = 0; r < w->in[1]; ++r)
+            memcpy(dst + (r + w->pad[1]) * p->wp + w->pad[2], src + r * w->in[2], (size_t)w->in[2] * sizeof(float));
+    }
 }
 
-/* SHIFTED: output channel `index` from the padded width to the output's, adding Z and applying
-   the activation when Z has to come first. */
-static void mmd__conv_compact_task(void *data, int32_t index) {
+/* SHIFTED: output channels [lo, hi) from the padded width to the output's, adding Z and
+   applying the activation when Z has to come first. */
+static void mmd__conv_compact_range(void *data, int32_t share, int64_t lo, int64_t hi) {
     const mmd__conv_job *j = (const mmd__conv_job *)data;
     const mmd__conv_data *p = j->p;
-    int64_t oh = p->w.out[1], ow = p->w.out[2], r, i;
-    const float *src = j->tmp + index * p->gn;
-    float *dst = j->y + index * oh * ow;
-    for (r = 0; r < oh; ++r) memcpy(dst + r * ow, src + r * p->wp, (size_t)ow * sizeof(float));
-    if (!j->z) return;
-    for (i = 0; i < oh * ow; ++i) dst[i] += j->z[index * oh * ow + i];
-    mmd__act_f32(&p->act, dst, oh * ow);
+    int64_t oh = p->w.out[1], ow = p->w.out[2], r, i, ch;
+    (void)share;
+    for (ch = lo; ch < hi; ++ch) {
+        const float *src = j->tmp + ch * p->gn;
+        float *dst = j->y + ch * oh * ow;
+        for (r = 0; r < oh; ++r) memcpy(dst + r * ow, src + r * p->wp, (size_t)ow * sizeof(float));
+        if (!j->z) continue;
+        for (i = 0; i < oh * ow; ++i) dst[i] += j->z[ch * oh * ow + i];
+        mmd__act_f32(&p->act, dst, oh * ow);
+    }
 }
 
 #endif
 
 /* IM2COL: row `index` of the columns, kernel tap (t0, t1, t2) of input channel ci, over the band
    of output rows. */
-static void mmd__conv_im2col_task(void *data, int32_t index) {
-    const mmd__conv_job *j = (const mmd__conv_job *)data;
+static void mmd__conv_im2col_row(const mmd__conv_job *j, int64_t index) {
     const mmd__conv_data *p = j->p;
     const mmd__window *w = &p->w;
     int64_t taps = w->k[0] * w->k[1] * w->k[2], ci = index / taps, t = index % taps;
@@ -6462,6 +6507,13 @@ static void mmd__conv_im2col_task(void *data, int32_t index) {
             for (o = lo; o < hi; ++o) dst[o] = src[o * s2];
         for (o = hi; o < ow; ++o) dst[o] = 0.0f;
     }
+}
+
+/* IM2COL: rows [lo, hi) of the columns, a run per thread (a loop of tiny indices would make
+   the threads contend for the pool's counter). */
+static void mmd__conv_im2col_range(void *data, int32_t share, int64_t lo, int64_t hi) {
+    (void)share;
+    for (; lo < hi; ++lo) mmd__conv_im2col_row((const mmd__conv_job *)data, lo);
 }
 
 #ifndef MMD_CONV_SMALL
@@ -6616,12 +6668,12 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
                 g.c = yg;
                 g.ldc = out_plane;
                 g.load = zg != NULL;
-                if (zg) memcpy(yg, zg, (size_t)(mg * out_plane) * sizeof(float));
+                g.c0 = zg;
                 mmd__gemm_run(c, &g, c->scratch, p->threads);
                 continue;
             }
             if (p->path == MMD__CONV_SHIFTED) {
-                mmd_kernel_parallel(c, mmd__conv_pad_task, &job, (int32_t)cg);
+                mmd__parallel_range(c, cg, MMD__EW_GRAIN / (p->plane > 0 ? p->plane : 1), 1, INT32_MAX, mmd__conv_pad_range, &job);
                 g.b = job.buf;
                 g.n = p->gn;
                 g.c = job.tmp;
@@ -6630,26 +6682,24 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
                 mmd__gemm_run(c, &g, c->scratch, p->threads);
                 job.y = yg;
                 job.z = zg;
-                mmd_kernel_parallel(c, mmd__conv_compact_task, &job, (int32_t)mg);
+                mmd__parallel_range(c, mg, MMD__EW_GRAIN / (p->gn > 0 ? p->gn : 1), 1, INT32_MAX, mmd__conv_compact_range, &job);
                 continue;
             }
 #endif
             {
-                int64_t rows_all = w->out[0] * w->out[1], r0, m;
+                int64_t rows_all = w->out[0] * w->out[1], r0;
                 for (r0 = 0; r0 < rows_all; r0 += p->band) {
                     int64_t r1 = r0 + p->band < rows_all ? r0 + p->band : rows_all, cols = (r1 - r0) * w->out[2];
                     job.r0 = r0;
                     job.r1 = r1;
-                    mmd_kernel_parallel(c, mmd__conv_im2col_task, &job, (int32_t)p->gk);
+                    mmd__parallel_range(c, p->gk, MMD__EW_GRAIN / cols, 1, INT32_MAX, mmd__conv_im2col_range, &job);
                     for (q = 0; q < p->gk; ++q) rows[q] = q * cols;
                     g.b = job.buf;
                     g.n = cols;
                     g.c = yg + r0 * w->out[2];
                     g.ldc = out_plane;
                     g.load = zg != NULL;
-                    if (zg)
-                        for (m = 0; m < mg; ++m)
-                            memcpy(g.c + m * out_plane, zg + m * out_plane + r0 * w->out[2], (size_t)cols * sizeof(float));
+                    g.c0 = zg ? zg + r0 * w->out[2] : NULL;
                     mmd__gemm_run(c, &g, c->scratch, p->threads);
                 }
             }
@@ -7135,11 +7185,25 @@ static mmd_status mmd__global_pool_f32_eval(mmd_kernel_ctx *c) {
 /* ConvTranspose as a product and a scatter (col2im), per image and group and per band of input
    rows: columns [(m, tap), pixel] = W^T [(m, tap), ci] x X [ci, pixel], then each column row is
    added into output channel m at the tap's offset. A band is as many input rows as keep the
-   columns under MMD_CONV_COLUMNS_MAX floats. */
+   columns under MMD_CONV_COLUMNS_MAX floats. DISJOINT: when every axis has stride = kernel,
+   no padding and no extra outputs (DBNet's 2x2 stride-2 upsampling head), each output takes
+   exactly one tap of one input, so each share of the product stores its block of columns
+   plus the bias straight into the output while the block is in cache: no bias fill, no
+   zero-filled sums, no pass of its own. */
 static mmd_status mmd__conv_transpose_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
     const mmd__window *w = &p->w;
     int64_t cg = p->in_ch / p->group, taps = w->k[0] * w->k[1] * w->k[2], rows = w->in[0] * w->in[1], per_row;
     uint64_t bytes;
+    int32_t a;
+    p->path = MMD__CONV_IM2COL;
+#ifndef MMD_CONV_SMALL
+    p->path = MMD__CONV_DISJOINT;
+    for (a = 0; a < 3; ++a)
+        if (w->k[a] != w->s[a] || (w->k[a] > 1 && w->d[a] != 1) || w->pad[a] || w->out[a] != w->in[a] * w->s[a])
+            p->path = MMD__CONV_IM2COL;
+#else
+    (void)a;
+#endif
     p->isa = mmd__isa();
     p->threads = c->threads > 1 ? c->threads : 1;
     p->gm = p->out_ch / p->group * taps;
@@ -7230,13 +7294,19 @@ static mmd_status mmd__conv_transpose_f32_prepare(mmd_kernel_ctx *c) {
 }
 
 /* col2im for output channel `index` of the group: every tap's column row of the band added
-   where the tap puts it; the band's rows run r0 .. r1 (axes 0 and 1 of X flattened). */
+   where the tap puts it, after the bias fill (with the first band); the band's rows run
+   r0 .. r1 (axes 0 and 1 of X flattened). */
 static void mmd__col2im_task(void *data, int32_t index) {
     const mmd__conv_job *j = (const mmd__conv_job *)data;
     const mmd__conv_data *p = j->p;
     const mmd__window *w = &p->w;
     int64_t taps = w->k[0] * w->k[1] * w->k[2], cols = (j->r1 - j->r0) * w->in[2], t, r, i, lo, hi;
-    float *y = j->y + index * w->out[0] * w->out[1] * w->out[2];
+    int64_t out_plane = w->out[0] * w->out[1] * w->out[2];
+    float *y = j->y + index * out_plane;
+    if (j->r0 == 0) {
+        float init = j->bias ? j->bias[index] : 0.0f;
+        for (i = 0; i < out_plane; ++i) y[i] = init;
+    }
     for (t = 0; t < taps; ++t) {
         int64_t t2 = t % w->k[2], t1 = t / w->k[2] % w->k[1], t0 = t / (w->k[1] * w->k[2]), s2 = w->s[2];
         int64_t off2 = t2 * w->d[2] - w->pad[2];
@@ -7257,6 +7327,41 @@ static void mmd__col2im_task(void *data, int32_t index) {
     }
 }
 
+#ifndef MMD_CONV_SMALL
+/* Floats of columns a DISJOINT share computes before it stores them (64 KiB: they are still in
+   cache when they are stored; tests set fewer, so that every case stores several chunks). */
+#ifndef MMD__DISJOINT_CHUNK_FLOATS
+#define MMD__DISJOINT_CHUNK_FLOATS 16384
+#endif
+
+/* DISJOINT: column rows [q0, q1) ((channel, tap) pairs) and columns [n0, n1) (pixels of the
+   band) stored with the bias at their outputs, o * s + t on each axis. The bias is added to
+   the finished sum, as the fill-and-add of col2im does, so both paths give the same values. */
+static void mmd__conv_transpose_store(void *user, int64_t q0, int64_t q1, int64_t n0, int64_t n1) {
+    const mmd__conv_job *j = (const mmd__conv_job *)user;
+    const mmd__window *w = &j->p->w;
+    int64_t taps = w->k[0] * w->k[1] * w->k[2], in2 = w->in[2], cols = (j->r1 - j->r0) * in2, q, at, i;
+    int64_t out_plane = w->out[0] * w->out[1] * w->out[2], s2 = w->s[2];
+    for (q = q0; q < q1; ++q) {
+        int64_t m = q / taps, t = q % taps, t2 = t % w->k[2], t1 = t / w->k[2] % w->k[1], t0 = t / (w->k[1] * w->k[2]);
+        float b = j->bias ? j->bias[m] : 0.0f;
+        const float *src = j->buf + q * cols;
+        for (at = n0; at < n1;) {
+            /* The run of input row r from column ix to the row's end or n1. */
+            int64_t r = j->r0 + at / in2, ix = at % in2, end = n1 - at < in2 - ix ? ix + (n1 - at) : in2;
+            int64_t o0 = r / w->in[1] * w->s[0] + t0, o1 = r % w->in[1] * w->s[1] + t1;
+            float *dst = j->y + m * out_plane + (o0 * w->out[1] + o1) * w->out[2] + t2;
+            const float *sr = src + at - ix;
+            if (s2 == 1)
+                for (i = ix; i < end; ++i) dst[i] = sr[i] + b;
+            else
+                for (i = ix; i < end; ++i) dst[i * s2] = sr[i] + b;
+            at += end - ix;
+        }
+    }
+}
+#endif
+
 static mmd_status mmd__conv_transpose_f32_eval(mmd_kernel_ctx *c) {
     const mmd__conv_data *p = (const mmd__conv_data *)c->op_data;
     const mmd__window *w = &p->w;
@@ -7265,7 +7370,7 @@ static mmd_status mmd__conv_transpose_f32_eval(mmd_kernel_ctx *c) {
     float *y = (float *)c->outputs[0]->data;
     int64_t in_plane = w->in[0] * w->in[1] * w->in[2], out_plane = w->out[0] * w->out[1] * w->out[2];
     int64_t cg = p->in_ch / p->group, mg = p->out_ch / p->group, per = mmd__gemm_packed_a_size(p->gm, p->gk, p->isa);
-    int64_t rows_all = w->in[0] * w->in[1], *rows = (int64_t *)((char *)c->scratch + p->gemm_bytes), b, g, i, q, r0;
+    int64_t rows_all = w->in[0] * w->in[1], *rows = (int64_t *)((char *)c->scratch + p->gemm_bytes), b, g, q, r0;
     mmd__conv_job job;
     mmd__gemm gm;
     if (mmd_tensor_numel(c->outputs[0]) == 0) return MMD_OK; /* else group up to 2^40 could loop for nothing */
@@ -7273,10 +7378,6 @@ static mmd_status mmd__conv_transpose_f32_eval(mmd_kernel_ctx *c) {
     memset(&gm, 0, sizeof gm);
     job.p = p;
     job.buf = (float *)(rows + mmd__round_up(p->gk, 8));
-    for (b = 0; b < p->batch * p->out_ch; ++b) {
-        float init = bias ? bias[b % p->out_ch] : 0.0f;
-        for (i = 0; i < out_plane; ++i) y[b * out_plane + i] = init;
-    }
     for (q = 0; q < cg; ++q) rows[q] = q * in_plane;
     gm.m = p->gm;
     gm.k = p->gk;
@@ -7285,18 +7386,33 @@ static mmd_status mmd__conv_transpose_f32_eval(mmd_kernel_ctx *c) {
     gm.b_rows = rows;
     gm.c = job.buf;
     gm.isa = p->isa;
+    if (rows_all == 0) {
+        /* No input rows, no bands: outputs that output_padding adds hold the bias alone. */
+        for (b = 0; b < p->batch * p->out_ch; ++b)
+            for (q = 0; q < out_plane; ++q) y[b * out_plane + q] = bias ? bias[b % p->out_ch] : 0.0f;
+        return MMD_OK;
+    }
     for (b = 0; b < p->batch; ++b)
         for (g = 0; g < p->group; ++g) {
             const float *xg = x + (b * p->in_ch + g * cg) * in_plane;
             gm.a = wt + g * cg * p->gm;
             gm.a_packed = p->packed ? p->packed + g * per : NULL;
             job.y = y + (b * p->out_ch + g * mg) * out_plane;
+            job.bias = bias ? bias + g * mg : NULL;
             for (r0 = 0; r0 < rows_all; r0 += p->band) {
                 job.r0 = r0;
                 job.r1 = r0 + p->band < rows_all ? r0 + p->band : rows_all;
                 gm.b = xg + r0 * w->in[2];
                 gm.n = (job.r1 - r0) * w->in[2];
                 gm.ldc = gm.n;
+#ifndef MMD_CONV_SMALL
+                if (p->path == MMD__CONV_DISJOINT) {
+                    int64_t nr = mmd__gemm_nr(p->isa);
+                    mmd__gemm_run_then(c, &gm, c->scratch, p->threads, mmd__conv_transpose_store, &job,
+                                       mmd__round_up(MMD__DISJOINT_CHUNK_FLOATS / p->gm + 1, nr));
+                    continue;
+                }
+#endif
                 mmd__gemm_run(c, &gm, c->scratch, p->threads);
                 mmd_kernel_parallel(c, mmd__col2im_task, &job, (int32_t)mg);
             }

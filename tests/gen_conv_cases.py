@@ -56,6 +56,15 @@ BANDS = [
     ("depthwise_5x5_s2_bands_mult2", (1, 2, 280, 6), 4, (5, 5), (2, 2), (2, 2, 2, 2), (1, 1), 2),
 ]
 
+# ConvTranspose with stride = kernel and no padding (MMD__CONV_DISJOINT: each output takes one
+# tap), drawn last, as TRANSPOSED: with groups and a batch, in 1-D (several chunks of columns)
+# and in 3-D with a kernel of 1 on one axis.
+DISJOINT = [
+    ("transpose_disjoint_k3_s3_group2_batch2", (2, 4, 3, 5), 6, (3, 3), (3, 3), (0, 0), (1, 1), 2, (0, 0)),
+    ("transpose_disjoint_1d_k2_s2_wide", (1, 3, 70), 5, (2,), (2,), (0,), (1,), 1, (0,)),
+    ("transpose_disjoint_3d_k1_axis", (1, 2, 2, 3, 4), 3, (2, 1, 2), (2, 1, 2), (0, 0, 0), (1, 1, 1), 1, (0, 0, 0)),
+]
+
 
 def ints(v):
     return ", ".join(str(int(i)) for i in v)
@@ -89,9 +98,7 @@ def main():
                        % (name, len(shape), g, ints(shape), ints(w.shape), ints(y.shape), ints(s), ints(pads), ints(d),
                           i, i, i, i))
 
-    for case in CASES:
-        add(*case)
-    for name, shape, m, k, s, p, d, g, op in TRANSPOSED:
+    def add_transposed(name, shape, m, k, s, p, d, g, op):
         i = len(entries)
         n = len(k)
         x = torch.randn(*shape)
@@ -104,8 +111,15 @@ def main():
         entries.append('    {"%s", %d, %d, 1, {%s}, {%s}, {%s}, {%s}, {%s}, {%s}, {%s}, conv_x_%d, conv_w_%d, conv_b_%d, conv_y_%d},'
                        % (name, len(shape), g, ints(shape), ints(w.shape), ints(y.shape), ints(s), ints(p + p), ints(d),
                           ints(op), i, i, i, i))
+
+    for case in CASES:
+        add(*case)
+    for case in TRANSPOSED:
+        add_transposed(*case)
     for case in BANDS:
         add(*case)
+    for case in DISJOINT:
+        add_transposed(*case)
     lines.append("static const struct conv_case conv_cases[] = {")
     lines += entries
     lines.append("};")

@@ -1,7 +1,8 @@
 /* tests/test_kernels_conv.c - Conv and com.microsoft FusedConv against torch, one case for each
    way the runtime computes a convolution (pointwise, shifted stride-1, im2col, grouped,
    depthwise in 1-D and 2-D with strides, dilations and channel multipliers, 3-D) and their
-   edges (asymmetric pads, batches), and ConvTranspose; then again with packed weights, where the
+   edges (asymmetric pads, batches), and ConvTranspose (col2im, and DISJOINT where stride equals
+   kernel); then again with packed weights, where the
    3x3 stride-1 cases take WINOGRAD (odd sizes, pads 0 to 2, channels not a multiple of 16). Each case runs with one thread and with three (through a
    thread hook that runs the shares backwards), which must agree bit for bit, and as FusedConv
    with Z set to torch's output and Relu, which must give relu(2 * y). The cases are generated
@@ -10,6 +11,8 @@
 /* Columns gathered a few rows at a time, so that every im2col and ConvTranspose case runs in
    several bands. */
 #define MMD_CONV_COLUMNS_MAX 300
+/* ConvTranspose's DISJOINT path stores its columns one panel of columns at a time. */
+#define MMD__DISJOINT_CHUNK_FLOATS 1
 /* Every 3x3 stride-1 case through WINOGRAD when the weights are packed. */
 #define MMD_WINOGRAD_TILES_MIN 1
 #define MMD_WINOGRAD_CHANNELS_MIN 1
