@@ -2777,23 +2777,37 @@ static mmd_status mmd__concat_any_prepare(mmd_kernel_ctx *c) {
     return mmd__set_output(c, 0, ref->dtype, ref->rank, dims);
 }
 
-static mmd_status mmd__concat_any_eval(mmd_kernel_ctx *c) {
+/* Output elements [lo, hi) of a Concat: each output row (all inputs' blocks for one index of
+   the axes before `axis`) is the inputs' blocks one after another. */
+static void mmd__concat_range(void *data, int32_t share, int64_t lo, int64_t hi) {
+    const mmd_kernel_ctx *c = (const mmd_kernel_ctx *)data;
     const mmd__axis_data *p = (const mmd__axis_data *)c->op_data;
-    mmd_tensor *out = c->outputs[0];
-    size_t elem = mmd_dtype_size(out->dtype), block;
-    int64_t outer = mmd__dims_product(out, 0, p->axis), inner, o;
-    uint8_t *dst = (uint8_t *)out->data;
-    int32_t i;
-    if (mmd_tensor_numel(out) == 0) return MMD_OK;
-    inner = mmd__dims_product(out, p->axis + 1, out->rank);
-    for (o = 0; o < outer; ++o)
-        for (i = 0; i < c->input_count; ++i) {
-            const mmd_tensor *t = c->inputs[i];
-            if (mmd__concat_skips(t, out->rank)) continue;
-            block = (size_t)(t->dims[p->axis] * inner) * elem;
-            if (block) memcpy(dst, (const uint8_t *)t->data + (size_t)o * block, block);
-            dst += block;
+    const mmd_tensor *out = c->outputs[0];
+    size_t elem = mmd_dtype_size(out->dtype);
+    int64_t inner = mmd__dims_product(out, p->axis + 1, out->rank), row = out->dims[p->axis] * inner;
+    int64_t o = lo / row, at = lo % row, start = 0, block, take;
+    int32_t i = 0;
+    (void)share;
+    while (lo < hi) {
+        const mmd_tensor *t = c->inputs[i];
+        block = mmd__concat_skips(t, out->rank) ? 0 : t->dims[p->axis] * inner;
+        if (at < start + block) {
+            /* From element at - start of input i's block in row o. */
+            take = start + block - at < hi - lo ? start + block - at : hi - lo;
+            memcpy((uint8_t *)out->data + (size_t)lo * elem, (const uint8_t *)t->data + (size_t)(o * block + at - start) * elem,
+                   (size_t)take * elem);
+            lo += take;
+            at += take;
         }
+        start += block;
+        if (++i == c->input_count) i = 0, start = 0, at = 0, ++o;
+    }
+}
+
+static mmd_status mmd__concat_any_eval(mmd_kernel_ctx *c) {
+    int64_t n = mmd_tensor_numel(c->outputs[0]);
+    /* Copies of at least MMD__EW_GRAIN elements per thread, else all on the calling thread. */
+    if (n > 0) mmd__parallel_range(c, n, MMD__EW_GRAIN, 64, INT32_MAX, mmd__concat_range, c);
     return MMD_OK;
 }
 
@@ -8777,36 +8791,59 @@ static int32_t mmd__resize_iter_next(mmd__resize_iter *it, float *w, int64_t *of
     return 1;
 }
 
-/* Nearest with one tap everywhere: output rows (the last axis) are gathered through the last
-   axis' offset table, and a row whose source row is the previous row's (upsampling repeats
-   each) is a copy of the row just written. */
-static void mmd__resize_nearest_rows(const mmd__resize_data *p, mmd_resize_tap *const *taps,
-                                     const void *x, void *y, size_t elem) {
+/* What the shares of a Resize read: the op, the taps of every axis, input and output. */
+typedef struct mmd__resize_job {
+    const mmd__resize_data *p;
+    mmd_resize_tap *const *taps;
+    const void *x;
+    void *y;
+    size_t elem;
+} mmd__resize_job;
+
+/* The output coordinates of flat index i over axes [0, axes). */
+static void mmd__resize_coords(const mmd__resize_data *p, int32_t axes, int64_t i, int64_t *o) {
+    int32_t d;
+    for (d = axes - 1; d >= 0; --d) {
+        o[d] = i % p->ax[d].out;
+        i /= p->ax[d].out;
+    }
+}
+
+/* Nearest with one tap everywhere, output rows (the last axis) [lo, hi): each is gathered
+   through the last axis' offset table, and a row whose source row is the previous row's
+   (upsampling repeats each) is a copy of the row just written. A share starts with a gather,
+   so the rows are the same whoever writes them. */
+static void mmd__resize_nearest_rows(void *data, int32_t share, int64_t lo, int64_t hi) {
+    const mmd__resize_job *jb = (const mmd__resize_job *)data;
+    const mmd__resize_data *p = jb->p;
+    mmd_resize_tap *const *taps = jb->taps;
+    size_t elem = jb->elem;
     int32_t last = p->rank - 1, d;
-    int64_t inner = p->ax[last].out, rows = 1, o[MMD_MAX_RANK] = {0}, r, j, prev = -1;
+    int64_t inner = p->ax[last].out, o[MMD_MAX_RANK] = {0}, r, j, prev = -1;
     const mmd_resize_tap *tl = taps[last];
     size_t row_bytes = (size_t)inner * elem;
-    for (d = 0; d < last; ++d) rows *= p->ax[d].out;
-    for (r = 0; r < rows; ++r) {
+    (void)share;
+    mmd__resize_coords(p, last, lo, o);
+    for (r = lo; r < hi; ++r) {
         int64_t src = 0;
-        char *yr = (char *)y + (size_t)r * row_bytes;
+        char *yr = (char *)jb->y + (size_t)r * row_bytes;
         for (d = 0; d < last; ++d) src += taps[d][o[d]].off[0];
         if (src == prev) {
             memcpy(yr, yr - row_bytes, row_bytes);
         } else if (elem == 4) {
-            const uint32_t *xr = (const uint32_t *)x + src;
+            const uint32_t *xr = (const uint32_t *)jb->x + src;
             uint32_t *yo = (uint32_t *)yr;
             for (j = 0; j < inner; ++j) yo[j] = xr[tl[j].off[0]];
         } else if (elem == 8) {
-            const uint64_t *xr = (const uint64_t *)x + src;
+            const uint64_t *xr = (const uint64_t *)jb->x + src;
             uint64_t *yo = (uint64_t *)yr;
             for (j = 0; j < inner; ++j) yo[j] = xr[tl[j].off[0]];
         } else if (elem == 1) {
-            const uint8_t *xr = (const uint8_t *)x + src;
+            const uint8_t *xr = (const uint8_t *)jb->x + src;
             uint8_t *yo = (uint8_t *)yr;
             for (j = 0; j < inner; ++j) yo[j] = xr[tl[j].off[0]];
         } else {
-            const char *xr = (const char *)x + (size_t)src * elem;
+            const char *xr = (const char *)jb->x + (size_t)src * elem;
             for (j = 0; j < inner; ++j) memcpy(yr + (size_t)j * elem, xr + (size_t)tl[j].off[0] * elem, elem);
         }
         prev = src;
@@ -8817,35 +8854,25 @@ static void mmd__resize_nearest_rows(const mmd__resize_data *p, mmd_resize_tap *
     }
 }
 
-static mmd_status mmd__resize_eval(mmd_kernel_ctx *c) {
-    const mmd__resize_data *p = (const mmd__resize_data *)c->op_data;
-    const void *x = c->inputs[0]->data;
-    void *y = c->outputs[0]->data;
-    mmd_resize_tap *taps[MMD_MAX_RANK], *next = (mmd_resize_tap *)c->scratch;
-    int64_t n = mmd_tensor_numel(c->outputs[0]), stride = 1, o[MMD_MAX_RANK] = {0}, i, off;
-    size_t elem = mmd_dtype_size(p->dtype);
-    int32_t d, kind = mmd__cast_kind(p->dtype), single = 1;
+/* Output elements [lo, hi), each the weighted sum of its taps' combinations. */
+static void mmd__resize_elems(void *data, int32_t share, int64_t lo, int64_t hi) {
+    const mmd__resize_job *jb = (const mmd__resize_job *)data;
+    const mmd__resize_data *p = jb->p;
+    const void *x = jb->x;
+    void *y = jb->y;
+    int64_t o[MMD_MAX_RANK] = {0}, i, off;
+    int32_t d, kind = mmd__cast_kind(p->dtype);
     mmd__resize_iter it;
     float w;
-    if (n == 0) return MMD_OK;
-    for (d = p->rank - 1; d >= 0; --d) {
-        taps[d] = next;
-        mmd_resize_axis_taps(&p->ax[d], stride, taps[d]);
-        for (i = 0; i < p->ax[d].out; ++i) single &= next[i].n == 1;
-        next += p->ax[d].out;
-        stride *= p->ax[d].in;
-    }
-    if (p->mode == MMD_RESIZE_NEAREST && single) {
-        mmd__resize_nearest_rows(p, taps, x, y, elem);
-        return MMD_OK;
-    }
-    for (i = 0; i < n; ++i) {
-        if (!mmd__resize_iter_start(&it, taps, p->rank, o)) {
+    (void)share;
+    mmd__resize_coords(p, p->rank, lo, o);
+    for (i = lo; i < hi; ++i) {
+        if (!mmd__resize_iter_start(&it, jb->taps, p->rank, o)) {
             mmd__store_float(p->dtype, y, i, (double)p->extrapolation);
         } else if (p->mode == MMD_RESIZE_NEAREST) {
             /* One tap per axis: a plain copy, whatever the dtype. */
             mmd__resize_iter_next(&it, &w, &off);
-            memcpy((char *)y + (size_t)i * elem, (const char *)x + (size_t)off * elem, elem);
+            memcpy((char *)y + (size_t)i * jb->elem, (const char *)x + (size_t)off * jb->elem, jb->elem);
         } else if (p->dtype == MMD_DTYPE_FLOAT32) {
             const float *xf = (const float *)x;
             float acc = 0.0f;
@@ -8864,6 +8891,37 @@ static mmd_status mmd__resize_eval(mmd_kernel_ctx *c) {
             o[d] = 0;
         }
     }
+}
+
+/* The taps of every axis are computed on the calling thread (a few per output coordinate),
+   then the output is split: whole rows when every axis takes one nearest tap, else elements
+   (a linear or cubic element reads up to 4^rank of them). */
+static mmd_status mmd__resize_eval(mmd_kernel_ctx *c) {
+    const mmd__resize_data *p = (const mmd__resize_data *)c->op_data;
+    mmd_resize_tap *taps[MMD_MAX_RANK], *next = (mmd_resize_tap *)c->scratch;
+    int64_t n = mmd_tensor_numel(c->outputs[0]), stride = 1, i;
+    int32_t d, single = 1;
+    mmd__resize_job jb;
+    if (n == 0) return MMD_OK;
+    for (d = p->rank - 1; d >= 0; --d) {
+        taps[d] = next;
+        mmd_resize_axis_taps(&p->ax[d], stride, taps[d]);
+        for (i = 0; i < p->ax[d].out; ++i) single &= next[i].n == 1;
+        next += p->ax[d].out;
+        stride *= p->ax[d].in;
+    }
+    jb.p = p;
+    jb.taps = taps;
+    jb.x = c->inputs[0]->data;
+    jb.y = c->outputs[0]->data;
+    jb.elem = mmd_dtype_size(p->dtype);
+    if (p->mode == MMD_RESIZE_NEAREST && single) {
+        int64_t inner = p->ax[p->rank - 1].out;
+        mmd__parallel_range(c, n / inner, MMD__EW_GRAIN / inner, 1, INT32_MAX, mmd__resize_nearest_rows, &jb);
+        return MMD_OK;
+    }
+    mmd__parallel_range(c, n, MMD__EW_GRAIN / (p->mode == MMD_RESIZE_NEAREST ? 1 : 4), 64, INT32_MAX,
+                        mmd__resize_elems, &jb);
     return MMD_OK;
 }
 

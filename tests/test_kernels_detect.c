@@ -46,6 +46,49 @@ static void resize_trilinear_5d_matches_torch(void) {
     free_outputs(out, 1);
 }
 
+/* Resize split over threads (rows for nearest, elements for linear; harness_reverse_parallel
+   runs the shares last first): 1, 2 and 3 threads give the same bytes, the nearest 2x
+   upsampling (asymmetric, floor: y[o] = x[o / 2]) checked by hand, and each run with more than
+   one thread was split (3 x 260 x 260 outputs: three shares of 65536 or more). */
+static void resize_shares_match_one_thread(void) {
+    static const int64_t xd[] = {1, 3, 130, 130}, sd[] = {4}, sizes[] = {1, 3, 260, 260};
+    const int64_t n = 3 * 260 * 260;
+    float *x = (float *)malloc(3 * 130 * 130 * sizeof(float)), *first = (float *)malloc((size_t)n * sizeof(float));
+    int32_t mode, threads, bad = 0, split = harness_split_loops;
+    int64_t i;
+    for (i = 0; i < 3 * 130 * 130; ++i) x[i] = (float)((i * 37) % 101 - 50) * 0.37f;
+    for (mode = 0; mode < 2; ++mode)
+        for (threads = 1; threads <= 3; ++threads) {
+            mmd_tensor tx = tensor("x", MMD_DTYPE_FLOAT32, 4, xd, x), ts = tensor("sizes", MMD_DTYPE_INT64, 1, sd, sizes);
+            mmd_tensor ty = output("y"), *in[4], *out[1];
+            mmd_attr attrs[3];
+            op_case t;
+            const float *y;
+            in[0] = &tx, in[1] = NULL, in[2] = NULL, in[3] = &ts, out[0] = &ty;
+            attrs[0] = attr_string("mode", mode ? "linear" : "nearest");
+            attrs[1] = attr_string("coordinate_transformation_mode", mode ? "half_pixel" : "asymmetric");
+            attrs[2] = attr_string("nearest_mode", "floor");
+            CHECK(case_prepare_threads(&t, threads, "Resize", 13, attrs, 3, in, 4, out, 1) == MMD_OK);
+            CHECK(case_eval(&t) == MMD_OK);
+            CHECK(mmd_tensor_numel(&ty) == n);
+            y = (const float *)ty.data;
+            if (threads == 1) {
+                memcpy(first, y, (size_t)n * sizeof(float));
+                for (i = 0; i < n && !mode; ++i) {
+                    int64_t c = i / (260 * 260), r = i / 260 % 260, q = i % 260;
+                    bad |= y[i] != x[(c * 130 + r / 2) * 130 + q / 2];
+                }
+            } else {
+                CHECK(memcmp(first, y, (size_t)n * sizeof(float)) == 0);
+            }
+            case_free(&t);
+        }
+    CHECK(!bad);
+    CHECK(harness_split_loops == split + 4);
+    free(x);
+    free(first);
+}
+
 /* Opset 10 maps asymmetrically and rounds down: y[o] = x[floor(o / scale)], here with scales
    2 and 0.7 (width floor(3 * 0.7) = 2), on uint8 which nearest copies unchanged. By hand. */
 static void resize_opset10_nearest_uint8_floors(void) {
@@ -306,6 +349,7 @@ int main(void) {
     TEST_RUN(resize_crop_extrapolates_int64);
     TEST_RUN(resize_opset18_axes_keep_aspect_ratio);
     TEST_RUN(resize_empty_axis_gives_empty_output);
+    TEST_RUN(resize_shares_match_one_thread);
     TEST_RUN(resize_rejects_bad_inputs_and_attributes);
     TEST_RUN(roi_align_adaptive_matches_torchvision);
     TEST_RUN(roi_align_max_modes_differ_as_documented);

@@ -481,6 +481,42 @@ static void concat_skips_legacy_empty_1d_input(void) {
     CHECK(memcmp(nc.out[0]->data, want, sizeof want) == 0);
 }
 
+/* Concat split over threads (harness_reverse_parallel runs the shares last first): 1, 2 and 3
+   threads give the inputs' blocks in order, checked by hand, with an empty input between two
+   others; each run with more than one thread was split (198000 outputs: three shares of 65536
+   or more, which start and end inside blocks). */
+static void concat_shares_copy_every_block(void) {
+    static const int64_t ad[] = {2, 3, 100, 110}, bd[] = {2, 0, 100, 110}, cd[] = {2, 6, 100, 110};
+    const int64_t plane = 100 * 110, n = 2 * 9 * plane;
+    float *a = (float *)malloc(2 * 3 * plane * sizeof(float)), *cc = (float *)malloc(2 * 6 * plane * sizeof(float));
+    int32_t threads, bad = 0, split = harness_split_loops;
+    int64_t i;
+    for (i = 0; i < 2 * 3 * plane; ++i) a[i] = (float)i;
+    for (i = 0; i < 2 * 6 * plane; ++i) cc[i] = (float)-i;
+    for (threads = 1; threads <= 3; ++threads) {
+        mmd_tensor ta = tensor("a", MMD_DTYPE_FLOAT32, 4, ad, a), tb = tensor("b", MMD_DTYPE_FLOAT32, 4, bd, NULL);
+        mmd_tensor tc = tensor("c", MMD_DTYPE_FLOAT32, 4, cd, cc), ty = output("y"), *in[3], *out[1];
+        mmd_attr attrs[1];
+        op_case t;
+        const float *y;
+        in[0] = &ta, in[1] = &tb, in[2] = &tc, out[0] = &ty;
+        attrs[0] = attr_int("axis", 1);
+        CHECK(case_prepare_threads(&t, threads, "Concat", 13, attrs, 1, in, 3, out, 1) == MMD_OK);
+        CHECK(case_eval(&t) == MMD_OK);
+        CHECK(mmd_tensor_numel(&ty) == n);
+        y = (const float *)ty.data;
+        for (i = 0; i < n && y; ++i) {
+            int64_t b = i / (9 * plane), ch = i / plane % 9, at = i % plane;
+            bad |= y[i] != (ch < 3 ? a[(b * 3 + ch) * plane + at] : cc[(b * 6 + ch - 3) * plane + at]);
+        }
+        case_free(&t);
+    }
+    CHECK(!bad);
+    CHECK(harness_split_loops == split + 2);
+    free(a);
+    free(cc);
+}
+
 static void concat_dim_mismatch_fails(void) {
     static const int64_t ad[] = {2, 2}, bd[] = {3, 1};
     mmd_tensor ta = tensor("t", MMD_DTYPE_FLOAT32, 2, ad, NULL);
@@ -859,6 +895,7 @@ int main(void) {
     TEST_RUN(expand_past_max_tensor_bytes_fails);
     TEST_RUN(concat_with_empty_input);
     TEST_RUN(concat_skips_legacy_empty_1d_input);
+    TEST_RUN(concat_shares_copy_every_block);
     TEST_RUN(concat_dim_mismatch_fails);
     TEST_RUN(concat_without_axis_fails_from_opset4);
     TEST_RUN(split_sizes_input_cuts_axis);
