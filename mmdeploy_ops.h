@@ -5321,14 +5321,16 @@ static int32_t mmd__split_shares(int64_t m, int64_t n, int64_t mr, int64_t nr, i
 }
 
 /* The split of an m x n product (float or integer) into `shares`: by rows when the columns give
-   fewer than two nr-panels per share, else the way whose largest share has the fewest panel
-   tiles (ties by columns), since the fork waits for its largest share: ResNet-18's 14x14 3x3
-   layers (224 columns, 256 rows) split 128:96 by columns but 128:128 by rows. *step rows or
-   columns (whole mr- or nr-panels) per share. Returns the number of shares that hold work. */
+   fewer than two nr-panels per share or when the largest row share has a sixteenth fewer panel
+   tiles than the largest column share, since the fork waits for its largest share: ResNet-18's
+   14x14 3x3 layers (224 columns, 256 rows) split 128:96 by columns but 128:128 by rows. Else
+   by columns, where each share reads only its part of B (ResNet-18's first layer, im2col
+   columns of 4 MB, has 884 tiles a share by rows and 888 by columns). *step rows or columns
+   (whole mr- or nr-panels) per share. Returns the number of shares that hold work. */
 static int32_t mmd__split_step(int64_t m, int64_t n, int64_t mr, int64_t nr, int32_t shares, int32_t *by_rows,
                                int64_t *step) {
     int64_t pm = (m + mr - 1) / mr, pn = (n + nr - 1) / nr, rp = (pm + shares - 1) / shares, cp = (pn + shares - 1) / shares;
-    int32_t rows = n / (2 * nr) < shares || rp * pn < cp * pm;
+    int32_t rows = n / (2 * nr) < shares || 16 * rp * pn < 15 * cp * pm;
     int64_t panels = rows ? pm : pn, per = rows ? rp : cp;
     *by_rows = rows;
     *step = per * (rows ? mr : nr);
