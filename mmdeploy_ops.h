@@ -5648,7 +5648,9 @@ static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_
    scratch a band of output rows at a time; DEPTHWISE: one input channel per group in 1-D or
    2-D, any kernel, stride and dilation, as rows of vector multiply-adds over a padded copy of
    the input plane split by column phase (see mmd__dw_task). 3-D depthwise takes DIRECT.
-   WINOGRAD: 3x3 stride-1 single-group 2-D convolutions on planes large enough (>>ops winograd). */
+   WINOGRAD: 3x3 stride-1 single-group 2-D convolutions on planes large enough (>>ops winograd).
+   ConvTranspose: IM2COL there is the product then col2im's scatter-add; DISJOINT, stride equal
+   to kernel, stores each tap's columns straight to its outputs (see mmd__conv_transpose_plan). */
 enum { MMD__CONV_DIRECT, MMD__CONV_POINTWISE, MMD__CONV_SHIFTED, MMD__CONV_IM2COL, MMD__CONV_DEPTHWISE,
        MMD__CONV_WINOGRAD, MMD__CONV_DISJOINT };
 
