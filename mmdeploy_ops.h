@@ -5329,12 +5329,19 @@ static int32_t mmd__split_shares(int64_t m, int64_t n, int64_t mr, int64_t nr, i
    (whole mr- or nr-panels) per share. Returns the number of shares that hold work. */
 static int32_t mmd__split_step(int64_t m, int64_t n, int64_t mr, int64_t nr, int32_t shares, int32_t *by_rows,
                                int64_t *step) {
+#ifndef MMD_CONV_SMALL
     int64_t pm = (m + mr - 1) / mr, pn = (n + nr - 1) / nr, rp = (pm + shares - 1) / shares, cp = (pn + shares - 1) / shares;
     int32_t rows = n / (2 * nr) < shares || 16 * rp * pn < 15 * cp * pm;
     int64_t panels = rows ? pm : pn, per = rows ? rp : cp;
     *by_rows = rows;
     *step = per * (rows ? mr : nr);
     return (int32_t)((panels + per - 1) / per);
+#else
+    /* Firmware (its .text budget): by columns unless they give fewer than two panels a share. */
+    *by_rows = n / (2 * nr) < shares;
+    *step = *by_rows ? mmd__round_up((m + shares - 1) / shares, mr) : mmd__round_up((n + shares - 1) / shares, nr);
+    return (int32_t)(((*by_rows ? m : n) + *step - 1) / *step);
+#endif
 }
 
 static int32_t mmd__gemm_shares(int64_t m, int64_t n, int32_t threads, int32_t isa) {
@@ -5356,9 +5363,11 @@ typedef struct mmd__gemm_job {
     float *scratch;                     /* 64-byte aligned, `share` floats per share */
     int64_t share, step;                /* floats per share; rows or columns per share */
     int32_t by_rows;
+#ifndef MMD_CONV_SMALL
     mmd__gemm_then_fn then;             /* or NULL; else called per `chunk` columns of a share */
     void *user;
     int64_t chunk;
+#endif
 } mmd__gemm_job;
 
 /* One share: rows [m0, m1) and columns [n0, n1) of C. */
@@ -5515,9 +5524,13 @@ static void mmd__gemm_run_then(const mmd_kernel_ctx *c, const mmd__gemm *g, void
     job.g = g;
     job.scratch = (float *)(((uintptr_t)scratch + 63u) & ~(uintptr_t)63u);
     job.share = mmd__gemm_share_floats(g->m, g->n, g->k, g->isa);
+#ifndef MMD_CONV_SMALL
     job.then = then;
     job.user = user;
     job.chunk = chunk;
+#else
+    (void)then, (void)user, (void)chunk; /* firmware has no DISJOINT ConvTranspose to call them */
+#endif
     shares = mmd__split_step(g->m, g->n, mmd__gemm_mr(g->isa), nr, shares, &job.by_rows, &job.step);
     mmd_kernel_parallel(c, mmd__gemm_task, &job, shares);
 }
