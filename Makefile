@@ -56,8 +56,8 @@ $(BUILD)/mmd_firmware_arena.o: tools/mmd_firmware_arena.c tools/mmd_firmware_are
 	$(CC) $(WARN) $(CFLAGS) -O0 -I. -Itools -c $< -o $@
 
 $(BUILD)/mmdeploy: tools/mmdeploy_cli.c tools/mmd_npy.h $(HEADERS) $(BUILD)/mmdeploy.o $(BUILD)/mmd_firmware_arena.o
-	$(CC) $(WARN) $(CFLAGS) -I. -Itools tools/mmdeploy_cli.c $(BUILD)/mmdeploy.o $(BUILD)/mmd_firmware_arena.o \
-	    $(BACKEND_OBJ) $(BACKEND_LIBS) -lm -o $@
+	$(CC) $(WARN) $(CFLAGS) $(CLI_SDK_DEFS) -I. -Itools tools/mmdeploy_cli.c $(BUILD)/mmdeploy.o \
+	    $(BUILD)/mmd_firmware_arena.o $(BACKEND_OBJ) $(CLI_SDK_OBJ) $(BACKEND_LIBS) $(CLI_SDK_LIBS) -lm -o $@
 
 $(BUILD)/classify: examples/classify.c $(HEADERS) $(BUILD)/mmdeploy.o
 	$(CC) $(WARN) $(CFLAGS) -I. examples/classify.c $(BUILD)/mmdeploy.o -lstb -lm -o $@
@@ -207,7 +207,7 @@ $(BUILD)/mmdeploy_sdk.o: mmdeploy_sdk.c $(SDK_HEADERS) $(HEADERS) | $(BUILD)
 	$(CC) $(WARN) $(CFLAGS) -I. -Iinclude -c mmdeploy_sdk.c -o $@
 
 # tests/test_sdk.py drives the SDK through this probe (one translation unit with everything).
-$(BUILD)/sdk_probe: tests/sdk_probe.c $(SDK_HEADERS) $(HEADERS) tools/mmd_npy.h | $(BUILD)
+$(BUILD)/sdk_probe: tests/sdk_probe.c $(SDK_HEADERS) $(HEADERS) tools/mmd_npy.h tools/mmd_sdk_json.h | $(BUILD)
 	$(CC) $(WARN) $(CFLAGS) -I. -Iinclude -Itools $< $(SDK_LIBS) -o $@
 
 # The model directories test_sdk.py compares (MMDeploy's format, torch networks), made once.
@@ -241,6 +241,17 @@ $(BACKEND_OBJ): backends/mmd_backends.c $(wildcard backends/*.h) $(HEADERS) | $(
 	$(CC) $(WARN) $(CFLAGS) $(BACKEND_DEFS) -I. -c backends/mmd_backends.c -o $@
 
 $(BUILD)/mmdeploy: $(BACKEND_OBJ)
+
+# `mmdeploy sdk` (the SDK's C API on an image, results as JSON) when cJSON and stb are there,
+# found as the backends' libraries are; without them the CLI builds and the command says so.
+HAVE_SDK      := $(shell printf '\043include <cjson/cJSON.h>\n\043include <stb/stb_image.h>\nint main(void){return 0;}\n' | \
+                   $(CC) -x c - -lcjson -lstb -o /dev/null 2>/dev/null && echo 1 || echo 0)
+CLI_SDK_DEFS  := -DMMD_HAVE_SDK=$(HAVE_SDK) $(if $(filter 1,$(HAVE_SDK)),-Iinclude)
+CLI_SDK_OBJ   := $(if $(filter 1,$(HAVE_SDK)),$(BUILD)/mmdeploy_sdk.o)
+CLI_SDK_LIBS  := $(if $(filter 1,$(HAVE_SDK)),$(SDK_LIBS))
+$(BUILD)/mmdeploy $(ASAN_BUILD)/mmdeploy: tools/mmd_sdk_json.h $(if $(filter 1,$(HAVE_SDK)),$(SDK_HEADERS))
+$(BUILD)/mmdeploy: $(CLI_SDK_OBJ)
+$(ASAN_BUILD)/mmdeploy: $(if $(filter 1,$(HAVE_SDK)),$(ASAN_BUILD)/mmdeploy_sdk.o)
 
 # The refusing-backend and set-backend tests link the bundled backends too.
 $(BUILD)/test_backend_fallback $(BUILD)/test_backend_sets: $(BUILD)/%: tests/%.c tests/model_harness.h $(HEADERS) $(BACKEND_OBJ)
@@ -508,8 +519,9 @@ $(ASAN_BUILD)/mmd_firmware_arena.o: tools/mmd_firmware_arena.c tools/mmd_firmwar
 
 $(ASAN_BUILD)/mmdeploy: tools/mmdeploy_cli.c tools/mmd_npy.h $(HEADERS) $(ASAN_BUILD)/mmdeploy.o $(ASAN_BUILD)/mmd_backends.o \
         $(ASAN_BUILD)/mmd_firmware_arena.o
-	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itools tools/mmdeploy_cli.c $(ASAN_BUILD)/mmdeploy.o \
-	    $(ASAN_BUILD)/mmd_firmware_arena.o $(ASAN_BUILD)/mmd_backends.o $(BACKEND_LIBS) -lm -o $@
+	$(CC) $(WARN) $(ASAN_FLAGS) $(CLI_SDK_DEFS) -I. -Itools tools/mmdeploy_cli.c $(ASAN_BUILD)/mmdeploy.o \
+	    $(ASAN_BUILD)/mmd_firmware_arena.o $(ASAN_BUILD)/mmd_backends.o \
+	    $(if $(filter 1,$(HAVE_SDK)),$(ASAN_BUILD)/mmdeploy_sdk.o) $(BACKEND_LIBS) $(CLI_SDK_LIBS) -lm -o $@
 
 $(ASAN_BUILD)/classify: examples/classify.c $(HEADERS) $(ASAN_BUILD)/mmdeploy.o
 	$(CC) $(WARN) $(ASAN_FLAGS) -I. examples/classify.c $(ASAN_BUILD)/mmdeploy.o -lstb -lm -o $@
@@ -518,7 +530,7 @@ $(ASAN_BUILD)/test_backend_fallback $(ASAN_BUILD)/test_backend_sets: $(ASAN_BUIL
                                                                      $(HEADERS) $(ASAN_BUILD)/mmd_backends.o
 	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itests $< $(ASAN_BUILD)/mmd_backends.o $(BACKEND_LIBS) -lm -o $@
 
-$(ASAN_BUILD)/sdk_probe: tests/sdk_probe.c $(SDK_HEADERS) $(HEADERS) tools/mmd_npy.h
+$(ASAN_BUILD)/sdk_probe: tests/sdk_probe.c $(SDK_HEADERS) $(HEADERS) tools/mmd_npy.h tools/mmd_sdk_json.h
 	mkdir -p $(ASAN_BUILD)
 	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Iinclude -Itools $< $(SDK_LIBS) -o $@
 

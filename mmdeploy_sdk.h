@@ -151,6 +151,10 @@ MMDEPLOY_API void mmd_image_free(mmdeploy_mat_t *mat);
    model looks at (NULL: the whole image, as mmdeploy_pose_detector_apply). Returns a status. */
 MMDEPLOY_API int mmd_sdk_preprocess(mmdeploy_model_t model, const mmdeploy_mat_t *mat, const mmdeploy_rect_t *bbox,
                                     float **data, int64_t dims[4], mmd_sdk_meta *meta);
+/* The model's task as deploy.json names it ("Classifier", "Detector", "Segmentor",
+   "PoseDetector", "TextRecognizer", "TextDetector" or "RotatedDetector"), so that a program
+   given any model directory knows which handle to create; NULL for a NULL model. */
+MMDEPLOY_API const char *mmd_sdk_model_task(mmdeploy_model_t model);
 
 #ifdef __cplusplus
 }
@@ -790,17 +794,19 @@ static int mmd__sdk_path(char *buf, size_t cap, const char *dir, const char *fil
     return MMDEPLOY_SUCCESS;
 }
 
+/* deploy.json's task names, in the order of the MMD__TASK_ values. */
+static const char *const mmd__task_names[] = {"Classifier",     "Detector",     "Segmentor",      "PoseDetector",
+                                              "TextRecognizer", "TextDetector", "RotatedDetector"};
+
 static int mmd__parse_deploy(const char *text, size_t size, const char *dir, char *net_path, size_t cap,
                              int32_t *task) {
-    static const char *const tasks[] = {"Classifier", "Detector", "Segmentor", "PoseDetector", "TextRecognizer",
-                                        "TextDetector", "RotatedDetector"};
     cJSON *root = cJSON_ParseWithLength(text, size);
     const cJSON *model;
     const char *s;
     int st = 0;
     if (!root) return mmd__sdk_fail(MMDEPLOY_E_INVALID_ARG, "deploy.json is not valid JSON");
     s = mmd__json_string(root, "task");
-    for (*task = 0; *task < 7 && (!s || strcmp(s, tasks[*task]) != 0); ++*task) {
+    for (*task = 0; *task < 7 && (!s || strcmp(s, mmd__task_names[*task]) != 0); ++*task) {
     }
     if (*task == 7) st = mmd__sdk_fail(MMDEPLOY_E_NOT_SUPPORTED, "deploy.json: task '%s' is not supported", s ? s : "(none)");
     model = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "models"), 0);
@@ -848,6 +854,10 @@ MMDEPLOY_API int mmdeploy_model_create_by_path(const char *path, mmdeploy_model_
     }
     *model = m;
     return MMDEPLOY_SUCCESS;
+}
+
+MMDEPLOY_API const char *mmd_sdk_model_task(mmdeploy_model_t model) {
+    return model ? mmd__task_names[model->task] : NULL;
 }
 
 MMDEPLOY_API int mmdeploy_model_create(const void *buffer, int size, mmdeploy_model_t *model) {

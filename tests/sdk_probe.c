@@ -30,6 +30,7 @@
 #include "mmd_npy.h"
 #define MMD_SDK_IMPLEMENTATION
 #include "mmdeploy_sdk.h"
+#include "mmd_sdk_json.h"
 
 /* A .npy file's bytes and its parsed view; 0 on failure (message printed). */
 static int load_npy(const char *path, void **bytes, mmd_npy *npy) {
@@ -144,7 +145,7 @@ int main(int argc, char **argv) {
     void *bytes = NULL;
     mmd_npy img;
     mmdeploy_mat_t mat;
-    int st = 2, i;
+    int st = 2;
     const char *cmd = argc > 1 ? argv[1] : "";
     if (argc < 5 || !load_npy(argv[strcmp(cmd, "resize") == 0 ? 2 : 3], &bytes, &img)) {
         fprintf(stderr, "usage: see tests/sdk_probe.c\n");
@@ -200,9 +201,8 @@ int main(int argc, char **argv) {
         int *count;
         if ((st = mmdeploy_classifier_create_by_path(argv[2], "cpu", 0, &c)) == 0) {
             if ((st = mmdeploy_classifier_apply(c, &mat, 1, &res, &count)) == 0) {
-                printf("[");
-                for (i = 0; i < count[0]; ++i) printf("%s[%d, %.9g]", i ? ", " : "", res[i].label_id, res[i].score);
-                printf("]\n");
+                mmd_sdk_json_classification(stdout, res, count[0]);
+                printf("\n");
                 mmdeploy_classifier_release_result(res, count, 1);
             }
             mmdeploy_classifier_destroy(c);
@@ -213,11 +213,8 @@ int main(int argc, char **argv) {
         int *count;
         if ((st = mmdeploy_detector_create_by_path(argv[2], "cpu", 0, &d)) == 0) {
             if ((st = mmdeploy_detector_apply(d, &mat, 1, &res, &count)) == 0) {
-                printf("[");
-                for (i = 0; i < count[0]; ++i)
-                    printf("%s[%d, %.9g, %.9g, %.9g, %.9g, %.9g]", i ? ", " : "", res[i].label_id, res[i].score,
-                           res[i].bbox.left, res[i].bbox.top, res[i].bbox.right, res[i].bbox.bottom);
-                printf("]\n");
+                mmd_sdk_json_detection(stdout, res, count[0]);
+                printf("\n");
                 if (argc == 6) st = save_masks(argv[5], res, count[0], mat.height, mat.width);
                 mmdeploy_detector_release_result(res, count, 1);
             }
@@ -226,16 +223,11 @@ int main(int argc, char **argv) {
     } else if (strcmp(cmd, "rotated") == 0) {
         mmdeploy_rotated_detector_t d;
         mmdeploy_rotated_detection_t *res;
-        int *count, k;
+        int *count;
         if ((st = mmdeploy_rotated_detector_create_by_path(argv[2], "cpu", 0, &d)) == 0) {
             if ((st = mmdeploy_rotated_detector_apply(d, &mat, 1, &res, &count)) == 0) {
-                printf("[");
-                for (i = 0; i < count[0]; ++i) {
-                    printf("%s[%d, %.9g", i ? ", " : "", res[i].label_id, res[i].score);
-                    for (k = 0; k < 5; ++k) printf(", %.9g", res[i].rbbox[k]);
-                    printf("]");
-                }
-                printf("]\n");
+                mmd_sdk_json_rotated(stdout, res, count[0]);
+                printf("\n");
                 mmdeploy_rotated_detector_release_result(res, count);
             }
             mmdeploy_rotated_detector_destroy(d);
@@ -256,7 +248,7 @@ int main(int argc, char **argv) {
         mmdeploy_pose_detector_t d;
         mmdeploy_pose_detection_t *res;
         mmdeploy_rect_t *boxes = (mmdeploy_rect_t *)malloc(sizeof *boxes * (size_t)((argc - 5) / 4 + 1));
-        int n = (argc - 5) / 4, k;
+        int n = (argc - 5) / 4;
         if (boxes) read_boxes(argv + 5, n, boxes);
         if (!boxes) {
             st = 2;
@@ -264,15 +256,8 @@ int main(int argc, char **argv) {
             st = n ? mmdeploy_pose_detector_apply_bbox(d, &mat, 1, boxes, &n, &res)
                    : mmdeploy_pose_detector_apply(d, &mat, 1, &res);
             if (st == 0) {
-                printf("[");
-                for (i = 0; i < (n ? n : 1); ++i) {
-                    printf("%s[", i ? ", " : "");
-                    for (k = 0; k < res[i].length; ++k)
-                        printf("%s[%.9g, %.9g, %.9g]", k ? ", " : "", res[i].point[k].x, res[i].point[k].y,
-                               res[i].score[k]);
-                    printf("]");
-                }
-                printf("]\n");
+                mmd_sdk_json_pose(stdout, res, n ? n : 1);
+                printf("\n");
                 mmdeploy_pose_detector_release_result(res, n ? n : 1);
             }
             mmdeploy_pose_detector_destroy(d);
@@ -284,14 +269,8 @@ int main(int argc, char **argv) {
         int *count;
         if ((st = mmdeploy_text_detector_create_by_path(argv[2], "cpu", 0, &d)) == 0) {
             if ((st = mmdeploy_text_detector_apply(d, &mat, 1, &res, &count)) == 0) {
-                int k;
-                printf("[");
-                for (i = 0; i < count[0]; ++i) {
-                    printf("%s[%.9g", i ? ", " : "", res[i].score);
-                    for (k = 0; k < 4; ++k) printf(", %.9g, %.9g", res[i].bbox[k].x, res[i].bbox[k].y);
-                    printf("]");
-                }
-                printf("]\n");
+                mmd_sdk_json_text_detection(stdout, res, count[0]);
+                printf("\n");
                 mmdeploy_text_detector_release_result(res, count, 1);
             }
             mmdeploy_text_detector_destroy(d);
@@ -315,13 +294,8 @@ int main(int argc, char **argv) {
             if (st == 0) {
                 if (n) printf("[");
                 for (j = 0; j < (n ? n : 1); ++j) {
-                    const unsigned char *c;
-                    printf("%s{\"text\": \"", j ? ", " : "");
-                    for (c = (const unsigned char *)res[j].text; *c; ++c)
-                        printf(*c == '"' || *c == '\\' ? "\\%c" : *c < 0x20 ? "\\u%04x" : "%c", *c);
-                    printf("\", \"score\": [");
-                    for (i = 0; i < res[j].length; ++i) printf("%s%.9g", i ? ", " : "", res[j].score[i]);
-                    printf("]}");
+                    printf("%s", j ? ", " : "");
+                    mmd_sdk_json_text_recognition(stdout, &res[j]);
                 }
                 printf(n ? "]\n" : "\n");
                 mmdeploy_text_recognizer_release_result(res, n ? n : 1);

@@ -21,6 +21,10 @@
   minAreaRect and pyclipper (gen_sdk_models.db_head) on the network's map of our input, under
   the SDK's defaults and edited params (same count and order, corners within 1 px, scores
   within 1e-3); the recognizer's text of each box against MMDeploy's WarpBbox in OpenCV;
+- the CLI: `mmdeploy sdk DIR IMAGE` on every test directory prints the probe's results as
+  JSON (the same printers, tools/mmd_sdk_json.h, after a PNG decoded by stb instead of an
+  array); a missing directory, a deploy.json that is not JSON and an unreadable image end it
+  with the SDK's message, its status and exit 1, and nothing on stdout;
 - hostile model directories: each refused with the documented status and a message naming the
   wrong value, never a crash.
 Prints `ok NAME` or `FAIL NAME: why` per test, the largest differences measured, then
@@ -39,6 +43,7 @@ import cv2
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("MMDEPLOY_BIN")  # make asan-test points it into build/asan
+CLI = BIN or os.path.join(ROOT, "build", "mmdeploy")
 PROBE = os.path.join(os.path.dirname(BIN), "sdk_probe") if BIN else os.path.join(ROOT, "build", "sdk_probe")
 MODELS = os.path.join(ROOT, "build", "sdk_models")
 PPOCR = os.path.join(ROOT, "build", "ppocr")
@@ -1098,6 +1103,84 @@ def demo_tests(tmp):
             ("demo_device_cuda_refused", wrong_device)]
 
 
+def cli_tests(tmp):
+    # The probe's command for each deploy.json task, and whether it writes its result to a file.
+    probe_cmd = dict(Classifier="classify", Detector="detect", RotatedDetector="rotated", PoseDetector="pose",
+                     TextDetector="textdet", TextRecognizer="recognize", Segmentor="segment")
+
+    def cli(*args, expect=0):
+        p = subprocess.run([CLI, "sdk"] + [str(a) for a in args], capture_output=True, text=True, timeout=300)
+        if p.returncode != expect:
+            raise Failure("mmdeploy sdk %s exited %d (expected %d): %s" %
+                          (" ".join(map(str, args)), p.returncode, expect, p.stderr.strip()[-400:]))
+        return p
+
+    def built_in():
+        p = subprocess.run([CLI, "sdk", os.path.join(MODELS, "cls"), "none.png"], capture_output=True, text=True)
+        return "not built in" not in p.stderr
+
+    def same_as_probe(kind):
+        def run():
+            d = os.path.join(MODELS, kind)
+            with open(os.path.join(d, "deploy.json")) as f:
+                task = json.load(f)["task"]
+            bgr = gen.text_image() if task in ("TextDetector", "TextRecognizer") else china()
+            img, src = os.path.join(tmp, "cli_%s.png" % kind), os.path.join(tmp, "cli_%s.npy" % kind)
+            cv2.imwrite(img, bgr)
+            np.save(src, cv2.imread(img))
+            ours = json.loads(cli(d, img, "--device", "cpu").stdout)
+            if ours["task"] != task:
+                raise Failure("task %r, deploy.json says %r" % (ours["task"], task))
+            if task == "Segmentor":
+                out = os.path.join(tmp, "cli_seg.npy")
+                probe("segment", d, src, "bgr", out)
+                ref, got = np.load(out), ours["result"]
+                key = "mask" if ref.ndim == 2 else "score"
+                arr = np.array(got[key], dtype=ref.dtype).reshape(ref.shape)
+                if (got["height"], got["width"]) != ref.shape[-2:] or not np.array_equal(arr, ref):
+                    raise Failure("%s differs from the probe's (%s vs %s)" % (key, arr.shape, ref.shape))
+            else:
+                ref = json.loads(probe(probe_cmd[task], d, src, "bgr").stdout)
+                if ours["result"] != ref:
+                    raise Failure("result %r, the probe's %r" % (str(ours["result"])[:200], str(ref)[:200]))
+                if not ref:
+                    raise Failure("no results to compare on %s" % kind)
+        return run
+
+    def errors():
+        bad = os.path.join(tmp, "cli_bad")
+        shutil.copytree(os.path.join(MODELS, "cls"), bad, dirs_exist_ok=True)
+        with open(os.path.join(bad, "deploy.json"), "w") as f:
+            f.write("{not json")
+        img = os.path.join(tmp, "cli_cls.png")
+        cv2.imwrite(img, china())
+        junk = os.path.join(tmp, "cli_junk.png")
+        with open(junk, "wb") as f:
+            f.write(b"not an image at all")
+        cases = [(os.path.join(tmp, "no_such_dir"), img, "FILE_NOT_EXIST", "no_such_dir"),
+                 (bad, img, "INVALID_ARG", "not valid JSON"),
+                 (os.path.join(MODELS, "cls"), junk, "INVALID_ARG", "cli_junk.png")]
+        for d, image, status, words in cases:
+            p = cli(d, image, expect=1)
+            want = "status %d (MMDEPLOY_E_%s)" % (STATUS[status], status)
+            if p.stdout or want not in p.stderr or words not in p.stderr:
+                raise Failure("%s %s: stdout %r, stderr %r; expected %r and %r" %
+                              (d, image, p.stdout, p.stderr, want, words))
+        p = cli(os.path.join(MODELS, "cls"), img, "--device", "cuda", expect=1)
+        if "cuda" not in p.stderr or p.stdout:
+            raise Failure("--device cuda: %r" % p.stderr)
+
+    def not_built_in():
+        p = cli(os.path.join(MODELS, "cls"), "x.png", expect=1)
+        if "status 2 (MMDEPLOY_E_NOT_SUPPORTED)" not in p.stderr:
+            raise Failure("message %r" % p.stderr)
+
+    if not built_in():
+        return [("cli_sdk_not_built_in", not_built_in)]
+    return [("cli_sdk_" + k, same_as_probe(k)) for k in sorted(os.listdir(MODELS))
+            if os.path.exists(os.path.join(MODELS, k, "deploy.json"))] + [("cli_sdk_errors", errors)]
+
+
 def main(argv):
     if not all(os.path.exists(os.path.join(MODELS, k, "end2end.onnx")) for k in gen.TASKS):
         subprocess.run([sys.executable, os.path.join(ROOT, "tests", "gen_sdk_models.py"), MODELS],
@@ -1105,7 +1188,7 @@ def main(argv):
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         tests = resize_tests(tmp) + preprocess_tests(tmp) + e2e_tests(tmp) + hostile_tests(tmp) + \
-            demo_tests(tmp) + rotated_tests(tmp) + instance_mask_tests(tmp)
+            demo_tests(tmp) + rotated_tests(tmp) + instance_mask_tests(tmp) + cli_tests(tmp)
         for name, fn in tests:
             if argv and not any(a in name for a in argv):
                 continue

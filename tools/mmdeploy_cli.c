@@ -24,8 +24,18 @@
 #define MMD_NPY_IMPLEMENTATION
 #include "mmd_firmware_arena.h"
 #include "mmd_npy.h"
+/* The SDK (mmdeploy_sdk.o, cJSON and stb) when the Makefile found cJSON and stb; without it
+   `mmdeploy sdk` says so and everything else works. */
+#ifndef MMD_HAVE_SDK
+#define MMD_HAVE_SDK 0
+#endif
+#if MMD_HAVE_SDK
+#include "mmdeploy_sdk.h"
+#include "mmd_sdk_json.h"
+#endif
 
-static const char cli_usage[] =
+/* In two parts: C99 compilers need only take string literals of 4095 bytes. */
+static const char *const cli_usage[2] = {
     "usage: mmdeploy <command> MODEL.onnx [options]\n"
     "\n"
     "commands:\n"
@@ -63,7 +73,18 @@ static const char cli_usage[] =
     "        NAME defaults to OUT's base name. --ops-header writes the MMD_ONLY_OPS list of\n"
     "        the kernels the blob runs. MODEL may be a .mmd blob too. Prints the flash bytes,\n"
     "        the arena bytes and the largest scratch; info prints the same for any model.\n"
-    "\n"
+    "  sdk   MODEL_DIR IMAGE [--device cpu]\n"
+    "        runs an MMDeploy model directory (deploy.json, pipeline.json, the network) on an\n"
+    "        image file (anything stb_image reads) through the SDK (mmdeploy_sdk.h), the handle\n"
+    "        chosen by deploy.json's task, and prints one JSON object {\"task\": ..., \"result\":\n"
+    "        ...}: Classifier [[label, score], ...], Detector [[label, score, left, top,\n"
+    "        right, bottom], ...], RotatedDetector [[label, score, cx, cy, w, h, angle], ...],\n"
+    "        PoseDetector [[[x, y, score], ...]] (the whole image as the box), TextDetector\n"
+    "        [[score, x0, y0, ..., x3, y3], ...], TextRecognizer {\"text\": ..., \"score\":\n"
+    "        [...]}, Segmentor {\"height\", \"width\", \"classes\", \"mask\" or \"score\":\n"
+    "        row-major}. A failure prints the SDK's message and its status. Needs a CLI built\n"
+    "        with cJSON and stb (libcjson-dev, libstb-dev); otherwise it says so.\n"
+    "\n",
     "backends:\n"
     "  --backend openblas,onednn runs each node on the first listed backend that claims it and\n"
     "  on the reference CPU kernels otherwise (they are always the last fallback; the name\n"
@@ -84,7 +105,12 @@ static const char cli_usage[] =
     "  -h, --help     this text\n"
     "  --version      the runtime version\n"
     "\n"
-    "exit status: 0 on success, 1 on failure, 2 on a bad command line\n";
+    "exit status: 0 on success, 1 on failure, 2 on a bad command line\n"};
+
+static void cli_print_usage(FILE *f) {
+    fputs(cli_usage[0], f);
+    fputs(cli_usage[1], f);
+}
 
 /* ==== >>output ==== */
 /* Control characters (model-supplied names included) become '?', so each line stays one line. */
@@ -282,7 +308,7 @@ static int cli_parse_args(int argc, char **argv, cli_args *a) {
         char name[32];
         size_t name_len;
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            fputs(cli_usage, stdout);
+            cli_print_usage(stdout);
             return -1;
         }
         if (arg[0] != '-' || arg[1] == '\0') {
@@ -1546,22 +1572,147 @@ done:
     return rc;
 }
 
+/* ==== >>sdk ==== */
+/* `mmdeploy sdk MODEL_DIR IMAGE [--device NAME]`: the SDK's C API on one image, the result as
+   JSON (tools/mmd_sdk_json.h, which tests/sdk_probe.c prints with too). The SDK has logged its
+   message on stderr before a failing call returns; this adds the status and what failed. */
+static int cli_sdk_fail(int st, const char *what, const char *name) {
+    static const char *const names[] = {"SUCCESS",         "E_INVALID_ARG",    "E_NOT_SUPPORTED", "E_OUT_OF_RANGE",
+                                        "E_OUT_OF_MEMORY", "E_FILE_NOT_EXIST", "E_FAIL"};
+    cli_fail("sdk: %s '%s': status %d (MMDEPLOY_%s)", what, name, st, st >= 0 && st < 7 ? names[st] : "E_UNKNOWN");
+    return 1;
+}
+
+#if MMD_HAVE_SDK
+/* Creates the handle deploy.json's task names, applies it to the image and prints the result;
+   nothing reaches stdout unless the run succeeded. */
+static int cli_sdk_apply(mmdeploy_model_t model, const char *task, const char *device, const mmdeploy_mat_t *mat) {
+    int st, *count;
+    if (strcmp(task, "Classifier") == 0) {
+        mmdeploy_classifier_t h;
+        mmdeploy_classification_t *res;
+        if ((st = mmdeploy_classifier_create(model, device, 0, &h)) != 0) return st;
+        if ((st = mmdeploy_classifier_apply(h, mat, 1, &res, &count)) == 0) {
+            printf("{\"task\": \"%s\", \"result\": ", task);
+            mmd_sdk_json_classification(stdout, res, count[0]);
+            mmdeploy_classifier_release_result(res, count, 1);
+        }
+        mmdeploy_classifier_destroy(h);
+    } else if (strcmp(task, "Detector") == 0) {
+        mmdeploy_detector_t h;
+        mmdeploy_detection_t *res;
+        if ((st = mmdeploy_detector_create(model, device, 0, &h)) != 0) return st;
+        if ((st = mmdeploy_detector_apply(h, mat, 1, &res, &count)) == 0) {
+            printf("{\"task\": \"%s\", \"result\": ", task);
+            mmd_sdk_json_detection(stdout, res, count[0]);
+            mmdeploy_detector_release_result(res, count, 1);
+        }
+        mmdeploy_detector_destroy(h);
+    } else if (strcmp(task, "RotatedDetector") == 0) {
+        mmdeploy_rotated_detector_t h;
+        mmdeploy_rotated_detection_t *res;
+        if ((st = mmdeploy_rotated_detector_create(model, device, 0, &h)) != 0) return st;
+        if ((st = mmdeploy_rotated_detector_apply(h, mat, 1, &res, &count)) == 0) {
+            printf("{\"task\": \"%s\", \"result\": ", task);
+            mmd_sdk_json_rotated(stdout, res, count[0]);
+            mmdeploy_rotated_detector_release_result(res, count);
+        }
+        mmdeploy_rotated_detector_destroy(h);
+    } else if (strcmp(task, "Segmentor") == 0) {
+        mmdeploy_segmentor_t h;
+        mmdeploy_segmentation_t *res;
+        if ((st = mmdeploy_segmentor_create(model, device, 0, &h)) != 0) return st;
+        if ((st = mmdeploy_segmentor_apply(h, mat, 1, &res)) == 0) {
+            printf("{\"task\": \"%s\", \"result\": ", task);
+            mmd_sdk_json_segmentation(stdout, res);
+            mmdeploy_segmentor_release_result(res, 1);
+        }
+        mmdeploy_segmentor_destroy(h);
+    } else if (strcmp(task, "PoseDetector") == 0) {
+        mmdeploy_pose_detector_t h;
+        mmdeploy_pose_detection_t *res;
+        if ((st = mmdeploy_pose_detector_create(model, device, 0, &h)) != 0) return st;
+        if ((st = mmdeploy_pose_detector_apply(h, mat, 1, &res)) == 0) {
+            printf("{\"task\": \"%s\", \"result\": ", task);
+            mmd_sdk_json_pose(stdout, res, 1);
+            mmdeploy_pose_detector_release_result(res, 1);
+        }
+        mmdeploy_pose_detector_destroy(h);
+    } else if (strcmp(task, "TextDetector") == 0) {
+        mmdeploy_text_detector_t h;
+        mmdeploy_text_detection_t *res;
+        if ((st = mmdeploy_text_detector_create(model, device, 0, &h)) != 0) return st;
+        if ((st = mmdeploy_text_detector_apply(h, mat, 1, &res, &count)) == 0) {
+            printf("{\"task\": \"%s\", \"result\": ", task);
+            mmd_sdk_json_text_detection(stdout, res, count[0]);
+            mmdeploy_text_detector_release_result(res, count, 1);
+        }
+        mmdeploy_text_detector_destroy(h);
+    } else {
+        /* TextRecognizer: mmd_sdk_model_task names no other task. */
+        mmdeploy_text_recognizer_t h;
+        mmdeploy_text_recognition_t *res;
+        if ((st = mmdeploy_text_recognizer_create(model, device, 0, &h)) != 0) return st;
+        if ((st = mmdeploy_text_recognizer_apply(h, mat, 1, &res)) == 0) {
+            printf("{\"task\": \"%s\", \"result\": ", task);
+            mmd_sdk_json_text_recognition(stdout, res);
+            mmdeploy_text_recognizer_release_result(res, 1);
+        }
+        mmdeploy_text_recognizer_destroy(h);
+    }
+    if (st == 0) printf("}\n");
+    return st;
+}
+#endif
+
+static int cli_sdk(int argc, char **argv) {
+    const char *device = "cpu";
+    if (argc == 6 && strcmp(argv[4], "--device") == 0) device = argv[5];
+    else if (argc != 4) return cli_usage_error("sdk takes MODEL_DIR IMAGE [--device NAME]");
+#if MMD_HAVE_SDK
+    {
+        mmdeploy_model_t model;
+        mmdeploy_mat_t mat;
+        int st;
+        if ((st = mmdeploy_model_create_by_path(argv[2], &model)) != 0)
+            return cli_sdk_fail(st, "cannot load the model directory", argv[2]);
+        if ((st = mmd_image_load(argv[3], &mat)) != 0) {
+            mmdeploy_model_destroy(model);
+            return cli_sdk_fail(st, "cannot read the image", argv[3]);
+        }
+        st = cli_sdk_apply(model, mmd_sdk_model_task(model), device, &mat);
+        mmd_image_free(&mat);
+        mmdeploy_model_destroy(model);
+        return st ? cli_sdk_fail(st, "cannot run the model directory", argv[2]) : 0;
+    }
+#else
+    (void)device;
+    return cli_sdk_fail(2, "the SDK is not built in (the CLI was built without cJSON and stb: install libcjson-dev "
+                           "and libstb-dev and rebuild) for", argv[2]);
+#endif
+}
+
 /* ==== >>main ==== */
 int main(int argc, char **argv) {
     cli_args a;
     int rc;
     if (argc < 2) {
-        fputs(cli_usage, stderr);
+        cli_print_usage(stderr);
         return 2;
     }
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
         strcmp(argv[1], "help") == 0) {
-        fputs(cli_usage, stdout);
+        cli_print_usage(stdout);
         return 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("mmdeploy %s\n", MMD_VERSION_STRING);
         return 0;
+    }
+    if (strcmp(argv[1], "sdk") == 0) {
+        rc = cli_sdk(argc, argv);
+        if (fflush(stdout) != 0 && rc == 0) rc = cli_fail("cannot write to stdout: %s", strerror(errno));
+        return rc;
     }
     rc = cli_parse_args(argc, argv, &a);
     if (rc == 0) {
