@@ -1,5 +1,6 @@
 /* tools/mmdeploy_cli.c - the `mmdeploy` command: inspect an ONNX model, run it on .npy or
-   TensorProto files, time it. Built by `make build/mmdeploy` against the runtime object.
+   TensorProto files, time it; run an MMDeploy model directory on an image (`sdk`, when built
+   with the SDK). Built by `make build/mmdeploy` against the runtime object.
 
    Every failure ends the command with one line "mmdeploy: <what went wrong>" on stderr and a
    non-zero exit status (1; 2 for a command line that makes no sense). Text that comes from a
