@@ -249,9 +249,7 @@ HAVE_SDK      := $(shell printf '\043include <cjson/cJSON.h>\n\043include <stb/s
 CLI_SDK_DEFS  := -DMMD_HAVE_SDK=$(HAVE_SDK) $(if $(filter 1,$(HAVE_SDK)),-Iinclude)
 CLI_SDK_OBJ   := $(if $(filter 1,$(HAVE_SDK)),$(BUILD)/mmdeploy_sdk.o)
 CLI_SDK_LIBS  := $(if $(filter 1,$(HAVE_SDK)),$(SDK_LIBS))
-$(BUILD)/mmdeploy $(ASAN_BUILD)/mmdeploy: tools/mmd_sdk_json.h $(if $(filter 1,$(HAVE_SDK)),$(SDK_HEADERS))
-$(BUILD)/mmdeploy: $(CLI_SDK_OBJ)
-$(ASAN_BUILD)/mmdeploy: $(if $(filter 1,$(HAVE_SDK)),$(ASAN_BUILD)/mmdeploy_sdk.o)
+$(BUILD)/mmdeploy: tools/mmd_sdk_json.h $(if $(filter 1,$(HAVE_SDK)),$(SDK_HEADERS)) $(CLI_SDK_OBJ)
 
 # The refusing-backend and set-backend tests link the bundled backends too.
 $(BUILD)/test_backend_fallback $(BUILD)/test_backend_sets: $(BUILD)/%: tests/%.c tests/model_harness.h $(HEADERS) $(BACKEND_OBJ)
@@ -518,7 +516,8 @@ $(ASAN_BUILD)/mmd_firmware_arena.o: tools/mmd_firmware_arena.c tools/mmd_firmwar
 	$(CC) $(WARN) $(ASAN_FLAGS) -I. -Itools -c $< -o $@
 
 $(ASAN_BUILD)/mmdeploy: tools/mmdeploy_cli.c tools/mmd_npy.h $(HEADERS) $(ASAN_BUILD)/mmdeploy.o $(ASAN_BUILD)/mmd_backends.o \
-        $(ASAN_BUILD)/mmd_firmware_arena.o
+        $(ASAN_BUILD)/mmd_firmware_arena.o tools/mmd_sdk_json.h \
+        $(if $(filter 1,$(HAVE_SDK)),$(SDK_HEADERS) $(ASAN_BUILD)/mmdeploy_sdk.o)
 	$(CC) $(WARN) $(ASAN_FLAGS) $(CLI_SDK_DEFS) -I. -Itools tools/mmdeploy_cli.c $(ASAN_BUILD)/mmdeploy.o \
 	    $(ASAN_BUILD)/mmd_firmware_arena.o $(ASAN_BUILD)/mmd_backends.o \
 	    $(if $(filter 1,$(HAVE_SDK)),$(ASAN_BUILD)/mmdeploy_sdk.o) $(BACKEND_LIBS) $(CLI_SDK_LIBS) -lm -o $@
