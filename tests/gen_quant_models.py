@@ -191,6 +191,24 @@ def dyn_mlp(rng):
     return model, rng.normal(0, 1, (4, 32)).astype(np.float32)
 
 
+def qdq_conv(rng, nodes, const, x, xs, cin, cout, k, name, group=1):
+    """A QDQ Conv k x k (pads k // 2) of x in scale xs, as ORT's quantizer writes one: int8
+    weights per output channel (symmetric, zero points 0) and an int32 bias in scale xs * w_scale,
+    each behind a DequantizeLinear; appends the nodes, adds the initializers through const and
+    returns the Conv's output name."""
+    w = rng.normal(0, 0.3, (cout, cin // group, k, k)).astype(np.float32)
+    ws = (np.abs(w).reshape(cout, -1).max(1) / 127.0).astype(np.float32)
+    const(name + "_w", np.clip(np.rint(w / ws.reshape(-1, 1, 1, 1)), -127, 127).astype(np.int8))
+    const(name + "_ws", ws), const(name + "_wz", np.zeros(cout, np.int8))
+    bs = (ws * np.float32(xs)).astype(np.float32)
+    const(name + "_b", np.rint(rng.normal(0, 0.1, cout) / bs).astype(np.int32)), const(name + "_bs", bs)
+    nodes.append(helper.make_node("DequantizeLinear", [name + "_w", name + "_ws", name + "_wz"], [name + "_wdq"], axis=0))
+    nodes.append(helper.make_node("DequantizeLinear", [name + "_b", name + "_bs"], [name + "_bdq"], axis=0))
+    nodes.append(helper.make_node("Conv", [x, name + "_wdq", name + "_bdq"], [name + "_y"], kernel_shape=[k, k],
+                                  pads=[k // 2] * 4, group=group))
+    return name + "_y"
+
+
 def qdq_chain(rng):
     """input [1, 3, 12, 12] -> QDQ Conv 3x3 (8) -> Clip(0, 2) between zero points 128 and 0 ->
     QDQ Conv 1x1 (8) -> DequantizeLinear -> QuantizeLinear (128 to 0) -> QDQ depthwise Conv 3x3
@@ -212,17 +230,7 @@ def qdq_chain(rng):
         return out
 
     def conv(x, xs, cin, cout, k, name, group=1):
-        w = rng.normal(0, 0.3, (cout, cin // group, k, k)).astype(np.float32)
-        ws = (np.abs(w).reshape(cout, -1).max(1) / 127.0).astype(np.float32)
-        const(name + "_w", np.clip(np.rint(w / ws.reshape(-1, 1, 1, 1)), -127, 127).astype(np.int8))
-        const(name + "_ws", ws), const(name + "_wz", np.zeros(cout, np.int8))
-        bs = (ws * np.float32(xs)).astype(np.float32)
-        const(name + "_b", np.rint(rng.normal(0, 0.1, cout) / bs).astype(np.int32)), const(name + "_bs", bs)
-        nodes.append(helper.make_node("DequantizeLinear", [name + "_w", name + "_ws", name + "_wz"], [name + "_wdq"], axis=0))
-        nodes.append(helper.make_node("DequantizeLinear", [name + "_b", name + "_bs"], [name + "_bdq"], axis=0))
-        nodes.append(helper.make_node("Conv", [x, name + "_wdq", name + "_bdq"], [name + "_y"], kernel_shape=[k, k],
-                                      pads=[k // 2] * 4, group=group))
-        return name + "_y"
+        return qdq_conv(rng, nodes, const, x, xs, cin, cout, k, name, group)
 
     def clip(x, lo, hi, out):
         nodes.append(helper.make_node("Clip", [x, const(out + "_lo", np.array(lo, np.float32)),
@@ -265,17 +273,7 @@ def qdq_pool(rng):
         return out
 
     def conv(x, xs, cin, cout, k, name):
-        w = rng.normal(0, 0.3, (cout, cin, k, k)).astype(np.float32)
-        ws = (np.abs(w).reshape(cout, -1).max(1) / 127.0).astype(np.float32)
-        const(name + "_w", np.clip(np.rint(w / ws.reshape(-1, 1, 1, 1)), -127, 127).astype(np.int8))
-        const(name + "_ws", ws), const(name + "_wz", np.zeros(cout, np.int8))
-        bs = (ws * np.float32(xs)).astype(np.float32)
-        const(name + "_b", np.rint(rng.normal(0, 0.1, cout) / bs).astype(np.int32)), const(name + "_bs", bs)
-        nodes.append(helper.make_node("DequantizeLinear", [name + "_w", name + "_ws", name + "_wz"], [name + "_wdq"], axis=0))
-        nodes.append(helper.make_node("DequantizeLinear", [name + "_b", name + "_bs"], [name + "_bdq"], axis=0))
-        nodes.append(helper.make_node("Conv", [x, name + "_wdq", name + "_bdq"], [name + "_y"], kernel_shape=[k, k],
-                                      pads=[k // 2] * 4))
-        return name + "_y"
+        return qdq_conv(rng, nodes, const, x, xs, cin, cout, k, name)
 
     s0, s1, s2 = 1 / 127.5, 0.02, 0.03
     x = qdq("input", s0, 128, np.uint8, "xdq")
