@@ -12628,10 +12628,11 @@ static mmd_status mmd__qconv_eval(mmd_kernel_ctx *c) {
             if (p->pointwise) {
                 q.b = xg;
             } else {
-                /* Input channels over the threads, a few planes' worth of bytes each at least. */
+                /* Input channels over the threads, a few planes' worth of bytes each at least (a
+                   weight of no input channels has none: cg 0, nothing to split). */
+                int64_t per_channel = cg > 0 ? p->gk / cg * p->gn : 0;
                 cj.x = xg;
-                mmd__parallel_range(c, cg, 1 + MMD__EW_GRAIN / (p->gk / cg * p->gn + 1), 1, p->threads, mmd__qcol_task,
-                                    &cj);
+                mmd__parallel_range(c, cg, 1 + MMD__EW_GRAIN / (per_channel + 1), 1, p->threads, mmd__qcol_task, &cj);
                 q.b = col;
             }
             q.a = (const char *)wt->data + m0 * p->gk;
