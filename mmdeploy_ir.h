@@ -2632,12 +2632,14 @@ static const char *mmd__rw_activation(const mmd__rw *rw, int32_t a, int32_t x, f
     return "Clip";
 }
 
-/* Tensor t's one fixed value as a float (a float32 scale) or an integer (an int8 or uint8 zero
-   point, *dtype its type); 0 when t is none of these. */
+/* Tensor t's one fixed value as a float (a float32 scale, into f) or an integer (an int8 or
+   uint8 zero point, into q, *dtype its type); 0 when t is none of these or not the kind asked
+   for (f or q NULL: a model may put a float where a zero point goes, or the reverse). */
 static int32_t mmd__rw_qscalar(const mmd__rw *rw, int32_t t, float *f, int32_t *q, int32_t *dtype) {
     mmd__rw_value v;
     int32_t dt = t >= 0 ? rw->m->tensors[t].dtype : -1;
     if (dt != MMD_DTYPE_FLOAT32 && dt != MMD_DTYPE_INT8 && dt != MMD_DTYPE_UINT8) return 0;
+    if (dt == MMD_DTYPE_FLOAT32 ? !f : !q) return 0;
     if (!mmd__rw_value_of(rw, t, dt, &v) || v.n != 1) return 0;
     if (dt == MMD_DTYPE_FLOAT32) *f = *(const float *)v.v;
     else *q = dt == MMD_DTYPE_INT8 ? *(const int8_t *)v.v : *(const uint8_t *)v.v;
