@@ -6837,14 +6837,17 @@ typedef struct mmd__pool_job {
 } mmd__pool_job;
 
 /* a[i] = max(a[i], b[i]) over n bytes (SSE2 sixteen at a time on x86). */
-static void mmd__max_u8(uint8_t *MMD__RESTRICT a, const uint8_t *MMD__RESTRICT b, int64_t n) {
+/* a[i] = max(a[i], b[i] ^ f) as unsigned bytes (f 0x80 moves int8 into unsigned order). */
+static void mmd__max_u8(uint8_t *MMD__RESTRICT a, const uint8_t *MMD__RESTRICT b, uint8_t f, int64_t n) {
     int64_t i = 0;
 #if defined(MMD__X86)
+    const __m128i flip = _mm_set1_epi8((char)f);
     for (; i + 16 <= n; i += 16)
-        _mm_storeu_si128((__m128i *)(void *)(a + i), _mm_max_epu8(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
-                                                                  _mm_loadu_si128((const __m128i *)(const void *)(b + i))));
+        _mm_storeu_si128((__m128i *)(void *)(a + i),
+                         _mm_max_epu8(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
+                                      _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(b + i)), flip)));
 #endif
-    for (; i < n; ++i) a[i] = b[i] > a[i] ? b[i] : a[i];
+    for (; i < n; ++i) a[i] = (uint8_t)(b[i] ^ f) > a[i] ? (uint8_t)(b[i] ^ f) : a[i];
 }
 
 /* The row path of MaxPool on int8 or uint8 (p->bytes): per output row the maximum of the
@@ -6872,14 +6875,7 @@ static void mmd__pool_rows_q8(void *data, int32_t share, int64_t lo, int64_t hi)
                 continue;
             }
             for (t = 0; t < iw; ++t) acc[t] = (uint8_t)(xp[(s1 + lo1) * iw + t] ^ f);
-            for (t = lo1 + 1; t < hi1; ++t) {
-                const uint8_t *r = xp + (s1 + t) * iw;
-                if (!f) {
-                    mmd__max_u8(acc, r, iw);
-                    continue;
-                }
-                for (o2 = 0; o2 < iw; ++o2) acc[o2] = (uint8_t)(r[o2] ^ f) > acc[o2] ? (uint8_t)(r[o2] ^ f) : acc[o2];
-            }
+            for (t = lo1 + 1; t < hi1; ++t) mmd__max_u8(acc, xp + (s1 + t) * iw, f, iw);
             for (o2 = 0; o2 < ow; ++o2) {
                 int64_t s2 = o2 * w->s[2] - w->pad[2];
                 uint8_t v;
