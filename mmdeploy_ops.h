@@ -11420,7 +11420,8 @@ typedef void (*mmd__qgemm_ukernel)(int64_t kq, const int8_t *a, const uint8_t *b
 
 /* A whole MR x 32 tile requantized by the VNNI micro-kernel itself: per row the value added to
    its sums (the bias and the zero-point term, wrapping) and its multiplier, the clamp relative
-   to the zero point (mmd__requantize_row's lo and hi), and the tile's first output byte. */
+   to the zero point (mmd__requantize_row's lo and hi), the tile's first output byte, and the
+   sums of the K blocks before this last one (row stride ldp), or NULL when there are none. */
 typedef struct mmd__qgemm_rq {
     uint32_t bias[MMD__QGEMM_MR];
     float mult[MMD__QGEMM_MR];
@@ -11428,6 +11429,8 @@ typedef struct mmd__qgemm_rq {
     int32_t zp;
     char *y;
     int64_t ldy;
+    const int32_t *part;
+    int64_t ldp;
 } mmd__qgemm_rq;
 
 /* The micro-kernel this CPU runs best (mmd__isa, and VNNI on top of AVX-512). */
@@ -11564,7 +11567,10 @@ MMD__TARGET_VNNI static void mmd__qgemm_ukernel_vnni_rq(int64_t kq, const int8_t
     int32_t i;
     MMD__QG_VNNI_SUMS(kq, a, b);
     for (i = 0; i < 2 * MMD__QGEMM_MR; ++i) {
-        __m512 v = _mm512_cvtepi32_ps(_mm512_add_epi32(acc[i], _mm512_set1_epi32((int32_t)rq->bias[i / 2])));
+        __m512 v;
+        if (rq->part)
+            acc[i] = _mm512_add_epi32(acc[i], _mm512_loadu_si512((const void *)(rq->part + (i / 2) * rq->ldp + (i % 2) * 16)));
+        v = _mm512_cvtepi32_ps(_mm512_add_epi32(acc[i], _mm512_set1_epi32((int32_t)rq->bias[i / 2])));
         v = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(v, _mm512_set1_ps(rq->mult[i / 2])), lo), hi);
         v = _mm512_sub_ps(_mm512_add_ps(v, magic), magic);
         _mm_storeu_si128((__m128i *)(void *)(rq->y + (i / 2) * rq->ldy + (i % 2) * 16),
@@ -11696,6 +11702,23 @@ static void mmd__qgemm_pack_a_block(const mmd__qgemm *g, int64_t r0, int64_t row
         }
 }
 
+#if defined(MMD__X86)
+/* Sixteen columns of four rows of B as one K group of a panel, as mmd__qgemm_interleave8 does
+   eight: whole 16-byte loads and stores, for the 32-column panels of the VNNI kernel. */
+static void mmd__qgemm_interleave16(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2, const uint8_t *r3,
+                                    int32_t flip, uint8_t *d) {
+    __m128i f = _mm_set1_epi8((char)flip);
+    __m128i x0 = _mm_loadu_si128((const __m128i *)(const void *)r0), x1 = _mm_loadu_si128((const __m128i *)(const void *)r1);
+    __m128i x2 = _mm_loadu_si128((const __m128i *)(const void *)r2), x3 = _mm_loadu_si128((const __m128i *)(const void *)r3);
+    __m128i lo01 = _mm_unpacklo_epi8(x0, x1), lo23 = _mm_unpacklo_epi8(x2, x3);
+    __m128i hi01 = _mm_unpackhi_epi8(x0, x1), hi23 = _mm_unpackhi_epi8(x2, x3);
+    _mm_storeu_si128((__m128i *)(void *)d, _mm_xor_si128(_mm_unpacklo_epi16(lo01, lo23), f));
+    _mm_storeu_si128((__m128i *)(void *)(d + 16), _mm_xor_si128(_mm_unpackhi_epi16(lo01, lo23), f));
+    _mm_storeu_si128((__m128i *)(void *)(d + 32), _mm_xor_si128(_mm_unpacklo_epi16(hi01, hi23), f));
+    _mm_storeu_si128((__m128i *)(void *)(d + 48), _mm_xor_si128(_mm_unpackhi_epi16(hi01, hi23), f));
+}
+#endif
+
 /* Eight columns of four rows of B (r0 to r3: K values 4q to 4q + 3) as one K group of a panel,
    d[4 j + t] = rt[j] ^ flip: byte interleaves on x86 (SSE2, always there), a loop elsewhere. */
 static void mmd__qgemm_interleave8(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2, const uint8_t *r3,
@@ -11736,7 +11759,13 @@ static void mmd__qgemm_pack_b_block(const mmd__qgemm *g, int64_t c0, int64_t col
             if (p + 3 < g->k) {
                 /* Four whole rows: eight columns at a time, the rest one by one. */
                 uint8_t *d = dst + q * nr * 4;
-                for (j = 0; j + 8 <= n; j += 8)
+                j = 0;
+#if defined(MMD__X86)
+                for (; j + 16 <= n; j += 16)
+                    mmd__qgemm_interleave16(src + j, src + g->ldb + j, src + 2 * g->ldb + j, src + 3 * g->ldb + j,
+                                            flip, d + 4 * j);
+#endif
+                for (; j + 8 <= n; j += 8)
                     mmd__qgemm_interleave8(src + j, src + g->ldb + j, src + 2 * g->ldb + j, src + 3 * g->ldb + j, flip,
                                            d + 4 * j);
                 for (; j < nr; ++j)
@@ -11817,8 +11846,9 @@ typedef struct mmd__qgemm_job {
     int64_t share, step;
     int32_t by_rows;
     int32_t zb_zero;                    /* zb' is 0 for every column (uint8 B of zero point 0) */
-    int32_t fused;                      /* whole tiles requantized in the VNNI kernel (mmd__qgemm_rq):
-                                           out per row, za' 0 everywhere, one zb, one K block */
+    int32_t fused;                      /* whole tiles requantized in the VNNI kernel (mmd__qgemm_rq)
+                                           after their last K block: out per row, za' 0 everywhere,
+                                           one zb */
 } mmd__qgemm_job;
 
 /* Finishes rows [r0, r1) and columns [c0, c1) of C, whose sums are complete, at c (row stride
@@ -11853,10 +11883,11 @@ static void mmd__qgemm_finish(const mmd__qgemm_job *job, int64_t r0, int64_t r1,
 }
 
 #if defined(MMD__X86)
-/* The tile of rows [r0, r0 + MR) and columns [c0, c0 + 32) summed and requantized by the VNNI
-   kernel (job->fused), the zero-point term of mmd__qgemm_finish folded into each row's bias. */
+/* The tile of rows [r0, r0 + MR) and columns [c0, c0 + 32) summed over its last K block and
+   requantized by the VNNI kernel (job->fused), the zero-point term of mmd__qgemm_finish folded
+   into each row's bias; part holds the earlier K blocks' sums (row stride ldp), or is NULL. */
 static void mmd__qgemm_fused_tile(const mmd__qgemm_job *job, int64_t kq, const int8_t *a, const uint8_t *b, int64_t r0,
-                                  int64_t c0) {
+                                  int64_t c0, const int32_t *part, int64_t ldp) {
     const mmd__qgemm *g = job->g;
     const mmd__q_out *o = g->out;
     uint32_t zb = job->zb_zero ? 0u : (uint32_t)g->zb[0] + (mmd__qgemm_flip_b(g) ? 128u : 0u);
@@ -11871,16 +11902,21 @@ static void mmd__qgemm_fused_tile(const mmd__qgemm_job *job, int64_t kq, const i
     rq.zp = o->zp;
     rq.y = o->y + r0 * o->ldy + c0;
     rq.ldy = o->ldy;
+    rq.part = part;
+    rq.ldp = ldp;
     mmd__qgemm_ukernel_vnni_rq(kq, a, b, &rq);
 }
 #endif
 
 /* One share: rows [m0, m1) (m0 a multiple of MR) by columns [n0, n1) (n0 a multiple of NR);
-   each tile is finished (mmd__qgemm_finish) right after the last K block's sums. */
+   each tile is finished (mmd__qgemm_finish) right after the last K block's sums. K is cut into
+   blocks of equal size (at most MMD__QGEMM_KQ groups): 576 values as 288 + 288, not 512 + 64,
+   whose short block would run the micro-kernel's loop for little. */
 static void mmd__qgemm_block(const mmd__qgemm_job *job, int64_t m0, int64_t m1, int64_t n0, int64_t n1, uint8_t *scratch) {
     const mmd__qgemm *g = job->g;
     mmd__qgemm_ukernel kern = mmd__qgemm_kernel(g->path);
     int64_t nr = mmd__qgemm_nr(g->path), kq = (g->k + 3) / 4, kqmax = kq < MMD__QGEMM_KQ ? kq : MMD__QGEMM_KQ;
+    int64_t blocks = (kq + MMD__QGEMM_KQ - 1) / MMD__QGEMM_KQ, kb = blocks ? (kq + blocks - 1) / blocks : 0;
     int64_t mcmax = mmd__round_up(g->m < MMD__QGEMM_MC ? g->m : MMD__QGEMM_MC, MMD__QGEMM_MR);
     int64_t ncmax = mmd__round_up(g->n < MMD__QGEMM_NC ? g->n : MMD__QGEMM_NC, nr);
     int64_t kpad = mmd__round_up(g->k, 4), jc, pc, ic, jr, ir, i, j;
@@ -11888,8 +11924,8 @@ static void mmd__qgemm_block(const mmd__qgemm_job *job, int64_t m0, int64_t m1, 
     int32_t *ctile = (int32_t *)(void *)(bpack + mmd__round_up(ncmax * kqmax * 4, 64));
     for (jc = n0; jc < n1; jc += MMD__QGEMM_NC) {
         int64_t nc = n1 - jc < MMD__QGEMM_NC ? n1 - jc : MMD__QGEMM_NC;
-        for (pc = 0; pc < kq; pc += MMD__QGEMM_KQ) {
-            int64_t kc = kq - pc < MMD__QGEMM_KQ ? kq - pc : MMD__QGEMM_KQ, bstep;
+        for (pc = 0; pc < kq; pc += kb) {
+            int64_t kc = kq - pc < kb ? kq - pc : kb, bstep;
             int32_t last = pc + kc >= kq;
             const uint8_t *bsrc;
             if (g->b_packed) {
@@ -11918,8 +11954,8 @@ static void mmd__qgemm_block(const mmd__qgemm_job *job, int64_t m0, int64_t m1, 
                         const uint8_t *bp = bsrc + jr / nr * bstep;
                         int32_t *ct = g->c + (ic + ir) * g->ldc + jc + jr;
 #if defined(MMD__X86)
-                        if (job->fused && mr == MMD__QGEMM_MR && nrr == nr) {
-                            mmd__qgemm_fused_tile(job, kc, ap, bp, ic + ir, jc + jr);
+                        if (job->fused && last && mr == MMD__QGEMM_MR && nrr == nr) {
+                            mmd__qgemm_fused_tile(job, kc, ap, bp, ic + ir, jc + jr, pc > 0 ? ct : NULL, g->ldc);
                             continue;
                         }
 #endif
@@ -11974,8 +12010,7 @@ static void mmd__qgemm_run(const mmd_kernel_ctx *c, const mmd__qgemm *g, void *s
     else job.col_sums = NULL; /* za' is 0 on every row: the sums are not read */
     for (i = 0; i < g->n && (uint32_t)g->zb[i * g->zb_step] + (mmd__qgemm_flip_b(g) ? 128u : 0u) == 0u; ++i) {}
     job.zb_zero = i == g->n;
-    job.fused = g->out && !g->out->per_col && g->path == MMD__QG_VNNI && !job.col_sums && !g->zb_step &&
-                (g->k + 3) / 4 <= MMD__QGEMM_KQ;
+    job.fused = g->out && !g->out->per_col && g->path == MMD__QG_VNNI && !job.col_sums && !g->zb_step;
     job.scratch = s + mmd__round_up(g->m * 4, 64) + mmd__round_up(g->n * 4, 64);
     job.share = mmd__qgemm_share_bytes(g->m, g->n, g->k, g->path);
     shares = mmd__split_step(g->m, g->n, MMD__QGEMM_MR, nr, shares, &job.by_rows, &job.step);

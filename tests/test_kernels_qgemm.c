@@ -5,7 +5,9 @@
    or packed per block, over shapes that leave edge tiles in both directions and span several K,
    M and N blocks (K not a multiple of four, K 0); the extreme values (-128 and 255 times
    255-wide zero point differences, where vpmaddubsw would saturate); and results bit-identical
-   when the work is split over threads (a hook that runs the shares backwards). */
+   when the work is split over threads (a hook that runs the shares backwards); requantized
+   bytes (the VNNI kernel requantizes whole tiles itself after the last of several K blocks)
+   equal to the scalar requantisation of the 64-bit sums. */
 #define MMD_IMPLEMENTATION
 #include "mmdeploy.h"
 #include "test.h"
@@ -150,9 +152,59 @@ static void threads_give_bit_identical_results(void) {
         }
 }
 
+/* QLinearConv's product: int8 weights of zero point 0 (packed A), uint8 B of one zero point,
+   requantized per row with a bias; K of one, two and three blocks, edge tiles and whole ones. */
+static void requantized_bytes_match_scalar_reference(void) {
+    static const int64_t shapes[][3] = {{12, 64, 300}, {12, 64, 600}, {13, 70, 1030}, {18, 96, 1600}};
+    int32_t list[3], np = paths(list), ip, s;
+    for (ip = 0; ip < np; ++ip)
+        for (s = 0; s < (int32_t)(sizeof shapes / sizeof shapes[0]); ++s) {
+            int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2], i, j, p, bad = 0;
+            uint8_t *a = (uint8_t *)malloc((size_t)(m * k)), *b = (uint8_t *)malloc((size_t)(k * n));
+            uint8_t *ap = (uint8_t *)malloc((size_t)mmd__qgemm_packed_a_size(m, k));
+            uint8_t *y = (uint8_t *)malloc((size_t)(m * n));
+            int32_t *cm = (int32_t *)malloc((size_t)(m * n) * sizeof(int32_t)), *za = (int32_t *)calloc((size_t)m, 4);
+            int32_t *bias = (int32_t *)malloc((size_t)m * 4), zb = 37;
+            float *mult = (float *)malloc((size_t)m * 4);
+            void *scratch = malloc((size_t)mmd__qgemm_scratch(m, n, k, list[ip], 1));
+            uint32_t seed = 11u + (uint32_t)k;
+            mmd_kernel_ctx c;
+            mmd__qgemm g;
+            mmd__q_out o;
+            for (i = 0; i < m * k; ++i) a[i] = (uint8_t)next(&seed);
+            for (i = 0; i < k * n; ++i) b[i] = (uint8_t)next(&seed);
+            for (i = 0; i < m; ++i) bias[i] = (int32_t)(next(&seed) % 20001) - 10000, mult[i] = 1.0f / (float)(2000 + i * 37);
+            memset(&c, 0, sizeof c);
+            c.threads = 1;
+            memset(&g, 0, sizeof g);
+            g.m = m, g.n = n, g.k = k, g.a = a, g.b = b, g.lda = k, g.ldb = n;
+            g.a_type = MMD_DTYPE_INT8, g.b_type = MMD_DTYPE_UINT8, g.za = za, g.zb = &zb, g.za_step = 1;
+            g.c = cm, g.ldc = n, g.path = list[ip];
+            mmd__qgemm_pack_a(&g, ap), g.a_packed = ap;
+            mmd__q_out_init(&o, MMD_DTYPE_UINT8, 3);
+            o.y = (char *)y, o.ldy = n, o.bias = bias, o.mult = mult;
+            g.out = &o;
+            mmd__qgemm_run(&c, &g, scratch, 1);
+            for (i = 0; i < m; ++i)
+                for (j = 0; j < n; ++j) {
+                    int64_t sum = bias[i];
+                    int32_t want;
+                    for (p = 0; p < k; ++p) sum += (int64_t)(int8_t)a[i * k + p] * (b[p * n + j] - zb);
+                    want = mmd__q_round((float)sum * mult[i], -3.0f, 252.0f) + 3;
+                    if (y[i * n + j] != want && bad++ < 3)
+                        fprintf(stderr, "path %d %lldx%lldx%lld: y[%lld][%lld] is %d, want %d\n", (int)list[ip],
+                                (long long)m, (long long)n, (long long)k, (long long)i, (long long)j, (int)y[i * n + j],
+                                (int)want);
+                }
+            CHECK(bad == 0);
+            free(a), free(b), free(ap), free(y), free(cm), free(za), free(bias), free(mult), free(scratch);
+        }
+}
+
 int main(void) {
     TEST_RUN(every_kernel_type_and_layout_matches_int64);
     TEST_RUN(extreme_values_do_not_saturate);
     TEST_RUN(threads_give_bit_identical_results);
+    TEST_RUN(requantized_bytes_match_scalar_reference);
     return test_summary();
 }
