@@ -1948,6 +1948,8 @@ MMD_API mmd_status mmd_graph_partition(const mmd_model *m, const uint8_t *candid
                own output scale becomes a clamp in its requantisation (mmd__rw_qclamp; exact);
                then DequantizeLinear -> MaxPool runs as MaxPool on bytes -> DequantizeLinear, and
                DequantizeLinear -> QuantizeLinear in one scale is dropped (mmd__rw_qpool; exact);
+               then DequantizeLinear, DequantizeLinear -> Add (-> Relu) -> QuantizeLinear
+               becomes com.microsoft QLinearAdd on the bytes (mmd__rw_qadd; exact);
      1. fold   BatchNormalization (inference form), Mul by and Add of a constant that is one
                value per output channel (or one value), into the Conv, ConvTranspose or Gemm
                before it: W' = g W and b' = g b + h per output channel;
@@ -2951,6 +2953,84 @@ static mmd_status mmd__rw_qpool(mmd__rw *rw) {
     return MMD_OK;
 }
 
+/* Pass 0, fourth part: DequantizeLinear (a), DequantizeLinear (b) -> Add (-> Relu) ->
+   QuantizeLinear, each with one fixed scale and zero point, a, b and the output of one 8-bit
+   type and a and b of one known shape, becomes com.microsoft QLinearAdd on the quantized
+   tensors (activation Relu for the Relu): exact, its kernel computing the float nodes'
+   operations in their order (mmd__qadd_prepare). The QuantizeLinear node becomes the
+   QLinearAdd (every input it takes is computed before it); the DequantizeLinear nodes go when
+   nothing else reads them. ResNet's residual Add and ReLU in a QDQ model: five passes over
+   float tensors become one over bytes. */
+static mmd_status mmd__rw_qadd(mmd__rw *rw) {
+    mmd_model *m = rw->m;
+    int32_t q, k;
+    mmd_status st;
+    if (!rw->shapes || !rw->find("com.microsoft", "QLinearAdd", 1)) return MMD_OK;
+    for (q = 0; q < m->node_count; ++q) {
+        const mmd_node *qn = &m->nodes[q], *cn;
+        const mmd_tensor *x0, *x1;
+        int32_t c, r = -1, d[2], ins[8], z, zt, dt = -1;
+        float f;
+        mmd_attr *at;
+        if (!mmd__rw_free(rw, q) || !mmd__rw_is(qn, "", "QuantizeLinear") || qn->input_count != 3 ||
+            qn->output_count != 1 || qn->outputs[0] < 0 || qn->inputs[0] < 0 ||
+            !mmd__rw_qscalar(rw, qn->inputs[1], &f, NULL, NULL) || !mmd__rw_qscalar(rw, qn->inputs[2], NULL, &z, &zt))
+            continue;
+        c = m->tensors[qn->inputs[0]].producer;
+        if (c < 0 || !mmd__rw_free(rw, c) || mmd__rw_sole_reader(rw, qn->inputs[0]) != q) continue;
+        if (mmd__rw_is(&m->nodes[c], "", "Relu")) {
+            r = c;
+            if (m->nodes[r].input_count != 1 || m->nodes[r].inputs[0] < 0) continue;
+            c = m->tensors[m->nodes[r].inputs[0]].producer;
+            if (c < 0 || !mmd__rw_free(rw, c) || mmd__rw_sole_reader(rw, m->nodes[r].inputs[0]) != r) continue;
+        }
+        cn = &m->nodes[c];
+        if (!mmd__rw_is(cn, "", "Add") || cn->input_count != 2 || cn->output_count != 1) continue;
+        for (k = 0; k < 2; ++k)
+            if ((d[k] = mmd__rw_dequant_of(rw, cn->inputs[k], 1, 1, &dt)) < 0 || dt != zt) break;
+        if (k < 2) continue;
+        x0 = &m->tensors[m->nodes[d[0]].inputs[0]];
+        x1 = &m->tensors[m->nodes[d[1]].inputs[0]];
+        if (x0->dynamic || x1->dynamic || x0->rank != x1->rank) continue;
+        for (k = 0; k < x0->rank && x0->dims[k] == x1->dims[k]; ++k) {}
+        if (k < x0->rank) continue;
+        for (k = 0; k < 3; ++k) {
+            ins[k] = m->nodes[d[0]].inputs[k];
+            ins[3 + k] = m->nodes[d[1]].inputs[k];
+        }
+        ins[6] = qn->inputs[1];
+        ins[7] = qn->inputs[2];
+        for (k = 0; k < 8; ++k)
+            if ((st = mmd__rw_set_input(rw, q, k, ins[k])) != MMD_OK) return st;
+        m->nodes[q].domain = "com.microsoft";
+        m->nodes[q].op_type = "QLinearAdd";
+        m->nodes[q].name = cn->name;
+        m->nodes[q].opset = 1;
+        m->nodes[q].attrs = NULL;
+        m->nodes[q].attr_count = 0;
+        m->nodes[q].kernel = rw->find("com.microsoft", "QLinearAdd", 1);
+        if (r >= 0) {
+            if (!(at = mmd__rw_add_attrs(rw, q, 1))) return rw->err->status;
+            at->name = "activation";
+            at->type = MMD_ATTR_STRING;
+            at->s = "Relu";
+            at->s_len = 4;
+            mmd__rw_orphan(rw, m->nodes[r].outputs[0]);
+            mmd__rw_kill(rw, r, "fuse", NULL, q);
+        }
+        mmd__rw_orphan(rw, m->nodes[c].outputs[0]);
+        mmd__rw_kill(rw, c, "fuse", NULL, q);
+        /* The DequantizeLinear nodes nothing reads any more. */
+        for (k = 0; k < 2; ++k) {
+            int32_t out = m->nodes[d[k]].outputs[0];
+            if (rw->uses[out] != 0 || rw->dead[d[k]]) continue;
+            mmd__rw_orphan(rw, out);
+            mmd__rw_kill(rw, d[k], "fuse", NULL, q);
+        }
+    }
+    return MMD_OK;
+}
+
 /* Transpose's perm when it is a valid permutation (its length returned), else -1. Without perm
    the axes reverse, which needs the rank: such a Transpose is left alone. */
 static int32_t mmd__rw_perm(const mmd_node *n, int64_t *perm) {
@@ -3086,7 +3166,7 @@ MMD_API mmd_status mmd_graph_rewrite(mmd_model *m, mmd_arena *a, mmd_kernel_find
             rw.uses[t]++;
         }
     if ((st = mmd__rw_quantized(&rw)) != MMD_OK || (st = mmd__rw_qclamp(&rw)) != MMD_OK ||
-        (st = mmd__rw_qpool(&rw)) != MMD_OK ||
+        (st = mmd__rw_qpool(&rw)) != MMD_OK || (st = mmd__rw_qadd(&rw)) != MMD_OK ||
         (st = mmd__rw_folds(&rw)) != MMD_OK ||
         (st = mmd__rw_residuals(&rw)) != MMD_OK ||
         (st = mmd__rw_activations(&rw)) != MMD_OK || (st = mmd__rw_layout(&rw)) != MMD_OK)

@@ -11391,6 +11391,129 @@ static mmd_status mmd__dynamic_quantize_eval(mmd_kernel_ctx *c) {
     return MMD_OK;
 }
 
+/* QLinearAdd 1 (com.microsoft, ONNX Runtime's contrib op; also what mmd__rw_qadd makes of
+   DequantizeLinear, DequantizeLinear -> Add (-> Relu) -> QuantizeLinear, ResNet's residual):
+   C = quantize(dequantize(A) + dequantize(B)), one scale and zero point each (a zero point
+   absent is 0), A, B and C of one 8-bit type and A and B of one shape (no broadcasting:
+   MMD_ERR_SHAPE). Computed as the float nodes it stands for compute it, in their order,
+   (float)(a - za) * sa + (float)(b - zb) * sb, divided by sc, rounded and saturated as
+   QuantizeLinear does, so the bytes are those of the float path (ORT's own QLinearAdd computes
+   otherwise and may differ by one quantum). Attribute activation "Relu" clamps at C's zero
+   point: the quantizer is monotonic and takes 0 to the zero point, so this is exactly a Relu
+   before the quantization. One pass over bytes instead of five over floats. */
+typedef struct mmd__qadd_data {
+    int32_t checked, simd, relu;
+} mmd__qadd_data;
+
+static mmd_status mmd__qadd_check(mmd_kernel_ctx *c) {
+    mmd_status st = mmd__q_check_values(c, 1, -1, 0);
+    if (st == MMD_OK) st = mmd__q_check_values(c, 4, -1, 0);
+    return st == MMD_OK ? mmd__q_check_values(c, 6, -1, 0) : st;
+}
+
+static mmd_status mmd__qadd_prepare(mmd_kernel_ctx *c) {
+    mmd__qadd_data *p = (mmd__qadd_data *)c->op_data;
+    const mmd_tensor *a, *b;
+    int64_t count;
+    int32_t i;
+    mmd__act act;
+    char ta[96], tb[96];
+    mmd_status st = mmd__check_io(c, 2, 8, 1); /* the zero points are optional: checked below */
+    if (st == MMD_OK) st = mmd__q_want8(c, 0);
+    if (st == MMD_OK) st = mmd__q_want8(c, 3);
+    if (st == MMD_OK) st = mmd__want_present(c, 6);
+    if (st == MMD_OK) st = mmd__q_want_like(c, 3, 0);
+    if (st == MMD_OK) st = mmd__q_want_like(c, 2, 0);
+    if (st == MMD_OK) st = mmd__q_want_like(c, 5, 0);
+    if (st == MMD_OK) st = mmd__q_want_like(c, 7, 0);
+    for (i = 1; i < 8 && st == MMD_OK; ++i) {
+        if (i == 3 || ((i == 2 || i == 5 || i == 7) && (i >= c->input_count || !c->inputs[i]))) continue;
+        if (i == 1 || i == 4 || i == 6) st = mmd__want_dtype(c, i, MMD_DTYPE_FLOAT32);
+        if (st == MMD_OK) st = mmd__q_param(c, i, i == 1 || i == 4 || i == 6 ? "scale" : "zero point", 0, &count);
+    }
+    if (st == MMD_OK) st = mmd__act_attrs(c, &act);
+    if (st != MMD_OK) return st;
+    if (act.kind != MMD__ACT_NONE && act.kind != MMD__ACT_RELU)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "QLinearAdd takes activation Relu only");
+    a = c->inputs[0];
+    b = c->inputs[3];
+    for (i = 0; a->rank == b->rank && i < a->rank && a->dims[i] == b->dims[i]; ++i) {}
+    if (a->rank != b->rank || i < a->rank)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "inputs of shapes %s and %s; this build adds equal shapes only",
+                               mmd__dims_text(ta, sizeof ta, a->rank, a->dims), mmd__dims_text(tb, sizeof tb, b->rank, b->dims));
+    p->relu = act.kind == MMD__ACT_RELU;
+    p->simd = mmd__q_simd();
+    p->checked = mmd__q_known(c, 1, 2) && mmd__q_known(c, 4, 5) && mmd__q_known(c, 6, 7);
+    if (p->checked && (st = mmd__qadd_check(c)) != MMD_OK) return st;
+    return mmd__set_output(c, 0, a->dtype, a->rank, a->dims);
+}
+
+typedef struct mmd__qadd_job {
+    const uint8_t *a, *b;
+    uint8_t *y;
+    float sa, sb, sc, lo, hi;
+    int32_t za, zb, zc, dtype, simd;
+} mmd__qadd_job;
+
+#if defined(MMD__X86)
+/* The first n rounded down to 8 of mmd__qadd_range's elements; returns how many it did. */
+MMD__TARGET_AVX2 static int64_t mmd__qadd_avx2(const mmd__qadd_job *j, int64_t lo, int64_t n) {
+    __m256 sa = _mm256_set1_ps(j->sa), sb = _mm256_set1_ps(j->sb), sc = _mm256_set1_ps(j->sc);
+    __m256 vlo = _mm256_set1_ps(j->lo), vhi = _mm256_set1_ps(j->hi);
+    __m256i za = _mm256_set1_epi32(j->za), zb = _mm256_set1_epi32(j->zb), zc = _mm256_set1_epi32(j->zc);
+    int64_t i;
+    for (i = 0; i + 8 <= n; i += 8) {
+        __m128i qa = _mm_loadl_epi64((const __m128i *)(const void *)(j->a + lo + i));
+        __m128i qb = _mm_loadl_epi64((const __m128i *)(const void *)(j->b + lo + i));
+        __m256i va = j->dtype == MMD_DTYPE_INT8 ? _mm256_cvtepi8_epi32(qa) : _mm256_cvtepu8_epi32(qa);
+        __m256i vb = j->dtype == MMD_DTYPE_INT8 ? _mm256_cvtepi8_epi32(qb) : _mm256_cvtepu8_epi32(qb);
+        __m256 fa = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(va, za)), sa);
+        __m256 fb = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(vb, zb)), sb);
+        mmd__q_store8_avx2(_mm256_div_ps(_mm256_add_ps(fa, fb), sc), vlo, vhi, zc, j->dtype, j->y + lo + i);
+    }
+    return i;
+}
+#endif
+
+static void mmd__qadd_range(void *data, int32_t share, int64_t lo, int64_t hi) {
+    const mmd__qadd_job *j = (const mmd__qadd_job *)data;
+    int64_t i = 0;
+    int32_t s8 = j->dtype == MMD_DTYPE_INT8;
+    (void)share;
+#if defined(MMD__X86)
+    if (j->simd) i = mmd__qadd_avx2(j, lo, hi - lo);
+#endif
+    for (i += lo; i < hi; ++i) {
+        int32_t a = s8 ? (int8_t)j->a[i] : j->a[i], b = s8 ? (int8_t)j->b[i] : j->b[i];
+        float fa = (float)(a - j->za) * j->sa, fb = (float)(b - j->zb) * j->sb;
+        j->y[i] = (uint8_t)(mmd__q_round((fa + fb) / j->sc, j->lo, j->hi) + j->zc);
+    }
+}
+
+static mmd_status mmd__qadd_eval(mmd_kernel_ctx *c) {
+    const mmd__qadd_data *p = (const mmd__qadd_data *)c->op_data;
+    mmd__qadd_job j;
+    int32_t qmin;
+    mmd_status st;
+    if (!p->checked && (st = mmd__qadd_check(c)) != MMD_OK) return st;
+    j.a = (const uint8_t *)c->inputs[0]->data;
+    j.b = (const uint8_t *)c->inputs[3]->data;
+    j.y = (uint8_t *)c->outputs[0]->data;
+    j.sa = mmd__q_scale_at(c->inputs[1], 0);
+    j.sb = mmd__q_scale_at(c->inputs[4], 0);
+    j.sc = mmd__q_scale_at(c->inputs[6], 0);
+    j.za = mmd__q_zp_at(c->inputs[2], 0);
+    j.zb = mmd__q_zp_at(c->inputs[5], 0);
+    j.zc = mmd__q_zp_at(c->input_count > 7 ? c->inputs[7] : NULL, 0);
+    j.dtype = c->outputs[0]->dtype;
+    j.simd = p->simd;
+    qmin = j.dtype == MMD_DTYPE_INT8 ? -128 : 0;
+    j.lo = (float)((p->relu ? j.zc : qmin) - j.zc);
+    j.hi = (float)((j.dtype == MMD_DTYPE_INT8 ? 127 : 255) - j.zc);
+    mmd__parallel_range(c, mmd_tensor_numel(c->outputs[0]), MMD__EW_GRAIN, 64, INT32_MAX, mmd__qadd_range, &j);
+    return MMD_OK;
+}
+
 /* ---- the integer product ------------------------------------------------------------------
    C (m x n int32, row stride ldc) = (A - za) (B - zb) for A (m x k) and B (k x n) of int8 or
    uint8, za one zero point per row of A or one for all, zb one per column of B or one. Blocked
@@ -13259,6 +13382,7 @@ static const mmd_kernel mmd__kernels[] = {
     /* ONNX Runtime's fused operators (version 1 of com.microsoft): what its optimiser writes
        and what this runtime's load-time rewrites make. */
     MMD__K(com_microsoft_FusedConv, {"com.microsoft", "FusedConv", 1, 1, 0, sizeof(mmd__conv_data), mmd__fused_conv_f32_prepare, mmd__conv_f32_eval})
+    MMD__K(com_microsoft_QLinearAdd, {"com.microsoft", "QLinearAdd", 1, 1, 0, sizeof(mmd__qadd_data), mmd__qadd_prepare, mmd__qadd_eval})
     MMD__K(com_microsoft_FusedGemm, {"com.microsoft", "FusedGemm", 1, 1, 0, sizeof(mmd__gemm_data), mmd__fused_gemm_f32_prepare, mmd__gemm_f32_eval})
     MMD__K(Softmax, {"", "Softmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval})
     MMD__K(LogSoftmax, {"", "LogSoftmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval})

@@ -30,6 +30,12 @@ output OUT (`output`; the CNNs also give `features`, the last convolution's 3072
             (zero point -128) -> DequantizeLinear -> MaxPool 3x3 stride 2 -> QuantizeLinear in the
             same scale -> DequantizeLinear -> QDQ Conv 1x1, added to the MaxPool's output. Output
             `output`; references from ORT by default and with its optimisations off, as qdq_chain.
+  qdq_add   residual Adds in QDQ form, as ORT's quantizer writes them when it quantizes Add:
+            DequantizeLinear, DequantizeLinear -> Add -> Relu -> QuantizeLinear (uint8, output
+            `output`) and DequantizeLinear, DequantizeLinear -> Add -> QuantizeLinear (int8,
+            nonzero zero points, output `features`), each of two QDQ convolutions of the input;
+            references as qdq_chain (our rewrite makes com.microsoft QLinearAdd of each, computed
+            as the float nodes are, so equal to ORT's unoptimised run).
 
 Scales come from the float model's activation ranges on random calibration inputs (fixed
 seed). Regenerating needs node and onnxruntime-node in build/node_modules (cd build && npm
@@ -290,6 +296,39 @@ def qdq_pool(rng):
     return model, rng.uniform(-1, 1, (1, 3, 16, 16)).astype(np.float32)
 
 
+def qdq_add(rng):
+    """input [1, 3, 12, 12] -> Q/DQ (uint8) -> QDQ Conv 3x3 (8) and QDQ Conv 1x1 (8), each
+    Q/DQ uint8 -> Add -> Relu -> Q/DQ uint8 -> output; the same two convolutions' outputs Q/DQ
+    int8 (zero points -3 and 5) -> Add -> Q/DQ int8 (zero point 2) -> features."""
+    nodes, inits = [], []
+
+    def const(name, a):
+        inits.append(numpy_helper.from_array(a, name))
+        return name
+
+    def qdq(x, s, z, dtype, out):
+        sc, zp = const(out + "_s", np.array(s, np.float32)), const(out + "_z", np.array(z, dtype))
+        nodes.append(helper.make_node("QuantizeLinear", [x, sc, zp], [out + "_q"]))
+        nodes.append(helper.make_node("DequantizeLinear", [out + "_q", sc, zp], [out]))
+        return out
+
+    s0 = 1 / 127.5
+    x = qdq("input", s0, 128, np.uint8, "xdq")
+    c1, c2 = qdq_conv(rng, nodes, const, x, s0, 3, 8, 3, "c1"), qdq_conv(rng, nodes, const, x, s0, 3, 8, 1, "c2")
+    nodes.append(helper.make_node("Add", [qdq(c1, 0.011, 120, np.uint8, "a"), qdq(c2, 0.007, 131, np.uint8, "b")], ["sum"]))
+    nodes.append(helper.make_node("Relu", ["sum"], ["sum_relu"]))
+    qdq("sum_relu", 0.009, 3, np.uint8, "output")
+    nodes.append(helper.make_node("Add", [qdq(c1, 0.012, -3, np.int8, "ai"), qdq(c2, 0.006, 5, np.int8, "bi")], ["sumi"]))
+    qdq("sumi", 0.013, 2, np.int8, "features")
+    graph = helper.make_graph(nodes, "qdq_add", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 12, 12])],
+                              [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 8, 12, 12]),
+                               helper.make_tensor_value_info("features", TensorProto.FLOAT, [1, 8, 12, 12])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    return model, rng.uniform(-1, 1, (1, 3, 12, 12)).astype(np.float32)
+
+
 def ort(path, x, outdir, name, optimized=None):
     """Runs ONNX Runtime and saves each output as NAME_<output>.npy (optimized: the path ORT
     writes its optimised graph to, or "--no-optimizations")."""
@@ -304,7 +343,8 @@ def main(argv):
     outdir = argv[1] if len(argv) > 1 else os.path.join(ROOT, "tests", "data", "quant_models")
     os.makedirs(outdir, exist_ok=True)
     only = set(argv[2:])
-    for name, make in (("qdq_cnn", qdq_cnn), ("dyn_mlp", dyn_mlp), ("qdq_chain", qdq_chain), ("qdq_pool", qdq_pool)):
+    for name, make in (("qdq_cnn", qdq_cnn), ("dyn_mlp", dyn_mlp), ("qdq_chain", qdq_chain), ("qdq_pool", qdq_pool),
+                       ("qdq_add", qdq_add)):
         # One generator per model (qdq_cnn and dyn_mlp share the first, as they always did), so
         # that making one model alone gives the bytes the full run gives.
         if name == "qdq_cnn":
@@ -313,6 +353,8 @@ def main(argv):
             rng = np.random.default_rng(11)
         elif name == "qdq_pool":
             rng = np.random.default_rng(13)
+        elif name == "qdq_add":
+            rng = np.random.default_rng(17)
         if only and name not in only:
             if name == "qdq_cnn":
                 qdq_cnn(rng)            # dyn_mlp draws after it
@@ -323,7 +365,7 @@ def main(argv):
         np.save(os.path.join(outdir, name + "_x.npy"), x)
         qop = os.path.join(outdir, "qop_cnn.onnx") if name == "qdq_cnn" else None
         ort(path, x, outdir, name, qop)
-        if name in ("qdq_chain", "qdq_pool"):
+        if name in ("qdq_chain", "qdq_pool", "qdq_add"):
             ort(path, x, outdir, name + "_noopt", "--no-optimizations")
         if qop:
             np.save(os.path.join(outdir, "qop_cnn_x.npy"), x)

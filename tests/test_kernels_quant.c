@@ -9,7 +9,9 @@
    with run-time ones, and on one thread and three (a hook that runs the shares backwards), all
    bit-identical. Then hostile parameters: zero, negative, NaN and infinite scales (at prepare
    when known, at eval otherwise), per-axis arrays of the wrong length, an axis out of range,
-   zero points of the wrong type or shape, each a clear status and message. */
+   zero points of the wrong type or shape, each a clear status and message. QLinearAdd (the
+   com.microsoft op the residual rewrite makes) equal to DequantizeLinear, DequantizeLinear ->
+   Add (-> Relu) -> QuantizeLinear run as those float kernels, and its hostile parameters. */
 #define MMD_IMPLEMENTATION
 #include "mmdeploy.h"
 #include "test.h"
@@ -363,6 +365,107 @@ static void hostile_product_parameters_are_refused(void) {
     }
 }
 
+/* QLinearAdd of a and b ([2, 3, 5], dtype) with relu or not, on `threads` threads; into y. */
+static mmd_status qadd_with(int32_t dtype, const void *a, const void *b, const int64_t *bd, float cs, int32_t relu,
+                            int32_t threads, mmd_tensor *y, mmd_error *err) {
+    static const int64_t ad[3] = {2, 3, 5}, one = 1;
+    static const float as = 0.05f, bs = 0.03f;
+    static const uint8_t uz[3] = {100, 140, 10};
+    static const int8_t sz[3] = {-20, 12, 3};
+    const void *z = dtype == MMD_DTYPE_INT8 ? (const void *)sz : (const void *)uz;
+    const char *zc = (const char *)z;
+    mmd_tensor ta = tensor("a", dtype, 3, ad, a), tb = tensor("b", dtype, 3, bd, b);
+    mmd_tensor tas = tensor("as", MMD_DTYPE_FLOAT32, 0, &one, &as), tbs = tensor("bs", MMD_DTYPE_FLOAT32, 0, &one, &bs);
+    mmd_tensor tcs = tensor("cs", MMD_DTYPE_FLOAT32, 0, &one, &cs);
+    mmd_tensor taz = tensor("az", dtype, 0, &one, zc), tbz = tensor("bz", dtype, 0, &one, zc + 1);
+    mmd_tensor tcz = tensor("cz", dtype, 0, &one, zc + 2), *in[8], *out[1];
+    mmd_attr act = attr_string("activation", "Relu");
+    op_case t;
+    mmd_status st;
+    in[0] = &ta, in[1] = &tas, in[2] = &taz, in[3] = &tb, in[4] = &tbs, in[5] = &tbz, in[6] = &tcs, in[7] = &tcz;
+    *y = output("y");
+    out[0] = y;
+    memset(&t, 0, sizeof t);
+    t.k = mmd_ops_find("com.microsoft", "QLinearAdd", 1);
+    CHECK(t.k != NULL);
+    if (!t.k) return MMD_ERR_NO_KERNEL;
+    t.node.name = "n0", t.node.op_type = "QLinearAdd", t.node.domain = "com.microsoft";
+    t.node.attrs = relu ? &act : NULL, t.node.attr_count = relu ? 1 : 0, t.node.opset = 1;
+    t.c.node = &t.node, t.c.opset = 1, t.c.input_count = 8, t.c.inputs = in, t.c.output_count = 1, t.c.outputs = out;
+    t.c.op_data = calloc(1, t.k->op_data_size + 1);
+    t.c.err = &t.err, t.c.threads = threads, t.c.parallel = threads > 1 ? backwards : NULL;
+    st = t.k->prepare(&t.c);
+    if (st == MMD_OK) st = case_eval(&t);
+    *err = t.err;
+    free(t.c.op_data);
+    return st;
+}
+
+/* The same through the float kernels: DequantizeLinear twice, Add, Relu, QuantizeLinear. */
+static void qadd_float_chain(int32_t dtype, const void *a, const void *b, float cs, int32_t relu, mmd_tensor *y) {
+    static const int64_t ad[3] = {2, 3, 5}, one = 1;
+    static const float as = 0.05f, bs = 0.03f;
+    static const uint8_t uz[3] = {100, 140, 10};
+    static const int8_t sz[3] = {-20, 12, 3};
+    const char *zc = dtype == MMD_DTYPE_INT8 ? (const char *)sz : (const char *)uz;
+    mmd_tensor ta = tensor("a", dtype, 3, ad, a), tb = tensor("b", dtype, 3, ad, b);
+    mmd_tensor tas = tensor("as", MMD_DTYPE_FLOAT32, 0, &one, &as), tbs = tensor("bs", MMD_DTYPE_FLOAT32, 0, &one, &bs);
+    mmd_tensor tcs = tensor("cs", MMD_DTYPE_FLOAT32, 0, &one, &cs);
+    mmd_tensor taz = tensor("az", dtype, 0, &one, zc), tbz = tensor("bz", dtype, 0, &one, zc + 1);
+    mmd_tensor tcz = tensor("cz", dtype, 0, &one, zc + 2), fa, fb, sum, r, *in[3];
+    mmd_error err;
+    in[0] = &ta, in[1] = &tas, in[2] = &taz;
+    CHECK(run_op1("DequantizeLinear", 13, NULL, 0, in, 3, &fa, &err) == MMD_OK);
+    in[0] = &tb, in[1] = &tbs, in[2] = &tbz;
+    CHECK(run_op1("DequantizeLinear", 13, NULL, 0, in, 3, &fb, &err) == MMD_OK);
+    in[0] = &fa, in[1] = &fb;
+    CHECK(run_op1("Add", 14, NULL, 0, in, 2, &sum, &err) == MMD_OK);
+    in[0] = &sum;
+    if (relu) CHECK(run_op1("Relu", 14, NULL, 0, in, 1, &r, &err) == MMD_OK);
+    in[0] = relu ? &r : &sum, in[1] = &tcs, in[2] = &tcz;
+    CHECK(run_op1("QuantizeLinear", 13, NULL, 0, in, 3, y, &err) == MMD_OK);
+    free_output(&fa), free_output(&fb), free_output(&sum);
+    if (relu) free_output(&r);
+}
+
+static void qadd_equals_the_float_chain(void) {
+    static const int64_t ad[3] = {2, 3, 5};
+    uint8_t a[30], b[30];
+    int32_t i, dt, relu, threads;
+    for (i = 0; i < 30; ++i) a[i] = (uint8_t)(i * 37 + 5), b[i] = (uint8_t)(i * 91 + 200);
+    for (dt = 0; dt < 2; ++dt)
+        for (relu = 0; relu < 2; ++relu)
+            for (threads = 1; threads <= 3; threads += 2) {
+                int32_t dtype = dt ? MMD_DTYPE_INT8 : MMD_DTYPE_UINT8;
+                mmd_tensor y, want;
+                mmd_error err;
+                /* The sums are multiples of 0.01: in scale 0.02 some fall near a tie. */
+                float cs = relu ? 0.04f : 0.02f;
+                CHECK(qadd_with(dtype, a, b, ad, cs, relu, threads, &y, &err) == MMD_OK);
+                qadd_float_chain(dtype, a, b, cs, relu, &want);
+                CHECK(y.dtype == dtype && memcmp(y.data, want.data, 30) == 0);
+                free_output(&y), free_output(&want);
+            }
+}
+
+static void hostile_qadd_parameters_are_refused(void) {
+    static const int64_t bd[3] = {2, 3, 1};
+    uint8_t a[30] = {0}, b[30] = {0};
+    mmd_tensor y;
+    mmd_error err;
+    CHECK(qadd_with(MMD_DTYPE_UINT8, a, b, bd, 0.04f, 0, 1, &y, &err) == MMD_ERR_SHAPE);
+    CHECK(strstr(err.msg, "equal shapes") != NULL);
+    free_output(&y);
+    {
+        static const int64_t ad[3] = {2, 3, 5};
+        CHECK(qadd_with(MMD_DTYPE_UINT8, a, b, ad, 0.0f, 0, 1, &y, &err) == MMD_ERR_INVALID_MODEL);
+        CHECK(strstr(err.msg, "scales must be positive and finite") != NULL);
+        free_output(&y);
+        CHECK(qadd_with(MMD_DTYPE_UINT8, a, b, ad, NAN, 1, 1, &y, &err) == MMD_ERR_INVALID_MODEL);
+        free_output(&y);
+    }
+}
+
 int main(void) {
     TEST_RUN(quantize_matches_numpy);
     TEST_RUN(dequantize_matches_numpy);
@@ -372,5 +475,7 @@ int main(void) {
     TEST_RUN(hostile_quantize_parameters_are_refused);
     TEST_RUN(hostile_dequantize_parameters_are_refused);
     TEST_RUN(hostile_product_parameters_are_refused);
+    TEST_RUN(qadd_equals_the_float_chain);
+    TEST_RUN(hostile_qadd_parameters_are_refused);
     return test_summary();
 }

@@ -45,7 +45,11 @@ RUNS = [("qdq_cnn", [], ["output", "features"], 1),
         ("qdq_pool", [], ["output"], 0, "qdq_pool_noopt"),
         ("qdq_pool", ["--threads", "2"], ["output"], 0, "qdq_pool_noopt"),
         ("qdq_pool", ["--no-rewrites"], ["output"], 0, "qdq_pool_noopt"),
-        ("qdq_pool", [], ["output"], 0)]
+        ("qdq_pool", [], ["output"], 0),
+        ("qdq_add", [], ["output", "features"], 0, "qdq_add_noopt"),
+        ("qdq_add", ["--threads", "2"], ["output", "features"], 0, "qdq_add_noopt"),
+        ("qdq_add", ["--no-rewrites"], ["output", "features"], 0, "qdq_add_noopt"),
+        ("qdq_add", [], ["output", "features"], 1)]
 
 
 def quantum(ref):
@@ -79,6 +83,13 @@ def main():
     dropped = [l.split()[1] for l in info.splitlines() if l.strip().startswith("drop ")]
     if dropped != ["QuantizeLinear"]:
         print("FAIL qdq_pool rewrites: dropped %s" % dropped)
+        failed += 1
+    # In the add model each Add (and the Relu after the first) went into a QLinearAdd.
+    info = subprocess.run([cli, "info", os.path.join(DATA, "qdq_add.onnx"), "--backend", "reference"],
+                          capture_output=True, text=True).stdout
+    fused = [l.split()[1] for l in info.splitlines() if l.strip().startswith("fuse ") and " into QLinearAdd" in l]
+    if (fused.count("Add"), fused.count("Relu")) != (2, 1):
+        print("FAIL qdq_add rewrites: %s" % fused)
         failed += 1
     for run_ in RUNS:
         name, args, outputs, allowed = run_[:4]
@@ -115,7 +126,7 @@ def main():
                 failed += 1
             else:
                 print("ok   %s: %s" % (label, "; ".join(notes)))
-    print("%d passed, %d failed" % (len(RUNS) + 3 - failed, failed))
+    print("%d passed, %d failed" % (len(RUNS) + 4 - failed, failed))
     return 1 if failed else 0
 
 
