@@ -6850,6 +6850,31 @@ static void mmd__max_u8(uint8_t *MMD__RESTRICT a, const uint8_t *MMD__RESTRICT b
     for (; i < n; ++i) a[i] = (uint8_t)(b[i] ^ f) > a[i] ? (uint8_t)(b[i] ^ f) : a[i];
 }
 
+#if defined(MMD__X86)
+/* Outputs [o, o1) of a row whose windows lie inside it, sixteen at a time (SSE2): y[o] =
+   max of acc[o s - pad + t] for t in [0, k), stride s 1 or 2 (the even bytes of 32, as in
+   mmd__q_gather2), as unsigned bytes then moved back by f. Reads stay within acc's iw bytes;
+   returns the first output not done. */
+static int64_t mmd__pool_row_q8_sse2(const uint8_t *acc, int64_t iw, int64_t o, int64_t o1, int64_t k, int64_t s,
+                                     int64_t pad, uint8_t f, uint8_t *y) {
+    const __m128i even = _mm_set1_epi16(0xff), flip = _mm_set1_epi8((char)f);
+    int64_t t;
+    for (; o + 16 <= o1 && o * s - pad + k - 1 + 16 * s <= iw; o += 16) {
+        const uint8_t *r = acc + o * s - pad;
+        __m128i m = _mm_setzero_si128();
+        for (t = 0; t < k; ++t) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(r + t));
+            if (s == 2)
+                v = _mm_packus_epi16(_mm_and_si128(v, even),
+                                     _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(r + t + 16)), even));
+            m = _mm_max_epu8(m, v);
+        }
+        _mm_storeu_si128((__m128i *)(void *)(y + o), _mm_xor_si128(m, flip));
+    }
+    return o;
+}
+#endif
+
 /* The row path of MaxPool on int8 or uint8 (p->bytes): per output row the maximum of the
    window's input rows, as unsigned bytes (int8 moved by 0x80, which keeps the order), then per
    output the maximum of its taps; the scratch row is bytes. An exact maximum, so the bytes
@@ -6877,8 +6902,15 @@ static void mmd__pool_rows_q8(void *data, int32_t share, int64_t lo, int64_t hi)
             for (t = 0; t < iw; ++t) acc[t] = (uint8_t)(xp[(s1 + lo1) * iw + t] ^ f);
             for (t = lo1 + 1; t < hi1; ++t) mmd__max_u8(acc, xp + (s1 + t) * iw, f, iw);
             for (o2 = 0; o2 < ow; ++o2) {
-                int64_t s2 = o2 * w->s[2] - w->pad[2];
+                int64_t s2;
                 uint8_t v;
+#if defined(MMD__X86)
+                /* The outputs whose window lies inside the row, sixteen at a time. */
+                if (o2 == a2 && (w->s[2] == 1 || w->s[2] == 2) &&
+                    (o2 = mmd__pool_row_q8_sse2(acc, iw, o2, b2, w->k[2], w->s[2], w->pad[2], f, yp)) == ow)
+                    break;
+#endif
+                s2 = o2 * w->s[2] - w->pad[2];
                 if (o2 >= a2 && o2 < b2) {
                     /* The whole window inside the row. */
                     const uint8_t *r = acc + s2;

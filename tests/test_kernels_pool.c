@@ -129,6 +129,9 @@ static void maxpool_bytes_match_float(void) {
         {"MaxPool", 1, 4, 13, 37, {5, 5}, {1, 1}, {2, 2, 2, 2}, 0, 0},
         {"MaxPool", 1, 2, 10, 11, {3, 3}, {2, 2}, {0, 1, 1, 0}, 1, 0},
         {"MaxPool", 2, 3, 0, 29, {1, 4}, {1, 3}, {0, 1, 0, 2}, 1, 0},
+        /* Rows wide enough for the sixteen-output SSE2 path (stride 2: ResNet's stem, 112 wide). */
+        {"MaxPool", 1, 3, 9, 70, {3, 3}, {2, 2}, {1, 1, 1, 1}, 0, 0},
+        {"MaxPool", 1, 2, 6, 112, {3, 3}, {2, 2}, {1, 1, 1, 1}, 0, 0},
     };
     static const int64_t k3[3] = {1, 2, 2}, d5[5] = {1, 1, 2, 4, 4};
     size_t ci;
