@@ -11575,8 +11575,10 @@ typedef void (*mmd__qgemm_ukernel)(int64_t kq, const int8_t *a, const uint8_t *b
 
 /* A whole MR x 32 tile requantized by the VNNI micro-kernel itself: per row the value added to
    its sums (the bias and the zero-point term, wrapping) and its multiplier, the clamp relative
-   to the zero point (mmd__requantize_row's lo and hi), the tile's first output byte, and the
-   sums of the K blocks before this last one (row stride ldp), or NULL when there are none. */
+   to the zero point (mmd__requantize_row's lo and hi), the tile's first output byte, the sums
+   of the K blocks before this last one (row stride ldp), or NULL when there are none, and how
+   many of the tile's rows exist (the last panel of A may have fewer than MR: the kernel sums
+   its zero rows but neither reads nor writes past them). */
 typedef struct mmd__qgemm_rq {
     uint32_t bias[MMD__QGEMM_MR];
     float mult[MMD__QGEMM_MR];
@@ -11586,6 +11588,7 @@ typedef struct mmd__qgemm_rq {
     int64_t ldy;
     const int32_t *part;
     int64_t ldp;
+    int32_t rows;
 } mmd__qgemm_rq;
 
 /* The micro-kernel this CPU runs best (mmd__isa, and VNNI on top of AVX-512). */
@@ -11721,7 +11724,7 @@ MMD__TARGET_VNNI static void mmd__qgemm_ukernel_vnni_rq(int64_t kq, const int8_t
     int64_t q;
     int32_t i;
     MMD__QG_VNNI_SUMS(kq, a, b);
-    for (i = 0; i < 2 * MMD__QGEMM_MR; ++i) {
+    for (i = 0; i < 2 * rq->rows; ++i) {
         __m512 v;
         if (rq->part)
             acc[i] = _mm512_add_epi32(acc[i], _mm512_loadu_si512((const void *)(rq->part + (i / 2) * rq->ldp + (i % 2) * 16)));
@@ -12038,9 +12041,10 @@ static void mmd__qgemm_finish(const mmd__qgemm_job *job, int64_t r0, int64_t r1,
 }
 
 #if defined(MMD__X86)
-/* The tile of rows [r0, r0 + MR) and columns [c0, c0 + 32) summed over its last K block and
-   requantized by the VNNI kernel (job->fused), the zero-point term of mmd__qgemm_finish folded
-   into each row's bias; part holds the earlier K blocks' sums (row stride ldp), or is NULL. */
+/* The tile of rows [r0, r0 + MR) (those below m) and columns [c0, c0 + 32) summed over its
+   last K block and requantized by the VNNI kernel (job->fused), the zero-point term of
+   mmd__qgemm_finish folded into each row's bias; part holds the earlier K blocks' sums (row
+   stride ldp), or is NULL. */
 static void mmd__qgemm_fused_tile(const mmd__qgemm_job *job, int64_t kq, const int8_t *a, const uint8_t *b, int64_t r0,
                                   int64_t c0, const int32_t *part, int64_t ldp) {
     const mmd__qgemm *g = job->g;
@@ -12048,7 +12052,8 @@ static void mmd__qgemm_fused_tile(const mmd__qgemm_job *job, int64_t kq, const i
     uint32_t zb = job->zb_zero ? 0u : (uint32_t)g->zb[0] + (mmd__qgemm_flip_b(g) ? 128u : 0u);
     mmd__qgemm_rq rq;
     int32_t i;
-    for (i = 0; i < MMD__QGEMM_MR; ++i) {
+    rq.rows = g->m - r0 < MMD__QGEMM_MR ? (int32_t)(g->m - r0) : MMD__QGEMM_MR;
+    for (i = 0; i < rq.rows; ++i) {
         rq.bias[i] = (o->bias ? (uint32_t)o->bias[r0 + i] : 0u) - zb * (uint32_t)job->row_sums[r0 + i];
         rq.mult[i] = o->mult[r0 + i];
     }
@@ -12109,7 +12114,7 @@ static void mmd__qgemm_block(const mmd__qgemm_job *job, int64_t m0, int64_t m1, 
                         const uint8_t *bp = bsrc + jr / nr * bstep;
                         int32_t *ct = g->c + (ic + ir) * g->ldc + jc + jr;
 #if defined(MMD__X86)
-                        if (job->fused && last && mr == MMD__QGEMM_MR && nrr == nr) {
+                        if (job->fused && last && nrr == nr) {
                             mmd__qgemm_fused_tile(job, kc, ap, bp, ic + ir, jc + jr, pc > 0 ? ct : NULL, g->ldc);
                             continue;
                         }
