@@ -5699,6 +5699,7 @@ typedef struct mmd__conv_data {
     int64_t wino_th, wino_tw, wino_rows; /* WINOGRAD: tile rows and columns, tile rows per block */
     int64_t wino_len, wino_vs;          /* WINOGRAD: phase row length, V's row stride (tiles) */
     int32_t wino_shares;                /* WINOGRAD: shares run at once */
+    int32_t wino_trans;                 /* WINOGRAD: the products transposed (see mmd__wino_plan) */
     size_t gemm_bytes;                  /* scratch of the product, the rest follows it */
 } mmd__conv_data;
 
@@ -5791,10 +5792,15 @@ typedef struct mmd__conv_job {
 #define MMD_WINOGRAD_CHANNELS_MIN 32    /* fewest input and output channels for WINOGRAD: with */
 #endif                                  /* fewer the transforms cost more than they save */
 /* The portable micro-kernel's product is several times slower next to the transforms than the
-   vector ones' (which run near the core's peak), so it takes WINOGRAD from a quarter of those
+   vector ones' (which run near the core's peak), so it takes WINOGRAD from a sixteenth of those
    tiles and half those channels: with MMD_NO_SIMD, ResNet-18's 28x28 and 14x14 3x3 layers and
-   the DBNet's 96 -> 24 ones run 1.5x to 2.5x faster that way (bench_conv). */
-#define MMD__WINO_TILES_MIN(isa) ((isa) == MMD__ISA_PORTABLE ? MMD_WINOGRAD_TILES_MIN / 4 : MMD_WINOGRAD_TILES_MIN)
+   the DBNet's 96 -> 24 ones run 1.5x to 2.5x faster that way (bench_conv). Below
+   MMD_WINOGRAD_TILES_NARROW tiles (a quarter of MMD_WINOGRAD_TILES_MIN unless set) it runs the
+   products transposed (mmd__wino_plan), so that ResNet-18's 7x7 layers, 4 tiles, take it too. */
+#define MMD__WINO_TILES_MIN(isa) ((isa) == MMD__ISA_PORTABLE ? MMD_WINOGRAD_TILES_MIN / 16 : MMD_WINOGRAD_TILES_MIN)
+#ifndef MMD_WINOGRAD_TILES_NARROW
+#define MMD_WINOGRAD_TILES_NARROW (MMD_WINOGRAD_TILES_MIN / 4)
+#endif
 #define MMD__WINO_CHANNELS_MIN(isa)                                                             \
     ((isa) == MMD__ISA_PORTABLE ? MMD_WINOGRAD_CHANNELS_MIN / 2 : MMD_WINOGRAD_CHANNELS_MIN)
 #ifndef MMD_WINOGRAD_BLOCK
@@ -5924,9 +5930,10 @@ static void mmd__wino_kernel(const float *g, double *u) {
 
 /* Packs the transformed weights of W [M, C, 3, 3]: for each of the 36 positions, U[pos] [M x C]
    in mmd__gemm_pack_a's layout for isa (its K blocks of kc, row panels of MR), per positions
-   apart. */
-static void mmd__wino_pack(const float *w, int64_t m, int64_t c, int32_t isa, int64_t per, float *dst) {
-    int64_t mr = mmd__gemm_mr(isa), mp = mmd__round_up(m, mr), kb = mmd__gemm_kc(isa), i, ci, pos;
+   apart; transposed (trans), U[pos]^T [C x M] in mmd__gemm_pack_b's, whose column panels of NR
+   are laid out as A's row panels are (mr below is then NR). */
+static void mmd__wino_pack(const float *w, int64_t m, int64_t c, int32_t isa, int32_t trans, int64_t per, float *dst) {
+    int64_t mr = trans ? mmd__gemm_nr(isa) : mmd__gemm_mr(isa), mp = mmd__round_up(m, mr), kb = mmd__gemm_kc(isa), i, ci, pos;
     double u[36];
     memset(dst, 0, (size_t)(36 * per) * sizeof(float));
     for (i = 0; i < m; ++i)
@@ -5940,25 +5947,32 @@ static void mmd__wino_pack(const float *w, int64_t m, int64_t c, int32_t isa, in
 
 /* Floats of one share's scratch (see mmd__wino_task). */
 static int64_t mmd__wino_share(const mmd__conv_data *p) {
-    int64_t rows = p->wino_rows, cg = p->in_ch, mg = p->gm;
-    return mmd__round_up(mmd__gemm_share_floats(mg, p->wino_vs, cg, p->isa), 16) + mmd__round_up(cg, 8) * 2 +
-           (4 * rows + 2) * 4 * p->wino_len + 36 * (cg + mg) * p->wino_vs;
+    int64_t rows = p->wino_rows, cg = p->in_ch, mg = p->gm, vs = p->wino_vs;
+    int64_t gemm = p->wino_trans ? mmd__gemm_share_floats(vs, mg, cg, p->isa) + vs * mg
+                                 : mmd__gemm_share_floats(mg, vs, cg, p->isa);
+    return mmd__round_up(gemm, 16) + mmd__round_up(cg, 8) * 2 + (4 * rows + 2) * 4 * p->wino_len + 36 * (cg + mg) * vs;
+}
+
+/* The per-position per of the packed transformed weights (floats). */
+static int64_t mmd__wino_per(const mmd__conv_data *p) {
+    return p->wino_trans ? mmd__gemm_packed_b_size(p->in_ch, p->gm, p->isa) : mmd__gemm_packed_a_size(p->gm, p->in_ch, p->isa);
 }
 
 /* One share: the tile rows [th * index / shares, th * (index + 1) / shares) of one image (an
    even split, whatever the block size), in blocks of up to wino_rows tile rows. Its
    scratch: the product's, the row offsets of V, one channel's phases (reused for the output
-   rows), V [36][C][vs] and M [36][M][vs]. */
+   rows), V [36][C][vs] and M [36][M][vs]; transposed, after the product's own scratch, M^T of
+   one position [tiles][M], which the product writes and which is then turned into M[pos]. */
 static void mmd__wino_task(void *data, int32_t index) {
     const mmd__conv_job *j = (const mmd__conv_job *)data;
     const mmd__conv_data *p = j->p;
     const mmd__window *w = &p->w;
     int64_t cn = p->in_ch, mn = p->gm, th = p->wino_th, tw = p->wino_tw, rb = p->wino_rows, len = p->wino_len;
     int64_t vs = p->wino_vs, oh = w->out[1], ow = w->out[2], ih = w->in[1], iw = w->in[2];
-    int64_t per = mmd__gemm_packed_a_size(mn, cn, p->isa), q, r, t0, i, x, r0;
-    int64_t end = th * (index + 1) / p->wino_shares;
-    float *gs = j->buf + index * mmd__wino_share(p);
-    int64_t *rows = (int64_t *)(void *)(gs + mmd__round_up(mmd__gemm_share_floats(mn, vs, cn, p->isa), 16));
+    int64_t per = mmd__wino_per(p), q, r, t0, i, x, r0;
+    int64_t end = th * (index + 1) / p->wino_shares, gfl = mmd__gemm_share_floats(vs, mn, cn, p->isa);
+    float *gs = j->buf + index * mmd__wino_share(p), *mt = gs + gfl;
+    int64_t *rows = (int64_t *)(void *)(gs + mmd__round_up(p->wino_trans ? gfl + vs * mn : mmd__gemm_share_floats(mn, vs, cn, p->isa), 16));
     float *ph = (float *)(void *)(rows + mmd__round_up(cn, 8)), *v = ph + (4 * rb + 2) * 4 * len;
     float *mx = v + 36 * cn * vs;
     mmd__wino_in_fn tin = mmd__wino_in_c;
@@ -5975,15 +5989,28 @@ static void mmd__wino_task(void *data, int32_t index) {
     g.b_rows = rows;
     g.ldc = vs;
     g.isa = p->isa;
+    if (p->wino_trans) {
+        /* M^T[pos] = V[pos]^T U[pos]^T: the tiles are the rows (A, V read with strides and
+           packed per block) and the output channels the columns (B, packed at plan time). */
+        g.n = mn;
+        g.a_rs = 1;
+        g.a_cs = vs;
+        g.b_rows = NULL;
+        g.c = mt;
+        g.ldc = mn;
+    }
     for (r0 = th * index / p->wino_shares; r0 < end; r0 += rb) {
         int64_t nr = end - r0 < rb ? end - r0 : rb, tiles = nr * tw, pos, ci, m;
         /* The product covers the block's tiles in whole micro-kernel panels, not all vs
            columns; the output transform's last group of MMD__WINO_T tiles reads past them
-           into columns it discards, which are zeroed once (later blocks leave finite values). */
-        g.n = mmd__round_up(tiles, mmd__gemm_nr(p->isa));
-        if (g.n > vs) g.n = vs;
+           into columns it discards, which are zeroed once (later blocks leave finite values).
+           Transposed, it covers the tiles alone, and the transpose writes no more. */
+        int64_t cols = p->wino_trans ? tiles : mmd__round_up(tiles, mmd__gemm_nr(p->isa));
+        if (cols > vs) cols = vs;
+        if (p->wino_trans) g.m = tiles;
+        else g.n = cols;
         if (r0 == th * index / p->wino_shares)
-            for (pos = 0; pos < 36 * mn; ++pos) memset(mx + pos * vs + g.n, 0, (size_t)(vs - g.n) * sizeof(float));
+            for (pos = 0; pos < 36 * mn; ++pos) memset(mx + pos * vs + cols, 0, (size_t)(vs - cols) * sizeof(float));
         for (ci = 0; ci < cn; ++ci) {
             mmd__wino_phases(j->x + ci * ih * iw, ih, iw, 4 * r0, 4 * nr + 2, w->pad[1], w->pad[2], len, ph);
             for (r = 0; r < nr; ++r)
@@ -5992,8 +6019,17 @@ static void mmd__wino_task(void *data, int32_t index) {
         }
         for (pos = 0; pos < 36; ++pos)
             for (ci = 0; ci < cn; ++ci)
-                memset(v + (pos * cn + ci) * vs + tiles, 0, (size_t)(g.n - tiles) * sizeof(float));
+                memset(v + (pos * cn + ci) * vs + tiles, 0, (size_t)(cols - tiles) * sizeof(float));
         for (pos = 0; pos < 36; ++pos) {
+            if (p->wino_trans) {
+                float *dst = mx + pos * mn * vs;
+                g.a = v + pos * cn * vs;
+                g.b_packed = p->packed + pos * per;
+                mmd__gemm_block(&g, 0, tiles, 0, mn, gs);
+                for (q = 0; q < tiles; ++q)
+                    for (m = 0; m < mn; ++m) dst[m * vs + q] = mt[q * mn + m];
+                continue;
+            }
             g.a_packed = p->packed + pos * per;
             g.b = v + pos * cn * vs;
             g.c = mx + pos * mn * vs;
@@ -6021,7 +6057,13 @@ static void mmd__wino_task(void *data, int32_t index) {
    group, 2-D, constant weights that the plan can pack) when its output has at least
    MMD_WINOGRAD_TILES_MIN 4x4 tiles and MMD_WINOGRAD_CHANNELS_MIN channels in and out: sizes the
    blocks (tile rows whose V and M stay within MMD_WINOGRAD_BLOCK bytes, and at least one block
-   per thread) and the scratch, and packs the transformed weights. *chosen tells whether it did. */
+   per thread) and the scratch, and packs the transformed weights. *chosen tells whether it did.
+   The portable build runs planes of fewer than MMD_WINOGRAD_TILES_NARROW tiles transposed
+   (wino_trans): each position's product with the tiles as A's rows, so that ResNet-18's 7x7
+   planes, 4 tiles, fill the 4 x 8 micro-kernel where as columns they left half of its 8 empty;
+   its 36 products of 4 tiles then cost a third of the direct sum's multiply-adds, though they
+   stream 4x the weights, from which they are bound by memory (bench_conv's layer4 3x3,
+   MMD_NO_SIMD: 10.0 ms -> 7.2 ms, medians of 6 best-of-100 runs). */
 static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *chosen) {
     const mmd__window *w = &p->w;
     int64_t nr = mmd__gemm_nr(p->isa), th, tw, rb, blocks, per;
@@ -6051,12 +6093,13 @@ static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
     p->wino_len = mmd__round_up(tw, MMD__WINO_T) + MMD__WINO_T;
     p->wino_vs = mmd__round_up((rb - 1) * tw + mmd__round_up(tw, MMD__WINO_T), nr > MMD__WINO_T ? nr : MMD__WINO_T);
     p->wino_shares = (int32_t)(blocks < p->threads ? blocks : p->threads);
+    p->wino_trans = p->isa == MMD__ISA_PORTABLE && th * tw < MMD_WINOGRAD_TILES_NARROW;
     bytes = (uint64_t)p->wino_shares * (uint64_t)mmd__wino_share(p) * sizeof(float) + 64u;
-    per = mmd__gemm_packed_a_size(p->gm, p->in_ch, p->isa);
+    per = mmd__wino_per(p);
     if (bytes > (uint64_t)SIZE_MAX / 2 || (uint64_t)per > (uint64_t)SIZE_MAX / 36 / sizeof(float)) return MMD_OK;
     dst = (float *)mmd_kernel_packed(c, (size_t)(36 * per) * sizeof(float), &fresh);
     if (!dst) return c->err->status;
-    if (fresh) mmd__wino_pack((const float *)c->inputs[1]->data, p->gm, p->in_ch, p->isa, per, dst);
+    if (fresh) mmd__wino_pack((const float *)c->inputs[1]->data, p->gm, p->in_ch, p->isa, p->wino_trans, per, dst);
     c->scratch_size = (size_t)bytes;
     p->packed = dst;
     p->path = MMD__CONV_WINOGRAD;

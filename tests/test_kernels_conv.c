@@ -3,7 +3,8 @@
    depthwise in 1-D and 2-D with strides, dilations and channel multipliers, 3-D) and their
    edges (asymmetric pads, batches), and ConvTranspose (col2im, and DISJOINT where stride equals
    kernel); then again with packed weights, where the
-   3x3 stride-1 cases take WINOGRAD (odd sizes, pads 0 to 2, channels not a multiple of 16). Each case runs with one thread and with three (through a
+   3x3 stride-1 cases take WINOGRAD (odd sizes, pads 0 to 2, channels not a multiple of 16;
+   transposed products in the portable build). Each case runs with one thread and with three (through a
    thread hook that runs the shares backwards), which must agree bit for bit, and as FusedConv
    with Z set to torch's output and Relu, which must give relu(2 * y). The cases are generated
    by tests/gen_conv_cases.py into tests/data/conv_cases.h. */
@@ -13,8 +14,11 @@
 #define MMD_CONV_COLUMNS_MAX 300
 /* ConvTranspose's DISJOINT path stores its columns one panel of columns at a time. */
 #define MMD__DISJOINT_CHUNK_FLOATS 1
-/* Every 3x3 stride-1 case through WINOGRAD when the weights are packed. */
+/* Every 3x3 stride-1 case through WINOGRAD when the weights are packed; in the portable build
+   (MMD_NO_SIMD) those of fewer than 10 tiles (4 and 9) with its products transposed, the others
+   (12 and 34) as the vector builds run them. */
 #define MMD_WINOGRAD_TILES_MIN 1
+#define MMD_WINOGRAD_TILES_NARROW 10
 #define MMD_WINOGRAD_CHANNELS_MIN 1
 #include "mmdeploy.h"
 #include "test.h"
