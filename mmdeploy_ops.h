@@ -115,7 +115,9 @@
                        its tile then fits the FPU's registers)
        MMD_NO_WINOGRAD no Winograd F(4x4, 3x3) path for 3x3 stride-1 convolutions (>>ops winograd;
                        MMD_CONV_SMALL leaves it out too); MMD_WINOGRAD_TILES_MIN and
-                       MMD_WINOGRAD_CHANNELS_MIN (64, 32) set where it is chosen
+                       MMD_WINOGRAD_CHANNELS_MIN (64, 32) set where it is chosen, and
+                       MMD_WINOGRAD_TILES_NARROW (16) below how many tiles the portable build
+                       runs its products transposed
        MMD_GEMM_MR_AVX512  rows of the AVX-512 micro-kernel, 8 (default: 16 sums in registers,
                        the fastest measured on Zen 5) or 12 (24 sums)
 */
