@@ -5707,11 +5707,19 @@ typedef struct mmd__conv_data {
 
 #ifndef MMD_CONV_SMALL
 /* Whether DEPTHWISE computes a band as one flat row (see mmd__dw_task): the portable row
-   kernel's at stride 1 (p's window and isa set). At stride 2 a flat row would compute the
-   columns past ow, half the row, too: MobileNetV2's 112x112 stride-2 layer took 1.3 ms
-   instead of 0.78. */
+   kernel's, at stride 1 (1) and at stride 2 on both axes (2, over the band's four phases; a
+   flat row over the padded rows themselves would compute the columns past ow, half of it, too:
+   MobileNetV2's 112x112 stride-2 layer took 1.3 ms instead of 0.78). p's window and isa set. */
 static int32_t mmd__dw_flat(const mmd__conv_data *p) {
-    return p->isa == MMD__ISA_PORTABLE && p->w.s[1] == 1 && p->w.s[2] == 1;
+    if (p->isa != MMD__ISA_PORTABLE || p->w.s[1] != p->w.s[2]) return 0;
+    return p->w.s[1] == 1 ? 1 : p->w.s[1] == 2 ? 2 : 0;
+}
+
+/* Floats of a depthwise share's padded input rows: ring rows of row_len, or in phases (flat 2)
+   four planes of (ring + 1) / 2 rows of (row_len + 1) / 2. */
+static int64_t mmd__dw_rows_floats(const mmd__conv_data *p) {
+    int64_t f = mmd__dw_flat(p) == 2 ? 4 * ((p->ring + 1) / 2) * ((p->row_len + 1) / 2) : p->ring * p->row_len;
+    return mmd__round_up(f, 16);
 }
 #endif
 
@@ -6163,7 +6171,7 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
             return mmd_kernel_fail(c, MMD_ERR_LIMIT, "padded rows too large");
         if (shares > count) shares = count > 0 ? count : 1;
         p->step = (count + shares - 1) / shares;
-        p->share = (int64_t)sizeof(float) * (mmd__round_up(p->ring * p->row_len, 16) + MMD__DW_SLACK + mmd__round_up(taps, 16)) +
+        p->share = (int64_t)sizeof(float) * (mmd__dw_rows_floats(p) + MMD__DW_SLACK + mmd__round_up(taps, 16)) +
                    (int64_t)sizeof(float *) * mmd__round_up(taps, 8) +
                    (mmd__dw_flat(p) ? (int64_t)sizeof(float) * mmd__round_up(p->band * p->row_len, 16) : 0);
         return mmd__scratch_request(c, (uint64_t)((count + p->step - 1) / p->step) * (uint64_t)p->share + 64u);
@@ -6606,6 +6614,24 @@ static void mmd__conv_im2col_range(void *data, int32_t share, int64_t lo, int64_
 }
 
 #ifndef MMD_CONV_SMALL
+/* DEPTHWISE at stride 2 (flat 2): one input row of iw floats into the even and odd columns of
+   its padded row (column c = ix + pad goes to e or o by c % 2, at c / 2). An odd pad puts
+   column 0 in the odd plane; then pairs, sixteen columns at a time through an array (loops of
+   constant trip count, which GCC's -O2 vectorises), then the pairs and the column left. */
+static void mmd__dw_phases(const float *src, int64_t iw, int64_t pad, float *e, float *o) {
+    int64_t ix = 0, u;
+    int32_t l;
+    if (pad % 2) o[pad / 2] = src[0], ix = 1;
+    for (u = (ix + pad) / 2; ix + 16 <= iw; ix += 16, u += 8) {
+        float pair[16];
+        for (l = 0; l < 16; ++l) pair[l] = src[ix + l];
+        for (l = 0; l < 8; ++l) e[u + l] = pair[2 * l];
+        for (l = 0; l < 8; ++l) o[u + l] = pair[2 * l + 1];
+    }
+    for (; ix + 1 < iw; ix += 2, ++u) e[u] = src[ix], o[u] = src[ix + 1];
+    if (ix < iw) e[u] = src[ix];
+}
+
 /* DEPTHWISE: channels [index * step, ...) of the images' channels, `band` output rows at a
    time. The input rows a band reads are copied into zero-padded rows (rows above and below the
    plane are zero rows), so that every tap of every output is a plain read; the band stays in
@@ -6619,7 +6645,11 @@ static void mmd__conv_im2col_range(void *data, int32_t share, int64_t lo, int64_
    MobileNetV2's 14x14 and 7x7 planes the per-row calls, their tails of single outputs and
    the activation's took half the time: its 3x3 depthwise layers of 960 channels at 7x7 and
    384 at 14x14 run in 0.10 and 0.09 ms instead of 0.20 and 0.17, 192 at 28x28 in 0.14
-   instead of 0.20 (best of 100, MMD_NO_SIMD). */
+   instead of 0.20 (best of 100, MMD_NO_SIMD). At stride 2 on both axes the band is copied
+   into its four phases (mmd__dw_phases), where every tap reads at stride 1: without the
+   row kernel's shuffles of even elements the DBNet's 5x5 stride-2 layers run in 1.3 and 0.75
+   ms instead of 2.1 and 1.4, MobileNetV2's 3x3 ones of 112x112 and 14x14 in 0.67 and 0.10
+   instead of 0.79 and 0.12. */
 static void mmd__dw_task(void *data, int32_t index) {
     const mmd__conv_job *j = (const mmd__conv_job *)data;
     const mmd__conv_data *p = j->p;
@@ -6628,9 +6658,15 @@ static void mmd__dw_task(void *data, int32_t index) {
     int64_t oh = w->out[1], ow = w->out[2], ih = w->in[1], iw = w->in[2], len = p->row_len;
     int64_t ch, m, y0, y1, kh, t, n, r;
     float *rows = (float *)(void *)((char *)j->buf + (size_t)index * (size_t)p->share);
-    float *wv = rows + mmd__round_up(p->ring * len, 16) + MMD__DW_SLACK;
+    float *wv = rows + mmd__dw_rows_floats(p) + MMD__DW_SLACK;
     const float **ptr = (const float **)(void *)(wv + mmd__round_up(taps, 16));
     float *flat = mmd__dw_flat(p) ? (float *)(void *)(ptr + mmd__round_up(taps, 8)) : NULL;
+    /* Stride 2 in phases: plane (qy, qx) holds the band's rows 2i + qy, columns 2u + qx of the
+       padded rows, at rows + (2 qy + qx) * plane, rows h apart; tap (a, b) of output (r, x)
+       reads row 2r + a, column 2x + b, which is plane (a % 2, b % 2) at (r + a / 2) * h +
+       x + b / 2: a stride-1 flat row of pitch h. */
+    int32_t phased = mmd__dw_flat(p) == 2;
+    int64_t h = phased ? (len + 1) / 2 : len, plane = (p->ring + 1) / 2 * h;
     void (*row)(float *, const float *const *, const float *, int64_t, float, int64_t, int64_t) = mmd__dw_row_c;
 #if defined(MMD__X86)
     int32_t wide = w->s[2] <= 2 && p->isa == MMD__ISA_AVX512;
@@ -6640,7 +6676,7 @@ static void mmd__dw_task(void *data, int32_t index) {
 #endif
     /* The padding columns (and the slack) are zero once and for all; only the middle of a row
        is copied. */
-    memset(rows, 0, (size_t)(mmd__round_up(p->ring * len, 16) + MMD__DW_SLACK) * sizeof(float));
+    memset(rows, 0, (size_t)(mmd__dw_rows_floats(p) + MMD__DW_SLACK) * sizeof(float));
     for (ch = index * p->step; ch < count && ch < (index + 1) * p->step; ++ch) {
         const float *xc = j->x + ch * ih * iw;
         int64_t cin = ch % p->in_ch, b = ch / p->in_ch;
@@ -6649,8 +6685,15 @@ static void mmd__dw_task(void *data, int32_t index) {
             y1 = y0 + p->band < oh ? y0 + p->band : oh;
             nin = (y1 - y0 - 1) * w->s[1] + (w->k[1] - 1) * w->d[1] + 1;
             for (r = 0; r < nin; ++r) {
-                if (top + r < 0 || top + r >= ih) memset(rows + r * len, 0, (size_t)len * sizeof(float));
-                else memcpy(rows + r * len + w->pad[2], xc + (top + r) * iw, (size_t)iw * sizeof(float));
+                float *e = rows + 2 * (r % 2) * plane + r / 2 * h;
+                if (top + r < 0 || top + r >= ih) {
+                    if (phased) memset(e, 0, (size_t)h * sizeof(float)), memset(e + plane, 0, (size_t)h * sizeof(float));
+                    else memset(rows + r * len, 0, (size_t)len * sizeof(float));
+                } else if (phased) {
+                    mmd__dw_phases(xc + (top + r) * iw, iw, w->pad[2], e, e + plane);
+                } else {
+                    memcpy(rows + r * len + w->pad[2], xc + (top + r) * iw, (size_t)iw * sizeof(float));
+                }
             }
             for (m = cin * mg; m < (cin + 1) * mg; ++m) {
                 const float *k = j->wt + m * taps;
@@ -6664,20 +6707,21 @@ static void mmd__dw_task(void *data, int32_t index) {
                 }
 #endif
                 if (flat) {
-                    int64_t count_flat = (y1 - y0 - 1) * len + ow;
+                    int64_t count_flat = (y1 - y0 - 1) * h + ow;
                     for (n = 0, kh = 0; kh < w->k[1]; ++kh)
                         for (t = 0; t < kw; ++t, ++n) {
-                            ptr[n] = rows + kh * w->d[1] * len + t * w->d[2];
+                            int64_t a = kh * w->d[1], bx = t * w->d[2];
+                            ptr[n] = phased ? rows + (2 * (a % 2) + bx % 2) * plane + a / 2 * h + bx / 2 : rows + a * len + bx;
                             wv[n] = k[kh * kw + t];
                         }
-                    row(flat, ptr, wv, n, bias, count_flat, w->s[2]);
+                    row(flat, ptr, wv, n, bias, count_flat, 1);
                     if (!z) mmd__act_f32(&p->act, flat, count_flat);
                     for (r = 0; r < y1 - y0; ++r, y += ow) {
                         if (!z) {
-                            memcpy(y, flat + r * len, (size_t)ow * sizeof(float));
+                            memcpy(y, flat + r * h, (size_t)ow * sizeof(float));
                             continue;
                         }
-                        for (t = 0; t < ow; ++t) y[t] = flat[r * len + t] + z[r * ow + t];
+                        for (t = 0; t < ow; ++t) y[t] = flat[r * h + t] + z[r * ow + t];
                         mmd__act_f32(&p->act, y, ow);
                     }
                     continue;

@@ -65,6 +65,13 @@ DISJOINT = [
     ("transpose_disjoint_3d_k1_axis", (1, 2, 2, 3, 4), 3, (2, 1, 2), (2, 1, 2), (0, 0, 0), (1, 1, 1), 1, (0, 0, 0)),
 ]
 
+# Stride-2 depthwise with pads of either parity and a dilation (the portable build computes
+# these from the padded rows' four phases, see mmd__dw_task), drawn after all the above.
+PHASES = [
+    ("depthwise_3x3_s2_odd_pads_dil2", (1, 3, 13, 14), 3, (3, 3), (2, 2), (0, 1, 1, 2), (2, 2), 3),
+    ("depthwise_3x3_s2_pad0_odd_width", (1, 2, 9, 11), 2, (3, 3), (2, 2), (0, 0, 0, 0), (1, 1), 2),
+]
+
 
 def ints(v):
     return ", ".join(str(int(i)) for i in v)
@@ -120,6 +127,8 @@ def main():
         add(*case)
     for case in DISJOINT:
         add_transposed(*case)
+    for case in PHASES:
+        add(*case)
     lines.append("static const struct conv_case conv_cases[] = {")
     lines += entries
     lines.append("};")
