@@ -6810,9 +6810,20 @@ typedef struct mmd__pool_data {
     int32_t bytes;                      /* MaxPool of int8 or uint8 (the row path only) */
 } mmd__pool_data;
 
-#ifndef MMD_CONV_SMALL
+/* MaxPool on int8 or uint8 (the row path, which is the only one for bytes): in host builds,
+   and in firmware builds (MMD_CONV_SMALL) only when they keep QLinearConv, since a MaxPool reads
+   bytes only in a quantized graph (the load-time rewrite moves its DequantizeLinear after it);
+   the float firmware so carries none of it. */
+#if !defined(MMD_CONV_SMALL) || MMD__KEEP(QLinearConv)
+#define MMD__POOL_BYTES 1
+#else
+#define MMD__POOL_BYTES 0
+#endif
+
+#if MMD__POOL_BYTES
 /* The row path of MaxPool (without Indices) and AveragePool over one or two spatial axes
-   without dilation (not in MMD_CONV_SMALL builds, which take the loops of mmd__pool_f32_eval): for each output row the window's input rows are combined (max or sum)
+   without dilation (in MMD_CONV_SMALL builds for bytes only: their float pools take the loops
+   of mmd__pool_f32_eval): for each output row the window's input rows are combined (max or sum)
    into one row of scratch by the vector rows of mmd__bin_f32, and each output then takes its
    k columns from that row. Every window holds an input element (pads are smaller than the
    kernel), so the maximum needs no -inf fill. Shares are planes, each with its own row. */
@@ -6930,7 +6941,9 @@ static void mmd__pool_rows_q8(void *data, int32_t share, int64_t lo, int64_t hi)
         }
     }
 }
+#endif
 
+#ifndef MMD_CONV_SMALL
 static void mmd__pool_rows_f32(void *data, int32_t share, int64_t lo, int64_t hi) {
     const mmd__pool_job *j = (const mmd__pool_job *)data;
     const mmd__pool_data *p = j->p;
@@ -7030,8 +7043,7 @@ static mmd_status mmd__pool_f32_prepare(mmd_kernel_ctx *c) {
                              MMD__POOLS_WINDOW);
     st = mmd__check_io(c, 1, 1, p->mode == MMD__POOL_MAX ? 2 : 1);
     p->bytes = 0;
-#ifndef MMD_CONV_SMALL
-    /* MaxPool on bytes takes the row path only, which firmware builds leave out. */
+#if MMD__POOL_BYTES
     p->bytes = st == MMD_OK && p->mode == MMD__POOL_MAX &&
                (c->inputs[0]->dtype == MMD_DTYPE_INT8 || c->inputs[0]->dtype == MMD_DTYPE_UINT8);
 #endif
@@ -7065,15 +7077,19 @@ static mmd_status mmd__pool_f32_prepare(mmd_kernel_ctx *c) {
     for (i = 0; i < n; ++i) dims[2 + i] = p->w.out[3 - n + i];
     if ((st = mmd__set_output(c, 0, x->dtype, x->rank, dims)) != MMD_OK) return st;
     if (c->output_count < 2 || !c->outputs[1]) {
-#ifndef MMD_CONV_SMALL
-        mmd__pool_rows_prepare(c, p);
+#if MMD__POOL_BYTES
+        p->rows = 0;
+#ifdef MMD_CONV_SMALL
+        if (p->bytes)
+#endif
+            mmd__pool_rows_prepare(c, p);
         if (p->bytes && !p->rows)
             return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "MaxPool of %s takes 1-D or 2-D windows without dilations",
                                    mmd_dtype_name(x->dtype));
 #endif
         return MMD_OK;
     }
-#ifndef MMD_CONV_SMALL
+#if MMD__POOL_BYTES
     if (p->bytes)
         return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "MaxPool of %s has no Indices output here", mmd_dtype_name(x->dtype));
 #endif
@@ -7094,7 +7110,7 @@ static mmd_status mmd__pool_f32_eval(mmd_kernel_ctx *c) {
     int32_t is_max = mode == MMD__POOL_MAX, is_lp = mode == MMD__POOL_LP;
     int64_t *idx = is_max && c->output_count > 1 && c->outputs[1] ? (int64_t *)c->outputs[1]->data : NULL;
     int64_t in_plane = w->in[0] * w->in[1] * w->in[2], pl, o0, o1, o2, t0, t1, t2;
-#ifndef MMD_CONV_SMALL
+#if MMD__POOL_BYTES
     if (p->rows) {
         mmd__pool_job j;
         j.p = p;
@@ -7102,8 +7118,12 @@ static mmd_status mmd__pool_f32_eval(mmd_kernel_ctx *c) {
         j.y = y;
         j.scratch = (float *)c->scratch;
         j.flip = c->inputs[0]->dtype == MMD_DTYPE_INT8 ? 0x80 : 0;
+#ifdef MMD_CONV_SMALL
+        mmd__parallel_range(c, p->planes, MMD__EW_GRAIN / (in_plane ? in_plane : 1), 1, p->rows, mmd__pool_rows_q8, &j);
+#else
         mmd__parallel_range(c, p->planes, MMD__EW_GRAIN / (in_plane ? in_plane : 1), 1, p->rows,
                             p->bytes ? mmd__pool_rows_q8 : mmd__pool_rows_f32, &j);
+#endif
         return MMD_OK;
     }
 #endif
