@@ -518,8 +518,10 @@ static mmd_status mmd__scratch_request(mmd_kernel_ctx *c, uint64_t bytes) {
    function attributes, so the translation unit itself is built for baseline x86-64 and one
    binary runs on any x86-64 CPU), and pick one at prepare from mmd__isa(), storing the choice in
    their op data so that eval and anything packed at prepare agree. On AArch64 NEON is always
-   there and chosen at compile time. Builds with MMD_NO_SIMD (firmware, the portable reference
-   build) have only the portable C paths, written so that compilers vectorise them.
+   there and chosen at compile time, as is 32-bit Arm's DSP extension (Cortex-M4, M7, M33, M55:
+   SMLAD's two 16-bit products a cycle, used by the int8 product; a Cortex-M3 has none). Builds
+   with MMD_NO_SIMD (the portable reference build) have only the portable C paths, written so
+   that compilers vectorise them.
      MMD_NO_SIMD      no intrinsics at all
      MMD_NO_AVX512    never choose the AVX-512 paths (to test the AVX2 ones on an AVX-512 CPU) */
 enum { MMD__ISA_PORTABLE, MMD__ISA_AVX2, MMD__ISA_AVX512, MMD__ISA_NEON };
@@ -532,6 +534,9 @@ enum { MMD__ISA_PORTABLE, MMD__ISA_AVX2, MMD__ISA_AVX512, MMD__ISA_NEON };
 #elif !defined(MMD_NO_SIMD) && defined(__aarch64__) && defined(__ARM_NEON)
 #define MMD__NEON 1
 #include <arm_neon.h>
+#elif !defined(MMD_NO_SIMD) && defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
+#define MMD__ARM_DSP 1
+#include <arm_acle.h>
 #endif
 
 /* The best instruction set this CPU runs (cpuid, read through the compiler's runtime, which also
@@ -11579,7 +11584,8 @@ static mmd_status mmd__qadd_eval(mmd_kernel_ctx *c) {
    after the last K block. Micro-kernels: AVX-512 VNNI 6 x 32 (vpdpbusd); AVX2 6 x 8, also for
    AVX-512 CPUs without VNNI (bytes widened to int16 and summed in pairs with vpmaddwd, exact:
    vpmaddubsw's int16 pair sums would saturate at 255 * 127 * 2, a loss ONNX Runtime's MLAS
-   accepts on such CPUs); portable C 6 x 8, also on AArch64 for now. Every sum wraps modulo
+   accepts on such CPUs); portable C 6 x 8, also on AArch64 for now; on 32-bit Arm with the DSP
+   extension (Cortex-M4, M7, M33, M55) 6 x 8 with SMLAD in place of the portable one. Every sum wraps modulo
    2^32 (unsigned arithmetic, never undefined) as ONNX Runtime's int32 accumulation does, and
    is taken in one order whatever the thread count: threads split the columns (or the rows when
    C is narrow) as mmd__gemm_run does. */
@@ -11622,6 +11628,7 @@ static int32_t mmd__qgemm_best(void) {
 
 static int64_t mmd__qgemm_nr(int32_t path) { return path == MMD__QG_VNNI ? 32 : 8; }
 
+#if !defined(MMD__ARM_DSP)
 /* Portable 6 x 8 micro-kernel: C (add: plus C) = the tile's sums over kq groups of four. Each
    group of B is first turned into four rows of eight int16, so that the inner loops are
    int16 x int16 -> int32 products over eight contiguous columns with constant bounds, which
@@ -11645,6 +11652,54 @@ static void mmd__qgemm_ukernel_c(int64_t kq, const int8_t *a, const uint8_t *b, 
     for (i = 0; i < MMD__QGEMM_MR; ++i)
         for (j = 0; j < 8; ++j) c[i * ldc + j] = (int32_t)(acc[i][j] + (add ? (uint32_t)c[i * ldc + j] : 0u));
 }
+#else
+/* Four bytes of a packed panel as one word (memcpy: no alignment or aliasing question; one
+   LDR on these cores), and the word rotated right by 8, which brings bytes 1 and 3 where
+   SXTB16 and UXTB16 take bytes 0 and 2. */
+static uint32_t mmd__q_word(const void *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+static uint32_t mmd__q_ror8(uint32_t v) { return v >> 8 | v << 24; }
+
+/* The portable kernel's 6 x 8 tile with the DSP extension, in 2 x 2 blocks whose four sums stay
+   in registers over all kq groups (as CMSIS-NN's int8 matrix products do): per group a row's
+   four int8 of A become two pairs of int16 (SXTB16: bytes 0 and 2, then 1 and 3) and a column's
+   four uint8 of B likewise (UXTB16), and SMLAD adds each pair's two products to a sum. A uint8
+   is a non-negative int16, and SMLAD's sum wraps modulo 2^32 (it only sets the Q flag), as the
+   portable kernel's does, so the sums are the same. */
+static void mmd__qgemm_ukernel_dsp(int64_t kq, const int8_t *a, const uint8_t *b, int32_t *c, int64_t ldc,
+                                   int32_t add) {
+    int64_t q;
+    int32_t i, j;
+    for (i = 0; i < MMD__QGEMM_MR; i += 2)
+        for (j = 0; j < 8; j += 2) {
+            const int8_t *ap = a + 4 * i;
+            const uint8_t *bp = b + 4 * j;
+            int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0, *cr = c + i * ldc + j;
+            for (q = 0; q < kq; ++q, ap += MMD__QGEMM_MR * 4, bp += 32) {
+                uint32_t a0 = mmd__q_word(ap), a1 = mmd__q_word(ap + 4), bw;
+                int32_t a0e = __sxtb16(a0), a0o = __sxtb16(mmd__q_ror8(a0));
+                int32_t a1e = __sxtb16(a1), a1o = __sxtb16(mmd__q_ror8(a1)), be, bo;
+                bw = mmd__q_word(bp);
+                be = (int32_t)__uxtb16(bw);
+                bo = (int32_t)__uxtb16(mmd__q_ror8(bw));
+                s00 = __smlad(a0o, bo, __smlad(a0e, be, s00));
+                s10 = __smlad(a1o, bo, __smlad(a1e, be, s10));
+                bw = mmd__q_word(bp + 4);
+                be = (int32_t)__uxtb16(bw);
+                bo = (int32_t)__uxtb16(mmd__q_ror8(bw));
+                s01 = __smlad(a0o, bo, __smlad(a0e, be, s01));
+                s11 = __smlad(a1o, bo, __smlad(a1e, be, s11));
+            }
+            cr[0] = (int32_t)((uint32_t)s00 + (add ? (uint32_t)cr[0] : 0u));
+            cr[1] = (int32_t)((uint32_t)s01 + (add ? (uint32_t)cr[1] : 0u));
+            cr[ldc] = (int32_t)((uint32_t)s10 + (add ? (uint32_t)cr[ldc] : 0u));
+            cr[ldc + 1] = (int32_t)((uint32_t)s11 + (add ? (uint32_t)cr[ldc + 1] : 0u));
+        }
+}
+#endif
 
 #if defined(MMD__X86)
 #define MMD__TARGET_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni,avx2")))
@@ -11764,7 +11819,11 @@ static mmd__qgemm_ukernel mmd__qgemm_kernel(int32_t path) {
     if (path == MMD__QG_AVX2) return mmd__qgemm_ukernel_avx2;
 #endif
     (void)path;
+#if defined(MMD__ARM_DSP)
+    return mmd__qgemm_ukernel_dsp;
+#else
     return mmd__qgemm_ukernel_c;
+#endif
 }
 
 /* Where and how a product's int32 sums become int8 or uint8: y = clamp(round((sum + bias) *
