@@ -388,10 +388,13 @@ mcu-test: $(foreach d,$(MCU_BUILD) $(MCU_INT8),$(foreach c,$(MCU_CPUS),$(d)/fw-$
 	done
 	$(MCU_BUILD)/mcu_host compare $(foreach d,$(MCU_BUILD) $(MCU_INT8),$(d)/host.txt $(foreach c,$(MCU_CPUS),$(d)/fw-$(c).txt) --)
 
+# The int8 firmware's runtime carries the quantization kernels (QLinearConv alone is 14.7 KB),
+# which its blob pays back: its target is less flash than the float firmware in all.
 mcu-size: $(MCU_BUILD)/fw-m4.elf $(MCU_INT8)/fw-m4.elf
-	for dir in $(MCU_BUILD) $(MCU_INT8); do \
+	for run in "$(MCU_BUILD)" "$(MCU_INT8) --runtime-max 40960 --smaller-than $(MCU_BUILD)/fw-m4.elf"; do \
+	    set -- $$run; dir=$$1; shift; \
 	    echo "== $$dir (Cortex-M4F)"; \
-	    $(PY) examples/mcu/size.py $$dir/digits_ops.h $$dir/digits.mmd $$dir/fw-m4.elf $$dir/size \
+	    $(PY) examples/mcu/size.py $$dir/digits_ops.h $$dir/digits.mmd $$dir/fw-m4.elf $$dir/size "$$@" \
 	        -- $(MCU_CC) $(MCU_CFLAGS) $(MCU_CPU_m4) $(MCU_RUNTIME) -I. -c mmdeploy.c || exit 1; \
 	done
 
