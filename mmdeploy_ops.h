@@ -11590,9 +11590,17 @@ static mmd_status mmd__qadd_eval(mmd_kernel_ctx *c) {
    is taken in one order whatever the thread count: threads split the columns (or the rows when
    C is narrow) as mmd__gemm_run does. */
 #define MMD__QGEMM_MR 6
+#ifdef MMD_CONV_SMALL
+/* Firmware: blocks sized for a scratch of a few kilobytes, as MMD_GEMM_KC, _MC and _NC are there
+   (the digits' second convolution packs 3 KB instead of 14). */
+#define MMD__QGEMM_KQ 16
+#define MMD__QGEMM_MC 12
+#define MMD__QGEMM_NC 32
+#else
 #define MMD__QGEMM_KQ 128               /* K block, in groups of four: 512 values */
 #define MMD__QGEMM_MC 120               /* rows of A per block */
 #define MMD__QGEMM_NC 512               /* columns of B per block */
+#endif
 
 enum { MMD__QG_PORTABLE, MMD__QG_AVX2, MMD__QG_VNNI };
 
