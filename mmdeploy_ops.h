@@ -519,7 +519,8 @@ static mmd_status mmd__scratch_request(mmd_kernel_ctx *c, uint64_t bytes) {
    binary runs on any x86-64 CPU), and pick one at prepare from mmd__isa(), storing the choice in
    their op data so that eval and anything packed at prepare agree. On AArch64 NEON is always
    there and chosen at compile time, as is 32-bit Arm's DSP extension (Cortex-M4, M7, M33, M55:
-   SMLAD's two 16-bit products a cycle, used by the int8 product; a Cortex-M3 has none). Builds
+   SMLAD's two 16-bit products a cycle, used by the int8 product; a Cortex-M3 has none) and the
+   M55's MVE (sixteen byte products an instruction, for the int8 product there). Builds
    with MMD_NO_SIMD (the portable reference build) have only the portable C paths, written so
    that compilers vectorise them.
      MMD_NO_SIMD      no intrinsics at all
@@ -537,6 +538,11 @@ enum { MMD__ISA_PORTABLE, MMD__ISA_AVX2, MMD__ISA_AVX512, MMD__ISA_NEON };
 #elif !defined(MMD_NO_SIMD) && defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
 #define MMD__ARM_DSP 1
 #include <arm_acle.h>
+#if defined(__ARM_FEATURE_MVE)
+/* Cortex-M55's MVE (Helium), beside the DSP extension: 128-bit vectors in eight registers. */
+#define MMD__ARM_MVE 1
+#include <arm_mve.h>
+#endif
 #endif
 
 /* The best instruction set this CPU runs (cpuid, read through the compiler's runtime, which also
@@ -11585,7 +11591,8 @@ static mmd_status mmd__qadd_eval(mmd_kernel_ctx *c) {
    AVX-512 CPUs without VNNI (bytes widened to int16 and summed in pairs with vpmaddwd, exact:
    vpmaddubsw's int16 pair sums would saturate at 255 * 127 * 2, a loss ONNX Runtime's MLAS
    accepts on such CPUs); portable C 6 x 8, also on AArch64 for now; on 32-bit Arm with the DSP
-   extension (Cortex-M4, M7, M33, M55) 6 x 8 with SMLAD in place of the portable one. Every sum wraps modulo
+   extension (Cortex-M4, M7, M33) 6 x 8 with SMLAD in place of the portable one, with MVE
+   (Cortex-M55) 6 x 8 with VMLADAVA. Every sum wraps modulo
    2^32 (unsigned arithmetic, never undefined) as ONNX Runtime's int32 accumulation does, and
    is taken in one order whatever the thread count: threads split the columns (or the rows when
    C is narrow) as mmd__gemm_run does. */
@@ -11636,7 +11643,7 @@ static int32_t mmd__qgemm_best(void) {
 
 static int64_t mmd__qgemm_nr(int32_t path) { return path == MMD__QG_VNNI ? 32 : 8; }
 
-#if !defined(MMD__ARM_DSP)
+#if !defined(MMD__ARM_DSP) && !defined(MMD__ARM_MVE)
 /* Portable 6 x 8 micro-kernel: C (add: plus C) = the tile's sums over kq groups of four. Each
    group of B is first turned into four rows of eight int16, so that the inner loops are
    int16 x int16 -> int32 products over eight contiguous columns with constant bounds, which
@@ -11659,6 +11666,40 @@ static void mmd__qgemm_ukernel_c(int64_t kq, const int8_t *a, const uint8_t *b, 
     }
     for (i = 0; i < MMD__QGEMM_MR; ++i)
         for (j = 0; j < 8; ++j) c[i * ldc + j] = (int32_t)(acc[i][j] + (add ? (uint32_t)c[i * ldc + j] : 0u));
+}
+#elif defined(MMD__ARM_MVE)
+/* The tile with MVE: per step four groups of K (16 values) of a row of A and of a column of B
+   gathered into one vector each (VLDRW gathers words 24 and 32 bytes apart in the panels; the
+   last step's missing groups are zeroed by the tail predicate, so their products vanish), the
+   bytes of B moved to int8 (b ^ 0x80 = b - 128) since VMLADAVA multiplies bytes of one
+   signedness, and VMLADAVA adds the 16 products to the row's and column's sum; 128 times the
+   row's sum of A (VADDVA) puts back what the move took off. Every sum wraps modulo 2^32, as the
+   portable kernel's do, so the sums are the same. */
+static void mmd__qgemm_ukernel_mve(int64_t kq, const int8_t *a, const uint8_t *b, int32_t *c, int64_t ldc,
+                                   int32_t add) {
+    const uint32x4_t oa = {0, 4 * MMD__QGEMM_MR, 8 * MMD__QGEMM_MR, 12 * MMD__QGEMM_MR}, ob = {0, 32, 64, 96};
+    const int8x16_t flip = vdupq_n_s8(-128);
+    int32_t s[MMD__QGEMM_MR][8], asum[MMD__QGEMM_MR];
+    int64_t q;
+    int32_t i, j;
+    memset(s, 0, sizeof s);
+    memset(asum, 0, sizeof asum);
+    for (q = 0; q < kq; q += 4, a += 16 * MMD__QGEMM_MR, b += 128) {
+        mve_pred16_t p = vctp32q((uint32_t)(kq - q < 4 ? kq - q : 4));
+        int8x16_t av[MMD__QGEMM_MR];
+        for (i = 0; i < MMD__QGEMM_MR; ++i) {
+            av[i] = vreinterpretq_s8_s32(vldrwq_gather_offset_z_s32((const int32_t *)(const void *)(a + 4 * i), oa, p));
+            asum[i] = vaddvaq_s8(asum[i], av[i]);
+        }
+        for (j = 0; j < 8; ++j) {
+            int8x16_t bv = veorq_s8(
+                vreinterpretq_s8_s32(vldrwq_gather_offset_z_s32((const int32_t *)(const void *)(b + 4 * j), ob, p)), flip);
+            for (i = 0; i < MMD__QGEMM_MR; ++i) s[i][j] = vmladavaq_s8(s[i][j], av[i], bv);
+        }
+    }
+    for (i = 0; i < MMD__QGEMM_MR; ++i)
+        for (j = 0; j < 8; ++j)
+            c[i * ldc + j] = (int32_t)((uint32_t)s[i][j] + 128u * (uint32_t)asum[i] + (add ? (uint32_t)c[i * ldc + j] : 0u));
 }
 #else
 /* Four bytes of a packed panel as one word (memcpy: no alignment or aliasing question; one
@@ -11827,7 +11868,9 @@ static mmd__qgemm_ukernel mmd__qgemm_kernel(int32_t path) {
     if (path == MMD__QG_AVX2) return mmd__qgemm_ukernel_avx2;
 #endif
     (void)path;
-#if defined(MMD__ARM_DSP)
+#if defined(MMD__ARM_MVE)
+    return mmd__qgemm_ukernel_mve;
+#elif defined(MMD__ARM_DSP)
     return mmd__qgemm_ukernel_dsp;
 #else
     return mmd__qgemm_ukernel_c;
