@@ -298,7 +298,7 @@ bench-backends: $(BUILD)/mmdeploy
 # The digits classifier as Cortex-M firmware under QEMU, twice: the float model
 # (examples/models/digits.onnx, in build/mcu) and its int8 quantization
 # (examples/models/digits_int8.onnx from examples/quantize_digits.py, in build/mcu/int8: QLinearConv
-# with the Cortex-M DSP extension's SMLAD where the core has it, an int8 MaxPool, a float head).
+# with the DSP extension's SMLAD on M4, M7 and M33, MVE on M55, an int8 MaxPool, a float head).
 # Each is the model converted on the host to a .mmd
 # blob in a C array (its header holds the arena size), the runtime built as the lean firmware
 # core (MMD_NO_ONNX: .mmd blobs only), with MMD_NO_MALLOC, MMD_NO_STDIO, MMD_CONV_SMALL (small
@@ -339,7 +339,10 @@ MCU_LD_m55   := mps3-an547.ld
 MCU_DATA     := tests/data/digits_test_x.npy tests/data/digits_test_y.npy 16
 MCU_INT8     := $(MCU_BUILD)/int8
 MCU_GEN      := $(MCU_BUILD)/digits_model.c $(MCU_BUILD)/digits_inputs.c
-MCU_QEMU     := timeout 60 qemu-system-arm -semihosting-config enable=on,target=native -nographic
+# -icount shift=0: QEMU's clock advances a nanosecond an instruction, so the SysTick cycles the
+# firmware prints count instructions (one cycle of the board's clock per 40 instructions on the
+# 25 MHz MPS2 boards; compare builds on one board) and a build gives the same figure every run.
+MCU_QEMU     := timeout 60 qemu-system-arm -icount shift=0 -semihosting-config enable=on,target=native -nographic
 
 .PHONY: mcu-test mcu-size
 .SECONDARY: $(foreach d,$(MCU_BUILD) $(MCU_INT8),$(foreach c,$(MCU_CPUS),$(d)/runtime-$(c).o))
