@@ -8,8 +8,9 @@
 
    WHAT IT DOES NOT DO
      No threads of its own: kernels split work only through mmd_kernel_parallel (the session's
-     hook). Intrinsics only behind the one dispatch of >>ops simd (AVX2, AVX-512, NEON), each
-     path beside portable loops that MMD_NO_SIMD builds keep.
+     hook). Intrinsics only behind the one dispatch of >>ops simd (AVX2, AVX-512, NEON, and for
+     the integer product Cortex-M's DSP extension and MVE), each path beside portable loops
+     that MMD_NO_SIMD builds keep.
      QDQ graphs run as int8 only where mmd_graph_rewrite turns DequantizeLinear -> Conv or
      MatMul (-> Relu) -> QuantizeLinear into QLinearConv or QLinearMatMul (and a Relu or Clip
      between a QLinearConv's DequantizeLinear and QuantizeLinear in its scale into a clamp of
@@ -102,12 +103,15 @@
      product (>>ops gemm) with AVX2, AVX-512 and NEON micro-kernels chosen at run time (see
      >>ops simd for MMD_NO_SIMD and MMD_NO_AVX512). Constant weights are packed once per plan.
      MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv share one integer product on
-     bytes (>>ops quantization) with AVX-512 VNNI, AVX2 and portable micro-kernels.
+     bytes (>>ops quantization) with AVX-512 VNNI, AVX2, Cortex-M DSP (SMLAD: M4, M7, M33),
+     Cortex-M55 MVE and portable micro-kernels.
        MMD_GEMM_KC, MMD_GEMM_MC, MMD_GEMM_NC   its block sizes (defaults 256, 120, 1024; 64, 12,
                        32 with MMD_CONV_SMALL); smaller ones cut the packing scratch
        MMD_CONV_SMALL  the firmware setting: every convolution through im2col and the product
                        (no depthwise, stride-1 or pointwise special paths) and every pool through
-                       its plain loops, with the small default blocks above and im2col bands: a
+                       its plain loops (MaxPool of int8 or uint8, kept only with QLinearConv,
+                       through its row path), with the small default blocks above (the integer
+                       product's too: 64, 12, 32) and im2col bands: a
                        scratch of kilobytes and about 6 KB less code at -Os, slower
        MMD_CONV_COLUMNS_MAX  im2col and ConvTranspose columns gathered at once, in floats
                        (default 1 << 20, 1024 with MMD_CONV_SMALL; at least one output row)
