@@ -295,20 +295,25 @@ bench-backends: $(BUILD)/mmdeploy
 	$(PY) bench/bench_backends.py
 
 # ==== microcontrollers (examples/mcu) ============================================================
-# The digits classifier as Cortex-M firmware under QEMU: the model converted on the host to a .mmd
+# The digits classifier as Cortex-M firmware under QEMU, twice: the float model
+# (examples/models/digits.onnx, in build/mcu) and its int8 quantization
+# (examples/models/digits_int8.onnx from examples/quantize_digits.py, in build/mcu/int8: QLinearConv
+# with the DSP extension's SMLAD on M4, M7 and M33, MVE on M55, an int8 MaxPool, a float head).
+# Each is the model converted on the host to a .mmd
 # blob in a C array (its header holds the arena size), the runtime built as the lean firmware
 # core (MMD_NO_ONNX: .mmd blobs only), with MMD_NO_MALLOC, MMD_NO_STDIO, MMD_CONV_SMALL (small
 # scratch), MMD_NO_ERROR_STRINGS (status codes without message text), MMD_NO_BACKEND_SETS (no
 # subgraph claims), MMD_GEMM_NR_PORTABLE=4
 # and only the kernels the model runs. Needs the Debian packages gcc-arm-none-eabi,
 # libnewlib-arm-none-eabi and qemu-system-arm.
-#   make mcu-test   runs the firmware on five cores (Cortex-M4F, soft-float Cortex-M3, Cortex-M7,
+#   make mcu-test   runs both firmwares on five cores (Cortex-M4F, soft-float Cortex-M3, Cortex-M7,
 #                   Cortex-M33, Cortex-M55) and compares their results with the host's from the
 #                   ONNX model; ends "N passed, M failed"
 #   make mcu-size   (Cortex-M4F, -Os Thumb-2) flash of the core and of each kernel, of the whole
 #                   runtime and of the blob, the worst-case stack of session creation and of a
 #                   run (call graph and frames, examples/mcu/size.py), and a check that the
-#                   runtime references no heap, stdio or file function
+#                   runtime references no heap, stdio or file function; for the float firmware
+#                   (whose runtime must stay within 24 KiB), then for the int8 one
 MCU_BUILD    := $(BUILD)/mcu
 MCU_CC       := arm-none-eabi-gcc
 MCU_CFLAGS   := $(WARN) -Os -g -ffunction-sections -fdata-sections -mthumb
@@ -332,18 +337,15 @@ MCU_LD_m7    := mps2.ld
 MCU_LD_m33   := mps2-an505.ld
 MCU_LD_m55   := mps3-an547.ld
 MCU_DATA     := tests/data/digits_test_x.npy tests/data/digits_test_y.npy 16
+MCU_INT8     := $(MCU_BUILD)/int8
 MCU_GEN      := $(MCU_BUILD)/digits_model.c $(MCU_BUILD)/digits_inputs.c
-MCU_QEMU     := timeout 60 qemu-system-arm -semihosting-config enable=on,target=native -nographic
+# -icount shift=0: QEMU's clock advances a nanosecond an instruction, so the SysTick cycles the
+# firmware prints count instructions (one cycle of the board's clock per 40 instructions on the
+# 25 MHz MPS2 boards; compare builds on one board) and a build gives the same figure every run.
+MCU_QEMU     := timeout 60 qemu-system-arm -icount shift=0 -semihosting-config enable=on,target=native -nographic
 
 .PHONY: mcu-test mcu-size
-.SECONDARY: $(foreach c,$(MCU_CPUS),$(MCU_BUILD)/runtime-$(c).o)
-
-# The blob, as a file and as a C array with its header, and the list of its kernels.
-$(MCU_BUILD)/digits_model.c $(MCU_BUILD)/digits_model.h $(MCU_BUILD)/digits_ops.h &: \
-        examples/models/digits.onnx $(BUILD)/mmdeploy
-	mkdir -p $(MCU_BUILD)
-	$(BUILD)/mmdeploy convert $< -o $(MCU_BUILD)/digits.mmd --c-array $(MCU_BUILD)/digits_model.c \
-	    --ops-header $(MCU_BUILD)/digits_ops.h
+.SECONDARY: $(foreach d,$(MCU_BUILD) $(MCU_INT8),$(foreach c,$(MCU_CPUS),$(d)/runtime-$(c).o))
 
 $(MCU_BUILD)/mcu_host: examples/mcu/mcu_host.c tools/mmd_npy.h $(BUILD)/mmdeploy.o
 	mkdir -p $(MCU_BUILD)
@@ -352,33 +354,52 @@ $(MCU_BUILD)/mcu_host: examples/mcu/mcu_host.c tools/mmd_npy.h $(BUILD)/mmdeploy
 $(MCU_BUILD)/digits_inputs.c: $(MCU_BUILD)/mcu_host $(wordlist 1,2,$(MCU_DATA))
 	$(MCU_BUILD)/mcu_host inputs $(MCU_DATA) > $@
 
-# The runtime alone, as the firmware links it.
-$(MCU_BUILD)/runtime-%.o: mmdeploy.c $(HEADERS) $(MCU_BUILD)/digits_ops.h
-	$(MCU_CC) $(MCU_CFLAGS) $(MCU_CPU_$*) $(MCU_RUNTIME) -include $(MCU_BUILD)/digits_ops.h -I. \
-	    -c mmdeploy.c -o $@
+# One firmware's rules: $(1) its directory, $(2) its ONNX model. Both firmwares name the blob
+# digits_model, so examples/mcu/main.c builds either with its directory on the include path.
+define MCU_FIRMWARE
+# The blob, as a file and as a C array with its header, and the list of its kernels.
+$(1)/digits_model.c $(1)/digits_model.h $(1)/digits_ops.h &: $(2) $(BUILD)/mmdeploy
+	mkdir -p $(1)
+	$(BUILD)/mmdeploy convert $(2) -o $(1)/digits.mmd --c-array $(1)/digits_model.c --name digits_model \
+	    --ops-header $(1)/digits_ops.h
 
-$(MCU_BUILD)/fw-%.elf: $(MCU_BUILD)/runtime-%.o examples/mcu/main.c examples/mcu/startup.c \
-        examples/mcu/mcu.h examples/mcu/sections.ld $(wildcard examples/mcu/*.ld) $(MCU_GEN) $(HEADERS)
-	$(MCU_CC) $(MCU_CFLAGS) $(MCU_CPU_$*) $(MCU_RUNTIME) -I. -Iexamples/mcu -I$(MCU_BUILD) examples/mcu/main.c \
-	    examples/mcu/startup.c $(MCU_GEN) $< -nostartfiles -Lexamples/mcu -T $(MCU_LD_$*) \
-	    -Wl,--gc-sections --specs=nano.specs -lm -o $@
+# The runtime alone, as the firmware links it.
+$(1)/runtime-%.o: mmdeploy.c $(HEADERS) $(1)/digits_ops.h
+	$(MCU_CC) $(MCU_CFLAGS) $$(MCU_CPU_$$*) $(MCU_RUNTIME) -include $(1)/digits_ops.h -I. -c mmdeploy.c -o $$@
+
+$(1)/fw-%.elf: $(1)/runtime-%.o examples/mcu/main.c examples/mcu/startup.c examples/mcu/mcu.h \
+        examples/mcu/sections.ld $(wildcard examples/mcu/*.ld) $(1)/digits_model.c $(MCU_BUILD)/digits_inputs.c $(HEADERS)
+	$(MCU_CC) $(MCU_CFLAGS) $$(MCU_CPU_$$*) $(MCU_RUNTIME) -I. -Iexamples/mcu -I$(1) examples/mcu/main.c \
+	    examples/mcu/startup.c $(1)/digits_model.c $(MCU_BUILD)/digits_inputs.c $$< -nostartfiles -Lexamples/mcu \
+	    -T $$(MCU_LD_$$*) -Wl,--gc-sections --specs=nano.specs -lm -o $$@
+
+# The firmware's lines as the host computes them from the ONNX model.
+$(1)/host.txt: $(MCU_BUILD)/mcu_host $(2) $(wordlist 1,2,$(MCU_DATA))
+	mkdir -p $(1)
+	$(MCU_BUILD)/mcu_host run $(2) $(MCU_DATA) > $$@
+endef
+$(eval $(call MCU_FIRMWARE,$(MCU_BUILD),examples/models/digits.onnx))
+$(eval $(call MCU_FIRMWARE,$(MCU_INT8),examples/models/digits_int8.onnx))
 
 # QEMU prints the semihosting output on stderr; a firmware that stops early fails the compare.
-$(MCU_BUILD)/host.txt: $(MCU_BUILD)/mcu_host examples/models/digits.onnx $(wordlist 1,2,$(MCU_DATA))
-	$(MCU_BUILD)/mcu_host run examples/models/digits.onnx $(MCU_DATA) > $@
-
-mcu-test: $(foreach c,$(MCU_CPUS),$(MCU_BUILD)/fw-$(c).elf) $(MCU_BUILD)/host.txt
-	for run in $(foreach c,$(MCU_CPUS),$(c):$(MCU_BOARD_$(c))); do \
-	    cpu=$${run%%:*}; board=$${run#*:}; \
-	    $(MCU_QEMU) -M $$board -kernel $(MCU_BUILD)/fw-$$cpu.elf > $(MCU_BUILD)/fw-$$cpu.txt 2>&1 || \
-	        echo "qemu-system-arm -M $$board exited with status $$?" >> $(MCU_BUILD)/fw-$$cpu.txt; \
-	    echo "$$cpu on $$board: $$(head -n 1 $(MCU_BUILD)/fw-$$cpu.txt) / $$(tail -n 1 $(MCU_BUILD)/fw-$$cpu.txt)"; \
+mcu-test: $(foreach d,$(MCU_BUILD) $(MCU_INT8),$(foreach c,$(MCU_CPUS),$(d)/fw-$(c).elf) $(d)/host.txt)
+	for run in $(foreach d,$(MCU_BUILD) $(MCU_INT8),$(foreach c,$(MCU_CPUS),$(d):$(c):$(MCU_BOARD_$(c)))); do \
+	    dir=$${run%%:*}; cpu=$${run#*:}; cpu=$${cpu%%:*}; board=$${run##*:}; \
+	    $(MCU_QEMU) -M $$board -kernel $$dir/fw-$$cpu.elf > $$dir/fw-$$cpu.txt 2>&1 || \
+	        echo "qemu-system-arm -M $$board exited with status $$?" >> $$dir/fw-$$cpu.txt; \
+	    echo "$$dir/fw-$$cpu on $$board: $$(head -n 1 $$dir/fw-$$cpu.txt) / $$(tail -n 1 $$dir/fw-$$cpu.txt)"; \
 	done
-	$(MCU_BUILD)/mcu_host compare $(MCU_BUILD)/host.txt $(foreach c,$(MCU_CPUS),$(MCU_BUILD)/fw-$(c).txt)
+	$(MCU_BUILD)/mcu_host compare $(foreach d,$(MCU_BUILD) $(MCU_INT8),$(d)/host.txt $(foreach c,$(MCU_CPUS),$(d)/fw-$(c).txt) --)
 
-mcu-size: $(MCU_BUILD)/fw-m4.elf
-	$(PY) examples/mcu/size.py $(MCU_BUILD)/digits_ops.h $(MCU_BUILD)/digits.mmd $(MCU_BUILD)/fw-m4.elf \
-	    $(MCU_BUILD)/size -- $(MCU_CC) $(MCU_CFLAGS) $(MCU_CPU_m4) $(MCU_RUNTIME) -I. -c mmdeploy.c
+# The int8 firmware's runtime carries the quantization kernels (QLinearConv alone is 14.7 KB),
+# which its blob pays back: its target is less flash than the float firmware in all.
+mcu-size: $(MCU_BUILD)/fw-m4.elf $(MCU_INT8)/fw-m4.elf
+	for run in "$(MCU_BUILD)" "$(MCU_INT8) --runtime-max 40960 --smaller-than $(MCU_BUILD)/fw-m4.elf"; do \
+	    set -- $$run; dir=$$1; shift; \
+	    echo "== $$dir (Cortex-M4F)"; \
+	    $(PY) examples/mcu/size.py $$dir/digits_ops.h $$dir/digits.mmd $$dir/fw-m4.elf $$dir/size "$$@" \
+	        -- $(MCU_CC) $(MCU_CFLAGS) $(MCU_CPU_m4) $(MCU_RUNTIME) -I. -c mmdeploy.c || exit 1; \
+	done
 
 # ==== CMake, pkg-config (CMakeLists.txt, examples/cmake) ==========================================
 #   make cmake-test  builds examples/cmake through CMake (Debian cmake) for the host, with
@@ -389,7 +410,7 @@ cmake-test: $(MCU_GEN) $(MCU_BUILD)/digits_ops.h $(MCU_BUILD)/host.txt
 	tests/check_cmake.sh $(BUILD)
 
 # make test runs mcu-test and cmake-test side by side: what they share is built before.
-test: $(foreach c,$(MCU_CPUS),$(MCU_BUILD)/fw-$(c).elf) $(MCU_GEN) $(MCU_BUILD)/host.txt
+test: $(foreach d,$(MCU_BUILD) $(MCU_INT8),$(foreach c,$(MCU_CPUS),$(d)/fw-$(c).elf) $(d)/host.txt) $(MCU_GEN)
 
 # ==== hostile input: fuzzing and the sanitizer suite (tests/fuzz) ===============================
 # Untrusted models and inputs must never crash the runtime.

@@ -8,8 +8,9 @@
 
    WHAT IT DOES NOT DO
      No threads of its own: kernels split work only through mmd_kernel_parallel (the session's
-     hook). Intrinsics only behind the one dispatch of >>ops simd (AVX2, AVX-512, NEON), each
-     path beside portable loops that MMD_NO_SIMD builds keep.
+     hook). Intrinsics only behind the one dispatch of >>ops simd (AVX2, AVX-512, NEON, and for
+     the integer product Cortex-M's DSP extension and MVE), each path beside portable loops
+     that MMD_NO_SIMD builds keep.
      QDQ graphs run as int8 only where mmd_graph_rewrite turns DequantizeLinear -> Conv or
      MatMul (-> Relu) -> QuantizeLinear into QLinearConv or QLinearMatMul (and a Relu or Clip
      between a QLinearConv's DequantizeLinear and QuantizeLinear in its scale into a clamp of
@@ -102,12 +103,15 @@
      product (>>ops gemm) with AVX2, AVX-512 and NEON micro-kernels chosen at run time (see
      >>ops simd for MMD_NO_SIMD and MMD_NO_AVX512). Constant weights are packed once per plan.
      MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv share one integer product on
-     bytes (>>ops quantization) with AVX-512 VNNI, AVX2 and portable micro-kernels.
+     bytes (>>ops quantization) with AVX-512 VNNI, AVX2, Cortex-M DSP (SMLAD: M4, M7, M33),
+     Cortex-M55 MVE and portable micro-kernels.
        MMD_GEMM_KC, MMD_GEMM_MC, MMD_GEMM_NC   its block sizes (defaults 256, 120, 1024; 64, 12,
                        32 with MMD_CONV_SMALL); smaller ones cut the packing scratch
        MMD_CONV_SMALL  the firmware setting: every convolution through im2col and the product
                        (no depthwise, stride-1 or pointwise special paths) and every pool through
-                       its plain loops, with the small default blocks above and im2col bands: a
+                       its plain loops (MaxPool of int8 or uint8, kept only with QLinearConv,
+                       through its row path), with the small default blocks above (the integer
+                       product's too: 64, 12, 32) and im2col bands: a
                        scratch of kilobytes and about 6 KB less code at -Os, slower
        MMD_CONV_COLUMNS_MAX  im2col and ConvTranspose columns gathered at once, in floats
                        (default 1 << 20, 1024 with MMD_CONV_SMALL; at least one output row)
@@ -520,8 +524,11 @@ static mmd_status mmd__scratch_request(mmd_kernel_ctx *c, uint64_t bytes) {
    function attributes, so the translation unit itself is built for baseline x86-64 and one
    binary runs on any x86-64 CPU), and pick one at prepare from mmd__isa(), storing the choice in
    their op data so that eval and anything packed at prepare agree. On AArch64 NEON is always
-   there and chosen at compile time. Builds with MMD_NO_SIMD (firmware, the portable reference
-   build) have only the portable C paths, written so that compilers vectorise them.
+   there and chosen at compile time, as is 32-bit Arm's DSP extension (Cortex-M4, M7, M33, M55:
+   SMLAD's two 16-bit products a cycle, used by the int8 product; a Cortex-M3 has none) and the
+   M55's MVE (sixteen byte products an instruction, for the int8 product there). Builds
+   with MMD_NO_SIMD (the portable reference build) have only the portable C paths, written so
+   that compilers vectorise them.
      MMD_NO_SIMD      no intrinsics at all
      MMD_NO_AVX512    never choose the AVX-512 paths (to test the AVX2 ones on an AVX-512 CPU) */
 enum { MMD__ISA_PORTABLE, MMD__ISA_AVX2, MMD__ISA_AVX512, MMD__ISA_NEON };
@@ -534,6 +541,14 @@ enum { MMD__ISA_PORTABLE, MMD__ISA_AVX2, MMD__ISA_AVX512, MMD__ISA_NEON };
 #elif !defined(MMD_NO_SIMD) && defined(__aarch64__) && defined(__ARM_NEON)
 #define MMD__NEON 1
 #include <arm_neon.h>
+#elif !defined(MMD_NO_SIMD) && defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
+#define MMD__ARM_DSP 1
+#include <arm_acle.h>
+#if defined(__ARM_FEATURE_MVE)
+/* Cortex-M55's MVE (Helium), beside the DSP extension: 128-bit vectors in eight registers. */
+#define MMD__ARM_MVE 1
+#include <arm_mve.h>
+#endif
 #endif
 
 /* The best instruction set this CPU runs (cpuid, read through the compiler's runtime, which also
@@ -6940,9 +6955,20 @@ typedef struct mmd__pool_data {
     int32_t bytes;                      /* MaxPool of int8 or uint8 (the row path only) */
 } mmd__pool_data;
 
-#ifndef MMD_CONV_SMALL
+/* MaxPool on int8 or uint8 (the row path, which is the only one for bytes): in host builds,
+   and in firmware builds (MMD_CONV_SMALL) only when they keep QLinearConv, since a MaxPool reads
+   bytes only in a quantized graph (the load-time rewrite moves its DequantizeLinear after it);
+   the float firmware so carries none of it. */
+#if !defined(MMD_CONV_SMALL) || MMD__KEEP(QLinearConv)
+#define MMD__POOL_BYTES 1
+#else
+#define MMD__POOL_BYTES 0
+#endif
+
+#if MMD__POOL_BYTES
 /* The row path of MaxPool (without Indices) and AveragePool over one or two spatial axes
-   without dilation (not in MMD_CONV_SMALL builds, which take the loops of mmd__pool_f32_eval): for each output row the window's input rows are combined (max or sum)
+   without dilation (in MMD_CONV_SMALL builds for bytes only: their float pools take the loops
+   of mmd__pool_f32_eval): for each output row the window's input rows are combined (max or sum)
    into one row of scratch by the vector rows of mmd__bin_f32, and each output then takes its
    k columns from that row. Every window holds an input element (pads are smaller than the
    kernel), so the maximum needs no -inf fill. Shares are planes, each with its own row. */
@@ -7060,7 +7086,9 @@ static void mmd__pool_rows_q8(void *data, int32_t share, int64_t lo, int64_t hi)
         }
     }
 }
+#endif
 
+#ifndef MMD_CONV_SMALL
 static void mmd__pool_rows_f32(void *data, int32_t share, int64_t lo, int64_t hi) {
     const mmd__pool_job *j = (const mmd__pool_job *)data;
     const mmd__pool_data *p = j->p;
@@ -7160,8 +7188,7 @@ static mmd_status mmd__pool_f32_prepare(mmd_kernel_ctx *c) {
                              MMD__POOLS_WINDOW);
     st = mmd__check_io(c, 1, 1, p->mode == MMD__POOL_MAX ? 2 : 1);
     p->bytes = 0;
-#ifndef MMD_CONV_SMALL
-    /* MaxPool on bytes takes the row path only, which firmware builds leave out. */
+#if MMD__POOL_BYTES
     p->bytes = st == MMD_OK && p->mode == MMD__POOL_MAX &&
                (c->inputs[0]->dtype == MMD_DTYPE_INT8 || c->inputs[0]->dtype == MMD_DTYPE_UINT8);
 #endif
@@ -7195,15 +7222,19 @@ static mmd_status mmd__pool_f32_prepare(mmd_kernel_ctx *c) {
     for (i = 0; i < n; ++i) dims[2 + i] = p->w.out[3 - n + i];
     if ((st = mmd__set_output(c, 0, x->dtype, x->rank, dims)) != MMD_OK) return st;
     if (c->output_count < 2 || !c->outputs[1]) {
-#ifndef MMD_CONV_SMALL
-        mmd__pool_rows_prepare(c, p);
+#if MMD__POOL_BYTES
+        p->rows = 0;
+#ifdef MMD_CONV_SMALL
+        if (p->bytes)
+#endif
+            mmd__pool_rows_prepare(c, p);
         if (p->bytes && !p->rows)
             return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "MaxPool of %s takes 1-D or 2-D windows without dilations",
                                    mmd_dtype_name(x->dtype));
 #endif
         return MMD_OK;
     }
-#ifndef MMD_CONV_SMALL
+#if MMD__POOL_BYTES
     if (p->bytes)
         return mmd_kernel_fail(c, MMD_ERR_UNSUPPORTED, "MaxPool of %s has no Indices output here", mmd_dtype_name(x->dtype));
 #endif
@@ -7224,7 +7255,7 @@ static mmd_status mmd__pool_f32_eval(mmd_kernel_ctx *c) {
     int32_t is_max = mode == MMD__POOL_MAX, is_lp = mode == MMD__POOL_LP;
     int64_t *idx = is_max && c->output_count > 1 && c->outputs[1] ? (int64_t *)c->outputs[1]->data : NULL;
     int64_t in_plane = w->in[0] * w->in[1] * w->in[2], pl, o0, o1, o2, t0, t1, t2;
-#ifndef MMD_CONV_SMALL
+#if MMD__POOL_BYTES
     if (p->rows) {
         mmd__pool_job j;
         j.p = p;
@@ -7232,8 +7263,12 @@ static mmd_status mmd__pool_f32_eval(mmd_kernel_ctx *c) {
         j.y = y;
         j.scratch = (float *)c->scratch;
         j.flip = c->inputs[0]->dtype == MMD_DTYPE_INT8 ? 0x80 : 0;
+#ifdef MMD_CONV_SMALL
+        mmd__parallel_range(c, p->planes, MMD__EW_GRAIN / (in_plane ? in_plane : 1), 1, p->rows, mmd__pool_rows_q8, &j);
+#else
         mmd__parallel_range(c, p->planes, MMD__EW_GRAIN / (in_plane ? in_plane : 1), 1, p->rows,
                             p->bytes ? mmd__pool_rows_q8 : mmd__pool_rows_f32, &j);
+#endif
         return MMD_OK;
     }
 #endif
@@ -11689,14 +11724,24 @@ static mmd_status mmd__qadd_eval(mmd_kernel_ctx *c) {
    after the last K block. Micro-kernels: AVX-512 VNNI 6 x 32 (vpdpbusd); AVX2 6 x 8, also for
    AVX-512 CPUs without VNNI (bytes widened to int16 and summed in pairs with vpmaddwd, exact:
    vpmaddubsw's int16 pair sums would saturate at 255 * 127 * 2, a loss ONNX Runtime's MLAS
-   accepts on such CPUs); portable C 6 x 8, also on AArch64 for now. Every sum wraps modulo
+   accepts on such CPUs); portable C 6 x 8, also on AArch64 for now; on 32-bit Arm with the DSP
+   extension (Cortex-M4, M7, M33) 6 x 8 with SMLAD in place of the portable one, with MVE
+   (Cortex-M55) 6 x 8 with VMLADAVA. Every sum wraps modulo
    2^32 (unsigned arithmetic, never undefined) as ONNX Runtime's int32 accumulation does, and
    is taken in one order whatever the thread count: threads split the columns (or the rows when
    C is narrow) as mmd__gemm_run does. */
 #define MMD__QGEMM_MR 6
+#ifdef MMD_CONV_SMALL
+/* Firmware: blocks sized for a scratch of a few kilobytes, as MMD_GEMM_KC, _MC and _NC are there
+   (the digits' second convolution packs 3 KB instead of 14). */
+#define MMD__QGEMM_KQ 16
+#define MMD__QGEMM_MC 12
+#define MMD__QGEMM_NC 32
+#else
 #define MMD__QGEMM_KQ 128               /* K block, in groups of four: 512 values */
 #define MMD__QGEMM_MC 120               /* rows of A per block */
 #define MMD__QGEMM_NC 512               /* columns of B per block */
+#endif
 
 enum { MMD__QG_PORTABLE, MMD__QG_AVX2, MMD__QG_VNNI };
 
@@ -11732,6 +11777,7 @@ static int32_t mmd__qgemm_best(void) {
 
 static int64_t mmd__qgemm_nr(int32_t path) { return path == MMD__QG_VNNI ? 32 : 8; }
 
+#if !defined(MMD__ARM_DSP) && !defined(MMD__ARM_MVE)
 /* Portable 6 x 8 micro-kernel: C (add: plus C) = the tile's sums over kq groups of four. Each
    group of B is first turned into four rows of eight int16, so that the inner loops are
    int16 x int16 -> int32 products over eight contiguous columns with constant bounds, which
@@ -11755,6 +11801,88 @@ static void mmd__qgemm_ukernel_c(int64_t kq, const int8_t *a, const uint8_t *b, 
     for (i = 0; i < MMD__QGEMM_MR; ++i)
         for (j = 0; j < 8; ++j) c[i * ldc + j] = (int32_t)(acc[i][j] + (add ? (uint32_t)c[i * ldc + j] : 0u));
 }
+#elif defined(MMD__ARM_MVE)
+/* The tile with MVE: per step four groups of K (16 values) of a row of A and of a column of B
+   gathered into one vector each (VLDRW gathers words 24 and 32 bytes apart in the panels; the
+   last step's missing groups are zeroed by the tail predicate, so their products vanish), the
+   bytes of B moved to int8 (b ^ 0x80 = b - 128) since VMLADAVA multiplies bytes of one
+   signedness, and VMLADAVA adds the 16 products to the row's and column's sum; 128 times the
+   row's sum of A (VADDVA) puts back what the move took off. Every sum wraps modulo 2^32, as the
+   portable kernel's do, so the sums are the same. */
+static void mmd__qgemm_ukernel_mve(int64_t kq, const int8_t *a, const uint8_t *b, int32_t *c, int64_t ldc,
+                                   int32_t add) {
+    const uint32x4_t oa = {0, 4 * MMD__QGEMM_MR, 8 * MMD__QGEMM_MR, 12 * MMD__QGEMM_MR}, ob = {0, 32, 64, 96};
+    const int8x16_t flip = vdupq_n_s8(-128);
+    int32_t s[MMD__QGEMM_MR][8], asum[MMD__QGEMM_MR];
+    int64_t q;
+    int32_t i, j;
+    memset(s, 0, sizeof s);
+    memset(asum, 0, sizeof asum);
+    for (q = 0; q < kq; q += 4, a += 16 * MMD__QGEMM_MR, b += 128) {
+        mve_pred16_t p = vctp32q((uint32_t)(kq - q < 4 ? kq - q : 4));
+        int8x16_t av[MMD__QGEMM_MR];
+        for (i = 0; i < MMD__QGEMM_MR; ++i) {
+            av[i] = vreinterpretq_s8_s32(vldrwq_gather_offset_z_s32((const int32_t *)(const void *)(a + 4 * i), oa, p));
+            asum[i] = vaddvaq_s8(asum[i], av[i]);
+        }
+        for (j = 0; j < 8; ++j) {
+            int8x16_t bv = veorq_s8(
+                vreinterpretq_s8_s32(vldrwq_gather_offset_z_s32((const int32_t *)(const void *)(b + 4 * j), ob, p)), flip);
+            for (i = 0; i < MMD__QGEMM_MR; ++i) s[i][j] = vmladavaq_s8(s[i][j], av[i], bv);
+        }
+    }
+    for (i = 0; i < MMD__QGEMM_MR; ++i)
+        for (j = 0; j < 8; ++j)
+            c[i * ldc + j] = (int32_t)((uint32_t)s[i][j] + 128u * (uint32_t)asum[i] + (add ? (uint32_t)c[i * ldc + j] : 0u));
+}
+#else
+/* Four bytes of a packed panel as one word (memcpy: no alignment or aliasing question; one
+   LDR on these cores), and the word rotated right by 8, which brings bytes 1 and 3 where
+   SXTB16 and UXTB16 take bytes 0 and 2. */
+static uint32_t mmd__q_word(const void *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+static uint32_t mmd__q_ror8(uint32_t v) { return v >> 8 | v << 24; }
+
+/* The portable kernel's 6 x 8 tile with the DSP extension, in 2 x 2 blocks whose four sums stay
+   in registers over all kq groups (as CMSIS-NN's int8 matrix products do): per group a row's
+   four int8 of A become two pairs of int16 (SXTB16: bytes 0 and 2, then 1 and 3) and a column's
+   four uint8 of B likewise (UXTB16), and SMLAD adds each pair's two products to a sum. A uint8
+   is a non-negative int16, and SMLAD's sum wraps modulo 2^32 (it only sets the Q flag), as the
+   portable kernel's does, so the sums are the same. */
+static void mmd__qgemm_ukernel_dsp(int64_t kq, const int8_t *a, const uint8_t *b, int32_t *c, int64_t ldc,
+                                   int32_t add) {
+    int64_t q;
+    int32_t i, j;
+    for (i = 0; i < MMD__QGEMM_MR; i += 2)
+        for (j = 0; j < 8; j += 2) {
+            const int8_t *ap = a + 4 * i;
+            const uint8_t *bp = b + 4 * j;
+            int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0, *cr = c + i * ldc + j;
+            for (q = 0; q < kq; ++q, ap += MMD__QGEMM_MR * 4, bp += 32) {
+                uint32_t a0 = mmd__q_word(ap), a1 = mmd__q_word(ap + 4), bw;
+                int32_t a0e = __sxtb16(a0), a0o = __sxtb16(mmd__q_ror8(a0));
+                int32_t a1e = __sxtb16(a1), a1o = __sxtb16(mmd__q_ror8(a1)), be, bo;
+                bw = mmd__q_word(bp);
+                be = (int32_t)__uxtb16(bw);
+                bo = (int32_t)__uxtb16(mmd__q_ror8(bw));
+                s00 = __smlad(a0o, bo, __smlad(a0e, be, s00));
+                s10 = __smlad(a1o, bo, __smlad(a1e, be, s10));
+                bw = mmd__q_word(bp + 4);
+                be = (int32_t)__uxtb16(bw);
+                bo = (int32_t)__uxtb16(mmd__q_ror8(bw));
+                s01 = __smlad(a0o, bo, __smlad(a0e, be, s01));
+                s11 = __smlad(a1o, bo, __smlad(a1e, be, s11));
+            }
+            cr[0] = (int32_t)((uint32_t)s00 + (add ? (uint32_t)cr[0] : 0u));
+            cr[1] = (int32_t)((uint32_t)s01 + (add ? (uint32_t)cr[1] : 0u));
+            cr[ldc] = (int32_t)((uint32_t)s10 + (add ? (uint32_t)cr[ldc] : 0u));
+            cr[ldc + 1] = (int32_t)((uint32_t)s11 + (add ? (uint32_t)cr[ldc + 1] : 0u));
+        }
+}
+#endif
 
 #if defined(MMD__X86)
 #define MMD__TARGET_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni,avx2")))
@@ -11874,7 +12002,13 @@ static mmd__qgemm_ukernel mmd__qgemm_kernel(int32_t path) {
     if (path == MMD__QG_AVX2) return mmd__qgemm_ukernel_avx2;
 #endif
     (void)path;
+#if defined(MMD__ARM_MVE)
+    return mmd__qgemm_ukernel_mve;
+#elif defined(MMD__ARM_DSP)
+    return mmd__qgemm_ukernel_dsp;
+#else
     return mmd__qgemm_ukernel_c;
+#endif
 }
 
 /* Where and how a product's int32 sums become int8 or uint8: y = clamp(round((sum + bias) *

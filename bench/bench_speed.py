@@ -94,13 +94,16 @@ def export_dbnet(path, input_path):
     np.save(input_path, x.numpy())
 
 
-def quantize_qdq(src, dst):
+def quantize_qdq(src, dst, act=None):
     """src (a float model whose Conv nodes have BatchNorm folded in, as torch exports them)
     with every Conv in QDQ form as ONNX Runtime's static quantizer writes it: its input through
-    QuantizeLinear/DequantizeLinear (uint8, per tensor), int8 weights per output channel, the
+    QuantizeLinear/DequantizeLinear (per tensor), int8 weights per output channel, the
     bias as int32 (scale x_scale * w_scale), the output (after its Relu, when one follows)
-    quantized and dequantized again. Other ops stay float. The activation scales are fixed
-    (0.05; zero point 0 after a Relu, else 128): a speed model, whose values are not checked."""
+    quantized and dequantized again. Other ops stay float. act(tensor, relu) gives a tensor's
+    scale and zero point (a numpy int8 or uint8 scalar; relu: the tensor is a Relu's output or
+    read by a Conv after one); without it the scales are fixed (0.05; uint8 zero point 0
+    after a Relu, else 128): a speed model, whose values are not checked
+    (examples/quantize_digits.py passes calibrated ones)."""
     import numpy as np
     import onnx
     from onnx import helper, numpy_helper
@@ -117,13 +120,19 @@ def quantize_qdq(src, dst):
         new.append(numpy_helper.from_array(value, name))
         return name
 
-    def pair(x, zp):
-        """The dequantized copy of x (made once per tensor)."""
+    if act is None:
+        def act(x, relu):
+            return 0.05, np.uint8(0 if relu else 128)
+
+    def pair(x, relu):
+        """The dequantized copy of x (made once per tensor; x itself when it is one: a Conv
+        reading a Relu's output reads it renamed) and its scale."""
         if x not in qdq:
-            s, z = const(x + "_s", np.array(0.05, np.float32)), const(x + "_z", np.array(zp, np.uint8))
+            scale, zp = act(x, relu)
+            s, z = const(x + "_s", np.array(scale, np.float32)), const(x + "_z", np.array(zp))
             nodes.append(helper.make_node("QuantizeLinear", [x, s, z], [x + "_q"]))
             nodes.append(helper.make_node("DequantizeLinear", [x + "_q", s, z], [x + "_dq"]))
-            qdq[x] = x + "_dq"
+            qdq[x] = qdq[x + "_dq"] = x + "_dq", np.float32(scale)
         return qdq[x]
 
     relu_after = {}
@@ -137,7 +146,7 @@ def quantize_qdq(src, dst):
         for k, i in enumerate(n.input):
             n.input[k] = renamed.get(i, i)
         if n.op_type == "Conv":
-            x = pair(n.input[0], 128 if n.input[0] == g.input[0].name else 0)
+            x, xs = pair(n.input[0], n.input[0] != g.input[0].name)
             w = inits[n.input[1]]
             ws = np.maximum(np.abs(w).reshape(w.shape[0], -1).max(1) / 127.0, 1e-8).astype(np.float32)
             wq = np.clip(np.rint(w / ws.reshape(-1, 1, 1, 1)), -127, 127).astype(np.int8)
@@ -146,7 +155,7 @@ def quantize_qdq(src, dst):
             nodes.append(helper.make_node("DequantizeLinear", [name + "_q", name + "_s", name + "_z"], [name + "_dq"], axis=0))
             ins = [x, name + "_dq"]
             if len(n.input) > 2:
-                bs = (ws * np.float32(0.05)).astype(np.float32)
+                bs = (ws * xs).astype(np.float32)
                 b = n.input[2]
                 const(b + "_q", np.rint(inits[b] / bs).astype(np.int32)), const(b + "_s", bs)
                 nodes.append(helper.make_node("DequantizeLinear", [b + "_q", b + "_s"], [b + "_dq"], axis=0))
@@ -155,11 +164,11 @@ def quantize_qdq(src, dst):
             n.input.extend(ins)
             nodes.append(n)
             if n.name not in {c.name for c in relu_after.values()}:
-                renamed[n.output[0]] = pair(n.output[0], 128)
+                renamed[n.output[0]] = pair(n.output[0], False)[0]
             continue
         nodes.append(n)
         if n.op_type == "Relu" and n.name in relu_after:
-            renamed[n.output[0]] = pair(n.output[0], 0)
+            renamed[n.output[0]] = pair(n.output[0], True)[0]
     for o in g.output:
         if o.name in renamed:
             nodes.append(helper.make_node("Identity", [renamed[o.name]], [o.name]))

@@ -46,17 +46,25 @@ class DigitNet(nn.Module):
         return self.head(self.features(x))
 
 
-def main():
-    torch.manual_seed(SEED)
-    # One thread keeps float summation order, and so the trained weights, the same on every run.
-    torch.set_num_threads(1)
-
+def split():
+    """(digits, x, y, train_idx, test_idx): sklearn's digits, the model inputs and labels of all
+    1797 images and the fixed 80/20 split (examples/quantize_digits.py calibrates on the same
+    training images)."""
     digits = load_digits()
     x = (digits.images.astype(np.float32) / 16.0).reshape(-1, 1, 8, 8)
     y = digits.target.astype(np.int64)
     perm = np.random.RandomState(SEED).permutation(len(y))
     n_train = int(len(y) * 0.8)
-    train_idx, test_idx = perm[:n_train], perm[n_train:]
+    return digits, x, y, perm[:n_train], perm[n_train:]
+
+
+def main():
+    torch.manual_seed(SEED)
+    # One thread keeps float summation order, and so the trained weights, the same on every run.
+    torch.set_num_threads(1)
+
+    digits, x, y, train_idx, test_idx = split()
+    n_train = len(train_idx)
     x_train, y_train = torch.from_numpy(x[train_idx]), torch.from_numpy(y[train_idx])
     x_test, y_test = x[test_idx], y[test_idx]
 

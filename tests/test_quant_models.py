@@ -7,7 +7,9 @@ and without them (float ops between the quantizations), the QOperator model ORT 
 the dynamically quantized MLP (MatMulInteger), the QDQ chain whose DequantizeLinear ->
 (Relu or Clip ->) QuantizeLinear links become clamps in the QLinearConv before them, and the
 QDQ stem whose MaxPool runs on int8 (its DequantizeLinear moved after it, the QuantizeLinear
-after that dropped).
+after that dropped), and the int8 digits classifier of the Cortex-M firmware
+(examples/quantize_digits.py: three QDQ convolutions with int8 activations, an int8 MaxPool, a
+float head) on the 360 held-out digits.
 
 Tolerance: the QDQ outputs are dequantized int8 values, so a difference is a whole number of
 quanta (the output's scale, the smallest gap between its distinct values); the integer path
@@ -20,7 +22,9 @@ ORT's graph optimisations off at one and two threads and without rewrites; ORT a
 default differs from that by up to two quanta, since its optimiser replaces the chain's
 DequantizeLinear -> QuantizeLinear pair (zero point 128 to 0, one scale) by one quantization of
 another scale (tests/gen_quant_models.py), so against it two quanta are allowed. The pool
-model is exact too: equal to ORT's outputs with and without its optimisations.
+model is exact too: equal to ORT's outputs with and without its optimisations. The digits'
+logits are float (a float head after the last dequantization): rtol 1e-5, which a feature one
+quantum off would exceed.
 """
 import os
 import subprocess
@@ -49,7 +53,11 @@ RUNS = [("qdq_cnn", [], ["output", "features"], 1),
         ("qdq_add", [], ["output", "features"], 0, "qdq_add_noopt"),
         ("qdq_add", ["--threads", "2"], ["output", "features"], 0, "qdq_add_noopt"),
         ("qdq_add", ["--no-rewrites"], ["output", "features"], 0, "qdq_add_noopt"),
-        ("qdq_add", [], ["output", "features"], 1)]
+        ("qdq_add", [], ["output", "features"], 1),
+        ("digits_int8", [], ["logits"], None)]
+# Models that live elsewhere: (model, input) paths; the others are DATA/NAME.onnx, DATA/NAME_x.npy.
+PATHS = {"digits_int8": (os.path.join(ROOT, "examples", "models", "digits_int8.onnx"),
+                         os.path.join(ROOT, "tests", "data", "digits_test_x.npy"))}
 
 
 def quantum(ref):
@@ -91,13 +99,21 @@ def main():
     if (fused.count("Add"), fused.count("Relu")) != (2, 1):
         print("FAIL qdq_add rewrites: %s" % fused)
         failed += 1
+    # The digits' three Convs (with their Relus) run as QLinearConv and its MaxPool on int8.
+    info = subprocess.run([cli, "info", PATHS["digits_int8"][0], "--backend", "reference"],
+                          capture_output=True, text=True).stdout
+    fused = [l.split()[1] for l in info.splitlines() if l.strip().startswith("fuse ") and " into QLinearConv" in l]
+    dropped = [l.split()[1] for l in info.splitlines() if l.strip().startswith("drop ")]
+    if (fused.count("Conv"), fused.count("Relu"), dropped) != (3, 3, ["QuantizeLinear"]):
+        print("FAIL digits_int8 rewrites: fused %s, dropped %s" % (fused, dropped))
+        failed += 1
     for run_ in RUNS:
         name, args, outputs, allowed = run_[:4]
         ref_name = run_[4] if len(run_) > 4 else name
         label = " ".join([name] + args + (["vs", ref_name] if ref_name != name else []))
         with tempfile.TemporaryDirectory() as out:
-            cmd = [cli, "run", os.path.join(DATA, name + ".onnx"), "--input",
-                   "input=" + os.path.join(DATA, name + "_x.npy"), "--outdir", out] + args
+            model, x = PATHS.get(name, (os.path.join(DATA, name + ".onnx"), os.path.join(DATA, name + "_x.npy")))
+            cmd = [cli, "run", model, "--input", "input=" + x, "--outdir", out] + args
             run = subprocess.run(cmd, capture_output=True, text=True)
             if run.returncode != 0:
                 print("FAIL %s: %s" % (label, run.stderr.strip() or run.stdout.strip()))
@@ -126,7 +142,7 @@ def main():
                 failed += 1
             else:
                 print("ok   %s: %s" % (label, "; ".join(notes)))
-    print("%d passed, %d failed" % (len(RUNS) + 4 - failed, failed))
+    print("%d passed, %d failed" % (len(RUNS) + 5 - failed, failed))
     return 1 if failed else 0
 
 

@@ -5,6 +5,10 @@
 
        sample 3: label 7 (true 7) scores -5.120458 ... (the model's 10 raw scores)
 
+   and at the end the stack it used and the processor cycles its runs took (SysTick; under
+   `make mcu-test`'s QEMU, -icount shift=0, a figure proportional to the instructions run, to
+   compare builds on one board).
+
    `make mcu-test` runs it under QEMU on five cores (Cortex-M3 soft-float, M4F, M7, M33, M55) and compares
    the lines with the host's, from the ONNX model (examples/mcu/mcu_host.c). On a real board,
    the vendor's start code and linker script replace startup.c and the *.ld files, and mcu_write a
@@ -71,6 +75,7 @@ int main(void) {
     mmd_plan_stats stats;
     int64_t dims[4] = {1, 1, 8, 8};
     int32_t k, j, best;
+    uint32_t ticks = 0;
     line l;
 
     memset(&err, 0, sizeof(err));
@@ -99,9 +104,12 @@ int main(void) {
     for (k = 0; k < mcu_sample_count; ++k) {
         const mmd_tensor *y;
         const float *scores;
+        uint32_t t0;
         if (mmd_session_set_input(s, 0, MMD_DTYPE_FLOAT32, 4, dims, mcu_samples[k], &err) != MMD_OK)
             return fail("set_input", &err);
+        t0 = mcu_ticks();
         if (mmd_session_run(s, &err) != MMD_OK) return fail("run", &err);
+        ticks += (t0 - mcu_ticks()) & 0xFFFFFFu;
         y = mmd_session_output(s, 0);
         scores = (const float *)y->data;
         for (best = 0, j = 1; j < y->dims[1]; ++j)
@@ -126,7 +134,9 @@ int main(void) {
     put_uint(&l, (uint32_t)mcu_sample_count);
     put(&l, " samples, ");
     put_uint(&l, mcu_stack_used());
-    put(&l, " bytes of stack at most\n");
+    put(&l, " bytes of stack at most, ");
+    put_uint(&l, ticks);
+    put(&l, " SysTick cycles in the runs\n");
     mcu_write(l.buf);
     mmd_session_destroy(s);
     return 0;

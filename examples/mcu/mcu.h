@@ -10,6 +10,10 @@ void mcu_write(const char *text);
 void mcu_exit(int status);
 /* Bytes of stack used so far, the start code included (it paints the stack at reset). */
 uint32_t mcu_stack_used(void);
+/* SysTick's count, started at reset: processor clock cycles counting down from 2^24 - 1 and
+   wrapping, so (t0 - t1) & 0xFFFFFF is the cycles between two reads less than 2^24 apart. Under
+   QEMU it follows the virtual clock: with -icount shift=0, one nanosecond an instruction. */
+uint32_t mcu_ticks(void);
 
 #define MCU_PIXELS 64                /* one 1x1x8x8 digit */
 extern const int32_t mcu_sample_count;

@@ -3,9 +3,10 @@
      mcu_host inputs X.npy Y.npy N        C source of the first N images and labels (to stdout)
      mcu_host run MODEL.onnx X.npy Y.npy N  the firmware's lines, computed here from the ONNX
                                           model (not the blob), for the reference
-     mcu_host compare REF OUT...          each OUT against REF: same samples, same top-1 label,
-                                          every score within 1e-4 (relative above 1); ends with
-                                          "N passed, M failed"
+     mcu_host compare REF OUT... [-- REF OUT...]...
+                                          each OUT against the REF before it: same samples, same
+                                          top-1 label, every score within 1e-4 (relative above
+                                          1); ends with "N passed, M failed" over all groups
 
    Built and run by `make mcu-test`. */
 #include <math.h>
@@ -158,12 +159,22 @@ static int read_samples(const char *path, sample *out, int cap, int *count) {
 
 static int cmd_compare(int argc, char **argv) {
     static sample ref[1024], out[1024];
-    int nref, nout, i, f, passed = 0, failed = 0, j;
-    if (read_samples(argv[2], ref, 1024, &nref) || nref == 0) {
-        fprintf(stderr, "mcu_host: no reference samples in %s\n", argv[2]);
-        return 1;
-    }
-    for (f = 3; f < argc; ++f) {
+    int nref = 0, nout, i, f, passed = 0, failed = 0, j;
+    const char *refpath = NULL;
+    for (f = 2; f < argc; ++f) {
+        /* A group is a reference and the outputs after it, up to "--". */
+        if (strcmp(argv[f], "--") == 0) {
+            refpath = NULL;
+            continue;
+        }
+        if (!refpath) {
+            refpath = argv[f];
+            if (read_samples(refpath, ref, 1024, &nref) || nref == 0) {
+                fprintf(stderr, "mcu_host: no reference samples in %s\n", refpath);
+                return 1;
+            }
+            continue;
+        }
         if (read_samples(argv[f], out, 1024, &nout)) ++failed;
         if (nout != nref) {
             printf("FAIL %s: %d samples, the reference has %d\n", argv[f], nout, nref);
@@ -180,8 +191,8 @@ static int cmd_compare(int argc, char **argv) {
                        out[i].label, worst);
                 ++passed;
             } else {
-                printf("FAIL %s sample %d: label %d, the host says %d; largest score difference %.2g\n",
-                       argv[f], out[i].k, out[i].label, ref[i].label, worst);
+                printf("FAIL %s sample %d: label %d, %s says %d; largest score difference %.2g\n",
+                       argv[f], out[i].k, out[i].label, refpath, ref[i].label, worst);
                 ++failed;
             }
         }
@@ -205,7 +216,7 @@ int main(int argc, char **argv) {
         rc = cmd_compare(argc, argv);
     } else {
         fprintf(stderr, "usage: mcu_host inputs X.npy Y.npy N | run MODEL.onnx X.npy Y.npy N | "
-                        "compare REF OUT...\n");
+                        "compare REF OUT... [-- REF OUT...]...\n");
     }
     return rc;
 }

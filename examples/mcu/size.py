@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """size.py - what `make mcu-size` prints: the flash and stack a firmware pays for the runtime.
 
-    size.py OPS.h BLOB.mmd FIRMWARE.elf OUTDIR -- CC FLAGS... SOURCE.c
+    size.py OPS.h BLOB.mmd FIRMWARE.elf OUTDIR [--runtime-max BYTES] [--smaller-than OTHER.elf]
+            -- CC FLAGS... SOURCE.c
 
 compiles SOURCE.c (mmdeploy.c) with CC FLAGS several times into OUTDIR: with MMD_ONLY_OPS and no
 kernel (the core), with the core and one kernel for each kernel OPS.h lists, and with all of
@@ -14,9 +15,11 @@ them (the runtime the firmware links). It prints one line per part,
                                            runtime with its error messages, for comparison)
 
 then the blob's size, the worst-case stack depth of session creation and of a run (also with
-messages, when FLAGS leave them out), the targets (core .text <= 16 KiB, runtime .text <= 24 KiB,
-each stack <= 2 KiB), the largest single frames,
-the linked firmware's sections, and checks that the runtime references no heap, stdio or file
+messages, when FLAGS leave them out), the targets (core .text <= 16 KiB, runtime .text <=
+--runtime-max, 24 KiB unless given, each stack <= 2 KiB), the largest single frames,
+the linked firmware's sections and its flash (.text, .rodata and .data), with --smaller-than
+beside another firmware's (the int8 digits firmware's target: less flash than the float one's),
+and checks that the runtime references no heap, stdio or file
 function. Exit status 1 when a target is missed or such a function is referenced.
 
 The stack depth is the deepest path through the call graph GCC writes with
@@ -156,11 +159,22 @@ def deepest(root, frames, edges, sites, taken):
     return depth, path, external
 
 
+def flash(fw):
+    """Bytes a firmware's sections (from sections()) take in flash: code, constants and the
+    initial values of .data."""
+    return fw[".text"] + fw[".rodata"] + fw[".data"]
+
+
 def main(argv):
-    if "--" not in argv or argv.index("--") != 5:
+    if "--" not in argv or argv.index("--") < 5 or argv.index("--") % 2 == 0:
         raise SystemExit(__doc__)
     ops_h, blob, elf, outdir = argv[1:5]
-    cc = argv[6:]
+    opts = dict(zip(argv[5:argv.index("--"):2], argv[6:argv.index("--"):2]))
+    if set(opts) - {"--runtime-max", "--smaller-than"}:
+        raise SystemExit(__doc__)
+    runtime_max = int(opts.get("--runtime-max", 24576))
+    other = opts.get("--smaller-than")
+    cc = argv[argv.index("--") + 1:]
     os.makedirs(outdir, exist_ok=True)
     lines = [l.split() for l in open(ops_h) if l.startswith("#define ")]
     kernels = [f[1][len("MMD_OP_"):] for f in lines if f[1].startswith("MMD_OP_")]
@@ -199,16 +213,23 @@ def main(argv):
             print("  not counted, calls into: %s" % " ".join(sorted(external)))
         if not note:
             largest = sorted(frames.items(), key=lambda x: -x[1])[:5]
-    targets = [("core .text", core[".text"], 16384), ("runtime .text", rt[".text"], 24576)] + \
+    fw = sections(elf)
+    targets = [("core .text", core[".text"], 16384), ("runtime .text", rt[".text"], runtime_max)] + \
               [(n, v, 2048) for n, v in stacks]
+    if other:
+        # Strictly less: the limit is one byte under the other firmware's flash.
+        targets.append(("firmware flash", flash(fw), flash(sections(other)) - 1))
     over = [t for t in targets if t[1] > t[2]]
     print("targets (-Os Thumb-2): " + ", ".join("%s %d <= %d %s" % (n, v, lim, "ok" if v <= lim else "OVER")
                                                 for n, v, lim in targets))
     print("largest frames: " + ", ".join("%s %d" % (f, b) for f, b in largest))
 
-    fw = sections(elf)
-    print("firmware %s .text %d .rodata %d .data %d .bss %d   (runtime, blob, demo, libc and libm parts)"
-          % (os.path.basename(elf), fw[".text"], fw[".rodata"], fw[".data"], fw[".bss"]))
+    print("firmware %s .text %d .rodata %d .data %d .bss %d, flash %d   (runtime, blob, demo, libc and libm parts)"
+          % (os.path.basename(elf), fw[".text"], fw[".rodata"], fw[".data"], fw[".bss"], flash(fw)))
+    if other:
+        o = sections(other)
+        print("beside %s: flash %d against %d (%+d), .bss %d against %d (%+d)"
+              % (other, flash(fw), flash(o), flash(fw) - flash(o), fw[".bss"], o[".bss"], fw[".bss"] - o[".bss"]))
     banned = re.compile(r"^_*(malloc|calloc|realloc|free|[a-z]*printf|[a-z]*scanf|puts|putchar|getchar|fopen|"
                         r"fclose|fread|fwrite|fseek|ftell|fflush|fputs|fputc|fgets|fgetc|open|read|write|close|"
                         r"sbrk|fstat|isatty|lseek|abort|exit|assert_func)(_r)?$")

@@ -1,5 +1,6 @@
 /* startup.c - bare-metal start for the Cortex-M demo: vector table, reset handler, fault
-   handler and the two Arm semihosting calls the demo needs (write a string, exit). No C
+   handler, the two Arm semihosting calls the demo needs (write a string, exit) and SysTick as a
+   cycle counter (every core here has it). No C
    library start code is linked (-nostartfiles): this file is all that runs before main. */
 #include <stdint.h>
 
@@ -42,6 +43,13 @@ uint32_t mcu_stack_used(void) {
     return (uint32_t)((uintptr_t)&mcu_stack_top - (uintptr_t)p);
 }
 
+/* SysTick's registers: control and status, reload value, current value. */
+#define MCU_SYST_CSR (*(volatile uint32_t *)0xE000E010u)
+#define MCU_SYST_RVR (*(volatile uint32_t *)0xE000E014u)
+#define MCU_SYST_CVR (*(volatile uint32_t *)0xE000E018u)
+
+uint32_t mcu_ticks(void) { return MCU_SYST_CVR; }
+
 void mcu_reset(void) {
     uint32_t *src = &mcu_data_load, *dst, sp;
 #if defined(__ARM_FP)
@@ -53,6 +61,11 @@ void mcu_reset(void) {
     for (dst = &mcu_bss_start; dst < &mcu_bss_end;) *dst++ = 0;
     __asm__ volatile("mov %0, sp" : "=r"(sp));
     for (dst = &mcu_stack_bottom; (uintptr_t)dst < sp - 64;) *dst++ = MCU_PAINT;
+    /* The whole 24-bit range, counting the processor clock (CLKSOURCE 1, ENABLE 1, no
+       interrupt). */
+    MCU_SYST_RVR = 0xFFFFFFu;
+    MCU_SYST_CVR = 0;
+    MCU_SYST_CSR = 5u;
     mcu_exit(main());
 }
 
