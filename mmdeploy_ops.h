@@ -5671,10 +5671,11 @@ static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_
 /* How a convolution is computed (per image and group, as a product W [M, C * taps] x columns):
    DIRECT: the tap loops of mmd__conv_plane_f32, for convolutions with one input channel per
    group (depthwise), where a product has nothing to share; POINTWISE: a 1x1 stride-1 kernel
-   with no padding, whose columns are the input planes themselves; SHIFTED: stride 1 in 1-D or
-   2-D, where the input is copied into a zero-padded plane, so that every kernel tap is the same
-   plane shifted and the product reads it in place (the output is computed over the padded
-   width and then compacted); IM2COL: the rest (strides, 3-D), whose columns are gathered into
+   with no padding, whose columns are the input planes themselves; SHIFTED: 1-D or 2-D, where
+   the input is copied into a zero-padded plane split by row and column modulo the strides
+   into phase planes (one phase at stride 1), so that every kernel tap reads one phase plane
+   shifted and the product reads it in place (the output is computed over the phases' width
+   and then compacted); IM2COL: the rest (3-D, firmware), whose columns are gathered into
    scratch a band of output rows at a time; DEPTHWISE: one input channel per group in 1-D or
    2-D, any kernel, stride and dilation, as rows of vector multiply-adds over a padded copy of
    the input plane split by column phase (see mmd__dw_task). 3-D depthwise takes DIRECT.
@@ -5707,7 +5708,8 @@ typedef struct mmd__conv_data {
     int32_t has_z;                      /* FusedConv: input 3 (Z, the output's shape) is added */
     int32_t path, isa, threads;         /* MMD__CONV_*; instruction set and threads of the product */
     int64_t gm, gk, gn;                 /* product per image and group: M, K and N (columns) */
-    int64_t hp, wp, plane;              /* SHIFTED: padded sizes, floats per padded channel */
+    int64_t hp, wp, plane;              /* SHIFTED: rows and columns of a phase plane, floats */
+                                        /* per channel (its s[1] * s[2] phases and slack) */
     int64_t band;                       /* IM2COL: output rows (axes 0 and 1) gathered at once;
                                            DEPTHWISE: output rows per band of input rows */
     int64_t row_len, ring, step, share; /* DEPTHWISE: padded row length, input rows per band,
@@ -6149,11 +6151,13 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
     const mmd__window *w = &p->w;
     int64_t cg = p->in_ch / p->group, taps = w->k[0] * w->k[1] * w->k[2];
     int64_t out_plane = w->out[0] * w->out[1] * w->out[2], extra = 0;
-    int32_t a, pointwise = 1, stride1 = w->k[0] == 1 && w->in[0] == 1;
+    int32_t a, pointwise = 1, shifted = w->k[0] == 1 && w->in[0] == 1;
     uint64_t bytes;
     for (a = 0; a < 3; ++a) {
         if (w->k[a] != 1 || w->s[a] != 1 || w->pad[a] || w->pad_end[a]) pointwise = 0;
-        if (w->s[a] != 1) stride1 = 0;
+        /* A stride past the kernel's extent leaves phases no tap reads (a strided 1x1 kernel
+           reads one of four), which SHIFTED would copy for nothing. */
+        if (w->s[a] > 1 && w->s[a] > (w->k[a] - 1) * w->d[a] + 1) shifted = 0;
     }
     p->isa = mmd__isa();
     p->threads = c->threads > 1 ? c->threads : 1;
@@ -6162,7 +6166,7 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
     p->gn = out_plane;
 #ifdef MMD_CONV_SMALL
     /* Firmware's choice: every convolution through im2col and the one product. */
-    pointwise = stride1 = 0;
+    pointwise = shifted = 0;
 #else
     if (p->group > 1 && cg == 1 && w->k[0] == 1 && w->in[0] == 1) {
         /* Shares of a few channels each, several per thread so that a thread the system
@@ -6207,17 +6211,24 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
 #endif
     if (pointwise) {
         p->path = MMD__CONV_POINTWISE;
-    } else if (stride1) {
+    } else if (shifted) {
+        /* A phase plane holds the padded rows r and columns q with r % s[1] and q % s[2] fixed:
+           output (y, x) reads padded (y * s + t * d) for tap t, which is phase (t * d) % s at
+           y + (t * d) / s, so each tap's reads are one shifted phase plane, as at stride 1.
+           ResNet-18's strided convolutions (7x7 stride 2 of 3 channels, 3x3 stride 2) take
+           this path instead of gathering columns. */
+        int64_t hp = w->in[1] + w->pad[1] + w->pad_end[1], wp = w->in[2] + w->pad[2] + w->pad_end[2];
         p->path = MMD__CONV_SHIFTED;
-        p->hp = w->in[1] + w->pad[1] + w->pad_end[1];
-        p->wp = w->in[2] + w->pad[2] + w->pad_end[2];
-        /* The product's columns are the output rows at the padded width, rounded up to whole
+        p->hp = (hp + w->s[1] - 1) / w->s[1];
+        p->wp = (wp + w->s[2] - 1) / w->s[2];
+        /* The product's columns are the output rows at the phases' width, rounded up to whole
            panels of the micro-kernel so that no tile takes the edge path (its copies through
            scratch cost ResNet-18's 7x7 layers about a sixth of their time); the columns past
-           the output's are discarded with the padding ones. Past the last padded row their
-           shifted reads run on by up to (kw - 1) * dw plus that rounding. */
+           the output's are discarded with the padding ones. Past the last phase's last row
+           their shifted reads run on by up to (kw - 1) * dw / s[2] plus that rounding. */
         p->gn = mmd__round_up(w->out[1] * p->wp, mmd__gemm_nr(p->isa));
-        p->plane = mmd__round_up(p->hp * p->wp + (w->k[2] - 1) * w->d[2] + p->gn - w->out[1] * p->wp, 16);
+        p->plane = mmd__round_up(w->s[1] * w->s[2] * p->hp * p->wp + (w->k[2] - 1) * w->d[2] / w->s[2] + p->gn -
+                                     w->out[1] * p->wp, 16);
         if ((p->plane && cg > MMD__ELEMS_MAX / p->plane) || (p->gn && p->gm > MMD__ELEMS_MAX / p->gn))
             return mmd_kernel_fail(c, MMD_ERR_LIMIT, "padded input or output too large");
         extra = cg * p->plane + p->gm * p->gn;
@@ -6558,19 +6569,33 @@ static void mmd__conv_direct_task(void *data, int32_t index) {
     }
 }
 
-/* SHIFTED: input channels [lo, hi) of the group into their zero-padded planes. */
+/* SHIFTED: input channels [lo, hi) of the group into their zero-padded phase planes. */
 static void mmd__conv_pad_range(void *data, int32_t share, int64_t lo, int64_t hi) {
     const mmd__conv_job *j = (const mmd__conv_job *)data;
     const mmd__conv_data *p = j->p;
     const mmd__window *w = &p->w;
-    int64_t ch, r;
+    int64_t ch, r, q, s1 = w->s[1], s2 = w->s[2], iw = w->in[2];
     (void)share;
     for (ch = lo; ch < hi; ++ch) {
-        const float *src = j->x + ch * w->in[1] * w->in[2];
+        const float *src = j->x + ch * w->in[1] * iw;
         float *dst = j->buf + ch * p->plane;
         memset(dst, 0, (size_t)p->plane * sizeof(float));
-        for (r = 0; r < w->in[1]; ++r)
-            memcpy(dst + (r + w->pad[1]) * p->wp + w->pad[2], src + r * w->in[2], (size_t)w->in[2] * sizeof(float));
+        for (r = 0; r < w->in[1]; ++r) {
+            int64_t y = r + w->pad[1], x0 = w->pad[2], ph;
+            float *row = dst + y % s1 * s2 * p->hp * p->wp + y / s1 * p->wp;
+            if (s2 == 1) {
+                memcpy(row + x0, src + r * iw, (size_t)iw * sizeof(float));
+                continue;
+            }
+            /* Column x of the padded row goes to phase x % s2 at x / s2: per phase, input
+               columns ph - x0 (mod s2) onwards, s2 apart. */
+            for (ph = 0; ph < s2; ++ph) {
+                int64_t first = ((ph - x0) % s2 + s2) % s2;
+                float *d = row + ph * p->hp * p->wp + (first + x0) / s2;
+                const float *sp = src + r * iw + first;
+                for (q = 0; first + q * s2 < iw; ++q) d[q] = sp[q * s2];
+            }
+        }
     }
 }
 
@@ -6812,9 +6837,10 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
     /* The offsets of the K rows of the columns within the columns' buffer (IM2COL's bands set
        theirs again). */
     for (q = 0; q < p->gk; ++q) {
-        int64_t ci = q / (w->k[1] * w->k[2]), kh = q / w->k[2] % w->k[1], kw = q % w->k[2];
+        int64_t ci = q / (w->k[1] * w->k[2]), ry = q / w->k[2] % w->k[1] * w->d[1], rx = q % w->k[2] * w->d[2];
         rows[q] = p->path == MMD__CONV_POINTWISE ? q * in_plane
-                  : p->path == MMD__CONV_SHIFTED ? ci * p->plane + kh * w->d[1] * p->wp + kw * w->d[2]
+                  : p->path == MMD__CONV_SHIFTED ? ci * p->plane + (ry % w->s[1] * w->s[2] + rx % w->s[2]) * p->hp * p->wp +
+                                                       ry / w->s[1] * p->wp + rx / w->s[2]
                                                  : q * p->gn;
     }
 #endif

@@ -23,8 +23,8 @@ CASES = [
     ("shifted_3x3_pad1", (1, 4, 9, 11), 13, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
     ("shifted_asym_pads_dilation2", (1, 3, 10, 8), 5, (3, 2), (1, 1), (2, 0, 1, 3), (2, 2), 1),
     ("shifted_7x7", (1, 6, 9, 10), 5, (7, 7), (1, 1), (3, 3, 3, 3), (1, 1), 1),
-    ("im2col_stride2", (1, 4, 11, 13), 6, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1),
-    ("im2col_stride3_dilation2_asym", (2, 3, 14, 12), 5, (3, 2), (3, 2), (0, 1, 2, 0), (2, 1), 1),
+    ("shifted_phases_stride2", (1, 4, 11, 13), 6, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1),
+    ("shifted_phases_stride3_dilation2_asym", (2, 3, 14, 12), 5, (3, 2), (3, 2), (0, 1, 2, 0), (2, 1), 1),
     ("grouped_3", (1, 6, 8, 8), 9, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 3),
     ("depthwise_3x3_s1", (1, 5, 9, 10), 5, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 5),
     ("depthwise_3x3_s2", (2, 4, 11, 12), 4, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 4),
@@ -70,6 +70,15 @@ DISJOINT = [
 PHASES = [
     ("depthwise_3x3_s2_odd_pads_dil2", (1, 3, 13, 14), 3, (3, 3), (2, 2), (0, 1, 1, 2), (2, 2), 3),
     ("depthwise_3x3_s2_pad0_odd_width", (1, 2, 9, 11), 2, (3, 3), (2, 2), (0, 0, 0, 0), (1, 1), 2),
+]
+
+# Strided convolutions through SHIFTED's phase planes, and the strided 1x1 kernel that IM2COL
+# keeps (its stride passes the kernel's extent); drawn last.
+STRIDED = [
+    ("shifted_phases_7x7_s2_3ch", (1, 3, 23, 20), 8, (7, 7), (2, 2), (3, 3, 3, 3), (1, 1), 1),
+    ("shifted_phases_s2x1_group2_batch2", (2, 4, 9, 10), 6, (3, 3), (2, 1), (1, 0, 2, 1), (1, 1), 2),
+    ("conv1d_shifted_phases_s3", (1, 3, 25), 4, (5,), (3,), (1, 2), (1,), 1),
+    ("im2col_1x1_stride2", (1, 5, 9, 11), 6, (1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1),
 ]
 
 
@@ -128,6 +137,8 @@ def main():
     for case in DISJOINT:
         add_transposed(*case)
     for case in PHASES:
+        add(*case)
+    for case in STRIDED:
         add(*case)
     lines.append("static const struct conv_case conv_cases[] = {")
     lines += entries
