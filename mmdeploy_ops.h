@@ -6599,21 +6599,25 @@ static void mmd__conv_pad_range(void *data, int32_t share, int64_t lo, int64_t h
     }
 }
 
-/* SHIFTED: output channels [lo, hi) from the padded width to the output's, adding Z and
-   applying the activation when Z has to come first. */
-static void mmd__conv_compact_range(void *data, int32_t share, int64_t lo, int64_t hi) {
-    const mmd__conv_job *j = (const mmd__conv_job *)data;
+/* SHIFTED: the GEMM's block of output channels [m0, m1) and columns [n0, n1) (a chunk of
+   output rows at the phases' width) to the output's width, adding Z and applying the
+   activation when Z has to come first; called while the block is still in cache (ResNet-18's
+   first layer writes 3.3 MB of columns, which a copy afterwards read back from memory). */
+static void mmd__conv_compact(void *user, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+    const mmd__conv_job *j = (const mmd__conv_job *)user;
     const mmd__conv_data *p = j->p;
-    int64_t oh = p->w.out[1], ow = p->w.out[2], r, i, ch;
-    (void)share;
-    for (ch = lo; ch < hi; ++ch) {
-        const float *src = j->tmp + ch * p->gn;
-        float *dst = j->y + ch * oh * ow;
-        for (r = 0; r < oh; ++r) memcpy(dst + r * ow, src + r * p->wp, (size_t)ow * sizeof(float));
-        if (!j->z) continue;
-        for (i = 0; i < oh * ow; ++i) dst[i] += j->z[ch * oh * ow + i];
-        mmd__act_f32(&p->act, dst, oh * ow);
-    }
+    int64_t oh = p->w.out[1], ow = p->w.out[2], wp = p->wp, ch, r, i;
+    int64_t r1 = (n1 + wp - 1) / wp < oh ? (n1 + wp - 1) / wp : oh;
+    for (ch = m0; ch < m1; ++ch)
+        for (r = n0 / wp; r < r1; ++r) {
+            int64_t x0 = n0 - r * wp > 0 ? n0 - r * wp : 0, x1 = n1 - r * wp < ow ? n1 - r * wp : ow;
+            float *dst = j->y + (ch * oh + r) * ow + x0;
+            if (x0 >= x1) continue;
+            memcpy(dst, j->tmp + ch * p->gn + r * wp + x0, (size_t)(x1 - x0) * sizeof(float));
+            if (!j->z) continue;
+            for (i = 0; i < x1 - x0; ++i) dst[i] += j->z[(ch * oh + r) * ow + x0 + i];
+            mmd__act_f32(&p->act, dst, x1 - x0);
+        }
 }
 
 #endif
@@ -6881,10 +6885,10 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
                 g.c = job.tmp;
                 g.ldc = p->gn;
                 if (zg) g.act.kind = MMD__ACT_NONE;
-                mmd__gemm_run(c, &g, c->scratch, p->threads);
                 job.y = yg;
                 job.z = zg;
-                mmd__parallel_range(c, mg, MMD__EW_GRAIN / (p->gn > 0 ? p->gn : 1), 1, INT32_MAX, mmd__conv_compact_range, &job);
+                /* Chunks of the GEMM's own column block, so that A is read no more often. */
+                mmd__gemm_run_then(c, &g, c->scratch, p->threads, mmd__conv_compact, &job, MMD_GEMM_NC);
                 continue;
             }
 #endif
