@@ -7119,6 +7119,36 @@ static void mmd__pool_rows_q8(void *data, int32_t share, int64_t lo, int64_t hi)
 #endif
 
 #ifndef MMD_CONV_SMALL
+#if defined(MMD__X86)
+/* y[i] = the maximum of r[2i], ..., r[2i + k - 1] for i < n (stride-2 windows inside a row of
+   len floats from r; NaN when the window holds one, as the scalar loop gives), sixteen outputs
+   at a time: each tap is the even or odd elements of 32 floats, picked out by one permute.
+   Loads and the last store are masked to the row, so no read passes its end. ResNet-18's
+   3x3 stride-2 MaxPool spent most of its time in the scalar loop this replaces. */
+MMD__TARGET_AVX512 static void mmd__pool_max_s2_avx512(const float *r, int64_t len, float *y, int64_t n, int64_t k) {
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    int64_t i, t;
+#define MMD__POOL_MASK(cnt) ((cnt) >= 16 ? (__mmask16)0xffff : (cnt) <= 0 ? (__mmask16)0 : (__mmask16)((1u << (cnt)) - 1u))
+    for (i = 0; i < n; i += 16, r += 32, len -= 32) {
+        __m512 m = _mm512_setzero_ps();
+        __mmask16 nan = 0;
+        for (t = 0; t < k; ++t) {
+            int64_t off = t & ~(int64_t)1;
+            __m512 lo = _mm512_maskz_loadu_ps(MMD__POOL_MASK(len - off), r + off);
+            __m512 hi = _mm512_maskz_loadu_ps(MMD__POOL_MASK(len - off - 16), r + off + 16);
+            __m512 v = _mm512_permutex2var_ps(lo, t & 1 ? odd : even, hi);
+            /* The earlier maximum is the second operand, kept on ties as the scalar loop does. */
+            m = t ? _mm512_max_ps(v, m) : v;
+            nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+        }
+        m = _mm512_mask_mov_ps(m, nan, _mm512_set1_ps(NAN));
+        _mm512_mask_storeu_ps(y + i, MMD__POOL_MASK(n - i), m);
+    }
+#undef MMD__POOL_MASK
+}
+#endif
+
 static void mmd__pool_rows_f32(void *data, int32_t share, int64_t lo, int64_t hi) {
     const mmd__pool_job *j = (const mmd__pool_job *)data;
     const mmd__pool_data *p = j->p;
@@ -7153,7 +7183,14 @@ static void mmd__pool_rows_f32(void *data, int32_t share, int64_t lo, int64_t hi
                 memcpy(yp + a2, acc + a2 - w->pad[2], (size_t)(b2 - a2) * sizeof(float));
                 for (t = 1; t < k2; ++t) mmd__bin_f32(p->isa, op, yp + a2, yp + a2, 1, acc + a2 - w->pad[2] + t, 1, b2 - a2);
                 if (!is_max) mmd__bin_f32(p->isa, MMD__BIN_DIV, yp + a2, yp + a2, 1, &den, 0, b2 - a2);
-            } else {
+            }
+#if defined(MMD__X86)
+            else if (a2 < b2 && is_max && w->s[2] == 2 && p->isa == MMD__ISA_AVX512) {
+                int64_t start = 2 * a2 - w->pad[2];
+                mmd__pool_max_s2_avx512(acc + start, iw - start, yp + a2, b2 - a2, k2);
+            }
+#endif
+            else {
                 for (o2 = a2; o2 < b2; ++o2) {
                     const float *r = acc + o2 * w->s[2] - w->pad[2];
                     float v = r[0];

@@ -114,6 +114,11 @@ static void maxpool_rows_match_generic(void) {
         {"MaxPool", 1, 3, 9, 9, {3, 2}, {1, 3}, {1, 0, 1, 1}, 1, 0},
         {"MaxPool", 2, 3, 0, 29, {1, 4}, {1, 3}, {0, 1, 0, 2}, 1, 0},
         {"MaxPool", 1, 64, 56, 56, {3, 3}, {2, 2}, {1, 1, 1, 1}, 0, 0},
+        /* Stride 2 through the AVX-512 path's sixteen outputs at a time and its masked tail:
+           38 and 35 outputs a row, kernels of 3, 5 and 4 (odd and even taps), and 1-D. */
+        {"MaxPool", 1, 2, 9, 75, {3, 3}, {2, 2}, {1, 1, 1, 1}, 0, 0},
+        {"MaxPool", 1, 2, 7, 70, {3, 5}, {2, 2}, {1, 2, 1, 2}, 1, 0},
+        {"MaxPool", 2, 3, 0, 101, {1, 4}, {1, 2}, {0, 1, 0, 1}, 0, 0},
     };
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) check_pool(&cases[i]);
