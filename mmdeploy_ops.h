@@ -103,8 +103,9 @@
      product (>>ops gemm) with AVX2, AVX-512 and NEON micro-kernels chosen at run time (see
      >>ops simd for MMD_NO_SIMD and MMD_NO_AVX512). Constant weights are packed once per plan.
      MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv share one integer product on
-     bytes (>>ops quantization) with AVX-512 VNNI, AVX2, Cortex-M DSP (SMLAD: M4, M7, M33),
-     Cortex-M55 MVE and portable micro-kernels.
+     bytes (>>ops quantization) with AVX-512 VNNI, AVX2, NEON (SDOT where the CPU has the
+     Armv8.2 dot product), Cortex-M DSP (SMLAD: M4, M7, M33), Cortex-M55 MVE and portable
+     micro-kernels.
        MMD_GEMM_KC, MMD_GEMM_MC, MMD_GEMM_NC   its block sizes (defaults 256, 120, 1024; 64, 12,
                        32 with MMD_CONV_SMALL); smaller ones cut the packing scratch
        MMD_CONV_SMALL  the firmware setting: every convolution through im2col and the product
@@ -526,9 +527,13 @@ static mmd_status mmd__scratch_request(mmd_kernel_ctx *c, uint64_t bytes) {
    their op data so that eval and anything packed at prepare agree. On AArch64 NEON is always
    there and chosen at compile time, as is 32-bit Arm's DSP extension (Cortex-M4, M7, M33, M55:
    SMLAD's two 16-bit products a cycle, used by the int8 product; a Cortex-M3 has none) and the
-   M55's MVE (sixteen byte products an instruction, for the int8 product there). Builds
-   with MMD_NO_SIMD (the portable reference build) have only the portable C paths, written so
-   that compilers vectorise them.
+   M55's MVE (sixteen byte products an instruction, for the int8 product there). The Armv8.2 dot
+   product (SDOT, which the int8 product uses on AArch64) is an extension some cores lack
+   (Cortex-A53, A57, A72), so a build without __ARM_FEATURE_DOTPROD compiles its paths with
+   MMD__TARGET_DOTPROD and, on Linux, takes them when the kernel's AT_HWCAP says the CPU has it
+   (mmd__neon_dotprod); elsewhere such a build keeps to baseline NEON. Builds with MMD_NO_SIMD
+   (the portable reference build) have only the portable C paths, written so that compilers
+   vectorise them.
      MMD_NO_SIMD      no intrinsics at all
      MMD_NO_AVX512    never choose the AVX-512 paths (to test the AVX2 ones on an AVX-512 CPU) */
 enum { MMD__ISA_PORTABLE, MMD__ISA_AVX2, MMD__ISA_AVX512, MMD__ISA_NEON };
@@ -541,6 +546,20 @@ enum { MMD__ISA_PORTABLE, MMD__ISA_AVX2, MMD__ISA_AVX512, MMD__ISA_NEON };
 #elif !defined(MMD_NO_SIMD) && defined(__aarch64__) && defined(__ARM_NEON)
 #define MMD__NEON 1
 #include <arm_neon.h>
+#if defined(__ARM_FEATURE_DOTPROD)
+#define MMD__NEON_DOT 1
+#define MMD__TARGET_DOTPROD
+#elif defined(__linux__) && defined(__GNUC__) && __GNUC__ >= 8 && !defined(__clang__)
+/* GCC's arm_neon.h declares the dot product under a target pragma, so a function with that
+   target may use it in any build; Clang's (up to 16 at least) declares it only when the whole
+   build targets it. */
+#define MMD__NEON_DOT 1
+#include <sys/auxv.h>
+#ifndef HWCAP_ASIMDDP
+#define HWCAP_ASIMDDP (1 << 20) /* the bit Linux has given the dot product since 4.14 */
+#endif
+#define MMD__TARGET_DOTPROD __attribute__((target("arch=armv8.2-a+dotprod")))
+#endif
 #elif !defined(MMD_NO_SIMD) && defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32)
 #define MMD__ARM_DSP 1
 #include <arm_acle.h>
@@ -568,6 +587,18 @@ static int32_t mmd__isa(void) {
     return MMD__ISA_PORTABLE;
 #endif
 }
+
+#if defined(MMD__NEON_DOT)
+/* 1 when this AArch64 CPU has the Armv8.2 dot product (SDOT, UDOT): always where the build
+   targets it, else as the kernel's hardware capabilities say. */
+static int32_t mmd__neon_dotprod(void) {
+#if defined(__ARM_FEATURE_DOTPROD)
+    return 1;
+#else
+    return (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0;
+#endif
+}
+#endif
 
 MMD_API const char *mmd_ops_isa(void) {
     static const char *const names[] = {"portable", "avx2", "avx512", "neon"};
@@ -11791,9 +11822,10 @@ static mmd_status mmd__qadd_eval(mmd_kernel_ctx *c) {
    after the last K block. Micro-kernels: AVX-512 VNNI 6 x 32 (vpdpbusd); AVX2 6 x 8, also for
    AVX-512 CPUs without VNNI (bytes widened to int16 and summed in pairs with vpmaddwd, exact:
    vpmaddubsw's int16 pair sums would saturate at 255 * 127 * 2, a loss ONNX Runtime's MLAS
-   accepts on such CPUs); portable C 6 x 8, also on AArch64 for now; on 32-bit Arm with the DSP
-   extension (Cortex-M4, M7, M33) 6 x 8 with SMLAD in place of the portable one, with MVE
-   (Cortex-M55) 6 x 8 with VMLADAVA. Every sum wraps modulo
+   accepts on such CPUs); on AArch64 SDOT 6 x 16 where the CPU has the dot product, else NEON
+   6 x 8 (bytes widened to int16, SMLAL by lane); on 32-bit Arm with the DSP extension
+   (Cortex-M4, M7, M33) 6 x 8 with SMLAD in place of the portable one, with MVE (Cortex-M55)
+   6 x 8 with VMLADAVA; portable C 6 x 8. Every sum wraps modulo
    2^32 (unsigned arithmetic, never undefined) as ONNX Runtime's int32 accumulation does, and
    is taken in one order whatever the thread count: threads split the columns (or the rows when
    C is narrow) as mmd__gemm_run does. */
@@ -11810,7 +11842,7 @@ static mmd_status mmd__qadd_eval(mmd_kernel_ctx *c) {
 #define MMD__QGEMM_NC 512               /* columns of B per block */
 #endif
 
-enum { MMD__QG_PORTABLE, MMD__QG_AVX2, MMD__QG_VNNI };
+enum { MMD__QG_PORTABLE, MMD__QG_AVX2, MMD__QG_VNNI, MMD__QG_NEON, MMD__QG_SDOT };
 
 typedef void (*mmd__qgemm_ukernel)(int64_t kq, const int8_t *a, const uint8_t *b, int32_t *c, int64_t ldc,
                                    int32_t add);
@@ -11833,16 +11865,20 @@ typedef struct mmd__qgemm_rq {
     int32_t rows;
 } mmd__qgemm_rq;
 
-/* The micro-kernel this CPU runs best (mmd__isa, and VNNI on top of AVX-512). */
+/* The micro-kernel this CPU runs best (mmd__isa, and VNNI on top of AVX-512, the dot product on
+   top of NEON). */
 static int32_t mmd__qgemm_best(void) {
     int32_t isa = mmd__isa();
 #if defined(MMD__X86)
     if (isa == MMD__ISA_AVX512 && __builtin_cpu_supports("avx512vnni")) return MMD__QG_VNNI;
+#elif defined(MMD__NEON_DOT)
+    if (isa == MMD__ISA_NEON && mmd__neon_dotprod()) return MMD__QG_SDOT;
 #endif
+    if (isa == MMD__ISA_NEON) return MMD__QG_NEON;
     return isa == MMD__ISA_AVX512 || isa == MMD__ISA_AVX2 ? MMD__QG_AVX2 : MMD__QG_PORTABLE;
 }
 
-static int64_t mmd__qgemm_nr(int32_t path) { return path == MMD__QG_VNNI ? 32 : 8; }
+static int64_t mmd__qgemm_nr(int32_t path) { return path == MMD__QG_VNNI ? 32 : path == MMD__QG_SDOT ? 16 : 8; }
 
 #if !defined(MMD__ARM_DSP) && !defined(MMD__ARM_MVE)
 /* Portable 6 x 8 micro-kernel: C (add: plus C) = the tile's sums over kq groups of four. Each
@@ -11948,6 +11984,106 @@ static void mmd__qgemm_ukernel_dsp(int64_t kq, const int8_t *a, const uint8_t *b
             cr[ldc] = (int32_t)((uint32_t)s10 + (add ? (uint32_t)cr[ldc] : 0u));
             cr[ldc + 1] = (int32_t)((uint32_t)s11 + (add ? (uint32_t)cr[ldc + 1] : 0u));
         }
+}
+#endif
+
+#if defined(MMD__NEON)
+/* NEON 6 x 8: one K group of B de-interleaved by vld4 into four rows of eight columns (K value
+   t of each column), widened to int16, and each row of A's four values widened likewise; each
+   SMLAL by lane then adds four exact int16 products to four int32 sums. */
+static void mmd__qgemm_ukernel_neon(int64_t kq, const int8_t *a, const uint8_t *b, int32_t *c, int64_t ldc,
+                                    int32_t add) {
+    int32x4_t z = vdupq_n_s32(0), acc[MMD__QGEMM_MR][2] = {{z, z}, {z, z}, {z, z}, {z, z}, {z, z}, {z, z}};
+    int64_t q;
+    for (q = 0; q < kq; ++q, a += MMD__QGEMM_MR * 4, b += 32) {
+        uint8x8x4_t bb = vld4_u8(b);
+        int16x8_t b0 = vreinterpretq_s16_u16(vmovl_u8(bb.val[0])), b1 = vreinterpretq_s16_u16(vmovl_u8(bb.val[1]));
+        int16x8_t b2 = vreinterpretq_s16_u16(vmovl_u8(bb.val[2])), b3 = vreinterpretq_s16_u16(vmovl_u8(bb.val[3]));
+        int16x8_t a01 = vmovl_s8(vld1_s8(a)), a23 = vmovl_s8(vld1_s8(a + 8)), a45 = vmovl_s8(vld1_s8(a + 16));
+#define MMD__QG_T(r, A, l, B)                                                                             \
+    acc[r][0] = vmlal_laneq_s16(acc[r][0], vget_low_s16(B), A, l);                                        \
+    acc[r][1] = vmlal_high_laneq_s16(acc[r][1], B, A, l)
+#define MMD__QG_ROW(r, A, l0)                                                                             \
+    MMD__QG_T(r, A, l0, b0);                                                                              \
+    MMD__QG_T(r, A, l0 + 1, b1);                                                                          \
+    MMD__QG_T(r, A, l0 + 2, b2);                                                                          \
+    MMD__QG_T(r, A, l0 + 3, b3)
+        MMD__QG_ROW(0, a01, 0);
+        MMD__QG_ROW(1, a01, 4);
+        MMD__QG_ROW(2, a23, 0);
+        MMD__QG_ROW(3, a23, 4);
+        MMD__QG_ROW(4, a45, 0);
+        MMD__QG_ROW(5, a45, 4);
+#undef MMD__QG_ROW
+#undef MMD__QG_T
+    }
+    /* Rows by constant index (a loop's index would keep the sums in memory, not registers). */
+#define MMD__QG_STORE(r)                                                                                  \
+    if (add) {                                                                                            \
+        acc[r][0] = vaddq_s32(acc[r][0], vld1q_s32(c + (r) * ldc));                                       \
+        acc[r][1] = vaddq_s32(acc[r][1], vld1q_s32(c + (r) * ldc + 4));                                   \
+    }                                                                                                     \
+    vst1q_s32(c + (r) * ldc, acc[r][0]);                                                                  \
+    vst1q_s32(c + (r) * ldc + 4, acc[r][1])
+    MMD__QG_STORE(0);
+    MMD__QG_STORE(1);
+    MMD__QG_STORE(2);
+    MMD__QG_STORE(3);
+    MMD__QG_STORE(4);
+    MMD__QG_STORE(5);
+#undef MMD__QG_STORE
+}
+#endif
+
+#if defined(MMD__NEON_DOT)
+/* SDOT 6 x 16: SDOT multiplies int8 by int8 only, so B is packed with its top bit flipped once
+   more (mmd__qgemm_pack_flip_b: the bytes are B' - 128 as int8) and the kernel adds back
+   128 times each row's sum of A over the block, which one SDOT of A's 24 bytes by -128 per K
+   group gives (subtracted: sum a b' = sum a (b' - 128) - sum a (-128)). 24 sums in registers. */
+MMD__TARGET_DOTPROD static void mmd__qgemm_ukernel_sdot(int64_t kq, const int8_t *a, const uint8_t *b, int32_t *c,
+                                                        int64_t ldc, int32_t add) {
+    int32x4_t lo = vdupq_n_s32(0), acc[MMD__QGEMM_MR][4] = {{lo, lo, lo, lo}, {lo, lo, lo, lo}, {lo, lo, lo, lo},
+                                                            {lo, lo, lo, lo}, {lo, lo, lo, lo}, {lo, lo, lo, lo}};
+    int32x2_t hi = vdup_n_s32(0);
+    int8x16_t m128 = vdupq_n_s8(-128);
+    int64_t q;
+    for (q = 0; q < kq; ++q, a += MMD__QGEMM_MR * 4, b += 64) {
+        int8x16_t a03 = vld1q_s8(a), bv;
+        int8x8_t a45 = vld1_s8(a + 16);
+        lo = vdotq_s32(lo, a03, m128);
+        hi = vdot_s32(hi, a45, vget_low_s8(m128));
+#define MMD__QG_COL(v)                                                                                    \
+    bv = vreinterpretq_s8_u8(vld1q_u8(b + 16 * (v)));                                                     \
+    acc[0][v] = vdotq_laneq_s32(acc[0][v], bv, a03, 0);                                                   \
+    acc[1][v] = vdotq_laneq_s32(acc[1][v], bv, a03, 1);                                                   \
+    acc[2][v] = vdotq_laneq_s32(acc[2][v], bv, a03, 2);                                                   \
+    acc[3][v] = vdotq_laneq_s32(acc[3][v], bv, a03, 3);                                                   \
+    acc[4][v] = vdotq_lane_s32(acc[4][v], bv, a45, 0);                                                    \
+    acc[5][v] = vdotq_lane_s32(acc[5][v], bv, a45, 1)
+        MMD__QG_COL(0);
+        MMD__QG_COL(1);
+        MMD__QG_COL(2);
+        MMD__QG_COL(3);
+#undef MMD__QG_COL
+    }
+    /* Rows by constant index, as in mmd__qgemm_ukernel_neon; F is the row's correction. */
+#define MMD__QG_STORE4(r, F)                                                                              \
+    MMD__QG_STORE(r, 0, F);                                                                               \
+    MMD__QG_STORE(r, 1, F);                                                                               \
+    MMD__QG_STORE(r, 2, F);                                                                               \
+    MMD__QG_STORE(r, 3, F)
+#define MMD__QG_STORE(r, v, F)                                                                            \
+    acc[r][v] = vsubq_s32(acc[r][v], F);                                                                  \
+    if (add) acc[r][v] = vaddq_s32(acc[r][v], vld1q_s32(c + (r) * ldc + 4 * (v)));                        \
+    vst1q_s32(c + (r) * ldc + 4 * (v), acc[r][v])
+    MMD__QG_STORE4(0, vdupq_laneq_s32(lo, 0));
+    MMD__QG_STORE4(1, vdupq_laneq_s32(lo, 1));
+    MMD__QG_STORE4(2, vdupq_laneq_s32(lo, 2));
+    MMD__QG_STORE4(3, vdupq_laneq_s32(lo, 3));
+    MMD__QG_STORE4(4, vdupq_lane_s32(hi, 0));
+    MMD__QG_STORE4(5, vdupq_lane_s32(hi, 1));
+#undef MMD__QG_STORE
+#undef MMD__QG_STORE4
 }
 #endif
 
@@ -12068,6 +12204,12 @@ static mmd__qgemm_ukernel mmd__qgemm_kernel(int32_t path) {
     if (path == MMD__QG_VNNI) return mmd__qgemm_ukernel_vnni;
     if (path == MMD__QG_AVX2) return mmd__qgemm_ukernel_avx2;
 #endif
+#if defined(MMD__NEON)
+    if (path == MMD__QG_NEON) return mmd__qgemm_ukernel_neon;
+#endif
+#if defined(MMD__NEON_DOT)
+    if (path == MMD__QG_SDOT) return mmd__qgemm_ukernel_sdot;
+#endif
     (void)path;
 #if defined(MMD__ARM_MVE)
     return mmd__qgemm_ukernel_mve;
@@ -12170,6 +12312,8 @@ static uint64_t mmd__qgemm_packed_b_size(int64_t k, int64_t n, int32_t path) {
    flipped where the type differs (uint8 A, int8 B), which subtracts or adds 128. */
 static int32_t mmd__qgemm_flip_a(const mmd__qgemm *g) { return g->a_type == MMD_DTYPE_UINT8 ? 0x80 : 0; }
 static int32_t mmd__qgemm_flip_b(const mmd__qgemm *g) { return g->b_type == MMD_DTYPE_INT8 ? 0x80 : 0; }
+/* The flip of B's packed panels: the SDOT kernel reads them as int8, one flip more. */
+static int32_t mmd__qgemm_pack_flip_b(const mmd__qgemm *g) { return mmd__qgemm_flip_b(g) ^ (g->path == MMD__QG_SDOT ? 0x80 : 0); }
 
 /* A's rows [r0, r0 + rows) and K groups [q0, q0 + kq) as panels [kq][MR][4], zero past the
    edges. */
@@ -12209,7 +12353,8 @@ static void mmd__qgemm_interleave16(const uint8_t *r0, const uint8_t *r1, const 
 #endif
 
 /* Eight columns of four rows of B (r0 to r3: K values 4q to 4q + 3) as one K group of a panel,
-   d[4 j + t] = rt[j] ^ flip: byte interleaves on x86 (SSE2, always there), a loop elsewhere. */
+   d[4 j + t] = rt[j] ^ flip: byte interleaves on x86 (SSE2, always there), NEON's interleaving
+   store on AArch64, a loop elsewhere. */
 static void mmd__qgemm_interleave8(const uint8_t *r0, const uint8_t *r1, const uint8_t *r2, const uint8_t *r3,
                                    int32_t flip, uint8_t *d) {
 #if defined(MMD__X86)
@@ -12220,6 +12365,14 @@ static void mmd__qgemm_interleave8(const uint8_t *r0, const uint8_t *r1, const u
                                    _mm_loadl_epi64((const __m128i *)(const void *)r3));
     _mm_storeu_si128((__m128i *)(void *)d, _mm_xor_si128(_mm_unpacklo_epi16(lo, hi), f));
     _mm_storeu_si128((__m128i *)(void *)(d + 16), _mm_xor_si128(_mm_unpackhi_epi16(lo, hi), f));
+#elif defined(MMD__NEON)
+    uint8x8_t f = vdup_n_u8((uint8_t)flip);
+    uint8x8x4_t v;
+    v.val[0] = veor_u8(vld1_u8(r0), f);
+    v.val[1] = veor_u8(vld1_u8(r1), f);
+    v.val[2] = veor_u8(vld1_u8(r2), f);
+    v.val[3] = veor_u8(vld1_u8(r3), f);
+    vst4_u8(d, v);
 #else
     int32_t j;
     for (j = 0; j < 8; ++j) {
@@ -12235,7 +12388,7 @@ static void mmd__qgemm_interleave8(const uint8_t *r0, const uint8_t *r1, const u
    edges. */
 static void mmd__qgemm_pack_b_block(const mmd__qgemm *g, int64_t c0, int64_t cols, int64_t q0, int64_t kq,
                                     uint8_t *dst) {
-    int32_t flip = mmd__qgemm_flip_b(g);
+    int32_t flip = mmd__qgemm_pack_flip_b(g);
     int64_t nr = mmd__qgemm_nr(g->path), j0, j, q, t;
     for (j0 = 0; j0 < cols; j0 += nr, dst += kq * nr * 4) {
         /* Columns of this panel that exist in B and in the block. */

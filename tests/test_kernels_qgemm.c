@@ -21,17 +21,22 @@ static void backwards(void *user, mmd_task_fn task, void *ctx, int32_t count) {
     for (i = count - 1; i >= 0; --i) task(ctx, i);
 }
 
+static const char *const names[] = {"portable", "avx2", "vnni", "neon", "sdot"};
+
 static uint32_t next(uint32_t *seed) {
     *seed = *seed * 1664525u + 1013904223u;
     return *seed >> 8;
 }
 
-/* The micro-kernels this CPU runs: portable always, then AVX2 and VNNI where available. */
+/* The micro-kernels this CPU runs: portable always, then AVX2 and VNNI, or NEON and SDOT,
+   where available. */
 static int32_t paths(int32_t *out) {
     int32_t n = 0, best = mmd__qgemm_best();
     out[n++] = MMD__QG_PORTABLE;
-    if (best >= MMD__QG_AVX2) out[n++] = MMD__QG_AVX2;
-    if (best >= MMD__QG_VNNI) out[n++] = MMD__QG_VNNI;
+    if (best == MMD__QG_AVX2 || best == MMD__QG_VNNI) out[n++] = MMD__QG_AVX2;
+    if (best == MMD__QG_VNNI) out[n++] = MMD__QG_VNNI;
+    if (best == MMD__QG_NEON || best == MMD__QG_SDOT) out[n++] = MMD__QG_NEON;
+    if (best == MMD__QG_SDOT) out[n++] = MMD__QG_SDOT;
     return n;
 }
 
@@ -202,6 +207,10 @@ static void requantized_bytes_match_scalar_reference(void) {
 }
 
 int main(void) {
+    int32_t list[3], np = paths(list), i;
+    fprintf(stderr, "micro-kernels tested:");
+    for (i = 0; i < np; ++i) fprintf(stderr, " %s", names[list[i]]);
+    fprintf(stderr, "\n");
     TEST_RUN(every_kernel_type_and_layout_matches_int64);
     TEST_RUN(extreme_values_do_not_saturate);
     TEST_RUN(threads_give_bit_identical_results);
