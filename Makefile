@@ -291,6 +291,19 @@ bench-conv: $(BUILD)/bench_conv
 $(BUILD)/bench_conv: bench/bench_conv.c tests/test.h tests/kernel_harness.h $(HEADERS) | $(BUILD)
 	$(CC) $(WARN) $(CFLAGS) -I. -Itests $< -lm -o $@
 
+# The integer product through each micro-kernel this CPU runs (bench/bench_qgemm.c); the AArch64
+# build, $(BUILD)/aarch64/bench_qgemm, runs under $(NEON_RUN) (instruction counts, not speed).
+.PHONY: bench-qgemm
+bench-qgemm: $(BUILD)/bench_qgemm
+	$(BUILD)/bench_qgemm
+
+$(BUILD)/bench_qgemm: bench/bench_qgemm.c $(HEADERS) | $(BUILD)
+	$(CC) $(WARN) $(CFLAGS) -I. $< -lm -o $@
+
+$(BUILD)/aarch64/bench_qgemm: bench/bench_qgemm.c $(HEADERS)
+	mkdir -p $(BUILD)/aarch64
+	aarch64-linux-gnu-gcc $(WARN) -O2 -I. $< -lm -o $@
+
 $(BUILD)/mmdeploy-portable: tools/mmdeploy_cli.c tools/mmd_npy.h mmdeploy.c $(HEADERS) $(BACKEND_OBJ) \
         $(BUILD)/mmd_firmware_arena.o
 	$(CC) $(WARN) $(CFLAGS) -DMMD_NO_SIMD -I. -Itools tools/mmdeploy_cli.c mmdeploy.c $(BUILD)/mmd_firmware_arena.o \
