@@ -140,6 +140,8 @@ test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node 
 	    $(addprefix "$(NEON_RUN_A53) $(NEON_BUILD)/,$(addsuffix ",$(NEON_A53_TESTS))) \
 	    "$(NEON_RUN) $(NEON_BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
 	    "$(NEON_RUN_A53) $(NEON_BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
+	    "MMDEPLOY_BIN='$(NEON_RUN) $(NEON_BUILD)/mmdeploy' $(PY) tests/test_quant_models.py" \
+	    "MMDEPLOY_BIN='$(NEON_RUN_A53) $(NEON_BUILD)/mmdeploy' $(PY) tests/test_quant_models.py" \
 	    "$(BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
 	    "$(PY) tests/test_models.py" \
 	    "$(PY) tests/test_models.py --no-rewrites resnet18_op13 mobilenet_v2_op13 digits" \
@@ -172,11 +174,12 @@ clean:
 	rm -rf $(BUILD)
 
 # ==== Arm64 =======================================================================================
-# The kernel unit tests and the node tests cross-built for AArch64 and run under user-mode QEMU,
-# so that the NEON paths are tested on an x86 machine (Debian gcc-aarch64-linux-gnu,
-# libc6-dev-arm64-cross, qemu-user). QEMU's `max` CPU has the Armv8.2 dot product, so the
-# integer product takes its SDOT micro-kernel there; the tests whose paths depend on it run
-# again on a Cortex-A53, which lacks it (the NEON micro-kernel).
+# The kernel unit tests, the node tests and the CLI (for the quantized models against ONNX
+# Runtime) cross-built for AArch64 and run under user-mode QEMU, so that the NEON paths are
+# tested on an x86 machine (Debian gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user).
+# QEMU's `max` CPU has the Armv8.2 dot product, so the integer product takes its SDOT
+# micro-kernel there; the suites whose paths depend on it run again on a Cortex-A53, which
+# lacks it (the NEON micro-kernel).
 NEON_BUILD := $(BUILD)/aarch64
 NEON_TESTS := test_kernels_gemm test_kernels_conv test_kernels_nn test_kernels_elementwise test_kernels_qgemm \
               test_kernels_quant
@@ -184,7 +187,13 @@ NEON_A53_TESTS := test_kernels_qgemm test_kernels_quant
 NEON_RUN   := qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu max
 NEON_RUN_A53 := qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu cortex-a53
 # Here, not on the test rule above: make expands a rule's prerequisites where the rule stands.
-test: $(addprefix $(NEON_BUILD)/,$(NEON_TESTS) test_node)
+test: $(addprefix $(NEON_BUILD)/,$(NEON_TESTS) test_node mmdeploy)
+
+$(NEON_BUILD)/mmdeploy: tools/mmdeploy_cli.c tools/mmd_npy.h tools/mmd_firmware_arena.c tools/mmd_firmware_arena.h \
+        mmdeploy.c backends/mmd_backends.c $(wildcard backends/*.h) $(HEADERS)
+	mkdir -p $(NEON_BUILD)
+	aarch64-linux-gnu-gcc $(WARN) -O2 -DMMD_HAVE_OPENBLAS=0 -DMMD_HAVE_ONEDNN=0 -DMMD_HAVE_XNNPACK=0 -I. -Itools \
+	    tools/mmdeploy_cli.c mmdeploy.c tools/mmd_firmware_arena.c backends/mmd_backends.c -lm -o $@
 
 $(NEON_BUILD)/test_%: tests/test_%.c tests/test.h tests/kernel_harness.h $(HEADERS) tools/mmd_npy.h
 	mkdir -p $(NEON_BUILD)

@@ -12248,9 +12248,33 @@ MMD__TARGET_AVX2 static int64_t mmd__requantize_avx2(const int32_t *acc, int64_t
 }
 #endif
 
+#if defined(MMD__NEON)
+/* The first n rounded down to 8 of mmd__requantize_row, as mmd__requantize_avx2 does it: the
+   same float operations, FMAXNM and FMINNM giving lo for a NaN as the scalar comparisons do,
+   and FCVTNS rounding half to even as the 1.5 * 2^23 addition does for values this small. */
+static int64_t mmd__requantize_neon(const int32_t *acc, int64_t n, int32_t bias, const float *mult, int64_t ms,
+                                    int32_t zp, int32_t dtype, void *y, float lo, float hi) {
+    float32x4_t vlo = vdupq_n_f32(lo), vhi = vdupq_n_f32(hi), m0 = vdupq_n_f32(mult[0]), m1 = m0;
+    int32x4_t vb = vdupq_n_s32(bias), vz = vdupq_n_s32(zp);
+    int64_t j;
+    for (j = 0; j + 8 <= n; j += 8) {
+        float32x4_t v0 = vcvtq_f32_s32(vaddq_s32(vld1q_s32(acc + j), vb));
+        float32x4_t v1 = vcvtq_f32_s32(vaddq_s32(vld1q_s32(acc + j + 4), vb));
+        int16x8_t q;
+        if (ms) m0 = vld1q_f32(mult + j), m1 = vld1q_f32(mult + j + 4);
+        v0 = vminnmq_f32(vmaxnmq_f32(vmulq_f32(v0, m0), vlo), vhi);
+        v1 = vminnmq_f32(vmaxnmq_f32(vmulq_f32(v1, m1), vlo), vhi);
+        q = vcombine_s16(vmovn_s32(vaddq_s32(vcvtnq_s32_f32(v0), vz)), vmovn_s32(vaddq_s32(vcvtnq_s32_f32(v1), vz)));
+        if (dtype == MMD_DTYPE_INT8) vst1_s8((int8_t *)y + j, vmovn_s16(q));
+        else vst1_u8((uint8_t *)y + j, vqmovun_s16(q));
+    }
+    return j;
+}
+#endif
+
 /* Requantizes n int32 sums (plus bias, wrapping as ONNX Runtime's int32 addition does) with
    multipliers mult[j * ms] (ms 0 or 1) into y, an int8 or uint8 row, as o says (o->y and
-   o->ldy unused); AVX2 where path (MMD__QG_*) is not the portable one. */
+   o->ldy unused); AVX2 or NEON where path (MMD__QG_*) is not the portable one. */
 static void mmd__requantize_row(const int32_t *acc, int64_t n, int32_t bias, const float *mult, int64_t ms,
                                 const mmd__q_out *o, void *y, int32_t path) {
     int64_t j = 0;
@@ -12258,6 +12282,8 @@ static void mmd__requantize_row(const int32_t *acc, int64_t n, int32_t bias, con
     float lo = (float)(o->qmin - zp), hi = (float)(o->qmax - zp);
 #if defined(MMD__X86)
     if (path != MMD__QG_PORTABLE) j = mmd__requantize_avx2(acc, n, bias, mult, ms, zp, o->dtype, y, lo, hi);
+#elif defined(MMD__NEON)
+    if (path != MMD__QG_PORTABLE) j = mmd__requantize_neon(acc, n, bias, mult, ms, zp, o->dtype, y, lo, hi);
 #else
     (void)path;
 #endif
@@ -13131,6 +13157,35 @@ MMD__TARGET_AVX2 static void mmd__qdw_row_avx2(const uint8_t *const *rows, const
 }
 #endif
 
+#if defined(MMD__NEON)
+/* mmd__qdw_row_avx2 on NEON, reading the same bytes (sixteen outputs at a time, the last past n;
+   stride 2 keeps the even bytes of 32, which vld2 separates): each tap's inputs minus zx
+   widened to int16 by USUBL (exact: they lie within 255 of 0) and summed with SMLAL by the
+   tap's weight. */
+static void mmd__qdw_row_neon(const uint8_t *const *rows, const int16_t *wv, int64_t taps, int64_t s, int64_t n,
+                              int32_t zx, int32_t *acc) {
+    uint8x8_t vz = vdup_n_u8((uint8_t)zx);
+    int64_t o, t;
+    for (o = 0; o < n; o += 16) {
+        int32x4_t a0 = vdupq_n_s32(0), a1 = a0, a2 = a0, a3 = a0;
+        for (t = 0; t < taps; ++t) {
+            const uint8_t *r = rows[t] + o * s;
+            uint8x16_t x = s == 1 ? vld1q_u8(r) : vld2q_u8(r).val[0];
+            int16x8_t lo = vreinterpretq_s16_u16(vsubl_u8(vget_low_u8(x), vz));
+            int16x8_t hi = vreinterpretq_s16_u16(vsubl_u8(vget_high_u8(x), vz));
+            a0 = vmlal_n_s16(a0, vget_low_s16(lo), wv[t]);
+            a1 = vmlal_n_s16(a1, vget_high_s16(lo), wv[t]);
+            a2 = vmlal_n_s16(a2, vget_low_s16(hi), wv[t]);
+            a3 = vmlal_n_s16(a3, vget_high_s16(hi), wv[t]);
+        }
+        vst1q_s32(acc + o, a0);
+        vst1q_s32(acc + o + 4, a1);
+        vst1q_s32(acc + o + 8, a2);
+        vst1q_s32(acc + o + 12, a3);
+    }
+}
+#endif
+
 typedef struct mmd__qdw_job {
     const mmd__qconv_data *p;
     const uint8_t *x;                   /* the image's first channel */
@@ -13187,6 +13242,9 @@ static void mmd__qdw_task(void *data, int32_t share, int64_t lo, int64_t hi) {
                 rows[t] = pad + (o1 * w->s[1] + (t / w->k[2]) * w->d[1]) * pw + (t % w->k[2]) * w->d[2];
 #if defined(MMD__X86)
             if (p->path != MMD__QG_PORTABLE && w->s[2] <= 2) mmd__qdw_row_avx2(rows, wpair, taps, w->s[2], n, j->zx, acc);
+            else
+#elif defined(MMD__NEON)
+            if (p->path != MMD__QG_PORTABLE && w->s[2] <= 2) mmd__qdw_row_neon(rows, wv, taps, w->s[2], n, j->zx, acc);
             else
 #endif
                 mmd__qdw_row_c(rows, wv, taps, w->s[2], n, j->zx, acc);

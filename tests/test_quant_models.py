@@ -27,6 +27,7 @@ logits are float (a float head after the last dequantization): rtol 1e-5, which 
 quantum off would exceed.
 """
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -66,10 +67,11 @@ def quantum(ref):
 
 
 def main():
-    cli = os.environ.get("MMDEPLOY_BIN") or os.path.join(ROOT, "build", "mmdeploy")
+    # MMDEPLOY_BIN may be a command with its arguments: the AArch64 CLI under qemu-aarch64.
+    cli = shlex.split(os.environ.get("MMDEPLOY_BIN") or os.path.join(ROOT, "build", "mmdeploy"))
     failed = 0
     # The rewrite took every Conv and the MatMul of the QDQ CNN (mmdeploy info lists them).
-    info = subprocess.run([cli, "info", os.path.join(DATA, "qdq_cnn.onnx"), "--backend", "reference"],
+    info = subprocess.run(cli + ["info", os.path.join(DATA, "qdq_cnn.onnx"), "--backend", "reference"],
                           capture_output=True, text=True).stdout
     fused = [l.split()[1] for l in info.splitlines() if l.strip().startswith("fuse ") and " into QLinear" in l]
     if fused.count("Conv") != 4 or fused.count("MatMul") != 1:
@@ -78,7 +80,7 @@ def main():
     # In the chain, the Clip between zero points 128 and 0, the DequantizeLinear ->
     # QuantizeLinear pair and the Relu went into the QLinearConv before them (a QuantizeLinear
     # each); the Clip in a scale of its own stayed.
-    info = subprocess.run([cli, "info", os.path.join(DATA, "qdq_chain.onnx"), "--backend", "reference"],
+    info = subprocess.run(cli + ["info", os.path.join(DATA, "qdq_chain.onnx"), "--backend", "reference"],
                           capture_output=True, text=True).stdout
     fused = [l.split()[1] for l in info.splitlines() if l.strip().startswith("fuse ") and " into QLinearConv" in l]
     if (fused.count("Conv"), fused.count("Clip"), fused.count("Relu"), fused.count("QuantizeLinear")) != (3, 1, 1, 3):
@@ -86,21 +88,21 @@ def main():
         failed += 1
     # In the pool model the MaxPool traded places with the DequantizeLinear before it (it runs on
     # int8), so the QuantizeLinear after it read a DequantizeLinear of its scale and went.
-    info = subprocess.run([cli, "info", os.path.join(DATA, "qdq_pool.onnx"), "--backend", "reference"],
+    info = subprocess.run(cli + ["info", os.path.join(DATA, "qdq_pool.onnx"), "--backend", "reference"],
                           capture_output=True, text=True).stdout
     dropped = [l.split()[1] for l in info.splitlines() if l.strip().startswith("drop ")]
     if dropped != ["QuantizeLinear"]:
         print("FAIL qdq_pool rewrites: dropped %s" % dropped)
         failed += 1
     # In the add model each Add (and the Relu after the first) went into a QLinearAdd.
-    info = subprocess.run([cli, "info", os.path.join(DATA, "qdq_add.onnx"), "--backend", "reference"],
+    info = subprocess.run(cli + ["info", os.path.join(DATA, "qdq_add.onnx"), "--backend", "reference"],
                           capture_output=True, text=True).stdout
     fused = [l.split()[1] for l in info.splitlines() if l.strip().startswith("fuse ") and " into QLinearAdd" in l]
     if (fused.count("Add"), fused.count("Relu")) != (2, 1):
         print("FAIL qdq_add rewrites: %s" % fused)
         failed += 1
     # The digits' three Convs (with their Relus) run as QLinearConv and its MaxPool on int8.
-    info = subprocess.run([cli, "info", PATHS["digits_int8"][0], "--backend", "reference"],
+    info = subprocess.run(cli + ["info", PATHS["digits_int8"][0], "--backend", "reference"],
                           capture_output=True, text=True).stdout
     fused = [l.split()[1] for l in info.splitlines() if l.strip().startswith("fuse ") and " into QLinearConv" in l]
     dropped = [l.split()[1] for l in info.splitlines() if l.strip().startswith("drop ")]
@@ -113,7 +115,7 @@ def main():
         label = " ".join([name] + args + (["vs", ref_name] if ref_name != name else []))
         with tempfile.TemporaryDirectory() as out:
             model, x = PATHS.get(name, (os.path.join(DATA, name + ".onnx"), os.path.join(DATA, name + "_x.npy")))
-            cmd = [cli, "run", model, "--input", "input=" + x, "--outdir", out] + args
+            cmd = cli + ["run", model, "--input", "input=" + x, "--outdir", out] + args
             run = subprocess.run(cmd, capture_output=True, text=True)
             if run.returncode != 0:
                 print("FAIL %s: %s" % (label, run.stderr.strip() or run.stdout.strip()))
