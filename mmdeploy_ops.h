@@ -11415,16 +11415,42 @@ MMD__TARGET_AVX2 static int64_t mmd__quantize_avx2(const float *x, int64_t n, fl
         mmd__q_store8_avx2(_mm256_div_ps(_mm256_loadu_ps(x + i), vs), vlo, vhi, vz, dtype, (char *)y + i);
     return i;
 }
+#elif defined(MMD__NEON)
+/* mmd__q_store8_avx2 on NEON: FMAXNM and FMINNM give lo for a NaN as the scalar comparisons do,
+   and FCVTNS rounds half to even as the 1.5 * 2^23 addition does for values this small. */
+static void mmd__q_store8_neon(float32x4_t v0, float32x4_t v1, float32x4_t lo, float32x4_t hi, int32x4_t zp,
+                               int32_t dtype, void *y) {
+    int16x8_t q;
+    v0 = vminnmq_f32(vmaxnmq_f32(v0, lo), hi);
+    v1 = vminnmq_f32(vmaxnmq_f32(v1, lo), hi);
+    q = vcombine_s16(vmovn_s32(vaddq_s32(vcvtnq_s32_f32(v0), zp)), vmovn_s32(vaddq_s32(vcvtnq_s32_f32(v1), zp)));
+    if (dtype == MMD_DTYPE_INT8) vst1_s8((int8_t *)y, vmovn_s16(q));
+    else vst1_u8((uint8_t *)y, vqmovun_s16(q));
+}
+
+/* mmd__quantize_avx2 on NEON (FDIV is the scalar's division). */
+static int64_t mmd__quantize_neon(const float *x, int64_t n, float scale, int32_t zp, int32_t dtype, void *y, float lo,
+                                  float hi) {
+    float32x4_t vs = vdupq_n_f32(scale), vlo = vdupq_n_f32(lo), vhi = vdupq_n_f32(hi);
+    int32x4_t vz = vdupq_n_s32(zp);
+    int64_t i;
+    for (i = 0; i + 8 <= n; i += 8)
+        mmd__q_store8_neon(vdivq_f32(vld1q_f32(x + i), vs), vdivq_f32(vld1q_f32(x + i + 4), vs), vlo, vhi, vz, dtype,
+                           (char *)y + i);
+    return i;
+}
 #endif
 
-/* Quantizes n floats with one scale and zero point into an int8 or uint8 row; AVX2 when simd
-   (mmd__q_simd). */
+/* Quantizes n floats with one scale and zero point into an int8 or uint8 row; AVX2 or NEON when
+   simd (mmd__q_simd). */
 static void mmd__quantize_row(const float *MMD__RESTRICT x, int64_t n, float scale, int32_t zp, int32_t dtype,
                               void *MMD__RESTRICT y, int32_t simd) {
     int64_t i = 0;
     float lo = (float)((dtype == MMD_DTYPE_INT8 ? -128 : 0) - zp), hi = (float)((dtype == MMD_DTYPE_INT8 ? 127 : 255) - zp);
 #if defined(MMD__X86)
     if (simd) i = mmd__quantize_avx2(x, n, scale, zp, dtype, y, lo, hi);
+#elif defined(MMD__NEON)
+    if (simd) i = mmd__quantize_neon(x, n, scale, zp, dtype, y, lo, hi);
 #else
     (void)simd;
 #endif
@@ -11437,8 +11463,8 @@ static void mmd__quantize_row(const float *MMD__RESTRICT x, int64_t n, float sca
     }
 }
 
-/* 1 when this CPU takes the AVX2 paths of this section. */
-static int32_t mmd__q_simd(void) { return mmd__isa() == MMD__ISA_AVX2 || mmd__isa() == MMD__ISA_AVX512; }
+/* 1 when this CPU takes the AVX2 or NEON paths of this section. */
+static int32_t mmd__q_simd(void) { return mmd__isa() != MMD__ISA_PORTABLE; }
 
 typedef struct mmd__quant_data {
     int64_t outer, n, inner;            /* x seen as [outer, n, inner]; n is 1 per tensor */
@@ -11578,6 +11604,21 @@ MMD__TARGET_AVX2 static int64_t mmd__dequantize_avx2(const void *q, int64_t n, f
     }
     return i;
 }
+#elif defined(MMD__NEON)
+/* mmd__dequantize_avx2 on NEON. */
+static int64_t mmd__dequantize_neon(const void *q, int64_t n, float scale, int32_t zp, int32_t qtype, float *y) {
+    float32x4_t vs = vdupq_n_f32(scale);
+    int32x4_t vz = vdupq_n_s32(zp);
+    int64_t i;
+    for (i = 0; i + 8 <= n; i += 8) {
+        const char *b = (const char *)q + i;
+        int16x8_t v = qtype == MMD_DTYPE_INT8 ? vmovl_s8(vld1_s8((const int8_t *)b))
+                                              : vreinterpretq_s16_u16(vmovl_u8(vld1_u8((const uint8_t *)b)));
+        vst1q_f32(y + i, vmulq_f32(vcvtq_f32_s32(vsubq_s32(vmovl_s16(vget_low_s16(v)), vz)), vs));
+        vst1q_f32(y + i + 4, vmulq_f32(vcvtq_f32_s32(vsubq_s32(vmovl_s16(vget_high_s16(v)), vz)), vs));
+    }
+    return i;
+}
 #endif
 
 /* DequantizeLinear 10 to 20: y = (x - zero_point) * scale; x int8, uint8 or int32 (whose zero
@@ -11606,6 +11647,9 @@ static void mmd__dequantize_run(const mmd__quant_data *p, const mmd_tensor *x, m
 #if defined(MMD__X86)
     if (p->simd && y->dtype == MMD_DTYPE_FLOAT32 && p->qtype != MMD_DTYPE_INT32)
         i = mmd__dequantize_avx2((const char *)x->data + row, n, scale, zp, p->qtype, (float *)y->data + row);
+#elif defined(MMD__NEON)
+    if (p->simd && y->dtype == MMD_DTYPE_FLOAT32 && p->qtype != MMD_DTYPE_INT32)
+        i = mmd__dequantize_neon((const char *)x->data + row, n, scale, zp, p->qtype, (float *)y->data + row);
 #endif
     if (y->dtype == MMD_DTYPE_FLOAT32 && p->qtype == MMD_DTYPE_UINT8) {
         const uint8_t *MMD__RESTRICT q = (const uint8_t *)x->data + row;
@@ -12249,9 +12293,7 @@ MMD__TARGET_AVX2 static int64_t mmd__requantize_avx2(const int32_t *acc, int64_t
 #endif
 
 #if defined(MMD__NEON)
-/* The first n rounded down to 8 of mmd__requantize_row, as mmd__requantize_avx2 does it: the
-   same float operations, FMAXNM and FMINNM giving lo for a NaN as the scalar comparisons do,
-   and FCVTNS rounding half to even as the 1.5 * 2^23 addition does for values this small. */
+/* The first n rounded down to 8 of mmd__requantize_row, as mmd__requantize_avx2 does it. */
 static int64_t mmd__requantize_neon(const int32_t *acc, int64_t n, int32_t bias, const float *mult, int64_t ms,
                                     int32_t zp, int32_t dtype, void *y, float lo, float hi) {
     float32x4_t vlo = vdupq_n_f32(lo), vhi = vdupq_n_f32(hi), m0 = vdupq_n_f32(mult[0]), m1 = m0;
@@ -12260,13 +12302,8 @@ static int64_t mmd__requantize_neon(const int32_t *acc, int64_t n, int32_t bias,
     for (j = 0; j + 8 <= n; j += 8) {
         float32x4_t v0 = vcvtq_f32_s32(vaddq_s32(vld1q_s32(acc + j), vb));
         float32x4_t v1 = vcvtq_f32_s32(vaddq_s32(vld1q_s32(acc + j + 4), vb));
-        int16x8_t q;
         if (ms) m0 = vld1q_f32(mult + j), m1 = vld1q_f32(mult + j + 4);
-        v0 = vminnmq_f32(vmaxnmq_f32(vmulq_f32(v0, m0), vlo), vhi);
-        v1 = vminnmq_f32(vmaxnmq_f32(vmulq_f32(v1, m1), vlo), vhi);
-        q = vcombine_s16(vmovn_s32(vaddq_s32(vcvtnq_s32_f32(v0), vz)), vmovn_s32(vaddq_s32(vcvtnq_s32_f32(v1), vz)));
-        if (dtype == MMD_DTYPE_INT8) vst1_s8((int8_t *)y + j, vmovn_s16(q));
-        else vst1_u8((uint8_t *)y + j, vqmovun_s16(q));
+        mmd__q_store8_neon(vmulq_f32(v0, m0), vmulq_f32(v1, m1), vlo, vhi, vz, dtype, (char *)y + j);
     }
     return j;
 }

@@ -72,6 +72,51 @@ static mmd_status run_threads(op_case *t, const char *op, int32_t opset, mmd_att
     return st != MMD_OK ? st : case_eval(t);
 }
 
+static uint32_t next(uint32_t *seed) {
+    *seed = *seed * 1664525u + 1013904223u;
+    return *seed >> 8;
+}
+
+/* The rows' vector paths (AVX2, NEON) against their portable loops, which the numpy cases
+   above check: rows long enough for the vectors (and a tail), holding NaN, infinities, ties at
+   every half quantum, values past the range, and, for the requantization, sums that wrap with
+   the bias, per-column multipliers and a clamp narrowed as a fused Relu narrows it. */
+static void vector_rows_equal_portable_rows(void) {
+    static const float scales[] = {0.1f, 0.25f, 3.7f};
+    static const int32_t types[] = {MMD_DTYPE_INT8, MMD_DTYPE_UINT8};
+    float x[203], mult[203];
+    int32_t acc[203], it, is, iz, path = mmd__qgemm_best();
+    uint8_t one[203], two[203];
+    uint32_t seed = 7u;
+    int64_t i;
+    for (it = 0; it < 2; ++it)
+        for (is = 0; is < 3; ++is)
+            for (iz = 0; iz < 3; ++iz) {
+                int32_t dtype = types[it], zp = iz == 0 ? 0 : iz == 1 ? 3 : dtype == MMD_DTYPE_INT8 ? -7 : 200;
+                float sc = scales[is];
+                mmd__q_out o;
+                for (i = 0; i < 203; ++i)
+                    x[i] = i % 7 == 0   ? ((float)(int32_t)(next(&seed) % 600) - 300.0f + 0.5f) * sc
+                           : i % 7 == 1 ? ((float)(int32_t)(next(&seed) % 2000) - 1000.0f) * sc
+                                        : ((float)(int32_t)(next(&seed) % 100000) - 50000.0f) * 0.01f * sc;
+                x[2] = x[5] = NAN, x[13] = INFINITY, x[21] = -INFINITY, x[30] = 1e30f, x[31] = -1e30f;
+                mmd__quantize_row(x, 203, sc, zp, dtype, one, 0);
+                mmd__quantize_row(x, 203, sc, zp, dtype, two, 1);
+                CHECK(memcmp(one, two, 203) == 0);
+                for (i = 0; i < 203; ++i) {
+                    uint32_t h = next(&seed) << 8;
+                    acc[i] = (int32_t)(h ^ next(&seed));
+                    if (i % 3) acc[i] >>= 12; /* most sums small enough to land inside the range */
+                    mult[i] = (float)(next(&seed) % 1000 + 1) * 1e-5f * sc;
+                }
+                mmd__q_out_init(&o, dtype, zp);
+                if (iz == 2) o.qmin = zp; /* a fused Relu */
+                mmd__requantize_row(acc, 203, iz == 1 ? 2147480000 : -5, mult, is == 1, &o, one, MMD__QG_PORTABLE);
+                mmd__requantize_row(acc, 203, iz == 1 ? 2147480000 : -5, mult, is == 1, &o, two, path);
+                CHECK(memcmp(one, two, 203) == 0);
+            }
+}
+
 static void quantize_matches_numpy(void) {
     size_t i;
     int32_t known;
@@ -467,6 +512,7 @@ static void hostile_qadd_parameters_are_refused(void) {
 }
 
 int main(void) {
+    TEST_RUN(vector_rows_equal_portable_rows);
     TEST_RUN(quantize_matches_numpy);
     TEST_RUN(dequantize_matches_numpy);
     TEST_RUN(dynamic_quantize_matches_onnxruntime_rule);
