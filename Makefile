@@ -181,8 +181,8 @@ clean:
 # micro-kernel there; the suites whose paths depend on it run again on a Cortex-A53, which
 # lacks it (the NEON micro-kernel).
 NEON_BUILD := $(BUILD)/aarch64
-NEON_TESTS := test_kernels_gemm test_kernels_conv test_kernels_nn test_kernels_elementwise test_kernels_qgemm \
-              test_kernels_quant
+NEON_TESTS := test_kernels_gemm test_kernels_conv test_kernels_nn test_kernels_elementwise test_kernels_pool \
+              test_kernels_qgemm test_kernels_quant
 NEON_A53_TESTS := test_kernels_qgemm test_kernels_quant
 NEON_RUN   := qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu max
 NEON_RUN_A53 := qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu cortex-a53
