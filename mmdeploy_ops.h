@@ -12376,7 +12376,9 @@ static uint64_t mmd__qgemm_packed_b_size(int64_t k, int64_t n, int32_t path) {
 static int32_t mmd__qgemm_flip_a(const mmd__qgemm *g) { return g->a_type == MMD_DTYPE_UINT8 ? 0x80 : 0; }
 static int32_t mmd__qgemm_flip_b(const mmd__qgemm *g) { return g->b_type == MMD_DTYPE_INT8 ? 0x80 : 0; }
 /* The flip of B's packed panels: the SDOT kernel reads them as int8, one flip more. */
-static int32_t mmd__qgemm_pack_flip_b(const mmd__qgemm *g) { return mmd__qgemm_flip_b(g) ^ (g->path == MMD__QG_SDOT ? 0x80 : 0); }
+static int32_t mmd__qgemm_pack_flip_b(const mmd__qgemm *g) {
+    return mmd__qgemm_flip_b(g) ^ (g->path == MMD__QG_SDOT ? 0x80 : 0);
+}
 
 /* A's rows [r0, r0 + rows) and K groups [q0, q0 + kq) as panels [kq][MR][4], zero past the
    edges. */
