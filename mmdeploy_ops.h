@@ -6445,8 +6445,62 @@ MMD__TARGET_AVX512 static void mmd__dw_store_avx512(float *y, const float *z, __
     _mm512_mask_storeu_ps(y, m, _mm512_min_ps(hi, _mm512_max_ps(lo, a)));
 }
 
+/* 3x3, stride 1, dilation 1 (MobileNets' depthwise layers): eight output rows of one column
+   vector at a time. Each of the ten input rows they read is loaded once, as three shifted
+   vectors, and feeds the up to three output rows that take it, instead of nine loads per
+   output vector; the nine weights stay in registers and no tile bookkeeping is done per vector.
+   Every sum still takes its taps row by row, left to right, as mmd__dw_rows_avx512's loop does,
+   so both give the same values. A tile past the last row reads the band's last input row again
+   and stores nothing for it. */
+MMD__TARGET_AVX512 static void mmd__dw_rows3_avx512(float *y, const float *z, const float *in, int64_t len,
+                                                    int64_t rows, int64_t ow, const float *k, float bias,
+                                                    __m512 lo, __m512 hi) {
+    const __m512 k0 = _mm512_set1_ps(k[0]), k1 = _mm512_set1_ps(k[1]), k2 = _mm512_set1_ps(k[2]);
+    const __m512 k3 = _mm512_set1_ps(k[3]), k4 = _mm512_set1_ps(k[4]), k5 = _mm512_set1_ps(k[5]);
+    const __m512 k6 = _mm512_set1_ps(k[6]), k7 = _mm512_set1_ps(k[7]), k8 = _mm512_set1_ps(k[8]);
+    int64_t last = rows + 1, r0, v;
+    for (r0 = 0; r0 < rows; r0 += 8)
+        for (v = 0; v < ow; v += 16) {
+            __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+            __m512 x0, x1, x2;
+            __mmask16 m = MMD__MASK16(v, ow);
+            int64_t cnt = rows - r0 < 8 ? rows - r0 : 8, at = r0 * ow + v;
+            const float *p;
+/* Input row r0 + ir of the band (its last row again past the end), as three shifted vectors. */
+#define MMD__DW3_IN(ir)                                                                          \
+    p = in + (r0 + (ir) < last ? r0 + (ir) : last) * len + v, x0 = _mm512_loadu_ps(p),          \
+    x1 = _mm512_loadu_ps(p + 1), x2 = _mm512_loadu_ps(p + 2)
+/* Kernel row t of the sum a: the taps (t, 0), (t, 1), (t, 2) in order. */
+#define MMD__DW3_T(a, w0, w1, w2)                                                                \
+    a = _mm512_fmadd_ps(w0, x0, a), a = _mm512_fmadd_ps(w1, x1, a), a = _mm512_fmadd_ps(w2, x2, a)
+#define MMD__DW3_ROW(a, b, c) MMD__DW3_T(a, k0, k1, k2), MMD__DW3_T(b, k3, k4, k5), MMD__DW3_T(c, k6, k7, k8)
+            MMD__DW3_IN(0), MMD__DW3_T(a0, k0, k1, k2);
+            MMD__DW3_IN(1), MMD__DW3_T(a1, k0, k1, k2), MMD__DW3_T(a0, k3, k4, k5);
+            MMD__DW3_IN(2), MMD__DW3_ROW(a2, a1, a0);
+            MMD__DW3_IN(3), MMD__DW3_ROW(a3, a2, a1);
+            MMD__DW3_IN(4), MMD__DW3_ROW(a4, a3, a2);
+            MMD__DW3_IN(5), MMD__DW3_ROW(a5, a4, a3);
+            MMD__DW3_IN(6), MMD__DW3_ROW(a6, a5, a4);
+            MMD__DW3_IN(7), MMD__DW3_ROW(a7, a6, a5);
+            MMD__DW3_IN(8), MMD__DW3_T(a7, k3, k4, k5), MMD__DW3_T(a6, k6, k7, k8);
+            MMD__DW3_IN(9), MMD__DW3_T(a7, k6, k7, k8);
+#undef MMD__DW3_ROW
+#undef MMD__DW3_T
+#undef MMD__DW3_IN
+            mmd__dw_store_avx512(y + at, z ? z + at : NULL, m, a0, lo, hi);
+            if (cnt > 1) mmd__dw_store_avx512(y + at + ow, z ? z + at + ow : NULL, m, a1, lo, hi);
+            if (cnt > 2) mmd__dw_store_avx512(y + at + 2 * ow, z ? z + at + 2 * ow : NULL, m, a2, lo, hi);
+            if (cnt > 3) mmd__dw_store_avx512(y + at + 3 * ow, z ? z + at + 3 * ow : NULL, m, a3, lo, hi);
+            if (cnt > 4) mmd__dw_store_avx512(y + at + 4 * ow, z ? z + at + 4 * ow : NULL, m, a4, lo, hi);
+            if (cnt > 5) mmd__dw_store_avx512(y + at + 5 * ow, z ? z + at + 5 * ow : NULL, m, a5, lo, hi);
+            if (cnt > 6) mmd__dw_store_avx512(y + at + 6 * ow, z ? z + at + 6 * ow : NULL, m, a6, lo, hi);
+            if (cnt > 7) mmd__dw_store_avx512(y + at + 7 * ow, z ? z + at + 7 * ow : NULL, m, a7, lo, hi);
+        }
+}
+
 /* Output rows [0, rows) of one depthwise channel, stride 1 or 2: output row r's taps read the
-   padded input rows in + (r * sh + t1 * dh) * len. The rows' vectors go eight at a time (a
+   padded input rows in + (r * sh + t1 * dh) * len. 3x3 stride 1 goes to mmd__dw_rows3_avx512;
+   otherwise the rows' vectors go eight at a time (a
    tile may span rows, so that narrow planes keep eight sums in flight too), each sum over
    every tap in order in registers; Z is added and Relu or Clip applied before the store, any
    other activation over the finished rows with mmd__act's vector path (the same formulas). */
@@ -6454,12 +6508,14 @@ MMD__TARGET_AVX512 static void mmd__dw_rows_avx512(float *y, const float *z, con
                                                    int64_t ow, const mmd__window *w, const float *k, float bias,
                                                    const mmd__act *act) {
     int64_t kh = w->k[1], kw = w->k[2], sh = w->s[1], s = w->s[2], dh = w->d[1], dw = w->d[2];
-    int64_t per = (ow + 15) / 16, total = rows * per, q, r = 0, v = 0, t1, t2, off[8], at[8];
+    int32_t three = s == 1 && sh == 1 && kh == 3 && kw == 3 && dh == 1 && dw == 1;
+    int64_t per = (ow + 15) / 16, total = three ? 0 : rows * per, q, r = 0, v = 0, t1, t2, off[8], at[8];
     int32_t in_regs = act->kind == MMD__ACT_NONE || act->kind == MMD__ACT_RELU || act->kind == MMD__ACT_CLIP, i, cnt;
     const __m512 lo = _mm512_set1_ps(!in_regs ? -INFINITY : act->kind == MMD__ACT_CLIP ? act->alpha
                                                           : act->kind == MMD__ACT_RELU ? 0.0f : -INFINITY);
     const __m512 hi = _mm512_set1_ps(in_regs && act->kind == MMD__ACT_CLIP ? act->beta : INFINITY);
     __mmask16 m[8];
+    if (three) mmd__dw_rows3_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
     for (q = 0; q < total; q += 8) {
         __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
         cnt = total - q < 8 ? (int32_t)(total - q) : 8;
