@@ -6445,6 +6445,20 @@ MMD__TARGET_AVX512 static void mmd__dw_store_avx512(float *y, const float *z, __
     _mm512_mask_storeu_ps(y, m, _mm512_min_ps(hi, _mm512_max_ps(lo, a)));
 }
 
+/* The first cnt of a tile's eight row sums a0..a7 (mmd__dw_rows3_avx512, mmd__dw_rows3s2_avx512)
+   stored at y + at, a row of ow apart. */
+#define MMD__DW3_STORE                                                                           \
+    do {                                                                                       \
+        mmd__dw_store_avx512(y + at, z ? z + at : NULL, m, a0, lo, hi);                        \
+        if (cnt > 1) mmd__dw_store_avx512(y + at + ow, z ? z + at + ow : NULL, m, a1, lo, hi); \
+        if (cnt > 2) mmd__dw_store_avx512(y + at + 2 * ow, z ? z + at + 2 * ow : NULL, m, a2, lo, hi); \
+        if (cnt > 3) mmd__dw_store_avx512(y + at + 3 * ow, z ? z + at + 3 * ow : NULL, m, a3, lo, hi); \
+        if (cnt > 4) mmd__dw_store_avx512(y + at + 4 * ow, z ? z + at + 4 * ow : NULL, m, a4, lo, hi); \
+        if (cnt > 5) mmd__dw_store_avx512(y + at + 5 * ow, z ? z + at + 5 * ow : NULL, m, a5, lo, hi); \
+        if (cnt > 6) mmd__dw_store_avx512(y + at + 6 * ow, z ? z + at + 6 * ow : NULL, m, a6, lo, hi); \
+        if (cnt > 7) mmd__dw_store_avx512(y + at + 7 * ow, z ? z + at + 7 * ow : NULL, m, a7, lo, hi); \
+    } while (0)
+
 /* 3x3, stride 1, dilation 1 (MobileNets' depthwise layers): eight output rows of one column
    vector at a time. Each of the ten input rows they read is loaded once, as three shifted
    vectors, and feeds the up to three output rows that take it, instead of nine loads per
@@ -6487,19 +6501,70 @@ MMD__TARGET_AVX512 static void mmd__dw_rows3_avx512(float *y, const float *z, co
 #undef MMD__DW3_ROW
 #undef MMD__DW3_T
 #undef MMD__DW3_IN
-            mmd__dw_store_avx512(y + at, z ? z + at : NULL, m, a0, lo, hi);
-            if (cnt > 1) mmd__dw_store_avx512(y + at + ow, z ? z + at + ow : NULL, m, a1, lo, hi);
-            if (cnt > 2) mmd__dw_store_avx512(y + at + 2 * ow, z ? z + at + 2 * ow : NULL, m, a2, lo, hi);
-            if (cnt > 3) mmd__dw_store_avx512(y + at + 3 * ow, z ? z + at + 3 * ow : NULL, m, a3, lo, hi);
-            if (cnt > 4) mmd__dw_store_avx512(y + at + 4 * ow, z ? z + at + 4 * ow : NULL, m, a4, lo, hi);
-            if (cnt > 5) mmd__dw_store_avx512(y + at + 5 * ow, z ? z + at + 5 * ow : NULL, m, a5, lo, hi);
-            if (cnt > 6) mmd__dw_store_avx512(y + at + 6 * ow, z ? z + at + 6 * ow : NULL, m, a6, lo, hi);
-            if (cnt > 7) mmd__dw_store_avx512(y + at + 7 * ow, z ? z + at + 7 * ow : NULL, m, a7, lo, hi);
+            MMD__DW3_STORE;
         }
 }
 
+/* 3x3, stride 2, dilation 1: eight output rows of one column vector at a time, as
+   mmd__dw_rows3_avx512 does at stride 1. Each of the seventeen input rows they read is loaded
+   once and split into its three taps' vectors (the even inputs, the odd ones, and the even
+   ones from the next: a lane further, with the 33rd input brought in), which feed the output
+   rows that read that row: two for an even row, one for an odd one. Same tap order as
+   mmd__dw_rows_avx512, so the same values. */
+MMD__TARGET_AVX512 static void mmd__dw_rows3s2_avx512(float *y, const float *z, const float *in, int64_t len,
+                                                      int64_t rows, int64_t ow, const float *k, float bias,
+                                                      __m512 lo, __m512 hi) {
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const __m512 k0 = _mm512_set1_ps(k[0]), k1 = _mm512_set1_ps(k[1]), k2 = _mm512_set1_ps(k[2]);
+    const __m512 k3 = _mm512_set1_ps(k[3]), k4 = _mm512_set1_ps(k[4]), k5 = _mm512_set1_ps(k[5]);
+    const __m512 k6 = _mm512_set1_ps(k[6]), k7 = _mm512_set1_ps(k[7]), k8 = _mm512_set1_ps(k[8]);
+    int64_t last = 2 * rows, r0, v;
+    for (r0 = 0; r0 < rows; r0 += 8)
+        for (v = 0; v < ow; v += 16) {
+            __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+            __m512 x0, x1, x2, lo16, hi16;
+            __mmask16 m = MMD__MASK16(v, ow);
+            int64_t cnt = rows - r0 < 8 ? rows - r0 : 8, at = r0 * ow + v;
+            const float *p;
+#define MMD__DW3_IN(ir)                                                                          \
+    p = in + (2 * r0 + (ir) < last ? 2 * r0 + (ir) : last) * len + 2 * v, lo16 = _mm512_loadu_ps(p), \
+    hi16 = _mm512_loadu_ps(p + 16), x0 = _mm512_permutex2var_ps(lo16, even, hi16),                  \
+    x1 = _mm512_permutex2var_ps(lo16, odd, hi16),                                                   \
+    x2 = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(_mm512_set1_ps(p[32])),      \
+                                                 _mm512_castps_si512(x0), 1))
+#define MMD__DW3_T(a, w0, w1, w2)                                                                \
+    a = _mm512_fmadd_ps(w0, x0, a), a = _mm512_fmadd_ps(w1, x1, a), a = _mm512_fmadd_ps(w2, x2, a)
+#define MMD__DW3_EVEN(a, b) MMD__DW3_T(a, k0, k1, k2), MMD__DW3_T(b, k6, k7, k8)
+            MMD__DW3_IN(0), MMD__DW3_T(a0, k0, k1, k2);
+            MMD__DW3_IN(1), MMD__DW3_T(a0, k3, k4, k5);
+            MMD__DW3_IN(2), MMD__DW3_EVEN(a1, a0);
+            MMD__DW3_IN(3), MMD__DW3_T(a1, k3, k4, k5);
+            MMD__DW3_IN(4), MMD__DW3_EVEN(a2, a1);
+            MMD__DW3_IN(5), MMD__DW3_T(a2, k3, k4, k5);
+            MMD__DW3_IN(6), MMD__DW3_EVEN(a3, a2);
+            MMD__DW3_IN(7), MMD__DW3_T(a3, k3, k4, k5);
+            MMD__DW3_IN(8), MMD__DW3_EVEN(a4, a3);
+            MMD__DW3_IN(9), MMD__DW3_T(a4, k3, k4, k5);
+            MMD__DW3_IN(10), MMD__DW3_EVEN(a5, a4);
+            MMD__DW3_IN(11), MMD__DW3_T(a5, k3, k4, k5);
+            MMD__DW3_IN(12), MMD__DW3_EVEN(a6, a5);
+            MMD__DW3_IN(13), MMD__DW3_T(a6, k3, k4, k5);
+            MMD__DW3_IN(14), MMD__DW3_EVEN(a7, a6);
+            MMD__DW3_IN(15), MMD__DW3_T(a7, k3, k4, k5);
+            MMD__DW3_IN(16), MMD__DW3_T(a7, k6, k7, k8);
+#undef MMD__DW3_EVEN
+#undef MMD__DW3_T
+#undef MMD__DW3_IN
+            MMD__DW3_STORE;
+        }
+}
+
+#undef MMD__DW3_STORE
+
 /* Output rows [0, rows) of one depthwise channel, stride 1 or 2: output row r's taps read the
-   padded input rows in + (r * sh + t1 * dh) * len. 3x3 stride 1 goes to mmd__dw_rows3_avx512;
+   padded input rows in + (r * sh + t1 * dh) * len. 3x3 at stride 1 or 2 on both axes goes to
+   mmd__dw_rows3_avx512 or mmd__dw_rows3s2_avx512;
    otherwise the rows' vectors go eight at a time (a
    tile may span rows, so that narrow planes keep eight sums in flight too), each sum over
    every tap in order in registers; Z is added and Relu or Clip applied before the store, any
@@ -6508,14 +6573,15 @@ MMD__TARGET_AVX512 static void mmd__dw_rows_avx512(float *y, const float *z, con
                                                    int64_t ow, const mmd__window *w, const float *k, float bias,
                                                    const mmd__act *act) {
     int64_t kh = w->k[1], kw = w->k[2], sh = w->s[1], s = w->s[2], dh = w->d[1], dw = w->d[2];
-    int32_t three = s == 1 && sh == 1 && kh == 3 && kw == 3 && dh == 1 && dw == 1;
+    int32_t three = s == sh && s <= 2 && kh == 3 && kw == 3 && dh == 1 && dw == 1;
     int64_t per = (ow + 15) / 16, total = three ? 0 : rows * per, q, r = 0, v = 0, t1, t2, off[8], at[8];
     int32_t in_regs = act->kind == MMD__ACT_NONE || act->kind == MMD__ACT_RELU || act->kind == MMD__ACT_CLIP, i, cnt;
     const __m512 lo = _mm512_set1_ps(!in_regs ? -INFINITY : act->kind == MMD__ACT_CLIP ? act->alpha
                                                           : act->kind == MMD__ACT_RELU ? 0.0f : -INFINITY);
     const __m512 hi = _mm512_set1_ps(in_regs && act->kind == MMD__ACT_CLIP ? act->beta : INFINITY);
     __mmask16 m[8];
-    if (three) mmd__dw_rows3_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
+    if (three && s == 1) mmd__dw_rows3_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
+    if (three && s == 2) mmd__dw_rows3s2_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
     for (q = 0; q < total; q += 8) {
         __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
         cnt = total - q < 8 ? (int32_t)(total - q) : 8;
