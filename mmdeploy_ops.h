@@ -5156,6 +5156,32 @@ MMD__TARGET_AVX512 static void mmd__gemm_ukernel_avx512(int64_t kc, const float 
 }
 #endif
 
+#if defined(MMD__X86)
+/* Row 0 of the AVX-512 tile alone, for a tile with one row of C (a batch-1 Gemm or MatMul:
+   MobileNetV2's classifier is 1 x 1280 by 1280 x 1000). It streams B's panel through two
+   multiply-adds per K step instead of the tile's sixteen, so such a product runs at the speed
+   B comes from memory rather than computing seven rows of zeros. Its sums are the tile
+   kernel's row 0 bit for bit (the same multiply-adds in the same order, the same epilogue). */
+MMD__TARGET_AVX512 static void mmd__gemm_row_avx512(int64_t kc, const float *a, const float *b, const int64_t *boff,
+                                                    float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
+                                                    float hi) {
+    __m512 c0 = _mm512_setzero_ps(), c1 = c0;
+    int64_t p;
+    int32_t i = 0;
+    (void)ldc;
+    for (p = 0; p < kc; ++p, a += MMD_GEMM_MR_AVX512) {
+        const float *bp = b + boff[p];
+        __m512 av = _mm512_set1_ps(a[0]);
+        c0 = _mm512_fmadd_ps(av, _mm512_loadu_ps(bp), c0);
+        c1 = _mm512_fmadd_ps(av, _mm512_loadu_ps(bp + 16), c1);
+    }
+    MMD__GEMM_EPILOGUE(__m512, _mm512_add_ps, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_max_ps,
+                       _mm512_min_ps, c0, c);
+    MMD__GEMM_EPILOGUE(__m512, _mm512_add_ps, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_max_ps,
+                       _mm512_min_ps, c1, c + 16);
+}
+#endif
+
 #if defined(MMD__NEON)
 static void mmd__gemm_ukernel_neon(int64_t kc, const float *a, const float *b, const int64_t *boff,
                                    float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
@@ -5480,6 +5506,12 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                             kern(kc, ablk + ir * kc, bp, bo, ct, g->ldc, bias, flags, lo, hi);
                             continue;
                         }
+#if defined(MMD__X86)
+                        if (mrr == 1 && nrr == nr && g->isa == MMD__ISA_AVX512) {
+                            mmd__gemm_row_avx512(kc, ablk + ir * kc, bp, bo, ct, g->ldc, bias, flags, lo, hi);
+                            continue;
+                        }
+#endif
                         /* An edge tile goes through a full-size tile in scratch; the bias
                            of rows past the edge is never read. */
                         if (bias && mrr < mr) {
