@@ -7779,6 +7779,23 @@ static void mmd__col2im_task(void *data, int32_t index) {
 #define MMD__DISJOINT_CHUNK_FLOATS 16384
 #endif
 
+#if defined(MMD__X86)
+/* d[2i] = a[i] + bias and d[2i + 1] = b[i] + bias for i in [0, n): two interleaved rows
+   written as one, a vector of each making two whole vectors of d. */
+MMD__TARGET_AVX512 static void mmd__zip2_avx512(float *d, const float *a, const float *b, float bias, int64_t n) {
+    const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i hi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    const __m512 vb = _mm512_set1_ps(bias);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 x = _mm512_add_ps(_mm512_loadu_ps(a + i), vb), y = _mm512_add_ps(_mm512_loadu_ps(b + i), vb);
+        _mm512_storeu_ps(d + 2 * i, _mm512_permutex2var_ps(x, lo, y));
+        _mm512_storeu_ps(d + 2 * i + 16, _mm512_permutex2var_ps(x, hi, y));
+    }
+    for (; i < n; ++i) d[2 * i] = a[i] + bias, d[2 * i + 1] = b[i] + bias;
+}
+#endif
+
 /* DISJOINT: column rows [q0, q1) ((channel, tap) pairs) and columns [n0, n1) (pixels of the
    band) stored with the bias at their outputs, o * s + t on each axis. The bias is added to
    the finished sum, as the fill-and-add of col2im does, so both paths give the same values. */
@@ -7787,8 +7804,15 @@ static void mmd__conv_transpose_store(void *user, int64_t q0, int64_t q1, int64_
     const mmd__window *w = &j->p->w;
     int64_t taps = w->k[0] * w->k[1] * w->k[2], in2 = w->in[2], cols = (j->r1 - j->r0) * in2, q, at, i;
     int64_t out_plane = w->out[0] * w->out[1] * w->out[2], s2 = w->s[2];
+    int32_t pairs = 0;
+#if defined(MMD__X86)
+    /* A 2-wide kernel at stride 2 (DBNet's head): the rows of column taps 0 and 1 fill one
+       output row between them, written whole and in order, not as two strided halves. */
+    pairs = s2 == 2 && w->k[2] == 2 && j->p->isa == MMD__ISA_AVX512;
+#endif
     for (q = q0; q < q1; ++q) {
         int64_t m = q / taps, t = q % taps, t2 = t % w->k[2], t1 = t / w->k[2] % w->k[1], t0 = t / (w->k[1] * w->k[2]);
+        int32_t pair = pairs && t2 == 0 && q + 1 < q1;
         float b = j->bias ? j->bias[m] : 0.0f;
         const float *src = j->buf + q * cols;
         for (at = n0; at < n1;) {
@@ -7797,12 +7821,17 @@ static void mmd__conv_transpose_store(void *user, int64_t q0, int64_t q1, int64_
             int64_t o0 = r / w->in[1] * w->s[0] + t0, o1 = r % w->in[1] * w->s[1] + t1;
             float *dst = j->y + m * out_plane + (o0 * w->out[1] + o1) * w->out[2] + t2;
             const float *sr = src + at - ix;
+#if defined(MMD__X86)
+            if (pair) mmd__zip2_avx512(dst + 2 * ix, sr + ix, sr + cols + ix, b, end - ix);
+            else
+#endif
             if (s2 == 1)
                 for (i = ix; i < end; ++i) dst[i] = sr[i] + b;
             else
                 for (i = ix; i < end; ++i) dst[i * s2] = sr[i] + b;
             at += end - ix;
         }
+        q += pair;
     }
 }
 #endif
