@@ -9264,7 +9264,25 @@ typedef struct mmd__resize_job {
     const void *x;
     void *y;
     size_t elem;
+    int32_t twice;                      /* 4-byte elements, AVX-512, and the last axis's output
+                                           j reads input j / 2 (nearest 2x upsampling) */
 } mmd__resize_job;
+
+#if defined(MMD__X86)
+/* y[j] = x[j / 2] for j in [0, n), 4-byte elements moved as bits: the last axis of a nearest 2x
+   Resize (DBNet's FPN), a vector of x making two of y. */
+MMD__TARGET_AVX512 static void mmd__twice_u32_avx512(uint32_t *y, const uint32_t *x, int64_t n) {
+    const __m512i lo = _mm512_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+    const __m512i hi = _mm512_setr_epi32(8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15);
+    int64_t j = 0;
+    for (; j + 32 <= n; j += 32) {
+        __m512i v = _mm512_loadu_si512((const void *)(x + j / 2));
+        _mm512_storeu_si512((void *)(y + j), _mm512_permutexvar_epi32(lo, v));
+        _mm512_storeu_si512((void *)(y + j + 16), _mm512_permutexvar_epi32(hi, v));
+    }
+    for (; j < n; ++j) y[j] = x[j / 2];
+}
+#endif
 
 /* The output coordinates of flat index i over axes [0, axes). */
 static void mmd__resize_coords(const mmd__resize_data *p, int32_t axes, int64_t i, int64_t *o) {
@@ -9299,6 +9317,10 @@ static void mmd__resize_nearest_rows(void *data, int32_t share, int64_t lo, int6
         } else if (elem == 4) {
             const uint32_t *xr = (const uint32_t *)jb->x + src;
             uint32_t *yo = (uint32_t *)yr;
+#if defined(MMD__X86)
+            if (jb->twice) mmd__twice_u32_avx512(yo, xr, inner);
+            else
+#endif
             for (j = 0; j < inner; ++j) yo[j] = xr[tl[j].off[0]];
         } else if (elem == 8) {
             const uint64_t *xr = (const uint64_t *)jb->x + src;
@@ -9381,8 +9403,13 @@ static mmd_status mmd__resize_eval(mmd_kernel_ctx *c) {
     jb.x = c->inputs[0]->data;
     jb.y = c->outputs[0]->data;
     jb.elem = mmd_dtype_size(p->dtype);
+    jb.twice = 0;
     if (p->mode == MMD_RESIZE_NEAREST && single) {
         int64_t inner = p->ax[p->rank - 1].out;
+#if defined(MMD__X86)
+        jb.twice = jb.elem == 4 && mmd__isa() == MMD__ISA_AVX512;
+        for (i = 0; i < inner && jb.twice; ++i) jb.twice = taps[p->rank - 1][i].off[0] == i / 2;
+#endif
         mmd__parallel_range(c, n / inner, MMD__EW_GRAIN / inner, 1, INT32_MAX, mmd__resize_nearest_rows, &jb);
         return MMD_OK;
     }
