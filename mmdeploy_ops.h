@@ -5187,6 +5187,32 @@ MMD__TARGET_AVX512 static void mmd__gemm_ukernel_avx512(int64_t kc, const float 
 }
 #endif
 
+#if defined(MMD__X86)
+/* Row 0 of the AVX-512 tile alone, for a tile with one row of C (a batch-1 Gemm or MatMul:
+   MobileNetV2's classifier is 1 x 1280 by 1280 x 1000). It streams B's panel through two
+   multiply-adds per K step instead of the tile's sixteen, so such a product runs at the speed
+   B comes from memory rather than computing seven rows of zeros. Its sums are the tile
+   kernel's row 0 bit for bit (the same multiply-adds in the same order, the same epilogue). */
+MMD__TARGET_AVX512 static void mmd__gemm_row_avx512(int64_t kc, const float *a, const float *b, const int64_t *boff,
+                                                    float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
+                                                    float hi) {
+    __m512 c0 = _mm512_setzero_ps(), c1 = c0;
+    int64_t p;
+    int32_t i = 0;
+    (void)ldc;
+    for (p = 0; p < kc; ++p, a += MMD_GEMM_MR_AVX512) {
+        const float *bp = b + boff[p];
+        __m512 av = _mm512_set1_ps(a[0]);
+        c0 = _mm512_fmadd_ps(av, _mm512_loadu_ps(bp), c0);
+        c1 = _mm512_fmadd_ps(av, _mm512_loadu_ps(bp + 16), c1);
+    }
+    MMD__GEMM_EPILOGUE(__m512, _mm512_add_ps, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_max_ps,
+                       _mm512_min_ps, c0, c);
+    MMD__GEMM_EPILOGUE(__m512, _mm512_add_ps, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_max_ps,
+                       _mm512_min_ps, c1, c + 16);
+}
+#endif
+
 #if defined(MMD__NEON)
 static void mmd__gemm_ukernel_neon(int64_t kc, const float *a, const float *b, const int64_t *boff,
                                    float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
@@ -5511,6 +5537,12 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                             kern(kc, ablk + ir * kc, bp, bo, ct, g->ldc, bias, flags, lo, hi);
                             continue;
                         }
+#if defined(MMD__X86)
+                        if (mrr == 1 && nrr == nr && g->isa == MMD__ISA_AVX512) {
+                            mmd__gemm_row_avx512(kc, ablk + ir * kc, bp, bo, ct, g->ldc, bias, flags, lo, hi);
+                            continue;
+                        }
+#endif
                         /* An edge tile goes through a full-size tile in scratch; the bias
                            of rows past the edge is never read. */
                         if (bias && mrr < mr) {
@@ -6214,6 +6246,12 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
            they are padded no further than the taps need. */
         if (!mmd__dw_flat(p)) p->row_len = mmd__round_up(p->row_len, 16);
         p->band = (MMD__DW_BAND_FLOATS / p->row_len - span) / w->s[1] + 1;
+        /* A 3x3 kernel's bands that do not take the whole plane are whole tiles of eight rows
+           for the AVX-512 paths (mmd__dw_rows3_avx512), which compute eight rows whatever a
+           tile holds: 112 columns at stride 2 make bands of 15 rows, two tiles for 15 rows,
+           where bands of 8 take one tile each (standalone 96 channels 112 -> 56 about 10%
+           faster, for two more input rows copied per band). */
+        if (w->k[1] == 3 && w->k[2] == 3 && p->band < w->out[1] && p->band > 8) p->band = p->band / 8 * 8;
         if (p->band > w->out[1]) p->band = w->out[1];
         if (p->band < 1) p->band = 1;
         p->ring = (p->band - 1) * w->s[1] + span;
@@ -6476,8 +6514,127 @@ MMD__TARGET_AVX512 static void mmd__dw_store_avx512(float *y, const float *z, __
     _mm512_mask_storeu_ps(y, m, _mm512_min_ps(hi, _mm512_max_ps(lo, a)));
 }
 
+/* The first cnt of a tile's eight row sums a0..a7 (mmd__dw_rows3_avx512, mmd__dw_rows3s2_avx512)
+   stored at y + at, a row of ow apart. */
+#define MMD__DW3_STORE                                                                           \
+    do {                                                                                       \
+        mmd__dw_store_avx512(y + at, z ? z + at : NULL, m, a0, lo, hi);                        \
+        if (cnt > 1) mmd__dw_store_avx512(y + at + ow, z ? z + at + ow : NULL, m, a1, lo, hi); \
+        if (cnt > 2) mmd__dw_store_avx512(y + at + 2 * ow, z ? z + at + 2 * ow : NULL, m, a2, lo, hi); \
+        if (cnt > 3) mmd__dw_store_avx512(y + at + 3 * ow, z ? z + at + 3 * ow : NULL, m, a3, lo, hi); \
+        if (cnt > 4) mmd__dw_store_avx512(y + at + 4 * ow, z ? z + at + 4 * ow : NULL, m, a4, lo, hi); \
+        if (cnt > 5) mmd__dw_store_avx512(y + at + 5 * ow, z ? z + at + 5 * ow : NULL, m, a5, lo, hi); \
+        if (cnt > 6) mmd__dw_store_avx512(y + at + 6 * ow, z ? z + at + 6 * ow : NULL, m, a6, lo, hi); \
+        if (cnt > 7) mmd__dw_store_avx512(y + at + 7 * ow, z ? z + at + 7 * ow : NULL, m, a7, lo, hi); \
+    } while (0)
+
+/* 3x3, stride 1, dilation 1 (MobileNets' depthwise layers): eight output rows of one column
+   vector at a time. Each of the ten input rows they read is loaded once, as three shifted
+   vectors, and feeds the up to three output rows that take it, instead of nine loads per
+   output vector; the nine weights stay in registers and no tile bookkeeping is done per vector.
+   Every sum still takes its taps row by row, left to right, as mmd__dw_rows_avx512's loop does,
+   so both give the same values. A tile past the last row reads the band's last input row again
+   and stores nothing for it. */
+MMD__TARGET_AVX512 static void mmd__dw_rows3_avx512(float *y, const float *z, const float *in, int64_t len,
+                                                    int64_t rows, int64_t ow, const float *k, float bias,
+                                                    __m512 lo, __m512 hi) {
+    const __m512 k0 = _mm512_set1_ps(k[0]), k1 = _mm512_set1_ps(k[1]), k2 = _mm512_set1_ps(k[2]);
+    const __m512 k3 = _mm512_set1_ps(k[3]), k4 = _mm512_set1_ps(k[4]), k5 = _mm512_set1_ps(k[5]);
+    const __m512 k6 = _mm512_set1_ps(k[6]), k7 = _mm512_set1_ps(k[7]), k8 = _mm512_set1_ps(k[8]);
+    int64_t last = rows + 1, r0, v;
+    for (r0 = 0; r0 < rows; r0 += 8)
+        for (v = 0; v < ow; v += 16) {
+            __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+            __m512 x0, x1, x2;
+            __mmask16 m = MMD__MASK16(v, ow);
+            int64_t cnt = rows - r0 < 8 ? rows - r0 : 8, at = r0 * ow + v;
+            const float *p;
+/* Input row r0 + ir of the band (its last row again past the end), as three shifted vectors. */
+#define MMD__DW3_IN(ir)                                                                          \
+    p = in + (r0 + (ir) < last ? r0 + (ir) : last) * len + v, x0 = _mm512_loadu_ps(p),          \
+    x1 = _mm512_loadu_ps(p + 1), x2 = _mm512_loadu_ps(p + 2)
+/* Kernel row t of the sum a: the taps (t, 0), (t, 1), (t, 2) in order. */
+#define MMD__DW3_T(a, w0, w1, w2)                                                                \
+    a = _mm512_fmadd_ps(w0, x0, a), a = _mm512_fmadd_ps(w1, x1, a), a = _mm512_fmadd_ps(w2, x2, a)
+#define MMD__DW3_ROW(a, b, c) MMD__DW3_T(a, k0, k1, k2), MMD__DW3_T(b, k3, k4, k5), MMD__DW3_T(c, k6, k7, k8)
+            MMD__DW3_IN(0), MMD__DW3_T(a0, k0, k1, k2);
+            MMD__DW3_IN(1), MMD__DW3_T(a1, k0, k1, k2), MMD__DW3_T(a0, k3, k4, k5);
+            MMD__DW3_IN(2), MMD__DW3_ROW(a2, a1, a0);
+            MMD__DW3_IN(3), MMD__DW3_ROW(a3, a2, a1);
+            MMD__DW3_IN(4), MMD__DW3_ROW(a4, a3, a2);
+            MMD__DW3_IN(5), MMD__DW3_ROW(a5, a4, a3);
+            MMD__DW3_IN(6), MMD__DW3_ROW(a6, a5, a4);
+            MMD__DW3_IN(7), MMD__DW3_ROW(a7, a6, a5);
+            MMD__DW3_IN(8), MMD__DW3_T(a7, k3, k4, k5), MMD__DW3_T(a6, k6, k7, k8);
+            MMD__DW3_IN(9), MMD__DW3_T(a7, k6, k7, k8);
+#undef MMD__DW3_ROW
+#undef MMD__DW3_T
+#undef MMD__DW3_IN
+            MMD__DW3_STORE;
+        }
+}
+
+/* 3x3, stride 2, dilation 1: eight output rows of one column vector at a time, as
+   mmd__dw_rows3_avx512 does at stride 1. Each of the seventeen input rows they read is loaded
+   once and split into its three taps' vectors (the even inputs, the odd ones, and the even
+   ones from the next: a lane further, with the 33rd input brought in), which feed the output
+   rows that read that row: two for an even row, one for an odd one. Same tap order as
+   mmd__dw_rows_avx512, so the same values. */
+MMD__TARGET_AVX512 static void mmd__dw_rows3s2_avx512(float *y, const float *z, const float *in, int64_t len,
+                                                      int64_t rows, int64_t ow, const float *k, float bias,
+                                                      __m512 lo, __m512 hi) {
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const __m512 k0 = _mm512_set1_ps(k[0]), k1 = _mm512_set1_ps(k[1]), k2 = _mm512_set1_ps(k[2]);
+    const __m512 k3 = _mm512_set1_ps(k[3]), k4 = _mm512_set1_ps(k[4]), k5 = _mm512_set1_ps(k[5]);
+    const __m512 k6 = _mm512_set1_ps(k[6]), k7 = _mm512_set1_ps(k[7]), k8 = _mm512_set1_ps(k[8]);
+    int64_t last = 2 * rows, r0, v;
+    for (r0 = 0; r0 < rows; r0 += 8)
+        for (v = 0; v < ow; v += 16) {
+            __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+            __m512 x0, x1, x2, lo16, hi16;
+            __mmask16 m = MMD__MASK16(v, ow);
+            int64_t cnt = rows - r0 < 8 ? rows - r0 : 8, at = r0 * ow + v;
+            const float *p;
+#define MMD__DW3_IN(ir)                                                                          \
+    p = in + (2 * r0 + (ir) < last ? 2 * r0 + (ir) : last) * len + 2 * v, lo16 = _mm512_loadu_ps(p), \
+    hi16 = _mm512_loadu_ps(p + 16), x0 = _mm512_permutex2var_ps(lo16, even, hi16),                  \
+    x1 = _mm512_permutex2var_ps(lo16, odd, hi16),                                                   \
+    x2 = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(_mm512_set1_ps(p[32])),      \
+                                                 _mm512_castps_si512(x0), 1))
+#define MMD__DW3_T(a, w0, w1, w2)                                                                \
+    a = _mm512_fmadd_ps(w0, x0, a), a = _mm512_fmadd_ps(w1, x1, a), a = _mm512_fmadd_ps(w2, x2, a)
+#define MMD__DW3_EVEN(a, b) MMD__DW3_T(a, k0, k1, k2), MMD__DW3_T(b, k6, k7, k8)
+            MMD__DW3_IN(0), MMD__DW3_T(a0, k0, k1, k2);
+            MMD__DW3_IN(1), MMD__DW3_T(a0, k3, k4, k5);
+            MMD__DW3_IN(2), MMD__DW3_EVEN(a1, a0);
+            MMD__DW3_IN(3), MMD__DW3_T(a1, k3, k4, k5);
+            MMD__DW3_IN(4), MMD__DW3_EVEN(a2, a1);
+            MMD__DW3_IN(5), MMD__DW3_T(a2, k3, k4, k5);
+            MMD__DW3_IN(6), MMD__DW3_EVEN(a3, a2);
+            MMD__DW3_IN(7), MMD__DW3_T(a3, k3, k4, k5);
+            MMD__DW3_IN(8), MMD__DW3_EVEN(a4, a3);
+            MMD__DW3_IN(9), MMD__DW3_T(a4, k3, k4, k5);
+            MMD__DW3_IN(10), MMD__DW3_EVEN(a5, a4);
+            MMD__DW3_IN(11), MMD__DW3_T(a5, k3, k4, k5);
+            MMD__DW3_IN(12), MMD__DW3_EVEN(a6, a5);
+            MMD__DW3_IN(13), MMD__DW3_T(a6, k3, k4, k5);
+            MMD__DW3_IN(14), MMD__DW3_EVEN(a7, a6);
+            MMD__DW3_IN(15), MMD__DW3_T(a7, k3, k4, k5);
+            MMD__DW3_IN(16), MMD__DW3_T(a7, k6, k7, k8);
+#undef MMD__DW3_EVEN
+#undef MMD__DW3_T
+#undef MMD__DW3_IN
+            MMD__DW3_STORE;
+        }
+}
+
+#undef MMD__DW3_STORE
+
 /* Output rows [0, rows) of one depthwise channel, stride 1 or 2: output row r's taps read the
-   padded input rows in + (r * sh + t1 * dh) * len. The rows' vectors go eight at a time (a
+   padded input rows in + (r * sh + t1 * dh) * len. 3x3 at stride 1 or 2 on both axes goes to
+   mmd__dw_rows3_avx512 or mmd__dw_rows3s2_avx512;
+   otherwise the rows' vectors go eight at a time (a
    tile may span rows, so that narrow planes keep eight sums in flight too), each sum over
    every tap in order in registers; Z is added and Relu or Clip applied before the store, any
    other activation over the finished rows with mmd__act's vector path (the same formulas). */
@@ -6485,12 +6642,15 @@ MMD__TARGET_AVX512 static void mmd__dw_rows_avx512(float *y, const float *z, con
                                                    int64_t ow, const mmd__window *w, const float *k, float bias,
                                                    const mmd__act *act) {
     int64_t kh = w->k[1], kw = w->k[2], sh = w->s[1], s = w->s[2], dh = w->d[1], dw = w->d[2];
-    int64_t per = (ow + 15) / 16, total = rows * per, q, r = 0, v = 0, t1, t2, off[8], at[8];
+    int32_t three = s == sh && s <= 2 && kh == 3 && kw == 3 && dh == 1 && dw == 1;
+    int64_t per = (ow + 15) / 16, total = three ? 0 : rows * per, q, r = 0, v = 0, t1, t2, off[8], at[8];
     int32_t in_regs = act->kind == MMD__ACT_NONE || act->kind == MMD__ACT_RELU || act->kind == MMD__ACT_CLIP, i, cnt;
     const __m512 lo = _mm512_set1_ps(!in_regs ? -INFINITY : act->kind == MMD__ACT_CLIP ? act->alpha
                                                           : act->kind == MMD__ACT_RELU ? 0.0f : -INFINITY);
     const __m512 hi = _mm512_set1_ps(in_regs && act->kind == MMD__ACT_CLIP ? act->beta : INFINITY);
     __mmask16 m[8];
+    if (three && s == 1) mmd__dw_rows3_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
+    if (three && s == 2) mmd__dw_rows3s2_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
     for (q = 0; q < total; q += 8) {
         __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
         cnt = total - q < 8 ? (int32_t)(total - q) : 8;
@@ -7656,6 +7816,23 @@ static void mmd__col2im_task(void *data, int32_t index) {
 #define MMD__DISJOINT_CHUNK_FLOATS 16384
 #endif
 
+#if defined(MMD__X86)
+/* d[2i] = a[i] + bias and d[2i + 1] = b[i] + bias for i in [0, n): two interleaved rows
+   written as one, a vector of each making two whole vectors of d. */
+MMD__TARGET_AVX512 static void mmd__zip2_avx512(float *d, const float *a, const float *b, float bias, int64_t n) {
+    const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i hi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    const __m512 vb = _mm512_set1_ps(bias);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 x = _mm512_add_ps(_mm512_loadu_ps(a + i), vb), y = _mm512_add_ps(_mm512_loadu_ps(b + i), vb);
+        _mm512_storeu_ps(d + 2 * i, _mm512_permutex2var_ps(x, lo, y));
+        _mm512_storeu_ps(d + 2 * i + 16, _mm512_permutex2var_ps(x, hi, y));
+    }
+    for (; i < n; ++i) d[2 * i] = a[i] + bias, d[2 * i + 1] = b[i] + bias;
+}
+#endif
+
 /* DISJOINT: column rows [q0, q1) ((channel, tap) pairs) and columns [n0, n1) (pixels of the
    band) stored with the bias at their outputs, o * s + t on each axis. The bias is added to
    the finished sum, as the fill-and-add of col2im does, so both paths give the same values. */
@@ -7664,8 +7841,15 @@ static void mmd__conv_transpose_store(void *user, int64_t q0, int64_t q1, int64_
     const mmd__window *w = &j->p->w;
     int64_t taps = w->k[0] * w->k[1] * w->k[2], in2 = w->in[2], cols = (j->r1 - j->r0) * in2, q, at, i;
     int64_t out_plane = w->out[0] * w->out[1] * w->out[2], s2 = w->s[2];
+    int32_t pairs = 0;
+#if defined(MMD__X86)
+    /* A 2-wide kernel at stride 2 (DBNet's head): the rows of column taps 0 and 1 fill one
+       output row between them, written whole and in order, not as two strided halves. */
+    pairs = s2 == 2 && w->k[2] == 2 && j->p->isa == MMD__ISA_AVX512;
+#endif
     for (q = q0; q < q1; ++q) {
         int64_t m = q / taps, t = q % taps, t2 = t % w->k[2], t1 = t / w->k[2] % w->k[1], t0 = t / (w->k[1] * w->k[2]);
+        int32_t pair = pairs && t2 == 0 && q + 1 < q1;
         float b = j->bias ? j->bias[m] : 0.0f;
         const float *src = j->buf + q * cols;
         for (at = n0; at < n1;) {
@@ -7674,12 +7858,17 @@ static void mmd__conv_transpose_store(void *user, int64_t q0, int64_t q1, int64_
             int64_t o0 = r / w->in[1] * w->s[0] + t0, o1 = r % w->in[1] * w->s[1] + t1;
             float *dst = j->y + m * out_plane + (o0 * w->out[1] + o1) * w->out[2] + t2;
             const float *sr = src + at - ix;
+#if defined(MMD__X86)
+            if (pair) mmd__zip2_avx512(dst + 2 * ix, sr + ix, sr + cols + ix, b, end - ix);
+            else
+#endif
             if (s2 == 1)
                 for (i = ix; i < end; ++i) dst[i] = sr[i] + b;
             else
                 for (i = ix; i < end; ++i) dst[i * s2] = sr[i] + b;
             at += end - ix;
         }
+        q += pair;
     }
 }
 #endif
@@ -9106,7 +9295,25 @@ typedef struct mmd__resize_job {
     const void *x;
     void *y;
     size_t elem;
+    int32_t twice;                      /* 4-byte elements, AVX-512, and the last axis's output
+                                           j reads input j / 2 (nearest 2x upsampling) */
 } mmd__resize_job;
+
+#if defined(MMD__X86)
+/* y[j] = x[j / 2] for j in [0, n), 4-byte elements moved as bits: the last axis of a nearest 2x
+   Resize (DBNet's FPN), a vector of x making two of y. */
+MMD__TARGET_AVX512 static void mmd__twice_u32_avx512(uint32_t *y, const uint32_t *x, int64_t n) {
+    const __m512i lo = _mm512_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+    const __m512i hi = _mm512_setr_epi32(8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15);
+    int64_t j = 0;
+    for (; j + 32 <= n; j += 32) {
+        __m512i v = _mm512_loadu_si512((const void *)(x + j / 2));
+        _mm512_storeu_si512((void *)(y + j), _mm512_permutexvar_epi32(lo, v));
+        _mm512_storeu_si512((void *)(y + j + 16), _mm512_permutexvar_epi32(hi, v));
+    }
+    for (; j < n; ++j) y[j] = x[j / 2];
+}
+#endif
 
 /* The output coordinates of flat index i over axes [0, axes). */
 static void mmd__resize_coords(const mmd__resize_data *p, int32_t axes, int64_t i, int64_t *o) {
@@ -9141,6 +9348,10 @@ static void mmd__resize_nearest_rows(void *data, int32_t share, int64_t lo, int6
         } else if (elem == 4) {
             const uint32_t *xr = (const uint32_t *)jb->x + src;
             uint32_t *yo = (uint32_t *)yr;
+#if defined(MMD__X86)
+            if (jb->twice) mmd__twice_u32_avx512(yo, xr, inner);
+            else
+#endif
             for (j = 0; j < inner; ++j) yo[j] = xr[tl[j].off[0]];
         } else if (elem == 8) {
             const uint64_t *xr = (const uint64_t *)jb->x + src;
@@ -9223,8 +9434,13 @@ static mmd_status mmd__resize_eval(mmd_kernel_ctx *c) {
     jb.x = c->inputs[0]->data;
     jb.y = c->outputs[0]->data;
     jb.elem = mmd_dtype_size(p->dtype);
+    jb.twice = 0;
     if (p->mode == MMD_RESIZE_NEAREST && single) {
         int64_t inner = p->ax[p->rank - 1].out;
+#if defined(MMD__X86)
+        jb.twice = jb.elem == 4 && mmd__isa() == MMD__ISA_AVX512;
+        for (i = 0; i < inner && jb.twice; ++i) jb.twice = taps[p->rank - 1][i].off[0] == i / 2;
+#endif
         mmd__parallel_range(c, n / inner, MMD__EW_GRAIN / inner, 1, INT32_MAX, mmd__resize_nearest_rows, &jb);
         return MMD_OK;
     }

@@ -81,6 +81,17 @@ STRIDED = [
     ("im2col_1x1_stride2", (1, 5, 9, 11), 6, (1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1),
 ]
 
+# Drawn after all of the above (so their values stay as they were): 3x3 depthwise at stride 2
+# over rows of two vectors and several bands of tiles of eight rows with short last tiles, and
+# a 2x2 stride-2 ConvTranspose whose rows are wider than a vector (the AVX-512 paths of
+# mmd__dw_rows3s2_avx512 and of mmd__zip2_avx512).
+WIDE = [
+    ("depthwise_3x3_s2_wide_bands", (1, 2, 150, 40), 2, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 2),
+]
+WIDE_TRANSPOSED = [
+    ("transpose_disjoint_k2_s2_wide_rows", (1, 3, 3, 37), 4, (2, 2), (2, 2), (0, 0), (1, 1), 1, (0, 0)),
+]
+
 
 def ints(v):
     return ", ".join(str(int(i)) for i in v)
@@ -140,6 +151,10 @@ def main():
         add(*case)
     for case in STRIDED:
         add(*case)
+    for case in WIDE:
+        add(*case)
+    for case in WIDE_TRANSPOSED:
+        add_transposed(*case)
     lines.append("static const struct conv_case conv_cases[] = {")
     lines += entries
     lines.append("};")

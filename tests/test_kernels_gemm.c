@@ -128,10 +128,12 @@ static int32_t isas(int32_t *out) {
 }
 
 /* Shapes around the tile and block sizes: 1, a tile less or more one, several K blocks (KC
-   256), several M blocks (MC 120) and several N blocks (NC 1024). */
+   256), several M blocks (MC 120) and several N blocks (NC 1024); one row alone and a row past
+   a whole tile (AVX-512 runs those rows through its single-row kernel). */
 static void every_kernel_and_operand_layout_matches_double(void) {
     static const int64_t shapes[][3] = {{1, 1, 1},   {6, 16, 8},   {7, 17, 3},    {5, 33, 300},
-                                        {13, 9, 257}, {125, 40, 19}, {3, 1100, 5}, {37, 70, 600}};
+                                        {13, 9, 257}, {125, 40, 19}, {3, 1100, 5}, {37, 70, 600},
+                                        {1, 100, 600}, {9, 64, 300}};
     int32_t list[4], ni = isas(list), ii, s, mode;
     for (ii = 0; ii < ni; ++ii)
         for (s = 0; s < (int32_t)(sizeof shapes / sizeof shapes[0]); ++s)
@@ -156,17 +158,18 @@ static void every_kernel_and_operand_layout_matches_double(void) {
             }
 }
 
-/* Relu and Clip are applied in the micro-kernel's last K block, the others after it. */
+/* Relu and Clip are applied in the micro-kernel's last K block, the others after it; with 11
+   rows and with one (the single-row kernel's epilogue). */
 static void fused_activations_match_the_operators(void) {
     static const int32_t acts[] = {MMD__ACT_RELU, MMD__ACT_CLIP, MMD__ACT_LEAKY_RELU, MMD__ACT_SIGMOID,
                                    MMD__ACT_HARD_SIGMOID, MMD__ACT_HARD_SWISH, MMD__ACT_SILU, MMD__ACT_TANH};
     int32_t list[4], ni = isas(list), ii, q;
     for (ii = 0; ii < ni; ++ii)
-        for (q = 0; q < (int32_t)(sizeof acts / sizeof acts[0]); ++q) {
+        for (q = 0; q < 2 * (int32_t)(sizeof acts / sizeof acts[0]); ++q) {
             gemm_case t;
             double e;
             memset(&t, 0, sizeof t);
-            t.m = 11;
+            t.m = q < (int32_t)(sizeof acts / sizeof acts[0]) ? 11 : 1;
             t.n = 37;
             t.k = 300;
             t.isa = list[ii];
@@ -174,10 +177,11 @@ static void fused_activations_match_the_operators(void) {
             t.apacked = 1;
             t.bias = 1;
             t.load = q % 2;
-            t.act = acts[q];
+            t.act = acts[q % (int32_t)(sizeof acts / sizeof acts[0])];
             t.threads = 1;
             e = run_case(&t, NULL);
-            if (e > 1e-5) fprintf(stderr, "isa %d act %d: relative error %g\n", (int)t.isa, (int)t.act, e);
+            if (e > 1e-5)
+                fprintf(stderr, "isa %d act %d m %lld: relative error %g\n", (int)t.isa, (int)t.act, (long long)t.m, e);
             CHECK(e <= 1e-5);
         }
 }
