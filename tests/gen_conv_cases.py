@@ -139,22 +139,11 @@ def main():
                        % (name, len(shape), g, ints(shape), ints(w.shape), ints(y.shape), ints(s), ints(p + p), ints(d),
                           ints(op), i, i, i, i))
 
-    for case in CASES:
-        add(*case)
-    for case in TRANSPOSED:
-        add_transposed(*case)
-    for case in BANDS:
-        add(*case)
-    for case in DISJOINT:
-        add_transposed(*case)
-    for case in PHASES:
-        add(*case)
-    for case in STRIDED:
-        add(*case)
-    for case in WIDE:
-        add(*case)
-    for case in WIDE_TRANSPOSED:
-        add_transposed(*case)
+    # The lists in the order their cases were added, so that every case keeps its random draws.
+    for cases, make in ((CASES, add), (TRANSPOSED, add_transposed), (BANDS, add), (DISJOINT, add_transposed),
+                        (PHASES, add), (STRIDED, add), (WIDE, add), (WIDE_TRANSPOSED, add_transposed)):
+        for case in cases:
+            make(*case)
     lines.append("static const struct conv_case conv_cases[] = {")
     lines += entries
     lines.append("};")

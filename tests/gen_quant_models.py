@@ -197,6 +197,37 @@ def dyn_mlp(rng):
     return model, rng.normal(0, 1, (4, 32)).astype(np.float32)
 
 
+class Builder:
+    """The nodes and initializers of one test graph, with the two helpers every graph uses."""
+
+    def __init__(self):
+        self.nodes, self.inits = [], []
+
+    def const(self, name, a):
+        """Adds initializer `name` holding array a; returns its name."""
+        self.inits.append(numpy_helper.from_array(a, name))
+        return name
+
+    def qdq(self, x, s, z, dtype, out):
+        """QuantizeLinear then DequantizeLinear of x in scale s, zero point z of dtype; the
+        dequantized tensor is named out."""
+        sc, zp = self.const(out + "_s", np.array(s, np.float32)), self.const(out + "_z", np.array(z, dtype))
+        self.nodes.append(helper.make_node("QuantizeLinear", [x, sc, zp], [out + "_q"]))
+        self.nodes.append(helper.make_node("DequantizeLinear", [out + "_q", sc, zp], [out]))
+        return out
+
+    def model(self, name, input_dims, outputs):
+        """The checked opset-13 model of these nodes: one float input "input" of input_dims and
+        the float outputs (name, dims) in order."""
+        vi = lambda n, d: helper.make_tensor_value_info(n, TensorProto.FLOAT, list(d))
+        graph = helper.make_graph(self.nodes, name, [vi("input", input_dims)], [vi(n, d) for n, d in outputs],
+                                  self.inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 7
+        onnx.checker.check_model(model)
+        return model
+
+
 def qdq_conv(rng, nodes, const, x, xs, cin, cout, k, name, group=1):
     """A QDQ Conv k x k (pads k // 2) of x in scale xs, as ORT's quantizer writes one: int8
     weights per output channel (symmetric, zero points 0) and an int32 bias in scale xs * w_scale,
@@ -219,11 +250,8 @@ def qdq_chain(rng):
     """input [1, 3, 12, 12] -> QDQ Conv 3x3 (8) -> Clip(0, 2) between zero points 128 and 0 ->
     QDQ Conv 1x1 (8) -> DequantizeLinear -> QuantizeLinear (128 to 0) -> QDQ depthwise Conv 3x3
     -> Relu between zero points 128 and 0 -> Clip(0, 1) in a scale of its own -> output."""
-    nodes, inits = [], []
-
-    def const(name, a):
-        inits.append(numpy_helper.from_array(a, name))
-        return name
+    b = Builder()
+    nodes, const = b.nodes, b.const
 
     def q(x, s, z, out):
         nodes.append(helper.make_node("QuantizeLinear", [x, const(out + "_s", np.array(s, np.float32)),
@@ -253,12 +281,7 @@ def qdq_chain(rng):
     nodes.append(helper.make_node("Relu", [y], ["relu3"]))
     f = dq(q("relu3", s3, 0, "relu3q"), s3, 0, "features")
     dq(q(clip(f, 0.0, 1.0, "clip4"), 0.01, 0, "clip4q"), 0.01, 0, "output")
-    graph = helper.make_graph(nodes, "qdq_chain", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 12, 12])],
-                              [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 8, 12, 12]),
-                               helper.make_tensor_value_info("features", TensorProto.FLOAT, [1, 8, 12, 12])], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 7
-    onnx.checker.check_model(model)
+    model = b.model("qdq_chain", (1, 3, 12, 12), [("output", (1, 8, 12, 12)), ("features", (1, 8, 12, 12))])
     return model, rng.uniform(-1, 1, (1, 3, 12, 12)).astype(np.float32)
 
 
@@ -266,17 +289,8 @@ def qdq_pool(rng):
     """input [1, 3, 16, 16] -> QDQ Conv 3x3 (8) -> Relu -> Q/DQ (int8, zero point -128) ->
     MaxPool 3x3 stride 2 pad 1 -> Q/DQ in that scale -> QDQ Conv 1x1 (8) -> Q/DQ -> Add of the
     MaxPool's output -> output."""
-    nodes, inits = [], []
-
-    def const(name, a):
-        inits.append(numpy_helper.from_array(a, name))
-        return name
-
-    def qdq(x, s, z, dtype, out):
-        sc, zp = const(out + "_s", np.array(s, np.float32)), const(out + "_z", np.array(z, dtype))
-        nodes.append(helper.make_node("QuantizeLinear", [x, sc, zp], [out + "_q"]))
-        nodes.append(helper.make_node("DequantizeLinear", [out + "_q", sc, zp], [out]))
-        return out
+    b = Builder()
+    nodes, const, qdq = b.nodes, b.const, b.qdq
 
     def conv(x, xs, cin, cout, k, name):
         return qdq_conv(rng, nodes, const, x, xs, cin, cout, k, name)
@@ -288,11 +302,7 @@ def qdq_pool(rng):
     nodes.append(helper.make_node("MaxPool", [y], ["pool"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]))
     y = qdq(conv(qdq("pool", s1, -128, np.int8, "pooldq"), s1, 8, 8, 1, "c2"), s2, 0, np.int8, "c2dq")
     nodes.append(helper.make_node("Add", [y, "pool"], ["output"]))
-    graph = helper.make_graph(nodes, "qdq_pool", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 16, 16])],
-                              [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 8, 8, 8])], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 7
-    onnx.checker.check_model(model)
+    model = b.model("qdq_pool", (1, 3, 16, 16), [("output", (1, 8, 8, 8))])
     return model, rng.uniform(-1, 1, (1, 3, 16, 16)).astype(np.float32)
 
 
@@ -300,17 +310,8 @@ def qdq_add(rng):
     """input [1, 3, 12, 12] -> Q/DQ (uint8) -> QDQ Conv 3x3 (8) and QDQ Conv 1x1 (8), each
     Q/DQ uint8 -> Add -> Relu -> Q/DQ uint8 -> output; the same two convolutions' outputs Q/DQ
     int8 (zero points -3 and 5) -> Add -> Q/DQ int8 (zero point 2) -> features."""
-    nodes, inits = [], []
-
-    def const(name, a):
-        inits.append(numpy_helper.from_array(a, name))
-        return name
-
-    def qdq(x, s, z, dtype, out):
-        sc, zp = const(out + "_s", np.array(s, np.float32)), const(out + "_z", np.array(z, dtype))
-        nodes.append(helper.make_node("QuantizeLinear", [x, sc, zp], [out + "_q"]))
-        nodes.append(helper.make_node("DequantizeLinear", [out + "_q", sc, zp], [out]))
-        return out
+    b = Builder()
+    nodes, const, qdq = b.nodes, b.const, b.qdq
 
     s0 = 1 / 127.5
     x = qdq("input", s0, 128, np.uint8, "xdq")
@@ -320,12 +321,7 @@ def qdq_add(rng):
     qdq("sum_relu", 0.009, 3, np.uint8, "output")
     nodes.append(helper.make_node("Add", [qdq(c1, 0.012, -3, np.int8, "ai"), qdq(c2, 0.006, 5, np.int8, "bi")], ["sumi"]))
     qdq("sumi", 0.013, 2, np.int8, "features")
-    graph = helper.make_graph(nodes, "qdq_add", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 12, 12])],
-                              [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 8, 12, 12]),
-                               helper.make_tensor_value_info("features", TensorProto.FLOAT, [1, 8, 12, 12])], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 7
-    onnx.checker.check_model(model)
+    model = b.model("qdq_add", (1, 3, 12, 12), [("output", (1, 8, 12, 12)), ("features", (1, 8, 12, 12))])
     return model, rng.uniform(-1, 1, (1, 3, 12, 12)).astype(np.float32)
 
 
