@@ -497,7 +497,7 @@ $(foreach d,$(FUZZ_BUILD)/fuzz_ $(BUILD)/replay_ $(BUILD)/asan/replay_,$(addpref
 fuzz-corpus: $(BUILD)/mmdeploy $(BUILD)/sdk_models/seg/end2end.onnx
 	mkdir -p $(addprefix $(FUZZ_BUILD)/corpus_,$(FUZZ_TARGETS))
 	@for d in parse run; do \
-	    cp tests/data/core/*.onnx tests/bad_models/*.onnx examples/models/digits.onnx $(FUZZ_BUILD)/corpus_$$d/; \
+	    cp tests/data/core/*.onnx tests/bad_models/*.onnx tests/data/quant_models/*.onnx examples/models/digits*.onnx $(FUZZ_BUILD)/corpus_$$d/; \
 	    for m in $(wildcard $(BUILD)/custom_ops/*/*.onnx $(BUILD)/custom_ops/*/*/*.onnx $(BUILD)/detection_tail/*.onnx); do \
 	        n=$${m#$(BUILD)/}; cp $$m $(FUZZ_BUILD)/corpus_$$d/$$(echo $$n | tr / _); done; \
 	    if [ -n "$(FUZZ_NODE_DIR)" ]; then for t in $(FUZZ_NODE_DIR)/test_*; do \
