@@ -6760,6 +6760,25 @@ static void mmd__conv_direct_task(void *data, int32_t index) {
     }
 }
 
+/* Stride 2's column phases of one padded row (SHIFTED's planes, DEPTHWISE's flat 2): input row
+   src of iw floats into the even and odd columns of its padded row (column c = ix + pad goes to
+   e or o by c % 2, at c / 2). An odd pad puts column 0 in the odd plane; then pairs, sixteen
+   columns at a time through an array (loops of constant trip count, which GCC's -O2
+   vectorises), then the pairs and the column left. */
+static void mmd__row_phases2(const float *src, int64_t iw, int64_t pad, float *e, float *o) {
+    int64_t ix = 0, u;
+    int32_t l;
+    if (pad % 2) o[pad / 2] = src[0], ix = 1;
+    for (u = (ix + pad) / 2; ix + 16 <= iw; ix += 16, u += 8) {
+        float pair[16];
+        for (l = 0; l < 16; ++l) pair[l] = src[ix + l];
+        for (l = 0; l < 8; ++l) e[u + l] = pair[2 * l];
+        for (l = 0; l < 8; ++l) o[u + l] = pair[2 * l + 1];
+    }
+    for (; ix + 1 < iw; ix += 2, ++u) e[u] = src[ix], o[u] = src[ix + 1];
+    if (ix < iw) e[u] = src[ix];
+}
+
 /* SHIFTED: input channels [lo, hi) of the group into their zero-padded phase planes. */
 static void mmd__conv_pad_range(void *data, int32_t share, int64_t lo, int64_t hi) {
     const mmd__conv_job *j = (const mmd__conv_job *)data;
@@ -6776,6 +6795,10 @@ static void mmd__conv_pad_range(void *data, int32_t share, int64_t lo, int64_t h
             float *row = dst + y % s1 * s2 * p->hp * p->wp + y / s1 * p->wp;
             if (s2 == 1) {
                 memcpy(row + x0, src + r * iw, (size_t)iw * sizeof(float));
+                continue;
+            }
+            if (s2 == 2) {
+                mmd__row_phases2(src + r * iw, iw, x0, row, row + p->hp * p->wp);
                 continue;
             }
             /* Column x of the padded row goes to phase x % s2 at x / s2: per phase, input
@@ -6849,24 +6872,6 @@ static void mmd__conv_im2col_range(void *data, int32_t share, int64_t lo, int64_
 }
 
 #ifndef MMD_CONV_SMALL
-/* DEPTHWISE at stride 2 (flat 2): one input row of iw floats into the even and odd columns of
-   its padded row (column c = ix + pad goes to e or o by c % 2, at c / 2). An odd pad puts
-   column 0 in the odd plane; then pairs, sixteen columns at a time through an array (loops of
-   constant trip count, which GCC's -O2 vectorises), then the pairs and the column left. */
-static void mmd__dw_phases(const float *src, int64_t iw, int64_t pad, float *e, float *o) {
-    int64_t ix = 0, u;
-    int32_t l;
-    if (pad % 2) o[pad / 2] = src[0], ix = 1;
-    for (u = (ix + pad) / 2; ix + 16 <= iw; ix += 16, u += 8) {
-        float pair[16];
-        for (l = 0; l < 16; ++l) pair[l] = src[ix + l];
-        for (l = 0; l < 8; ++l) e[u + l] = pair[2 * l];
-        for (l = 0; l < 8; ++l) o[u + l] = pair[2 * l + 1];
-    }
-    for (; ix + 1 < iw; ix += 2, ++u) e[u] = src[ix], o[u] = src[ix + 1];
-    if (ix < iw) e[u] = src[ix];
-}
-
 /* DEPTHWISE: channels [index * step, ...) of the images' channels, `band` output rows at a
    time. The input rows a band reads are copied into zero-padded rows (rows above and below the
    plane are zero rows), so that every tap of every output is a plain read; the band stays in
@@ -6881,7 +6886,7 @@ static void mmd__dw_phases(const float *src, int64_t iw, int64_t pad, float *e, 
    the activation's took half the time: its 3x3 depthwise layers of 960 channels at 7x7 and
    384 at 14x14 run in 0.10 and 0.09 ms instead of 0.20 and 0.17, 192 at 28x28 in 0.14
    instead of 0.20 (best of 100, MMD_NO_SIMD). At stride 2 on both axes the band is copied
-   into its four phases (mmd__dw_phases), where every tap reads at stride 1: without the
+   into its four phases (mmd__row_phases2), where every tap reads at stride 1: without the
    row kernel's shuffles of even elements the DBNet's 5x5 stride-2 layers run in 1.3 and 0.75
    ms instead of 2.1 and 1.4, MobileNetV2's 3x3 ones of 112x112 and 14x14 in 0.67 and 0.10
    instead of 0.79 and 0.12. */
@@ -6925,7 +6930,7 @@ static void mmd__dw_task(void *data, int32_t index) {
                     if (phased) memset(e, 0, (size_t)h * sizeof(float)), memset(e + plane, 0, (size_t)h * sizeof(float));
                     else memset(rows + r * len, 0, (size_t)len * sizeof(float));
                 } else if (phased) {
-                    mmd__dw_phases(xc + (top + r) * iw, iw, w->pad[2], e, e + plane);
+                    mmd__row_phases2(xc + (top + r) * iw, iw, w->pad[2], e, e + plane);
                 } else {
                     memcpy(rows + r * len + w->pad[2], xc + (top + r) * iw, (size_t)iw * sizeof(float));
                 }
