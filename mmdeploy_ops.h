@@ -772,13 +772,6 @@ MMD__TARGET_AVX2 static __m256i mmd__tail_avx2(int64_t rem) {
 /* One loop per activation, the formula a vector expression of v; max and min take the bound
    first so that a NaN input (their second operand) passes through, as the comparisons of the
    portable loop let it. */
-#define MMD__ACT_AVX512(expr)                                                                   \
-    for (i = 0; i < n; i += 16) {                                                               \
-        __mmask16 m = MMD__MASK16(i, n);                                                        \
-        __m512 v = _mm512_maskz_loadu_ps(m, x + i);                                             \
-        _mm512_mask_storeu_ps(y + i, m, expr);                                                  \
-    }                                                                                           \
-    break;
 #define MMD__ACT_AVX2(expr)                                                                     \
     for (i = 0; i < n; i += 8) {                                                                \
         __m256i m = mmd__tail_avx2(n - i);                                                      \
@@ -787,25 +780,56 @@ MMD__TARGET_AVX2 static __m256i mmd__tail_avx2(int64_t rem) {
     }                                                                                           \
     break;
 
-MMD__TARGET_AVX512 static void mmd__act_avx512_f32(const mmd__act *a, const float *x, float *y, int64_t n) {
+/* Whether mmd__act_vec_avx512 computes activation kind (the others take the portable loop). */
+static int32_t mmd__act_has_avx512(int32_t kind) {
+    return kind == MMD__ACT_NONE || kind == MMD__ACT_RELU || kind == MMD__ACT_CLIP || kind == MMD__ACT_LEAKY_RELU ||
+           kind == MMD__ACT_SIGMOID || kind == MMD__ACT_HARD_SIGMOID || kind == MMD__ACT_HARD_SWISH ||
+           kind == MMD__ACT_HARD_SIGMOID_MUL || kind == MMD__ACT_SILU;
+}
+
+/* The AVX-512 formula of each activation mmd__act_has_avx512 lists, on one vector (al and be the
+   parameters broadcast): the row loop below and the convolution kernels that apply the
+   activation in registers (mmd__stem_tile_avx512) share it. With kind a constant the switch
+   folds away. */
+MMD__TARGET_AVX512 static inline __m512 mmd__act_vec_avx512(int32_t kind, __m512 v, __m512 al, __m512 be) {
     const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f), sign = _mm512_set1_ps(-0.0f);
+    switch (kind) {
+    case MMD__ACT_RELU: return _mm512_max_ps(zero, v);
+    case MMD__ACT_CLIP: return _mm512_min_ps(be, _mm512_max_ps(al, v));
+    case MMD__ACT_LEAKY_RELU: return _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ), al, v);
+    case MMD__ACT_SIGMOID: return _mm512_div_ps(one, _mm512_add_ps(one, mmd__exp_avx512(_mm512_xor_ps(v, sign))));
+    case MMD__ACT_HARD_SIGMOID: return _mm512_min_ps(one, _mm512_max_ps(zero, _mm512_add_ps(_mm512_mul_ps(al, v), be)));
+    case MMD__ACT_HARD_SWISH:
+        return _mm512_mul_ps(v, _mm512_min_ps(one, _mm512_max_ps(zero, _mm512_add_ps(_mm512_div_ps(v, _mm512_set1_ps(6.0f)),
+                                                                                      _mm512_set1_ps(0.5f)))));
+    case MMD__ACT_HARD_SIGMOID_MUL:
+        return _mm512_mul_ps(v, _mm512_min_ps(one, _mm512_max_ps(zero, _mm512_add_ps(_mm512_mul_ps(al, v), be))));
+    case MMD__ACT_SILU: return _mm512_div_ps(v, _mm512_add_ps(one, mmd__exp_avx512(_mm512_xor_ps(v, sign))));
+    default: return v;
+    }
+}
+
+#define MMD__ACT_AVX512(kind)                                                                   \
+    case kind:                                                                                  \
+        for (i = 0; i < n; i += 16) {                                                           \
+            __mmask16 m = MMD__MASK16(i, n);                                                    \
+            __m512 v = _mm512_maskz_loadu_ps(m, x + i);                                         \
+            _mm512_mask_storeu_ps(y + i, m, mmd__act_vec_avx512(kind, v, al, be));              \
+        }                                                                                       \
+        break;
+
+MMD__TARGET_AVX512 static void mmd__act_avx512_f32(const mmd__act *a, const float *x, float *y, int64_t n) {
     const __m512 al = _mm512_set1_ps(a->alpha), be = _mm512_set1_ps(a->beta);
-    const __m512 six = _mm512_set1_ps(6.0f), half = _mm512_set1_ps(0.5f);
     int64_t i;
     switch (a->kind) {
-    case MMD__ACT_RELU: MMD__ACT_AVX512(_mm512_max_ps(zero, v))
-    case MMD__ACT_CLIP: MMD__ACT_AVX512(_mm512_min_ps(be, _mm512_max_ps(al, v)))
-    case MMD__ACT_LEAKY_RELU: MMD__ACT_AVX512(_mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ), al, v))
-    case MMD__ACT_SIGMOID:
-        MMD__ACT_AVX512(_mm512_div_ps(one, _mm512_add_ps(one, mmd__exp_avx512(_mm512_xor_ps(v, sign)))))
-    case MMD__ACT_HARD_SIGMOID:
-        MMD__ACT_AVX512(_mm512_min_ps(one, _mm512_max_ps(zero, _mm512_add_ps(_mm512_mul_ps(al, v), be))))
-    case MMD__ACT_HARD_SWISH:
-        MMD__ACT_AVX512(_mm512_mul_ps(v, _mm512_min_ps(one, _mm512_max_ps(zero, _mm512_add_ps(_mm512_div_ps(v, six), half)))))
-    case MMD__ACT_HARD_SIGMOID_MUL:
-        MMD__ACT_AVX512(_mm512_mul_ps(v, _mm512_min_ps(one, _mm512_max_ps(zero, _mm512_add_ps(_mm512_mul_ps(al, v), be)))))
-    case MMD__ACT_SILU:
-        MMD__ACT_AVX512(_mm512_div_ps(v, _mm512_add_ps(one, mmd__exp_avx512(_mm512_xor_ps(v, sign)))))
+    MMD__ACT_AVX512(MMD__ACT_RELU)
+    MMD__ACT_AVX512(MMD__ACT_CLIP)
+    MMD__ACT_AVX512(MMD__ACT_LEAKY_RELU)
+    MMD__ACT_AVX512(MMD__ACT_SIGMOID)
+    MMD__ACT_AVX512(MMD__ACT_HARD_SIGMOID)
+    MMD__ACT_AVX512(MMD__ACT_HARD_SWISH)
+    MMD__ACT_AVX512(MMD__ACT_HARD_SIGMOID_MUL)
+    MMD__ACT_AVX512(MMD__ACT_SILU)
     default:
         mmd__act_portable_f32(a, x, y, n);
         break;
@@ -5746,7 +5770,7 @@ static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_
    ConvTranspose: IM2COL there is the product then col2im's scatter-add; DISJOINT, stride equal
    to kernel, stores each tap's columns straight to its outputs (see mmd__conv_transpose_plan). */
 enum { MMD__CONV_DIRECT, MMD__CONV_POINTWISE, MMD__CONV_SHIFTED, MMD__CONV_IM2COL, MMD__CONV_DEPTHWISE,
-       MMD__CONV_WINOGRAD, MMD__CONV_DISJOINT };
+       MMD__CONV_WINOGRAD, MMD__CONV_DISJOINT, MMD__CONV_STEM };
 
 /* Floats of padded input rows a depthwise share holds at once (16 KiB: they stay in L1 while
    the output rows that read them are computed). */
@@ -5865,7 +5889,7 @@ typedef struct mmd__conv_job {
     const mmd__conv_data *p;
     const float *x, *wt, *bias, *z;     /* this image and group (DIRECT: the whole tensors) */
     float *y, *buf, *tmp;               /* output; padded input or columns; SHIFTED's output */
-    const int64_t *range;               /* DIRECT: mmd__conv_plane_f32's table */
+    const int64_t *range;               /* DIRECT: mmd__conv_plane_f32's table; STEM: the taps' offsets */
     int64_t r0, r1;                     /* IM2COL: the band of output rows */
 } mmd__conv_job;
 
@@ -6208,6 +6232,137 @@ static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
 }
 #endif
 
+#if defined(MMD__X86) && !defined(MMD_CONV_SMALL)
+/* ==== >>ops stem ==== */
+/* STEM: the first convolution of an image model (3 input channels: ResNet-18's 7x7 stride 2,
+   MobileNets' 3x3 stride 2), where the product's K (27 or 147) is too short for the GEMM's
+   blocking to pay: SHIFTED spent as long writing its phase-width columns to scratch and
+   compacting them as computing them. Here the input goes into SHIFTED's zero-padded phase
+   planes (mmd__conv_pad_range, the same row offsets per tap), and a tile of MMD__STEM_MR
+   output channels by MMD__STEM_ROWS output rows of one 16-column vector is summed in registers
+   straight from those planes, tap by tap, with the weights prepacked [panel][tap][MR] and
+   broadcast from memory; the bias, Z and the activation are applied in registers and the tile
+   is stored into the NCHW output with the last vector of a row masked. No output scratch, no
+   columns past the output's width. Every sum takes its taps in one order, so results do not
+   depend on the thread count (threads take bands of tile rows). */
+#define MMD__STEM_MR 8
+#define MMD__STEM_ROWS 3
+#define MMD__STEM_CIN_MAX 4
+
+/* One tile: output channels [m, m + nm) and rows [r, r + nr) (nr >= 1; rows past nr repeat the
+   last one and are not stored) at columns [x0, x0 + 16) under mask mk. in is the phase planes
+   at column x0, off[] the three rows' offsets within a phase plane, a the channels' panel. */
+MMD__TARGET_AVX512 static void mmd__stem_tile_avx512(const float *in, const int64_t *rows, int64_t k, const float *a,
+                                                     const int64_t *off, float *y, const float *z, int64_t ystep,
+                                                     int64_t ow, int32_t nm, int32_t nr, __mmask16 mk,
+                                                     const float *bias, const mmd__act *act) {
+    __m512 c0_0 = _mm512_setzero_ps(), c0_1 = c0_0, c0_2 = c0_0, c1_0 = c0_0, c1_1 = c0_0, c1_2 = c0_0;
+    __m512 c2_0 = c0_0, c2_1 = c0_0, c2_2 = c0_0, c3_0 = c0_0, c3_1 = c0_0, c3_2 = c0_0;
+    __m512 c4_0 = c0_0, c4_1 = c0_0, c4_2 = c0_0, c5_0 = c0_0, c5_1 = c0_0, c5_2 = c0_0;
+    __m512 c6_0 = c0_0, c6_1 = c0_0, c6_2 = c0_0, c7_0 = c0_0, c7_1 = c0_0, c7_2 = c0_0;
+    __m512 acc[MMD__STEM_MR * MMD__STEM_ROWS], al = _mm512_set1_ps(act->alpha), be = _mm512_set1_ps(act->beta);
+    const float *i0 = in + off[0], *i1 = in + off[1], *i2 = in + off[2];
+    int64_t q;
+    int32_t i, r, vec = mmd__act_has_avx512(act->kind);
+#define MMD__STEM_ROW(j)                                                                         \
+    av = _mm512_set1_ps(a[j]), c##j##_0 = _mm512_fmadd_ps(av, b0, c##j##_0),                   \
+    c##j##_1 = _mm512_fmadd_ps(av, b1, c##j##_1), c##j##_2 = _mm512_fmadd_ps(av, b2, c##j##_2)
+    for (q = 0; q < k; ++q, a += MMD__STEM_MR) {
+        int64_t o = rows[q];
+        __m512 b0 = _mm512_loadu_ps(i0 + o), b1 = _mm512_loadu_ps(i1 + o), b2 = _mm512_loadu_ps(i2 + o), av;
+        MMD__STEM_ROW(0);
+        MMD__STEM_ROW(1);
+        MMD__STEM_ROW(2);
+        MMD__STEM_ROW(3);
+        MMD__STEM_ROW(4);
+        MMD__STEM_ROW(5);
+        MMD__STEM_ROW(6);
+        MMD__STEM_ROW(7);
+    }
+#undef MMD__STEM_ROW
+    acc[0] = c0_0, acc[1] = c0_1, acc[2] = c0_2, acc[3] = c1_0, acc[4] = c1_1, acc[5] = c1_2;
+    acc[6] = c2_0, acc[7] = c2_1, acc[8] = c2_2, acc[9] = c3_0, acc[10] = c3_1, acc[11] = c3_2;
+    acc[12] = c4_0, acc[13] = c4_1, acc[14] = c4_2, acc[15] = c5_0, acc[16] = c5_1, acc[17] = c5_2;
+    acc[18] = c6_0, acc[19] = c6_1, acc[20] = c6_2, acc[21] = c7_0, acc[22] = c7_1, acc[23] = c7_2;
+    /* The bias first, then Z, then the activation, as SHIFTED's product and compaction apply them. */
+    for (i = 0; i < nm; ++i)
+        for (r = 0; r < nr; ++r) {
+            __m512 v = acc[i * MMD__STEM_ROWS + r];
+            int64_t at = i * ystep + r * ow;
+            if (bias) v = _mm512_add_ps(v, _mm512_set1_ps(bias[i]));
+            if (z) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, z + at));
+            if (vec) {
+                _mm512_mask_storeu_ps(y + at, mk, mmd__act_vec_avx512(act->kind, v, al, be));
+                continue;
+            }
+            _mm512_mask_storeu_ps(y + at, mk, v);
+            mmd__act_portable_f32(act, y + at, y + at, __builtin_popcount((unsigned)mk));
+        }
+}
+
+/* STEM: bands [lo, hi) of MMD__STEM_ROWS output rows of one image. */
+static void mmd__stem_range(void *data, int32_t share, int64_t lo, int64_t hi) {
+    const mmd__conv_job *j = (const mmd__conv_job *)data;
+    const mmd__conv_data *p = j->p;
+    int64_t oh = p->w.out[1], ow = p->w.out[2], plane = oh * ow, band, m, x0;
+    (void)share;
+    for (band = lo; band < hi; ++band) {
+        int64_t r0 = band * MMD__STEM_ROWS, nr = oh - r0 < MMD__STEM_ROWS ? oh - r0 : MMD__STEM_ROWS, off[3], r;
+        for (r = 0; r < MMD__STEM_ROWS; ++r) off[r] = (r0 + (r < nr ? r : nr - 1)) * p->wp;
+        for (m = 0; m < p->gm; m += MMD__STEM_MR)
+            for (x0 = 0; x0 < ow; x0 += 16) {
+                int64_t at = m * plane + r0 * ow + x0;
+                mmd__stem_tile_avx512(j->buf + x0, j->range, p->gk, p->packed + m * p->gk, off, j->y + at,
+                                      j->z ? j->z + at : NULL, plane, ow,
+                                      (int32_t)(p->gm - m < MMD__STEM_MR ? p->gm - m : MMD__STEM_MR), (int32_t)nr,
+                                      MMD__MASK16(x0, ow), j->bias ? j->bias + m : NULL, &p->act);
+            }
+    }
+}
+
+/* Takes the STEM path for a 2-D single-group convolution of 1 to MMD__STEM_CIN_MAX input
+   channels with constant weights, on AVX-512 (the caller has checked that SHIFTED's phases
+   suit the strides): sizes the phase planes (with slack for the whole-vector reads past a
+   row's last output and the last tap's shift) and the scratch (the taps' offsets, the planes),
+   and packs the weights in panels of MMD__STEM_MR channels, zeros past the last. *chosen tells
+   whether it did. */
+static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *chosen) {
+    const mmd__window *w = &p->w;
+    int64_t hp, wp, panels, m, q;
+    uint64_t bytes;
+    float *dst;
+    int32_t fresh;
+    *chosen = 0;
+    if (p->isa != MMD__ISA_AVX512 || p->group != 1 || p->in_ch < 1 || p->in_ch > MMD__STEM_CIN_MAX ||
+        w->k[0] != 1 || w->in[0] != 1 || p->gm < 1 || p->gk < 1 || p->gm > MMD__ELEMS_MAX / p->gk ||
+        !mmd_tensor_is_const(c->inputs[1]))
+        return MMD_OK;
+    hp = (w->in[1] + w->pad[1] + w->pad_end[1] + w->s[1] - 1) / w->s[1];
+    wp = (w->in[2] + w->pad[2] + w->pad_end[2] + w->s[2] - 1) / w->s[2];
+    if (hp > MMD__ELEMS_MAX / wp / (w->s[1] * w->s[2]) / 2) return MMD_OK;
+    p->hp = hp;
+    p->wp = wp;
+    p->plane = mmd__round_up(w->s[1] * w->s[2] * hp * wp + (w->k[2] - 1) * w->d[2] / w->s[2] + 16, 16);
+    p->gn = w->out[1] * w->out[2];
+    panels = (p->gm + MMD__STEM_MR - 1) / MMD__STEM_MR;
+    bytes = (uint64_t)mmd__round_up(p->gk, 8) * sizeof(int64_t) + (uint64_t)(p->in_ch * p->plane) * sizeof(float) + 64u;
+    if (bytes > (uint64_t)SIZE_MAX / 2) return MMD_OK;
+    dst = (float *)mmd_kernel_packed(c, (size_t)(panels * MMD__STEM_MR * p->gk) * sizeof(float), &fresh);
+    if (!dst) return c->err->status;
+    if (fresh)
+        for (m = 0; m < panels * MMD__STEM_MR; ++m)
+            for (q = 0; q < p->gk; ++q)
+                dst[(m / MMD__STEM_MR * p->gk + q) * MMD__STEM_MR + m % MMD__STEM_MR] =
+                    m < p->gm ? ((const float *)c->inputs[1]->data)[m * p->gk + q] : 0.0f;
+    c->scratch_size = (size_t)bytes;
+    p->gemm_bytes = 0;
+    p->packed = dst;
+    p->path = MMD__CONV_STEM;
+    *chosen = 1;
+    return MMD_OK;
+}
+#endif
+
 /* Picks the path and sizes the scratch: the product's, then (at 64-byte alignment) the row
    offsets of the columns and the padded input and output (SHIFTED) or the columns (IM2COL). */
 static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
@@ -6274,6 +6429,13 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
     {
         int32_t chosen;
         mmd_status st = mmd__wino_plan(c, p, &chosen);
+        if (st != MMD_OK || chosen) return st;
+    }
+#endif
+#if defined(MMD__X86)
+    if (shifted && !pointwise) {
+        int32_t chosen;
+        mmd_status st = mmd__stem_plan(c, p, &chosen);
         if (st != MMD_OK || chosen) return st;
     }
 #endif
@@ -7039,7 +7201,7 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
     for (q = 0; q < p->gk; ++q) {
         int64_t ci = q / (w->k[1] * w->k[2]), ry = q / w->k[2] % w->k[1] * w->d[1], rx = q % w->k[2] * w->d[2];
         rows[q] = p->path == MMD__CONV_POINTWISE ? q * in_plane
-                  : p->path == MMD__CONV_SHIFTED ? ci * p->plane + (ry % w->s[1] * w->s[2] + rx % w->s[2]) * p->hp * p->wp +
+                  : p->path == MMD__CONV_SHIFTED || p->path == MMD__CONV_STEM ? ci * p->plane + (ry % w->s[1] * w->s[2] + rx % w->s[2]) * p->hp * p->wp +
                                                        ry / w->s[1] * p->wp + rx / w->s[2]
                                                  : q * p->gn;
     }
@@ -7074,6 +7236,20 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
                 mmd__gemm_run(c, &g, c->scratch, p->threads);
                 continue;
             }
+#if defined(MMD__X86)
+            if (p->path == MMD__CONV_STEM) {
+                /* Bands of tile rows per thread, each band at least a few hundred thousand
+                   multiply-adds so that a small convolution wakes nobody. */
+                int64_t bands = (w->out[1] + MMD__STEM_ROWS - 1) / MMD__STEM_ROWS;
+                int64_t work = MMD__STEM_ROWS * w->out[2] * mg * p->gk;
+                mmd__parallel_range(c, cg, MMD__EW_GRAIN / (p->plane > 0 ? p->plane : 1), 1, INT32_MAX, mmd__conv_pad_range, &job);
+                job.y = yg;
+                job.z = zg;
+                job.range = rows;
+                mmd__parallel_range(c, bands, ((int64_t)1 << 18) / (work > 0 ? work : 1), 1, INT32_MAX, mmd__stem_range, &job);
+                continue;
+            }
+#endif
             if (p->path == MMD__CONV_SHIFTED) {
                 mmd__parallel_range(c, cg, MMD__EW_GRAIN / (p->plane > 0 ? p->plane : 1), 1, INT32_MAX, mmd__conv_pad_range, &job);
                 g.b = job.buf;

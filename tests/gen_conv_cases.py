@@ -92,6 +92,17 @@ WIDE_TRANSPOSED = [
     ("transpose_disjoint_k2_s2_wide_rows", (1, 3, 3, 37), 4, (2, 2), (2, 2), (0, 0), (1, 1), 1, (0, 0)),
 ]
 
+# Drawn last: 2-D single-group convolutions of 1 to 4 input channels with constant weights take
+# MMD__CONV_STEM on AVX-512 (mmd__stem_tile_avx512): rows of several vectors with a masked last
+# one, bands of three rows with a short last band, output channels past whole panels of eight,
+# one channel, stride 1 with dilation, a stride equal to the kernel, a batch of two.
+STEM = [
+    ("stem_7x7_s2_3ch_wide", (1, 3, 40, 70), 20, (7, 7), (2, 2), (3, 3, 3, 3), (1, 1), 1),
+    ("stem_3x3_s2_1ch_asym_batch2", (2, 1, 33, 47), 9, (3, 3), (2, 2), (0, 1, 1, 0), (1, 1), 1),
+    ("stem_5x4_s1_dil2_4ch", (1, 4, 19, 37), 16, (5, 4), (1, 1), (2, 3, 1, 2), (2, 1), 1),
+    ("stem_4x4_s4_2ch", (1, 2, 17, 66), 7, (4, 4), (4, 4), (0, 0, 3, 2), (1, 1), 1),
+]
+
 
 def ints(v):
     return ", ".join(str(int(i)) for i in v)
@@ -141,7 +152,7 @@ def main():
 
     # The lists in the order their cases were added, so that every case keeps its random draws.
     for cases, make in ((CASES, add), (TRANSPOSED, add_transposed), (BANDS, add), (DISJOINT, add_transposed),
-                        (PHASES, add), (STRIDED, add), (WIDE, add), (WIDE_TRANSPOSED, add_transposed)):
+                        (PHASES, add), (STRIDED, add), (WIDE, add), (WIDE_TRANSPOSED, add_transposed), (STEM, add)):
         for case in cases:
             make(*case)
     lines.append("static const struct conv_case conv_cases[] = {")
