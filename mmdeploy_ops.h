@@ -6237,115 +6237,56 @@ static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
 /* STEM: the first convolution of an image model (3 input channels: ResNet-18's 7x7 stride 2,
    MobileNets' 3x3 stride 2), where the product's K (27 or 147) is too short for the GEMM's
    blocking to pay: SHIFTED spent as long writing its phase-width columns to scratch and
-   compacting them as computing them. Here the input goes into SHIFTED's zero-padded phase
-   planes (mmd__conv_pad_range, the same row offsets per tap), and a tile of MMD__STEM_MR
-   output channels by MMD__STEM_ROWS output rows of one 16-column vector is summed in registers
-   straight from those planes, tap by tap, with the weights prepacked [panel][tap][MR] and
-   broadcast from memory; the bias, Z and the activation are applied in registers and the tile
-   is stored into the NCHW output with the last vector of a row masked. No output scratch, no
-   columns past the output's width. Every sum takes its taps in one order, so results do not
-   depend on the thread count (threads take bands of tile rows). */
+   compacting them as computing them. Here each thread copies a band of output rows' input rows
+   into zero-padded phase rows laid out as SHIFTED's planes (mmd__row_phases; the same offsets
+   per tap, the planes only a band tall, so they stay in cache: copying the whole input first
+   took half of the DBNet's stem), and tiles of MMD__STEM_MR output channels by MMD__STEM_ROWS
+   output rows of one 16-column vector are summed in registers straight from those rows, tap by
+   tap, with the weights prepacked [panel][tap][MR] and broadcast from memory; the bias, Z and
+   the activation are applied in registers and the tile is stored into the NCHW output with the
+   last vector of a row masked. No output scratch, no columns past the output's width. Every
+   sum takes its taps in one order, so results do not depend on the thread count. */
 #define MMD__STEM_MR 8
 #define MMD__STEM_ROWS 3
 #define MMD__STEM_CIN_MAX 4
-
-/* One tile: output channels [m, m + nm) and rows [r, r + nr) (nr >= 1; rows past nr repeat the
-   last one and are not stored) at columns [x0, x0 + 16) under mask mk. in is the phase planes
-   at column x0, off[] the three rows' offsets within a phase plane, a the channels' panel. */
-MMD__TARGET_AVX512 static void mmd__stem_tile_avx512(const float *in, const int64_t *rows, int64_t k, const float *a,
-                                                     const int64_t *off, float *y, const float *z, int64_t ystep,
-                                                     int64_t ow, int32_t nm, int32_t nr, __mmask16 mk,
-                                                     const float *bias, const mmd__act *act) {
-    __m512 c0_0 = _mm512_setzero_ps(), c0_1 = c0_0, c0_2 = c0_0, c1_0 = c0_0, c1_1 = c0_0, c1_2 = c0_0;
-    __m512 c2_0 = c0_0, c2_1 = c0_0, c2_2 = c0_0, c3_0 = c0_0, c3_1 = c0_0, c3_2 = c0_0;
-    __m512 c4_0 = c0_0, c4_1 = c0_0, c4_2 = c0_0, c5_0 = c0_0, c5_1 = c0_0, c5_2 = c0_0;
-    __m512 c6_0 = c0_0, c6_1 = c0_0, c6_2 = c0_0, c7_0 = c0_0, c7_1 = c0_0, c7_2 = c0_0;
-    __m512 acc[MMD__STEM_MR * MMD__STEM_ROWS], al = _mm512_set1_ps(act->alpha), be = _mm512_set1_ps(act->beta);
-    const float *i0 = in + off[0], *i1 = in + off[1], *i2 = in + off[2];
-    int64_t q;
-    int32_t i, r, vec = mmd__act_has_avx512(act->kind);
-#define MMD__STEM_ROW(j)                                                                         \
-    av = _mm512_set1_ps(a[j]), c##j##_0 = _mm512_fmadd_ps(av, b0, c##j##_0),                   \
-    c##j##_1 = _mm512_fmadd_ps(av, b1, c##j##_1), c##j##_2 = _mm512_fmadd_ps(av, b2, c##j##_2)
-    for (q = 0; q < k; ++q, a += MMD__STEM_MR) {
-        int64_t o = rows[q];
-        __m512 b0 = _mm512_loadu_ps(i0 + o), b1 = _mm512_loadu_ps(i1 + o), b2 = _mm512_loadu_ps(i2 + o), av;
-        MMD__STEM_ROW(0);
-        MMD__STEM_ROW(1);
-        MMD__STEM_ROW(2);
-        MMD__STEM_ROW(3);
-        MMD__STEM_ROW(4);
-        MMD__STEM_ROW(5);
-        MMD__STEM_ROW(6);
-        MMD__STEM_ROW(7);
-    }
-#undef MMD__STEM_ROW
-    acc[0] = c0_0, acc[1] = c0_1, acc[2] = c0_2, acc[3] = c1_0, acc[4] = c1_1, acc[5] = c1_2;
-    acc[6] = c2_0, acc[7] = c2_1, acc[8] = c2_2, acc[9] = c3_0, acc[10] = c3_1, acc[11] = c3_2;
-    acc[12] = c4_0, acc[13] = c4_1, acc[14] = c4_2, acc[15] = c5_0, acc[16] = c5_1, acc[17] = c5_2;
-    acc[18] = c6_0, acc[19] = c6_1, acc[20] = c6_2, acc[21] = c7_0, acc[22] = c7_1, acc[23] = c7_2;
-    /* The bias first, then Z, then the activation, as SHIFTED's product and compaction apply them. */
-    for (i = 0; i < nm; ++i)
-        for (r = 0; r < nr; ++r) {
-            __m512 v = acc[i * MMD__STEM_ROWS + r];
-            int64_t at = i * ystep + r * ow;
-            if (bias) v = _mm512_add_ps(v, _mm512_set1_ps(bias[i]));
-            if (z) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, z + at));
-            if (vec) {
-                _mm512_mask_storeu_ps(y + at, mk, mmd__act_vec_avx512(act->kind, v, al, be));
-                continue;
-            }
-            _mm512_mask_storeu_ps(y + at, mk, v);
-            mmd__act_portable_f32(act, y + at, y + at, __builtin_popcount((unsigned)mk));
-        }
-}
-
-/* STEM: bands [lo, hi) of MMD__STEM_ROWS output rows of one image. */
-static void mmd__stem_range(void *data, int32_t share, int64_t lo, int64_t hi) {
-    const mmd__conv_job *j = (const mmd__conv_job *)data;
-    const mmd__conv_data *p = j->p;
-    int64_t oh = p->w.out[1], ow = p->w.out[2], plane = oh * ow, band, m, x0;
-    (void)share;
-    for (band = lo; band < hi; ++band) {
-        int64_t r0 = band * MMD__STEM_ROWS, nr = oh - r0 < MMD__STEM_ROWS ? oh - r0 : MMD__STEM_ROWS, off[3], r;
-        for (r = 0; r < MMD__STEM_ROWS; ++r) off[r] = (r0 + (r < nr ? r : nr - 1)) * p->wp;
-        for (m = 0; m < p->gm; m += MMD__STEM_MR)
-            for (x0 = 0; x0 < ow; x0 += 16) {
-                int64_t at = m * plane + r0 * ow + x0;
-                mmd__stem_tile_avx512(j->buf + x0, j->range, p->gk, p->packed + m * p->gk, off, j->y + at,
-                                      j->z ? j->z + at : NULL, plane, ow,
-                                      (int32_t)(p->gm - m < MMD__STEM_MR ? p->gm - m : MMD__STEM_MR), (int32_t)nr,
-                                      MMD__MASK16(x0, ow), j->bias ? j->bias + m : NULL, &p->act);
-            }
-    }
-}
+#ifndef MMD__STEM_BAND_FLOATS
+#define MMD__STEM_BAND_FLOATS 32768     /* a band's phase rows at most (128 KiB), or one tile's */
+#endif
 
 /* Takes the STEM path for a 2-D single-group convolution of 1 to MMD__STEM_CIN_MAX input
    channels with constant weights, on AVX-512 (the caller has checked that SHIFTED's phases
-   suit the strides): sizes the phase planes (with slack for the whole-vector reads past a
-   row's last output and the last tap's shift) and the scratch (the taps' offsets, the planes),
-   and packs the weights in panels of MMD__STEM_MR channels, zeros past the last. *chosen tells
-   whether it did. */
+   suit the strides): sizes the bands (whole tiles of output rows whose phase rows fit
+   MMD__STEM_BAND_FLOATS) and a share's phase rows (p->hp rows of p->wp per phase, with slack
+   for the whole-vector reads past a row's last output and the last tap's shift), the scratch
+   (the taps' offsets, then a share per thread), and packs the weights in panels of
+   MMD__STEM_MR channels, zeros past the last. *chosen tells whether it did. */
 static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *chosen) {
     const mmd__window *w = &p->w;
-    int64_t hp, wp, panels, m, q;
+    int64_t wp, reach, per_row, panels, m, q;
     uint64_t bytes;
     float *dst;
     int32_t fresh;
     *chosen = 0;
     if (p->isa != MMD__ISA_AVX512 || p->group != 1 || p->in_ch < 1 || p->in_ch > MMD__STEM_CIN_MAX ||
         w->k[0] != 1 || w->in[0] != 1 || p->gm < 1 || p->gk < 1 || p->gm > MMD__ELEMS_MAX / p->gk ||
-        !mmd_tensor_is_const(c->inputs[1]))
+        w->out[1] < 1 || w->out[2] < 1 || !mmd_tensor_is_const(c->inputs[1]))
         return MMD_OK;
-    hp = (w->in[1] + w->pad[1] + w->pad_end[1] + w->s[1] - 1) / w->s[1];
     wp = (w->in[2] + w->pad[2] + w->pad_end[2] + w->s[2] - 1) / w->s[2];
-    if (hp > MMD__ELEMS_MAX / wp / (w->s[1] * w->s[2]) / 2) return MMD_OK;
-    p->hp = hp;
+    /* Phase rows a band of b output rows reads: b - 1 + reach per phase. */
+    reach = (w->k[1] - 1) * w->d[1] / w->s[1] + 1;
+    per_row = p->in_ch * w->s[1] * w->s[2] * wp;
+    if (wp > MMD__ELEMS_MAX / 64 || reach > MMD__ELEMS_MAX / 64 || per_row > MMD__ELEMS_MAX / (reach + MMD__STEM_ROWS))
+        return MMD_OK;
+    p->band = (MMD__STEM_BAND_FLOATS / per_row - reach + 1) / MMD__STEM_ROWS * MMD__STEM_ROWS;
+    if (p->band < MMD__STEM_ROWS) p->band = MMD__STEM_ROWS;
+    if (p->band > w->out[1]) p->band = w->out[1];
+    p->hp = p->band - 1 + reach;
     p->wp = wp;
-    p->plane = mmd__round_up(w->s[1] * w->s[2] * hp * wp + (w->k[2] - 1) * w->d[2] / w->s[2] + 16, 16);
+    p->plane = w->s[1] * w->s[2] * p->hp * wp;
+    p->share = (int64_t)sizeof(float) * mmd__round_up(p->in_ch * p->plane + (w->k[2] - 1) * w->d[2] / w->s[2] + 16, 16);
     p->gn = w->out[1] * w->out[2];
     panels = (p->gm + MMD__STEM_MR - 1) / MMD__STEM_MR;
-    bytes = (uint64_t)mmd__round_up(p->gk, 8) * sizeof(int64_t) + (uint64_t)(p->in_ch * p->plane) * sizeof(float) + 64u;
+    bytes = (uint64_t)mmd__round_up(p->gk, 8) * sizeof(int64_t) + (uint64_t)p->threads * (uint64_t)p->share + 64u;
     if (bytes > (uint64_t)SIZE_MAX / 2) return MMD_OK;
     dst = (float *)mmd_kernel_packed(c, (size_t)(panels * MMD__STEM_MR * p->gk) * sizeof(float), &fresh);
     if (!dst) return c->err->status;
@@ -6941,36 +6882,42 @@ static void mmd__row_phases2(const float *src, int64_t iw, int64_t pad, float *e
     if (ix < iw) e[u] = src[ix];
 }
 
+/* Input row src of iw floats into the column phases of its zero-padded row (SHIFTED's planes,
+   STEM's bands): column x = ix + x0 of the padded row goes to phase x % s2 at x / s2, the
+   phases pstride floats apart from row on. */
+static void mmd__row_phases(const float *src, int64_t iw, int64_t x0, int64_t s2, float *row, int64_t pstride) {
+    int64_t ph, q;
+    if (s2 == 1) {
+        memcpy(row + x0, src, (size_t)iw * sizeof(float));
+        return;
+    }
+    if (s2 == 2) {
+        mmd__row_phases2(src, iw, x0, row, row + pstride);
+        return;
+    }
+    /* Per phase, input columns ph - x0 (mod s2) onwards, s2 apart. */
+    for (ph = 0; ph < s2; ++ph) {
+        int64_t first = ((ph - x0) % s2 + s2) % s2;
+        float *d = row + ph * pstride + (first + x0) / s2;
+        for (q = 0; first + q * s2 < iw; ++q) d[q] = src[first + q * s2];
+    }
+}
+
 /* SHIFTED: input channels [lo, hi) of the group into their zero-padded phase planes. */
 static void mmd__conv_pad_range(void *data, int32_t share, int64_t lo, int64_t hi) {
     const mmd__conv_job *j = (const mmd__conv_job *)data;
     const mmd__conv_data *p = j->p;
     const mmd__window *w = &p->w;
-    int64_t ch, r, q, s1 = w->s[1], s2 = w->s[2], iw = w->in[2];
+    int64_t ch, r, s1 = w->s[1], s2 = w->s[2], iw = w->in[2];
     (void)share;
     for (ch = lo; ch < hi; ++ch) {
         const float *src = j->x + ch * w->in[1] * iw;
         float *dst = j->buf + ch * p->plane;
         memset(dst, 0, (size_t)p->plane * sizeof(float));
         for (r = 0; r < w->in[1]; ++r) {
-            int64_t y = r + w->pad[1], x0 = w->pad[2], ph;
-            float *row = dst + y % s1 * s2 * p->hp * p->wp + y / s1 * p->wp;
-            if (s2 == 1) {
-                memcpy(row + x0, src + r * iw, (size_t)iw * sizeof(float));
-                continue;
-            }
-            if (s2 == 2) {
-                mmd__row_phases2(src + r * iw, iw, x0, row, row + p->hp * p->wp);
-                continue;
-            }
-            /* Column x of the padded row goes to phase x % s2 at x / s2: per phase, input
-               columns ph - x0 (mod s2) onwards, s2 apart. */
-            for (ph = 0; ph < s2; ++ph) {
-                int64_t first = ((ph - x0) % s2 + s2) % s2;
-                float *d = row + ph * p->hp * p->wp + (first + x0) / s2;
-                const float *sp = src + r * iw + first;
-                for (q = 0; first + q * s2 < iw; ++q) d[q] = sp[q * s2];
-            }
+            int64_t y = r + w->pad[1];
+            mmd__row_phases(src + r * iw, iw, w->pad[2], s2, dst + y % s1 * s2 * p->hp * p->wp + y / s1 * p->wp,
+                            p->hp * p->wp);
         }
     }
 }
@@ -6995,6 +6942,98 @@ static void mmd__conv_compact(void *user, int64_t m0, int64_t m1, int64_t n0, in
             mmd__act_f32(&p->act, dst, x1 - x0);
         }
 }
+
+#if defined(MMD__X86)
+/* One tile: output channels [m, m + nm) and rows [r, r + nr) (nr >= 1; rows past nr repeat the
+   last one and are not stored) at columns [x0, x0 + 16) under mask mk. in is the phase planes
+   at column x0, off[] the three rows' offsets within a phase plane, a the channels' panel. */
+MMD__TARGET_AVX512 static void mmd__stem_tile_avx512(const float *in, const int64_t *rows, int64_t k, const float *a,
+                                                     const int64_t *off, float *y, const float *z, int64_t ystep,
+                                                     int64_t ow, int32_t nm, int32_t nr, __mmask16 mk,
+                                                     const float *bias, const mmd__act *act) {
+    __m512 c0_0 = _mm512_setzero_ps(), c0_1 = c0_0, c0_2 = c0_0, c1_0 = c0_0, c1_1 = c0_0, c1_2 = c0_0;
+    __m512 c2_0 = c0_0, c2_1 = c0_0, c2_2 = c0_0, c3_0 = c0_0, c3_1 = c0_0, c3_2 = c0_0;
+    __m512 c4_0 = c0_0, c4_1 = c0_0, c4_2 = c0_0, c5_0 = c0_0, c5_1 = c0_0, c5_2 = c0_0;
+    __m512 c6_0 = c0_0, c6_1 = c0_0, c6_2 = c0_0, c7_0 = c0_0, c7_1 = c0_0, c7_2 = c0_0;
+    __m512 acc[MMD__STEM_MR * MMD__STEM_ROWS], al = _mm512_set1_ps(act->alpha), be = _mm512_set1_ps(act->beta);
+    const float *i0 = in + off[0], *i1 = in + off[1], *i2 = in + off[2];
+    int64_t q;
+    int32_t i, r, vec = mmd__act_has_avx512(act->kind);
+#define MMD__STEM_ROW(j)                                                                         \
+    av = _mm512_set1_ps(a[j]), c##j##_0 = _mm512_fmadd_ps(av, b0, c##j##_0),                   \
+    c##j##_1 = _mm512_fmadd_ps(av, b1, c##j##_1), c##j##_2 = _mm512_fmadd_ps(av, b2, c##j##_2)
+    for (q = 0; q < k; ++q, a += MMD__STEM_MR) {
+        int64_t o = rows[q];
+        __m512 b0 = _mm512_loadu_ps(i0 + o), b1 = _mm512_loadu_ps(i1 + o), b2 = _mm512_loadu_ps(i2 + o), av;
+        MMD__STEM_ROW(0);
+        MMD__STEM_ROW(1);
+        MMD__STEM_ROW(2);
+        MMD__STEM_ROW(3);
+        MMD__STEM_ROW(4);
+        MMD__STEM_ROW(5);
+        MMD__STEM_ROW(6);
+        MMD__STEM_ROW(7);
+    }
+#undef MMD__STEM_ROW
+    acc[0] = c0_0, acc[1] = c0_1, acc[2] = c0_2, acc[3] = c1_0, acc[4] = c1_1, acc[5] = c1_2;
+    acc[6] = c2_0, acc[7] = c2_1, acc[8] = c2_2, acc[9] = c3_0, acc[10] = c3_1, acc[11] = c3_2;
+    acc[12] = c4_0, acc[13] = c4_1, acc[14] = c4_2, acc[15] = c5_0, acc[16] = c5_1, acc[17] = c5_2;
+    acc[18] = c6_0, acc[19] = c6_1, acc[20] = c6_2, acc[21] = c7_0, acc[22] = c7_1, acc[23] = c7_2;
+    /* The bias first, then Z, then the activation, as SHIFTED's product and compaction apply them. */
+    for (i = 0; i < nm; ++i)
+        for (r = 0; r < nr; ++r) {
+            __m512 v = acc[i * MMD__STEM_ROWS + r];
+            int64_t at = i * ystep + r * ow;
+            if (bias) v = _mm512_add_ps(v, _mm512_set1_ps(bias[i]));
+            if (z) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, z + at));
+            if (vec) {
+                _mm512_mask_storeu_ps(y + at, mk, mmd__act_vec_avx512(act->kind, v, al, be));
+                continue;
+            }
+            _mm512_mask_storeu_ps(y + at, mk, v);
+            mmd__act_portable_f32(act, y + at, y + at, __builtin_popcount((unsigned)mk));
+        }
+}
+
+/* STEM: bands [lo, hi) of p->band output rows of one image, in this share's phase rows. Phase
+   row i of the band (phase py) is padded row (r0 + i) * s1 + py; the padding columns are zeroed
+   once, rows outside the input each time. */
+static void mmd__stem_range(void *data, int32_t share, int64_t lo, int64_t hi) {
+    const mmd__conv_job *j = (const mmd__conv_job *)data;
+    const mmd__conv_data *p = j->p;
+    const mmd__window *w = &p->w;
+    int64_t oh = w->out[1], ow = w->out[2], plane = oh * ow, s1 = w->s[1], s2 = w->s[2], ph = p->hp * p->wp;
+    int64_t band, m, x0, ci, py, i, r0, r1, r;
+    float *buf = (float *)(void *)((char *)j->buf + (size_t)share * (size_t)p->share);
+    memset(buf, 0, (size_t)p->share);
+    for (band = lo; band < hi; ++band) {
+        r0 = band * p->band;
+        r1 = r0 + p->band < oh ? r0 + p->band : oh;
+        for (ci = 0; ci < p->in_ch; ++ci)
+            for (py = 0; py < s1; ++py)
+                for (i = 0; i < p->hp; ++i) {
+                    int64_t y = (r0 + i) * s1 + py - w->pad[1];
+                    float *row = buf + ci * p->plane + py * s2 * ph + i * p->wp;
+                    if (y >= 0 && y < w->in[1])
+                        mmd__row_phases(j->x + (ci * w->in[1] + y) * w->in[2], w->in[2], w->pad[2], s2, row, ph);
+                    else
+                        for (x0 = 0; x0 < s2; ++x0) memset(row + x0 * ph, 0, (size_t)p->wp * sizeof(float));
+                }
+        for (r = r0; r < r1; r += MMD__STEM_ROWS) {
+            int64_t nr = r1 - r < MMD__STEM_ROWS ? r1 - r : MMD__STEM_ROWS, off[MMD__STEM_ROWS], t;
+            for (t = 0; t < MMD__STEM_ROWS; ++t) off[t] = (r - r0 + (t < nr ? t : nr - 1)) * p->wp;
+            for (m = 0; m < p->gm; m += MMD__STEM_MR)
+                for (x0 = 0; x0 < ow; x0 += 16) {
+                    int64_t at = m * plane + r * ow + x0;
+                    mmd__stem_tile_avx512(buf + x0, j->range, p->gk, p->packed + m * p->gk, off, j->y + at,
+                                          j->z ? j->z + at : NULL, plane, ow,
+                                          (int32_t)(p->gm - m < MMD__STEM_MR ? p->gm - m : MMD__STEM_MR), (int32_t)nr,
+                                          MMD__MASK16(x0, ow), j->bias ? j->bias + m : NULL, &p->act);
+                }
+        }
+    }
+}
+#endif
 
 #endif
 
@@ -7238,15 +7277,15 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
             }
 #if defined(MMD__X86)
             if (p->path == MMD__CONV_STEM) {
-                /* Bands of tile rows per thread, each band at least a few hundred thousand
-                   multiply-adds so that a small convolution wakes nobody. */
-                int64_t bands = (w->out[1] + MMD__STEM_ROWS - 1) / MMD__STEM_ROWS;
-                int64_t work = MMD__STEM_ROWS * w->out[2] * mg * p->gk;
-                mmd__parallel_range(c, cg, MMD__EW_GRAIN / (p->plane > 0 ? p->plane : 1), 1, INT32_MAX, mmd__conv_pad_range, &job);
+                /* Bands per thread, each at least a few hundred thousand multiply-adds so that
+                   a small convolution wakes nobody. */
+                int64_t bands = (w->out[1] + p->band - 1) / p->band, work = p->band * w->out[2] * mg * p->gk;
+                job.buf = (float *)(((uintptr_t)extra + 63u) & ~(uintptr_t)63u);
                 job.y = yg;
                 job.z = zg;
                 job.range = rows;
-                mmd__parallel_range(c, bands, ((int64_t)1 << 18) / (work > 0 ? work : 1), 1, INT32_MAX, mmd__stem_range, &job);
+                mmd__parallel_range(c, bands, ((int64_t)1 << 18) / (work > 0 ? work : 1), 1, p->threads, mmd__stem_range,
+                                    &job);
                 continue;
             }
 #endif

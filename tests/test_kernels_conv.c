@@ -14,6 +14,9 @@
 #define MMD_CONV_COLUMNS_MAX 300
 /* ConvTranspose's DISJOINT path stores its columns one panel of columns at a time. */
 #define MMD__DISJOINT_CHUNK_FLOATS 1
+/* STEM copies the input rows of one tile of output rows at a time (bands that overlap, a short
+   last band). */
+#define MMD__STEM_BAND_FLOATS 1
 /* Every 3x3 stride-1 case through WINOGRAD when the weights are packed; in the portable build
    (MMD_NO_SIMD) those of fewer than 10 tiles (4 and 9) with its products transposed, the others
    (12 and 34) as the vector builds run them. */
