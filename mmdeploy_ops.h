@@ -7531,30 +7531,70 @@ static void mmd__pool_rows_q8(void *data, int32_t share, int64_t lo, int64_t hi)
 
 #ifndef MMD_CONV_SMALL
 #if defined(MMD__X86)
-/* y[i] = the maximum of r[2i], ..., r[2i + k - 1] for i < n (stride-2 windows inside a row of
-   len floats from r; NaN when the window holds one, as the scalar loop gives), sixteen outputs
-   at a time: each tap is the even or odd elements of 32 floats, picked out by one permute.
-   Loads and the last store are masked to the row, so no read passes its end. ResNet-18's
-   3x3 stride-2 MaxPool spent most of its time in the scalar loop this replaces. */
-MMD__TARGET_AVX512 static void mmd__pool_max_s2_avx512(const float *r, int64_t len, float *y, int64_t n, int64_t k) {
+/* Input rows a window of MaxPool's AVX-512 row path may span (mmd__pool_max_row_avx512). */
+#define MMD__POOL_ROWS_MAX 16
+
+/* One output row of a 2-D MaxPool at stride s (1 or 2): y[i] = the maximum of rows[r][s i + t]
+   over the nr rows r and the k taps t, for the n outputs whose windows lie inside the rows
+   (len floats from each rows[r]), sixteen at a time. The columns a pair of taps reads are
+   loaded from every row and their maximum taken there, in registers, so that each input row
+   is read straight from the input (the scalar path first combines the rows into a scratch row
+   with a call per row); at stride 2 each tap is then the even or odd elements of 32 of those
+   maxima, picked out by one permute. Loads and the last store are masked to the row, so no read
+   passes its end. Sixteen outputs whose loads hold a NaN are computed again by the scalar loop,
+   which gives NaN for a window that holds one. ResNet-18's 3x3 stride-2 pool over 64x112x112
+   spent most of its time in the calls per row and per output this replaces. */
+MMD__TARGET_AVX512 static void mmd__pool_max_row_avx512(const float *const *rows, int64_t nr, int64_t len, float *y,
+                                                        int64_t n, int64_t k, int64_t s) {
     const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
     const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
-    int64_t i, t;
+    int64_t i, t, r, o;
 #define MMD__POOL_MASK(cnt) ((cnt) >= 16 ? (__mmask16)0xffff : (cnt) <= 0 ? (__mmask16)0 : (__mmask16)((1u << (cnt)) - 1u))
-    for (i = 0; i < n; i += 16, r += 32, len -= 32) {
+    for (i = 0; i < n; i += 16) {
         __m512 m = _mm512_setzero_ps();
         __mmask16 nan = 0;
-        for (t = 0; t < k; ++t) {
-            int64_t off = t & ~(int64_t)1;
-            __m512 lo = _mm512_maskz_loadu_ps(MMD__POOL_MASK(len - off), r + off);
-            __m512 hi = _mm512_maskz_loadu_ps(MMD__POOL_MASK(len - off - 16), r + off + 16);
-            __m512 v = _mm512_permutex2var_ps(lo, t & 1 ? odd : even, hi);
-            /* The earlier maximum is the second operand, kept on ties as the scalar loop does. */
+        for (t = 0; t < k; t += s) {
+            int64_t off = i * s + t;
+            __mmask16 ml = MMD__POOL_MASK(len - off), mh = MMD__POOL_MASK(len - off - 16);
+            /* max(v, lo) keeps lo when either is NaN, so a NaN first row stays in lo and each
+               later row is checked against lo before it is taken: one comparison a row. */
+            __m512 lo = _mm512_maskz_loadu_ps(ml, rows[0] + off), hi, v;
+            if (nr == 1) nan |= _mm512_cmp_ps_mask(lo, lo, _CMP_UNORD_Q);
+            for (r = 1; r < nr; ++r) {
+                v = _mm512_maskz_loadu_ps(ml, rows[r] + off);
+                nan |= _mm512_cmp_ps_mask(v, lo, _CMP_UNORD_Q);
+                lo = _mm512_max_ps(v, lo);
+            }
+            if (s == 1) {
+                m = t ? _mm512_max_ps(lo, m) : lo;
+                continue;
+            }
+            hi = _mm512_maskz_loadu_ps(mh, rows[0] + off + 16);
+            if (nr == 1) nan |= _mm512_cmp_ps_mask(hi, hi, _CMP_UNORD_Q);
+            for (r = 1; r < nr; ++r) {
+                v = _mm512_maskz_loadu_ps(mh, rows[r] + off + 16);
+                nan |= _mm512_cmp_ps_mask(v, hi, _CMP_UNORD_Q);
+                hi = _mm512_max_ps(v, hi);
+            }
+            v = _mm512_permutex2var_ps(lo, even, hi);
             m = t ? _mm512_max_ps(v, m) : v;
-            nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+            if (t + 1 < k) m = _mm512_max_ps(_mm512_permutex2var_ps(lo, odd, hi), m);
         }
-        m = _mm512_mask_mov_ps(m, nan, _mm512_set1_ps(NAN));
-        _mm512_mask_storeu_ps(y + i, MMD__POOL_MASK(n - i), m);
+        if (!nan) {
+            _mm512_mask_storeu_ps(y + i, MMD__POOL_MASK(n - i), m);
+            continue;
+        }
+        for (o = i; o < n && o < i + 16; ++o) {
+            float v = rows[0][o * s];
+            int32_t bad = 0;
+            for (r = 0; r < nr; ++r)
+                for (t = 0; t < k; ++t) {
+                    float e = rows[r][o * s + t];
+                    v = e > v ? e : v;
+                    bad |= e != e;
+                }
+            y[o] = bad ? NAN : v;
+        }
     }
 #undef MMD__POOL_MASK
 }
@@ -7568,6 +7608,9 @@ static void mmd__pool_rows_f32(void *data, int32_t share, int64_t lo, int64_t hi
     int64_t k1 = w->k[1], k2 = w->k[2], s1, s2, lo1, hi1, lo2, hi2, n1, pn1, n2, pn2;
     int32_t is_max = mmd__pool_mode(p->mode, MMD__POOLS_WINDOW) == MMD__POOL_MAX;
     int32_t op = is_max ? MMD__BIN_MAX : MMD__BIN_ADD;
+#if defined(MMD__X86)
+    int32_t fast = is_max && p->isa == MMD__ISA_AVX512 && (w->s[2] == 1 || w->s[2] == 2) && k1 <= MMD__POOL_ROWS_MAX;
+#endif
     float *acc = j->scratch + (int64_t)share * iw, den;
     /* The columns whose window lies inside the input: o2 * s - pad >= 0 and + k <= iw. */
     int64_t a2 = (w->pad[2] + w->s[2] - 1) / w->s[2], b2 = iw + w->pad[2] - k2 < 0 ? 0 : (iw + w->pad[2] - k2) / w->s[2] + 1;
@@ -7585,6 +7628,36 @@ static void mmd__pool_rows_f32(void *data, int32_t share, int64_t lo, int64_t hi
                 for (o2 = 0; o2 < ow; ++o2) yp[o2] = is_max ? -FLT_MAX : 0.0f;
                 continue;
             }
+#if defined(MMD__X86)
+            if (fast) {
+                /* The AVX-512 row, then the outputs whose windows reach the padding from the
+                   input rows themselves (a NaN met stays, as in the scalar path's loop). */
+                const float *rp[MMD__POOL_ROWS_MAX];
+                int64_t nr = hi1 - lo1, start = a2 * w->s[2] - w->pad[2], r1;
+                for (t = 0; t < nr; ++t) rp[t] = xp + (s1 + lo1 + t) * iw;
+                if (a2 < b2) {
+                    for (t = 0; t < nr; ++t) rp[t] += start;
+                    mmd__pool_max_row_avx512(rp, nr, iw - start, yp + a2, b2 - a2, k2, w->s[2]);
+                    for (t = 0; t < nr; ++t) rp[t] -= start;
+                }
+                for (o2 = 0; o2 < ow; ++o2) {
+                    float v;
+                    if (o2 == a2 && a2 < b2) o2 = b2;
+                    if (o2 >= ow) break;
+                    s2 = o2 * w->s[2] - w->pad[2];
+                    mmd__valid_range(s2, 1, k2, iw, &lo2, &hi2);
+                    if (hi2 <= lo2) {
+                        yp[o2] = -FLT_MAX;
+                        continue;
+                    }
+                    v = rp[0][s2 + lo2];
+                    for (r1 = 0; r1 < nr; ++r1)
+                        for (t = lo2; t < hi2; ++t) v = rp[r1][s2 + t] > v || rp[r1][s2 + t] != rp[r1][s2 + t] ? rp[r1][s2 + t] : v;
+                    yp[o2] = v;
+                }
+                continue;
+            }
+#endif
             memcpy(acc, xp + (s1 + lo1) * iw, (size_t)iw * sizeof(float));
             for (t = lo1 + 1; t < hi1; ++t) mmd__bin_f32(p->isa, op, acc, acc, 1, xp + (s1 + t) * iw, 1, iw);
             /* Columns [a2, b2) have their whole window inside the row; stride 1 takes them as
@@ -7594,14 +7667,7 @@ static void mmd__pool_rows_f32(void *data, int32_t share, int64_t lo, int64_t hi
                 memcpy(yp + a2, acc + a2 - w->pad[2], (size_t)(b2 - a2) * sizeof(float));
                 for (t = 1; t < k2; ++t) mmd__bin_f32(p->isa, op, yp + a2, yp + a2, 1, acc + a2 - w->pad[2] + t, 1, b2 - a2);
                 if (!is_max) mmd__bin_f32(p->isa, MMD__BIN_DIV, yp + a2, yp + a2, 1, &den, 0, b2 - a2);
-            }
-#if defined(MMD__X86)
-            else if (a2 < b2 && is_max && w->s[2] == 2 && p->isa == MMD__ISA_AVX512) {
-                int64_t start = 2 * a2 - w->pad[2];
-                mmd__pool_max_s2_avx512(acc + start, iw - start, yp + a2, b2 - a2, k2);
-            }
-#endif
-            else {
+            } else {
                 for (o2 = a2; o2 < b2; ++o2) {
                     const float *r = acc + o2 * w->s[2] - w->pad[2];
                     float v = r[0];

@@ -5,7 +5,7 @@
    case runs with 1, 2 and 3 threads (shares run last first), which must give the same bytes.
    The inputs are quarter-integers (ramp), whose sums are exact, so the two paths agree bit for
    bit although they add in different orders. MaxPool of int8 and uint8 (row path only) is held
-   to MaxPool of the same values as floats. */
+   to MaxPool of the same values as floats. MaxPool is also run with NaN among its inputs. */
 #define MMD_IMPLEMENTATION
 #include "mmdeploy.h"
 #include "test.h"
@@ -17,6 +17,34 @@ typedef struct pool_case {
     int64_t kernel[2], strides[2], pads[4];
     int64_t ceil_mode, count_include_pad;
 } pool_case;
+
+/* Every nan_every-th input element (from the third on) NaN, when set (maxpool_nan_matches_reference). */
+static int64_t nan_every;
+
+/* MaxPool of pc over x by its definition with NaN: NaN where the window holds one, else the
+   maximum of the window's input elements (-FLT_MAX for a window past the input, ceil_mode).
+   Counts the outputs of y (oh x ow a plane) that differ, NaN matching NaN. */
+static int64_t maxpool_nan_mismatches(const pool_case *pc, const float *x, const float *y, int64_t oh, int64_t ow) {
+    int64_t ih = pc->h ? pc->h : 1, iw = pc->w, kh = pc->h ? pc->kernel[0] : 1, sh = pc->h ? pc->strides[0] : 1;
+    int64_t pt = pc->h ? pc->pads[0] : 0, pl, oy, ox, ty, tx, bad = 0;
+    for (pl = 0; pl < pc->n * pc->c; ++pl)
+        for (oy = 0; oy < oh; ++oy)
+            for (ox = 0; ox < ow; ++ox) {
+                float m = -FLT_MAX, got = y[(pl * oh + oy) * ow + ox];
+                int32_t nan = 0;
+                for (ty = 0; ty < kh; ++ty)
+                    for (tx = 0; tx < pc->kernel[1]; ++tx) {
+                        int64_t iy = oy * sh - pt + ty, ix = ox * pc->strides[1] - pc->pads[1] + tx;
+                        float v;
+                        if (iy < 0 || iy >= ih || ix < 0 || ix >= iw) continue;
+                        v = x[(pl * ih + iy) * iw + ix];
+                        nan |= v != v;
+                        m = v > m ? v : m;
+                    }
+                bad += nan ? got == got : got != m;
+            }
+    return bad;
+}
 
 /* Runs one case both ways and compares. */
 static void check_pool(const pool_case *pc) {
@@ -32,6 +60,7 @@ static void check_pool(const pool_case *pc) {
     mmd_tensor tx, tx3, out = output("y"), out3 = output("y3"), *in[1], *o[1], *o3[1];
     op_case t;
     ramp(x, n, 7, 23);
+    for (k = 2; nan_every && k < n; k += nan_every) x[k] = NAN;
     for (k = 0; k < planes; ++k) {
         memcpy(x3 + 2 * k * plane, x + k * plane, (size_t)plane * sizeof(float));
         memcpy(x3 + (2 * k + 1) * plane, x + k * plane, (size_t)plane * sizeof(float));
@@ -72,6 +101,26 @@ static void check_pool(const pool_case *pc) {
     in[0] = &tx3;
     o3[0] = &out3;
     CHECK(case_run(&t, pc->op, 11, attrs3, nattr, in, 1, o3, 1) == MMD_OK);
+    if (nan_every) {
+        /* The generic loops take a NaN only as a window's first element (the firmware's loop,
+           left as it is), so the row path is held to the definition instead. */
+        tx = tensor("x", MMD_DTYPE_FLOAT32, 2 + sp, dims, x);
+        in[0] = &tx;
+        o[0] = &out;
+        for (threads = 1; threads <= 3; threads += 2) {
+            op_case f;
+            out = output("y");
+            CHECK(case_prepare_threads(&f, threads, pc->op, 11, attrs, nattr, in, 1, o, 1) == MMD_OK);
+            CHECK(f.c.scratch_size > 0);
+            CHECK(case_eval(&f) == MMD_OK);
+            CHECK(maxpool_nan_mismatches(pc, x, (const float *)out.data, pc->h ? out.dims[2] : 1, out.dims[out.rank - 1]) == 0);
+            case_free(&f);
+        }
+        case_free(&t);
+        free(x);
+        free(x3);
+        return;
+    }
     for (threads = 1; threads <= 3; ++threads) {
         op_case f;
         tx = tensor("x", MMD_DTYPE_FLOAT32, 2 + sp, dims, x);
@@ -119,9 +168,34 @@ static void maxpool_rows_match_generic(void) {
         {"MaxPool", 1, 2, 9, 75, {3, 3}, {2, 2}, {1, 1, 1, 1}, 0, 0},
         {"MaxPool", 1, 2, 7, 70, {3, 5}, {2, 2}, {1, 2, 1, 2}, 1, 0},
         {"MaxPool", 2, 3, 0, 101, {1, 4}, {1, 2}, {0, 1, 0, 1}, 0, 0},
+        /* The AVX-512 row path at stride 1 over rows of three vectors, at stride 2 with
+           ceil_mode over ResNet's 112 columns, and a window of more rows than it takes (17). */
+        {"MaxPool", 1, 2, 11, 40, {3, 3}, {1, 1}, {1, 1, 1, 1}, 0, 0},
+        {"MaxPool", 1, 2, 12, 112, {3, 3}, {2, 2}, {1, 1, 1, 1}, 1, 0},
+        {"MaxPool", 1, 1, 20, 40, {17, 3}, {2, 2}, {8, 1, 8, 1}, 0, 0},
     };
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) check_pool(&cases[i]);
+}
+
+/* NaN inputs, densely (most windows hold one) and sparsely: a window that holds a NaN gives
+   NaN, at the edges and inside the rows, at strides 1 and 2 and in 1-D. */
+static void maxpool_nan_matches_reference(void) {
+    static const pool_case cases[] = {
+        {"MaxPool", 1, 3, 17, 23, {3, 3}, {2, 2}, {1, 1, 1, 1}, 0, 0},
+        {"MaxPool", 1, 2, 9, 75, {3, 3}, {2, 2}, {1, 1, 1, 1}, 0, 0},
+        {"MaxPool", 1, 4, 13, 37, {5, 5}, {1, 1}, {2, 2, 2, 2}, 0, 0},
+        {"MaxPool", 1, 2, 10, 11, {3, 3}, {2, 2}, {0, 1, 1, 0}, 1, 0},
+        {"MaxPool", 2, 3, 0, 101, {1, 4}, {1, 2}, {0, 1, 0, 1}, 0, 0},
+    };
+    static const int64_t every[] = {7, 97};
+    size_t i, e;
+    for (e = 0; e < sizeof every / sizeof every[0]; ++e)
+        for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+            nan_every = every[e];
+            check_pool(&cases[i]);
+        }
+    nan_every = 0;
 }
 
 /* MaxPool on int8 and uint8 (the row path on bytes, as the QDQ rewrite runs it) against
@@ -220,6 +294,7 @@ static void averagepool_rows_match_generic(void) {
 
 int main(void) {
     TEST_RUN(maxpool_rows_match_generic);
+    TEST_RUN(maxpool_nan_matches_reference);
     TEST_RUN(averagepool_rows_match_generic);
     TEST_RUN(maxpool_bytes_match_float);
     return test_summary();
