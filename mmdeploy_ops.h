@@ -780,12 +780,15 @@ MMD__TARGET_AVX2 static __m256i mmd__tail_avx2(int64_t rem) {
     }                                                                                           \
     break;
 
-/* Whether mmd__act_vec_avx512 computes activation kind (the others take the portable loop). */
+#ifndef MMD_CONV_SMALL
+/* Whether mmd__act_vec_avx512 computes activation kind (the others take the portable loop);
+   for the stem convolution's tiles, which firmware builds (MMD_CONV_SMALL) leave out. */
 static int32_t mmd__act_has_avx512(int32_t kind) {
     return kind == MMD__ACT_NONE || kind == MMD__ACT_RELU || kind == MMD__ACT_CLIP || kind == MMD__ACT_LEAKY_RELU ||
            kind == MMD__ACT_SIGMOID || kind == MMD__ACT_HARD_SIGMOID || kind == MMD__ACT_HARD_SWISH ||
            kind == MMD__ACT_HARD_SIGMOID_MUL || kind == MMD__ACT_SILU;
 }
+#endif
 
 /* The AVX-512 formula of each activation mmd__act_has_avx512 lists, on one vector (al and be the
    parameters broadcast): the row loop below and the convolution kernels that apply the
