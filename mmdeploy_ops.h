@@ -5770,8 +5770,11 @@ static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_
    2-D, any kernel, stride and dilation, as rows of vector multiply-adds over a padded copy of
    the input plane split by column phase (see mmd__dw_task). 3-D depthwise takes DIRECT.
    WINOGRAD: 3x3 stride-1 single-group 2-D convolutions on planes large enough (>>ops winograd).
-   ConvTranspose: IM2COL there is the product then col2im's scatter-add; DISJOINT, stride equal
-   to kernel, stores each tap's columns straight to its outputs (see mmd__conv_transpose_plan). */
+   STEM: on AVX-512, what SHIFTED would take with 1 to 4 input channels and one group (image
+   models' first convolution), summed straight from band-high phase rows into the NCHW output
+   (>>ops stem). ConvTranspose: IM2COL there is the product then col2im's scatter-add;
+   DISJOINT, stride equal to kernel, stores each tap's columns straight to its outputs (see
+   mmd__conv_transpose_plan). */
 enum { MMD__CONV_DIRECT, MMD__CONV_POINTWISE, MMD__CONV_SHIFTED, MMD__CONV_IM2COL, MMD__CONV_DEPTHWISE,
        MMD__CONV_WINOGRAD, MMD__CONV_DISJOINT, MMD__CONV_STEM };
 
@@ -6238,9 +6241,11 @@ static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
 #if defined(MMD__X86) && !defined(MMD_CONV_SMALL)
 /* ==== >>ops stem ==== */
 /* STEM: the first convolution of an image model (3 input channels: ResNet-18's 7x7 stride 2,
-   MobileNets' 3x3 stride 2), where the product's K (27 or 147) is too short for the GEMM's
-   blocking to pay: SHIFTED spent as long writing its phase-width columns to scratch and
-   compacting them as computing them. Here each thread copies a band of output rows' input rows
+   MobileNets' 3x3 stride 2), where the product's K (27 or 147) is short and its output large:
+   SHIFTED's product wrote columns of the phases' width to scratch, compacted them into the
+   output afterwards and copied the whole input into phase planes first (bench_conv, one thread,
+   warm: ResNet-18's 1.75 ms there, 1.3 to 1.45 ms here; MobileNetV2's 0.36 and 0.23; the
+   DBNet's 1.37 and 1.0). Here each thread copies a band of output rows' input rows
    into zero-padded phase rows laid out as SHIFTED's planes (mmd__row_phases; the same offsets
    per tap, the planes only a band tall, so they stay in cache: copying the whole input first
    took half of the DBNet's stem), and tiles of MMD__STEM_MR output channels by MMD__STEM_ROWS
@@ -6398,7 +6403,7 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
            output (y, x) reads padded (y * s + t * d) for tap t, which is phase (t * d) % s at
            y + (t * d) / s, so each tap's reads are one shifted phase plane, as at stride 1.
            ResNet-18's strided convolutions (7x7 stride 2 of 3 channels, 3x3 stride 2) take
-           this path instead of gathering columns. */
+           this path instead of gathering columns (on AVX-512 the 7x7 takes STEM). */
         int64_t hp = w->in[1] + w->pad[1] + w->pad_end[1], wp = w->in[2] + w->pad[2] + w->pad_end[2];
         p->path = MMD__CONV_SHIFTED;
         p->hp = (hp + w->s[1] - 1) / w->s[1];
