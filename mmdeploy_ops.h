@@ -7292,15 +7292,15 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
             }
 #if defined(MMD__X86)
             if (p->path == MMD__CONV_STEM) {
-                /* Bands per thread, each at least a few hundred thousand multiply-adds so that
-                   a small convolution wakes nobody. */
-                int64_t bands = (w->out[1] + p->band - 1) / p->band, work = p->band * w->out[2] * mg * p->gk;
+                /* Bands per thread, a share at least 2^18 multiply-adds so that a small
+                   convolution wakes nobody (divided in turn: no product of sizes overflows). */
+                int64_t bands = (w->out[1] + p->band - 1) / p->band;
+                int64_t grain = ((int64_t)1 << 18) / (mg * p->gk) / (p->band * w->out[2]);
                 job.buf = (float *)(((uintptr_t)extra + 63u) & ~(uintptr_t)63u);
                 job.y = yg;
                 job.z = zg;
                 job.range = rows;
-                mmd__parallel_range(c, bands, ((int64_t)1 << 18) / (work > 0 ? work : 1), 1, p->threads, mmd__stem_range,
-                                    &job);
+                mmd__parallel_range(c, bands, grain, 1, p->threads, mmd__stem_range, &job);
                 continue;
             }
 #endif
