@@ -292,10 +292,13 @@ bench-sdk: $(BUILD)/bench_sdk_transforms $(BUILD)/sdk_models/seg/end2end.onnx
 $(BUILD)/bench_sdk_transforms: bench/bench_sdk_transforms.c $(SDK_HEADERS) $(BUILD)/mmdeploy.o $(BUILD)/mmdeploy_sdk.o
 	$(CC) $(WARN) $(CFLAGS) -I. -Iinclude $< $(BUILD)/mmdeploy.o $(BUILD)/mmdeploy_sdk.o $(SDK_LIBS) -o $@
 
-# GFLOP/s of single convolutions of ResNet-18's and the DBNet's shapes (bench/bench_conv.c).
+# GFLOP/s of single convolutions of ResNet-18's and the DBNet's shapes (bench/bench_conv.c), with
+# warm caches and then with the caches flushed before every run, as the convolutions of a model
+# find them.
 .PHONY: bench-conv
 bench-conv: $(BUILD)/bench_conv
 	$(BUILD)/bench_conv 1
+	$(BUILD)/bench_conv --cold 1
 
 $(BUILD)/bench_conv: bench/bench_conv.c tests/test.h tests/kernel_harness.h $(HEADERS) | $(BUILD)
 	$(CC) $(WARN) $(CFLAGS) -I. -Itests $< -lm -o $@

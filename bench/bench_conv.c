@@ -2,7 +2,13 @@
    bench-conv`): the dense shapes of ResNet-18 and the DBNet, one thread unless given (more run
    on the session's built-in pool), best of a few repeats. Compare with the core's peak (Zen 5:
    about 218 GFLOP/s per core).
-       build/bench_conv [THREADS [SHAPE]]      SHAPE: a substring of the shape names below */
+       build/bench_conv [--cold[=MB]] [THREADS [SHAPE]]      SHAPE: a substring of the shape names below
+   With --cold[=MB], MB megabytes (64 unless given) are read before every run and the median of
+   the runs is reported: in a model each convolution finds its weights out of the core's caches,
+   evicted by the layers before it, so warm timings of the big-weight layers flatter them
+   (ResNet-18's layer4 3x3 runs 1.8 ms warm but 3.0 ms in the model). 64 MB, more than
+   ResNet-18's 47 MB of weights, gives the per-node times of `mmdeploy bench --profile` on it;
+   a flush past the host's last-level cache (256 MB here) measures weights from DRAM instead. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #define MMD_IMPLEMENTATION
 #include "mmdeploy.h"
@@ -40,18 +46,49 @@ static double now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+#define RUNS 30
+
+/* Reads the flush buffer (written once at the start) a cache line at a time: reading rather
+   than writing leaves no dirty lines whose write-back would slow the next run down. */
+static size_t flush_bytes;
+
+static void flush_caches(const unsigned char *buf) {
+    volatile unsigned char sink = 0;
+    unsigned char acc = 0;
+    size_t i;
+    for (i = 0; i < flush_bytes; i += 64) acc ^= buf[i];
+    sink = acc;
+    (void)sink;
+}
+
 int main(int argc, char **argv) {
-    int32_t threads = argc > 1 ? atoi(argv[1]) : 1, i, r;
+    int32_t cold = argc > 1 && !strncmp(argv[1], "--cold", 6), threads, i, r;
+    unsigned char *flush = NULL;
+    double times[RUNS];
     mmd_arena arena;
     mmd_arena_init(&arena, NULL, 0, 1);
     mmd__pool *pool = NULL;
     mmd_error err;
+    flush_bytes = (size_t)(cold && argv[1][6] == '=' ? atoi(argv[1] + 7) : 64) << 20;
+    argc -= cold, argv += cold;
+    threads = argc > 1 ? atoi(argv[1]) : 1;
     harness_arena = &arena;
+    if (cold && !(flush = (unsigned char *)malloc(flush_bytes))) {
+        printf("no memory for the cache flush\n");
+        return 1;
+    }
+    if (cold) memset(flush, 1, flush_bytes);
     if (threads > 1 && mmd__pool_start(threads, &pool, &err) != MMD_OK) {
         printf("%s\n", err.msg);
         return 1;
     }
-    printf("isa %s, %d thread(s)\n", mmd_ops_isa(), (int)threads);
+    printf("isa %s, %d thread(s), %s\n", mmd_ops_isa(), (int)threads,
+           cold ? "caches flushed before each run, median" : "caches warm, best");
     for (i = 0; i < COUNT(shapes); ++i) {
         const shape *s = &shapes[i];
         int64_t xd[4] = {1, s->c, s->h, s->w}, wd[4] = {s->m, s->c, s->k, s->k}, bd[1] = {s->m};
@@ -66,7 +103,7 @@ int main(int argc, char **argv) {
         mmd_tensor *in[3] = {&tx, &tw, &tb}, *out[1] = {&ty};
         mmd_attr at[3] = {attr_ints("kernel_shape", ks, 2), attr_ints("strides", st, 2), attr_ints("pads", pads, 4)};
         op_case t;
-        double best = 1e30, flop;
+        double best, flop;
         ramp(x, s->c * s->h * s->w, 7, 13);
         ramp(wt, s->m * s->c * s->k * s->k, 5, 11);
         ramp(b, s->m, 3, 7);
@@ -79,12 +116,15 @@ int main(int argc, char **argv) {
         flop = 2.0 * (double)(s->m * s->c * s->k * s->k) * (double)(ty.dims[2] * ty.dims[3]);
         ty.data = malloc((size_t)mmd_tensor_numel(&ty) * sizeof(float));
         t.c.scratch = t.c.scratch_size ? malloc(t.c.scratch_size) : NULL;
-        for (r = 0; r < 30; ++r) {
-            double t0 = now(), dt;
+        for (r = 0; r < RUNS; ++r) {
+            double t0;
+            if (cold) flush_caches(flush);
+            t0 = now();
             t.k->eval(&t.c);
-            dt = now() - t0;
-            if (dt < best) best = dt;
+            times[r] = now() - t0;
         }
+        qsort(times, RUNS, sizeof times[0], cmp_double);
+        best = cold ? times[RUNS / 2] : times[0];
         printf("%-32s %8.3f ms %7.1f GFLOP/s\n", s->what, best * 1e3, flop / best * 1e-9);
         free(t.c.op_data);
         free(t.c.scratch);
@@ -93,5 +133,6 @@ int main(int argc, char **argv) {
     }
     mmd_arena_release(&arena);
     mmd__pool_stop(pool);
+    free(flush);
     return test_summary();
 }
