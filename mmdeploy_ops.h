@@ -120,7 +120,7 @@
                        its tile then fits the FPU's registers)
        MMD_NO_WINOGRAD no Winograd F(4x4, 3x3) path for 3x3 stride-1 convolutions (>>ops winograd;
                        MMD_CONV_SMALL leaves it out too); MMD_WINOGRAD_TILES_MIN and
-                       MMD_WINOGRAD_CHANNELS_MIN (64, 32) set where it is chosen, and
+                       MMD_WINOGRAD_CHANNELS_MIN (48, 32) set where it is chosen, and
                        MMD_WINOGRAD_TILES_NARROW (16) below how many tiles the portable build
                        runs its products transposed
        MMD_GEMM_MR_AVX512  rows of the AVX-512 micro-kernel, 8 (default: 16 sums in registers,
@@ -5923,8 +5923,10 @@ typedef struct mmd__conv_job {
    differ from the direct sum by a few float ulps more (checked against float64 in
    tests/test_winograd.py). MMD_NO_WINOGRAD leaves these convolutions to the SHIFTED path. */
 #ifndef MMD_WINOGRAD_TILES_MIN
-#define MMD_WINOGRAD_TILES_MIN 64       /* fewest output tiles for which WINOGRAD is chosen */
-#endif
+#define MMD_WINOGRAD_TILES_MIN 48       /* fewest output tiles for which WINOGRAD is chosen: */
+#endif                                  /* 28x28 planes, 49 tiles, take it (ResNet-18's layer2 */
+                                        /* 3x3, caches flushed: 1.36-1.37 -> 1.20-1.23 ms); 14x14 */
+                                        /* planes, 16 tiles, run no faster than SHIFTED */
 #ifndef MMD_WINOGRAD_CHANNELS_MIN
 #define MMD_WINOGRAD_CHANNELS_MIN 32    /* fewest input and output channels for WINOGRAD: with */
 #endif                                  /* fewer the transforms cost more than they save */
@@ -5932,11 +5934,11 @@ typedef struct mmd__conv_job {
    vector ones' (which run near the core's peak), so it takes WINOGRAD from a sixteenth of those
    tiles and half those channels: with MMD_NO_SIMD, ResNet-18's 28x28 and 14x14 3x3 layers and
    the DBNet's 96 -> 24 ones run 1.5x to 2.5x faster that way (bench_conv). Below
-   MMD_WINOGRAD_TILES_NARROW tiles (a quarter of MMD_WINOGRAD_TILES_MIN unless set) it runs the
+   MMD_WINOGRAD_TILES_NARROW tiles (16 unless set) it runs the
    products transposed (mmd__wino_plan), so that ResNet-18's 7x7 layers, 4 tiles, take it too. */
 #define MMD__WINO_TILES_MIN(isa) ((isa) == MMD__ISA_PORTABLE ? MMD_WINOGRAD_TILES_MIN / 16 : MMD_WINOGRAD_TILES_MIN)
 #ifndef MMD_WINOGRAD_TILES_NARROW
-#define MMD_WINOGRAD_TILES_NARROW (MMD_WINOGRAD_TILES_MIN / 4)
+#define MMD_WINOGRAD_TILES_NARROW 16
 #endif
 #define MMD__WINO_CHANNELS_MIN(isa)                                                             \
     ((isa) == MMD__ISA_PORTABLE ? MMD_WINOGRAD_CHANNELS_MIN / 2 : MMD_WINOGRAD_CHANNELS_MIN)
