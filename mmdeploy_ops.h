@@ -5005,8 +5005,10 @@ static mmd_status mmd__einsum_eval(mmd_kernel_ctx *c) {
 
 /* Micro-kernel flags. FIRST: this is C's first K block, so C starts from the bias (and from
    C's old contents with LOAD); otherwise the block adds to C. CLAMP: the last K block applies
-   max(lo, min(hi, .)), which is Relu and Clip fused. */
-enum { MMD__GK_FIRST = 1, MMD__GK_LOAD = 2, MMD__GK_CLAMP = 4 };
+   max(lo, min(hi, .)), which is Relu and Clip fused. PREFETCH: this is the first column panel
+   to read the block of A, which comes from memory; the x86 kernels prefetch the next row
+   panel then (see mmd__gemm_ukernel_avx512). */
+enum { MMD__GK_FIRST = 1, MMD__GK_LOAD = 2, MMD__GK_CLAMP = 4, MMD__GK_PREFETCH = 8 };
 
 typedef void (*mmd__gemm_ukernel)(int64_t kc, const float *a, const float *b, const int64_t *boff,
                                   float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
@@ -5125,11 +5127,13 @@ MMD__TARGET_AVX2 static void mmd__gemm_ukernel_avx2(int64_t kc, const float *a, 
     __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
     __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
     __m256 acc[12];
+    const float *pf = flags & MMD__GK_PREFETCH ? a + kc * MMD__GEMM_MR : NULL;
     int64_t p;
     int32_t i;
     for (p = 0; p < kc; ++p, a += MMD__GEMM_MR) {
         const float *bp = b + boff[p];
         __m256 b0 = _mm256_loadu_ps(bp), b1 = _mm256_loadu_ps(bp + 8), av;
+        if (pf) _mm_prefetch((const char *)(pf + p * MMD__GEMM_MR), _MM_HINT_T0); /* as the AVX-512 kernel's */
         av = _mm256_broadcast_ss(a + 0);
         c00 = _mm256_fmadd_ps(av, b0, c00);
         c01 = _mm256_fmadd_ps(av, b1, c01);
@@ -5162,13 +5166,17 @@ MMD__TARGET_AVX2 static void mmd__gemm_ukernel_avx2(int64_t kc, const float *a, 
 
 /* MMD_GEMM_MR_AVX512 rows of two vectors: 16 or 24 independent sums, which a core with two
    FMA pipes of four cycles' latency needs to keep both busy while the loads of B and the
-   broadcasts of A (folded into the FMAs) go on beside them. Each K step also prefetches the
-   same step of the next row panel, kc * MR floats on: packed weights are one sequential stream
-   (mmd__gemm_pack_a), so the panel after this one is the next read, and asking for it one whole
-   micro-kernel call ahead hides its latency from L3 or memory, where the hardware prefetcher
-   alone leaves the kernel waiting: ResNet-18's layer4 3x3 (9.4 MB of weights, 49 pixels)
-   runs 2.49 -> 1.86 ms with the caches flushed before it (bench_conv --cold, best of 30). Past
-   the last panel the address is unused memory, which a prefetch never faults on. */
+   broadcasts of A (folded into the FMAs) go on beside them. With PREFETCH (the first column
+   panel over a block of A) each K step also prefetches the same step of the next row panel,
+   kc * MR floats on: packed weights are one sequential stream (mmd__gemm_pack_a), so the panel
+   after this one is the next read, and asking for it one whole micro-kernel call ahead hides
+   its latency from L3 or memory, where the hardware prefetcher alone leaves the kernel
+   waiting: ResNet-18's layer4 3x3 (9.4 MB of weights, 49 pixels) runs 2.49 -> 1.86 ms with the
+   caches flushed before it (bench_conv --cold, best of 30). Later column panels find the block
+   in cache, and prefetching on them too only crowds L1: the DBNet's 3x3 96 -> 24 layers (3 row
+   panels, hundreds of column panels) run 5.45 -> 5.09 and 5.73 -> 5.22 ms with the prefetch on
+   the first panel alone. Past the last panel the address is unused memory, which a prefetch
+   never faults on. */
 MMD__TARGET_AVX512 static void mmd__gemm_ukernel_avx512(int64_t kc, const float *a, const float *b,
                                                         const int64_t *boff, float *c, int64_t ldc,
                                                         const float *bias, int32_t flags, float lo, float hi) {
@@ -5179,6 +5187,7 @@ MMD__TARGET_AVX512 static void mmd__gemm_ukernel_avx512(int64_t kc, const float 
     __m512 c8_0 = c0_0, c8_1 = c0_0, c9_0 = c0_0, c9_1 = c0_0, c10_0 = c0_0, c10_1 = c0_0, c11_0 = c0_0, c11_1 = c0_0;
 #endif
     __m512 acc[2 * MMD_GEMM_MR_AVX512];
+    const float *pf = flags & MMD__GK_PREFETCH ? a + kc * MMD_GEMM_MR_AVX512 : NULL;
     int64_t p;
     int32_t i;
 #define MMD__GEMM_ROW_512(r)                                                                     \
@@ -5187,7 +5196,7 @@ MMD__TARGET_AVX512 static void mmd__gemm_ukernel_avx512(int64_t kc, const float 
     for (p = 0; p < kc; ++p, a += MMD_GEMM_MR_AVX512) {
         const float *bp = b + boff[p];
         __m512 b0 = _mm512_loadu_ps(bp), b1 = _mm512_loadu_ps(bp + 16), av;
-        _mm_prefetch((const char *)(a + kc * MMD_GEMM_MR_AVX512), _MM_HINT_T0);
+        if (pf) _mm_prefetch((const char *)(pf + p * MMD_GEMM_MR_AVX512), _MM_HINT_T0);
         MMD__GEMM_ROW_512(0);
         MMD__GEMM_ROW_512(1);
         MMD__GEMM_ROW_512(2);
@@ -5559,6 +5568,11 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                     int64_t nrr = nc - jr < nr ? nc - jr : nr;
                     const float *bp = bsrc + jr / nr * bstep;
                     const int64_t *bo = boff;
+#ifndef MMD_CONV_SMALL
+                    int32_t kf = jr == 0 ? flags | MMD__GK_PREFETCH : flags;
+#else
+                    int32_t kf = flags; /* firmware's kernel has no use for PREFETCH */
+#endif
                     if (nrr < nr && g->b_rows && !b_packed) {
                         bp = bedge;
                         bo = poff;
@@ -5568,7 +5582,7 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                         float *ct = g->c + (ic + ir) * g->ldc + jc + jr;
                         const float *bias = g->bias ? g->bias + ic + ir : NULL;
                         if (mrr == mr && nrr == nr) {
-                            kern(kc, ablk + ir * kc, bp, bo, ct, g->ldc, bias, flags, lo, hi);
+                            kern(kc, ablk + ir * kc, bp, bo, ct, g->ldc, bias, kf, lo, hi);
                             continue;
                         }
 #if defined(MMD__X86)
@@ -5586,7 +5600,7 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                         }
                         for (i = 0; i < mrr; ++i)
                             for (j = 0; j < nrr; ++j) ctile[i * nr + j] = ct[i * g->ldc + j];
-                        kern(kc, ablk + ir * kc, bp, bo, ctile, nr, bias, flags, lo, hi);
+                        kern(kc, ablk + ir * kc, bp, bo, ctile, nr, bias, kf, lo, hi);
                         for (i = 0; i < mrr; ++i)
                             for (j = 0; j < nrr; ++j) ct[i * g->ldc + j] = ctile[i * nr + j];
                     }
