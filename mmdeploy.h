@@ -976,9 +976,9 @@ MMD_API void mmd_arena_release(mmd_arena *a) {
 #endif
 
 /* ==== >>threads ==== */
-/* The built-in pool behind mmd_options.threads: threads - 1 workers plus the calling thread take
-   the indices of one parallel loop from a shared counter, and the caller returns as soon as every
-   index has been run. It never waits for a worker that took no index, so a worker the system
+/* The built-in pool behind mmd_options.threads: the calling thread runs index 0 of a parallel
+   loop, then it and threads - 1 workers take the other indices from a shared counter, and the
+   caller returns as soon as every index has been run. It never waits for a worker that took no index, so a worker the system
    has not scheduled (other programs on the cores, or one still waking up) costs nothing: the
    caller runs that share itself. A worker reads the job only after taking an index of it, and
    a job cannot end before that index is done, so nobody ever runs the previous job's task.
@@ -1066,18 +1066,24 @@ static void mmd__pool_run(void *user, mmd_task_fn task, void *ctx, int32_t count
     mmd__pool *p = (mmd__pool *)user;
     uint64_t seen, job = __atomic_load_n(&p->state, __ATOMIC_RELAXED) >> 32;
     int32_t i, own = 0, spins = 0;
+    if (count < 1) return;
     /* The previous job is over (all its indices ran), so no worker reads these now. */
     p->task = task;
     p->ctx = ctx;
     p->count = count;
     __atomic_store_n(&p->done, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&p->state, ((job + 1) & 0xffffffffu) << 32 | (uint32_t)count, __ATOMIC_SEQ_CST);
+    /* Index 0 is the caller's own, never published: the first share of every loop runs on the
+       same thread, so that consecutive nodes split alike (a product's first block of columns,
+       the next product's first block: the same pixels) find that part of the data in this
+       core's cache rather than the other's; a worker spinning when the job appears would
+       otherwise take index 0 as often as not. */
+    __atomic_store_n(&p->state, ((job + 1) & 0xffffffffu) << 32 | (uint32_t)(count - 1), __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) > 0) {
         pthread_mutex_lock(&p->lock);
         pthread_cond_broadcast(&p->wake);
         pthread_mutex_unlock(&p->lock);
     }
-    while ((i = mmd__pool_take(p, &seen)) >= 0) {
+    for (i = 0; i >= 0; i = mmd__pool_take(p, &seen)) {
         task(ctx, i);
         ++own;
     }
