@@ -6084,38 +6084,59 @@ MMD__TARGET_AVX2 static void mmd__wino_out_avx2(const float *m, int64_t mstep, f
 #undef MMD__WINO_IN_BODY
 #undef MMD__WINO_OUT_BODY
 
-/* U = G g G^T of one 3x3 kernel g, in double, into u[36]. */
-static void mmd__wino_kernel(const float *g, double *u) {
+/* U = G g G^T of MMD__WINO_KL 3x3 kernels at once, in double: kernel l at g + l * gs (n of
+   them; the lanes past n are zero), its 36 values at u[pos][l]. Each lane sums its products
+   in the order of the one-kernel formula; the lanes only let the compiler run the kernels in
+   vector registers (ResNet-18's 4.7 million kernels took most of its load in this scalar). */
+#define MMD__WINO_KL 4
+static void mmd__wino_kernels(const float *g, int64_t gs, int64_t n, double u[36][MMD__WINO_KL]) {
     static const double G[6][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6},
                                    {-1.0 / 6, 1.0 / 6, -1.0 / 6}, {1.0 / 24, 1.0 / 12, 1.0 / 6},
                                    {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
-    double t[6][3];
-    int32_t i, j, k;
+    double d[9][MMD__WINO_KL], t[6][3][MMD__WINO_KL];
+    int32_t i, j, k, l;
+    for (k = 0; k < 9; ++k)
+        for (l = 0; l < MMD__WINO_KL; ++l) d[k][l] = l < n ? g[l * gs + k] : 0.0;
     for (i = 0; i < 6; ++i)
-        for (j = 0; j < 3; ++j) t[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
+        for (j = 0; j < 3; ++j)
+            for (l = 0; l < MMD__WINO_KL; ++l)
+                t[i][j][l] = G[i][0] * d[j][l] + G[i][1] * d[3 + j][l] + G[i][2] * d[6 + j][l];
     for (i = 0; i < 6; ++i)
-        for (j = 0; j < 6; ++j) {
-            double s = 0.0;
-            for (k = 0; k < 3; ++k) s += t[i][k] * G[j][k];
-            u[i * 6 + j] = s;
-        }
+        for (j = 0; j < 6; ++j)
+            for (l = 0; l < MMD__WINO_KL; ++l)
+                u[i * 6 + j][l] = t[i][0][l] * G[j][0] + t[i][1][l] * G[j][1] + t[i][2][l] * G[j][2];
 }
 
 /* Packs the transformed weights of W [M, C, 3, 3]: for each of the 36 positions, U[pos] [M x C]
    in mmd__gemm_pack_a's layout for isa (its K blocks of kc, row panels of MR), per positions
    apart; transposed (trans), U[pos]^T [C x M] in mmd__gemm_pack_b's, whose column panels of NR
-   are laid out as A's row panels are (mr below is then NR). */
+   are laid out as A's row panels are (mr below is then NR). It writes in the packed order (a
+   panel's rows of one channel, then the next channel), so that each position is one
+   sequential run written once, the rows past M as zeros: row by row, each position's writes
+   took a stride of MR floats and came back to each cache line MR times. */
 static void mmd__wino_pack(const float *w, int64_t m, int64_t c, int32_t isa, int32_t trans, int64_t per, float *dst) {
-    int64_t mr = trans ? mmd__gemm_nr(isa) : mmd__gemm_mr(isa), mp = mmd__round_up(m, mr), kb = mmd__gemm_kc(isa), i, ci, pos;
-    double u[36];
-    memset(dst, 0, (size_t)(36 * per) * sizeof(float));
-    for (i = 0; i < m; ++i)
-        for (ci = 0; ci < c; ++ci) {
-            int64_t k0 = ci / kb * kb, kc = c - k0 < kb ? c - k0 : kb;
-            int64_t at = k0 * mp + i / mr * mr * kc + (ci - k0) * mr + i % mr;
-            mmd__wino_kernel(w + (i * c + ci) * 9, u);
-            for (pos = 0; pos < 36; ++pos) dst[pos * per + at] = (float)u[pos];
-        }
+    int64_t mr = trans ? mmd__gemm_nr(isa) : mmd__gemm_mr(isa), mp = mmd__round_up(m, mr), kb = mmd__gemm_kc(isa);
+    int64_t k0, i0, i, q, l, pos, at = 0;
+    double u[36][MMD__WINO_KL];
+    for (k0 = 0; k0 < c; k0 += kb) {
+        int64_t kc = c - k0 < kb ? c - k0 : kb;
+        for (i0 = 0; i0 < mp; i0 += mr)
+            for (q = k0; q < k0 + kc; ++q)
+                for (i = i0; i < i0 + mr; i += MMD__WINO_KL, at += MMD__WINO_KL) {
+                    int64_t n = i0 + mr - i < MMD__WINO_KL ? i0 + mr - i : MMD__WINO_KL;
+                    int64_t real = m - i < n ? (m - i > 0 ? m - i : 0) : n;
+                    float *d = dst + at;
+                    mmd__wino_kernels(real > 0 ? w + (i * c + q) * 9 : w, c * 9, real, u);
+                    if (n < MMD__WINO_KL) {
+                        for (pos = 0; pos < 36; ++pos)
+                            for (l = 0; l < n; ++l) d[pos * per + l] = (float)u[pos][l];
+                        at -= MMD__WINO_KL - n;
+                        continue;
+                    }
+                    for (pos = 0; pos < 36; ++pos, d += per)
+                        for (l = 0; l < MMD__WINO_KL; ++l) d[l] = (float)u[pos][l];
+                }
+    }
 }
 
 /* Floats of one share's scratch (see mmd__wino_task). */
