@@ -118,11 +118,12 @@
                        (default 1 << 20, 1024 with MMD_CONV_SMALL; at least one output row)
        MMD_GEMM_NR_PORTABLE  columns of the portable micro-kernel, 8 (default) or 4 (Cortex-M:
                        its tile then fits the FPU's registers)
-       MMD_NO_WINOGRAD no Winograd F(4x4, 3x3) path for 3x3 stride-1 convolutions (>>ops winograd;
-                       MMD_CONV_SMALL leaves it out too); MMD_WINOGRAD_TILES_MIN and
+       MMD_NO_WINOGRAD no Winograd F(4x4, 3x3) (nor the portable build's F(2x2, 3x3)) path for
+                       3x3 stride-1 convolutions (>>ops winograd; MMD_CONV_SMALL leaves it out
+                       too); MMD_WINOGRAD_TILES_MIN and
                        MMD_WINOGRAD_CHANNELS_MIN (48, 32) set where it is chosen, and
-                       MMD_WINOGRAD_TILES_NARROW (16) below how many tiles the portable build
-                       runs its products transposed
+                       MMD_WINOGRAD_TILES_NARROW (16) below how many 4x4 tiles the portable
+                       build runs F(2x2, 3x3) instead
        MMD_GEMM_MR_AVX512  rows of the AVX-512 micro-kernel, 8 (default: 16 sums in registers,
                        the fastest measured on Zen 5) or 12 (24 sums)
 */
@@ -5852,7 +5853,7 @@ typedef struct mmd__conv_data {
     int64_t wino_th, wino_tw, wino_rows; /* WINOGRAD: tile rows and columns, tile rows per block */
     int64_t wino_len, wino_vs;          /* WINOGRAD: phase row length, V's row stride (tiles) */
     int32_t wino_shares;                /* WINOGRAD: shares run at once */
-    int32_t wino_trans;                 /* WINOGRAD: the products transposed (see mmd__wino_plan) */
+    int32_t wino_e;                     /* WINOGRAD: output tile size, 4 or 2 (see mmd__wino_plan) */
     size_t gemm_bytes;                  /* scratch of the product, the rest follows it */
 } mmd__conv_data;
 
@@ -5955,7 +5956,9 @@ typedef struct mmd__conv_job {
    which the compiler turns into permutes (phases there, and a gather back into rows, cost
    ResNet-18's 56x56 layers about 15%). Rounding: the transforms' sums run over terms up to 8x the inputs, so results
    differ from the direct sum by a few float ulps more (checked against float64 in
-   tests/test_winograd.py). MMD_NO_WINOGRAD leaves these convolutions to the SHIFTED path. */
+   tests/test_winograd.py). The portable build takes F(2x2, 3x3) on planes of few tiles (see
+   mmd__wino_plan): 4x4 input tiles, 16 products. MMD_NO_WINOGRAD leaves these convolutions to
+   the SHIFTED path. */
 #ifndef MMD_WINOGRAD_TILES_MIN
 #define MMD_WINOGRAD_TILES_MIN 48       /* fewest output tiles for which WINOGRAD is chosen: */
 #endif                                  /* 28x28 planes, 49 tiles, take it (ResNet-18's layer2 */
@@ -5968,8 +5971,9 @@ typedef struct mmd__conv_job {
    vector ones' (which run near the core's peak), so it takes WINOGRAD from a sixteenth of those
    tiles and half those channels: with MMD_NO_SIMD, ResNet-18's 28x28 and 14x14 3x3 layers and
    the DBNet's 96 -> 24 ones run 1.5x to 2.5x faster that way (bench_conv). Below
-   MMD_WINOGRAD_TILES_NARROW tiles (16 unless set) it runs the
-   products transposed (mmd__wino_plan), so that ResNet-18's 7x7 layers, 4 tiles, take it too. */
+   MMD_WINOGRAD_TILES_NARROW 4x4 tiles (16 unless set) it runs
+   F(2x2, 3x3) instead (mmd__wino_plan), so that ResNet-18's 7x7 layers, 4 tiles, take it too;
+   its 14x14 layers (16 tiles) ran 1.1x to 1.8x slower that way. */
 #define MMD__WINO_TILES_MIN(isa) ((isa) == MMD__ISA_PORTABLE ? MMD_WINOGRAD_TILES_MIN / 16 : MMD_WINOGRAD_TILES_MIN)
 #ifndef MMD_WINOGRAD_TILES_NARROW
 #define MMD_WINOGRAD_TILES_NARROW 16
@@ -5981,25 +5985,31 @@ typedef struct mmd__conv_job {
 #endif
 #define MMD__WINO_T 16                  /* tiles transformed at once */
 
-/* Column modulo 4 of padded rows: phase q of a row holds its columns 4u + q, u in [0, len).
-   Each input row is read once, four columns at a time, into the four phases. */
+/* Column modulo e (the tile size, 4 or 2) of padded rows: phase q of a row holds its columns
+   eu + q, u in [0, len). Each input row is read once, e columns at a time, into the e phases. */
 static void mmd__wino_phases(const float *x, int64_t h, int64_t w, int64_t y0, int64_t rows, int64_t pad_t,
-                             int64_t pad_l, int64_t len, float *dst) {
+                             int64_t pad_l, int64_t len, int64_t e, float *dst) {
     int64_t r, ix;
-    for (r = 0; r < rows; ++r, dst += 4 * len) {
-        int64_t iy = y0 + r - pad_t, end = 4 * len - pad_l < w ? 4 * len - pad_l : w;
+    for (r = 0; r < rows; ++r, dst += e * len) {
+        int64_t iy = y0 + r - pad_t, end = e * len - pad_l < w ? e * len - pad_l : w;
         const float *src;
-        memset(dst, 0, (size_t)(4 * len) * sizeof(float));
+        memset(dst, 0, (size_t)(e * len) * sizeof(float));
         if (iy < 0 || iy >= h) continue;
         src = x + iy * w;
         ix = 0;
-        /* Up to the first column of phase 0, then whole groups of four. */
-        for (; ix < end && (ix + pad_l) % 4; ++ix) dst[(ix + pad_l) % 4 * len + (ix + pad_l) / 4] = src[ix];
-        for (; ix + 4 <= end; ix += 4) {
-            float *d = dst + (ix + pad_l) / 4;
-            d[0] = src[ix], d[len] = src[ix + 1], d[2 * len] = src[ix + 2], d[3 * len] = src[ix + 3];
-        }
-        for (; ix < end; ++ix) dst[(ix + pad_l) % 4 * len + (ix + pad_l) / 4] = src[ix];
+        /* Up to the first column of phase 0, then whole groups of e. */
+        for (; ix < end && (ix + pad_l) % e; ++ix) dst[(ix + pad_l) % e * len + (ix + pad_l) / e] = src[ix];
+        if (e == 4)
+            for (; ix + 4 <= end; ix += 4) {
+                float *d = dst + (ix + pad_l) / 4;
+                d[0] = src[ix], d[len] = src[ix + 1], d[2 * len] = src[ix + 2], d[3 * len] = src[ix + 3];
+            }
+        else
+            for (; ix + 2 <= end; ix += 2) {
+                float *d = dst + (ix + pad_l) / 2;
+                d[0] = src[ix], d[len] = src[ix + 1];
+            }
+        for (; ix < end; ++ix) dst[(ix + pad_l) % e * len + (ix + pad_l) / e] = src[ix];
     }
 }
 
@@ -6084,38 +6094,87 @@ MMD__TARGET_AVX2 static void mmd__wino_out_avx2(const float *m, int64_t mstep, f
 #undef MMD__WINO_IN_BODY
 #undef MMD__WINO_OUT_BODY
 
-/* U = G g G^T of MMD__WINO_KL 3x3 kernels at once, in double: kernel l at g + l * gs (n of
-   them; the lanes past n are zero), its 36 values at u[pos][l]. Each lane sums its products
-   in the order of the one-kernel formula; the lanes only let the compiler run the kernels in
-   vector registers (ResNet-18's 4.7 million kernels took most of its load in this scalar). */
+/* F(2x2, 3x3), which the portable build takes on planes of few tiles (see mmd__wino_plan): the
+   input transform V = B^T d B of MMD__WINO_T 4x4 tiles whose 4 rows of phases start at ph
+   (rows 2 * len apart), into V[pos] at v + pos * vstep; the output transform Y = A^T M A into
+   2 rows of o, 2 * len apart, columns in order. */
+static void mmd__wino2_in_c(const float *ph, int64_t len, float *v, int64_t vstep) {
+    float tmp[4][4][MMD__WINO_T];
+    int32_t r, j, t;
+    for (r = 0; r < 4; ++r) {
+        const float *p0 = ph + r * 2 * len, *p1 = p0 + len;
+        for (t = 0; t < MMD__WINO_T; ++t) {
+            float d0 = p0[t], d1 = p1[t], d2 = p0[t + 1], d3 = p1[t + 1];
+            tmp[r][0][t] = d0 - d2;
+            tmp[r][1][t] = d1 + d2;
+            tmp[r][2][t] = d2 - d1;
+            tmp[r][3][t] = d1 - d3;
+        }
+    }
+    for (j = 0; j < 4; ++j)
+        for (t = 0; t < MMD__WINO_T; ++t) {
+            float d0 = tmp[0][j][t], d1 = tmp[1][j][t], d2 = tmp[2][j][t], d3 = tmp[3][j][t];
+            v[(0 * 4 + j) * vstep + t] = d0 - d2;
+            v[(1 * 4 + j) * vstep + t] = d1 + d2;
+            v[(2 * 4 + j) * vstep + t] = d2 - d1;
+            v[(3 * 4 + j) * vstep + t] = d1 - d3;
+        }
+}
+
+static void mmd__wino2_out_c(const float *m, int64_t mstep, float *o, int64_t len) {
+    float tmp[2][4][MMD__WINO_T];
+    int32_t i, j, t;
+    for (j = 0; j < 4; ++j)
+        for (t = 0; t < MMD__WINO_T; ++t) {
+            float m0 = m[(0 * 4 + j) * mstep + t], m1 = m[(1 * 4 + j) * mstep + t];
+            float m2 = m[(2 * 4 + j) * mstep + t], m3 = m[(3 * 4 + j) * mstep + t];
+            tmp[0][j][t] = m0 + m1 + m2;
+            tmp[1][j][t] = m1 - m2 - m3;
+        }
+    for (i = 0; i < 2; ++i) {
+        float *oi = o + i * 2 * len;
+        for (t = 0; t < MMD__WINO_T; ++t) {
+            float m0 = tmp[i][0][t], m1 = tmp[i][1][t], m2 = tmp[i][2][t], m3 = tmp[i][3][t];
+            oi[2 * t] = m0 + m1 + m2;
+            oi[2 * t + 1] = m1 - m2 - m3;
+        }
+    }
+}
+
+/* U = G g G^T of MMD__WINO_KL 3x3 kernels at once, in double, for the tile size e (4 or 2):
+   kernel l at g + l * gs (n of them; the lanes past n are zero), its (e + 2)^2 values at
+   u[pos][l]. Each lane sums its products in the order of the one-kernel formula; the lanes
+   only let the compiler run the kernels in vector registers (ResNet-18's million kernels took
+   half its load in this scalar). */
 #define MMD__WINO_KL 4
-static void mmd__wino_kernels(const float *g, int64_t gs, int64_t n, double u[36][MMD__WINO_KL]) {
-    static const double G[6][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                   {-1.0 / 6, 1.0 / 6, -1.0 / 6}, {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                   {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+static void mmd__wino_kernels(const float *g, int64_t gs, int64_t n, int64_t e, double u[36][MMD__WINO_KL]) {
+    static const double G4[6][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                    {-1.0 / 6, 1.0 / 6, -1.0 / 6}, {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                    {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+    static const double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+    const double(*G)[3] = e == 2 ? G2 : G4;
     double d[9][MMD__WINO_KL], t[6][3][MMD__WINO_KL];
-    int32_t i, j, k, l;
+    int32_t a = (int32_t)e + 2, i, j, k, l;
     for (k = 0; k < 9; ++k)
         for (l = 0; l < MMD__WINO_KL; ++l) d[k][l] = l < n ? g[l * gs + k] : 0.0;
-    for (i = 0; i < 6; ++i)
+    for (i = 0; i < a; ++i)
         for (j = 0; j < 3; ++j)
             for (l = 0; l < MMD__WINO_KL; ++l)
                 t[i][j][l] = G[i][0] * d[j][l] + G[i][1] * d[3 + j][l] + G[i][2] * d[6 + j][l];
-    for (i = 0; i < 6; ++i)
-        for (j = 0; j < 6; ++j)
+    for (i = 0; i < a; ++i)
+        for (j = 0; j < a; ++j)
             for (l = 0; l < MMD__WINO_KL; ++l)
-                u[i * 6 + j][l] = t[i][0][l] * G[j][0] + t[i][1][l] * G[j][1] + t[i][2][l] * G[j][2];
+                u[i * a + j][l] = t[i][0][l] * G[j][0] + t[i][1][l] * G[j][1] + t[i][2][l] * G[j][2];
 }
 
-/* Packs the transformed weights of W [M, C, 3, 3]: for each of the 36 positions, U[pos] [M x C]
-   in mmd__gemm_pack_a's layout for isa (its K blocks of kc, row panels of MR), per positions
-   apart; transposed (trans), U[pos]^T [C x M] in mmd__gemm_pack_b's, whose column panels of NR
-   are laid out as A's row panels are (mr below is then NR). It writes in the packed order (a
-   panel's rows of one channel, then the next channel), so that each position is one
-   sequential run written once, the rows past M as zeros: row by row, each position's writes
-   took a stride of MR floats and came back to each cache line MR times. */
-static void mmd__wino_pack(const float *w, int64_t m, int64_t c, int32_t isa, int32_t trans, int64_t per, float *dst) {
-    int64_t mr = trans ? mmd__gemm_nr(isa) : mmd__gemm_mr(isa), mp = mmd__round_up(m, mr), kb = mmd__gemm_kc(isa);
+/* Packs the transformed weights of W [M, C, 3, 3] for the tile size e: for each of the
+   (e + 2)^2 positions, U[pos] [M x C] in mmd__gemm_pack_a's layout for isa (its K blocks of
+   kc, row panels of MR), per positions apart. It writes in the packed order (a panel's rows of
+   one channel, then the next channel), so that each position is one sequential run written
+   once, the rows past M as zeros: row by row, each position's writes took a stride of MR
+   floats and came back to each cache line MR times. */
+static void mmd__wino_pack(const float *w, int64_t m, int64_t c, int32_t isa, int64_t e, int64_t per, float *dst) {
+    int64_t mr = mmd__gemm_mr(isa), mp = mmd__round_up(m, mr), kb = mmd__gemm_kc(isa), np = (e + 2) * (e + 2);
     int64_t k0, i0, i, q, l, pos, at = 0;
     double u[36][MMD__WINO_KL];
     for (k0 = 0; k0 < c; k0 += kb) {
@@ -6126,14 +6185,14 @@ static void mmd__wino_pack(const float *w, int64_t m, int64_t c, int32_t isa, in
                     int64_t n = i0 + mr - i < MMD__WINO_KL ? i0 + mr - i : MMD__WINO_KL;
                     int64_t real = m - i < n ? (m - i > 0 ? m - i : 0) : n;
                     float *d = dst + at;
-                    mmd__wino_kernels(real > 0 ? w + (i * c + q) * 9 : w, c * 9, real, u);
+                    mmd__wino_kernels(real > 0 ? w + (i * c + q) * 9 : w, c * 9, real, e, u);
                     if (n < MMD__WINO_KL) {
-                        for (pos = 0; pos < 36; ++pos)
+                        for (pos = 0; pos < np; ++pos)
                             for (l = 0; l < n; ++l) d[pos * per + l] = (float)u[pos][l];
                         at -= MMD__WINO_KL - n;
                         continue;
                     }
-                    for (pos = 0; pos < 36; ++pos, d += per)
+                    for (pos = 0; pos < np; ++pos, d += per)
                         for (l = 0; l < MMD__WINO_KL; ++l) d[l] = (float)u[pos][l];
                 }
     }
@@ -6141,15 +6200,14 @@ static void mmd__wino_pack(const float *w, int64_t m, int64_t c, int32_t isa, in
 
 /* Floats of one share's scratch (see mmd__wino_task). */
 static int64_t mmd__wino_share(const mmd__conv_data *p) {
-    int64_t rows = p->wino_rows, cg = p->in_ch, mg = p->gm, vs = p->wino_vs;
-    int64_t gemm = p->wino_trans ? mmd__gemm_share_floats(vs, mg, cg, p->isa) + vs * mg
-                                 : mmd__gemm_share_floats(mg, vs, cg, p->isa);
-    return mmd__round_up(gemm, 16) + mmd__round_up(cg, 8) * 2 + (4 * rows + 2) * 4 * p->wino_len + 36 * (cg + mg) * vs;
+    int64_t rows = p->wino_rows, cg = p->in_ch, mg = p->gm, vs = p->wino_vs, e = p->wino_e;
+    return mmd__round_up(mmd__gemm_share_floats(mg, vs, cg, p->isa), 16) + mmd__round_up(cg, 8) * 2 +
+           (e * rows + 2) * e * p->wino_len + (e + 2) * (e + 2) * (cg + mg) * vs;
 }
 
 /* The per-position per of the packed transformed weights (floats). */
 static int64_t mmd__wino_per(const mmd__conv_data *p) {
-    return p->wino_trans ? mmd__gemm_packed_b_size(p->in_ch, p->gm, p->isa) : mmd__gemm_packed_a_size(p->gm, p->in_ch, p->isa);
+    return mmd__gemm_packed_a_size(p->gm, p->in_ch, p->isa);
 }
 
 /* One share: the tile rows [th * index / shares, th * (index + 1) / shares) of one image (an
@@ -6163,14 +6221,14 @@ static void mmd__wino_task(void *data, int32_t index) {
     const mmd__window *w = &p->w;
     int64_t cn = p->in_ch, mn = p->gm, th = p->wino_th, tw = p->wino_tw, rb = p->wino_rows, len = p->wino_len;
     int64_t vs = p->wino_vs, oh = w->out[1], ow = w->out[2], ih = w->in[1], iw = w->in[2];
-    int64_t per = mmd__wino_per(p), q, r, t0, i, x, r0;
-    int64_t end = th * (index + 1) / p->wino_shares, gfl = mmd__gemm_share_floats(vs, mn, cn, p->isa);
-    float *gs = j->buf + index * mmd__wino_share(p), *mt = gs + gfl;
-    int64_t *rows = (int64_t *)(void *)(gs + mmd__round_up(p->wino_trans ? gfl + vs * mn : mmd__gemm_share_floats(mn, vs, cn, p->isa), 16));
-    float *ph = (float *)(void *)(rows + mmd__round_up(cn, 8)), *v = ph + (4 * rb + 2) * 4 * len;
-    float *mx = v + 36 * cn * vs;
-    mmd__wino_in_fn tin = mmd__wino_in_c;
-    mmd__wino_out_fn tout = mmd__wino_out_c;
+    int64_t e = p->wino_e, np = (e + 2) * (e + 2), per = mmd__wino_per(p), q, r, t0, i, x, r0;
+    int64_t end = th * (index + 1) / p->wino_shares;
+    float *gs = j->buf + index * mmd__wino_share(p);
+    int64_t *rows = (int64_t *)(void *)(gs + mmd__round_up(mmd__gemm_share_floats(mn, vs, cn, p->isa), 16));
+    float *ph = (float *)(void *)(rows + mmd__round_up(cn, 8)), *v = ph + (e * rb + 2) * e * len;
+    float *mx = v + np * cn * vs;
+    mmd__wino_in_fn tin = e == 2 ? mmd__wino2_in_c : mmd__wino_in_c;
+    mmd__wino_out_fn tout = e == 2 ? mmd__wino2_out_c : mmd__wino_out_c;
     mmd__gemm g;
 #if defined(MMD__X86)
     if (p->isa == MMD__ISA_AVX512) tin = mmd__wino_in_avx512, tout = mmd__wino_out_avx512;
@@ -6183,47 +6241,26 @@ static void mmd__wino_task(void *data, int32_t index) {
     g.b_rows = rows;
     g.ldc = vs;
     g.isa = p->isa;
-    if (p->wino_trans) {
-        /* M^T[pos] = V[pos]^T U[pos]^T: the tiles are the rows (A, V read with strides and
-           packed per block) and the output channels the columns (B, packed at plan time). */
-        g.n = mn;
-        g.a_rs = 1;
-        g.a_cs = vs;
-        g.b_rows = NULL;
-        g.c = mt;
-        g.ldc = mn;
-    }
     for (r0 = th * index / p->wino_shares; r0 < end; r0 += rb) {
         int64_t nr = end - r0 < rb ? end - r0 : rb, tiles = nr * tw, pos, ci, m;
         /* The product covers the block's tiles in whole micro-kernel panels, not all vs
            columns; the output transform's last group of MMD__WINO_T tiles reads past them
-           into columns it discards, which are zeroed once (later blocks leave finite values).
-           Transposed, it covers the tiles alone, and the transpose writes no more. */
-        int64_t cols = p->wino_trans ? tiles : mmd__round_up(tiles, mmd__gemm_nr(p->isa));
+           into columns it discards, which are zeroed once (later blocks leave finite values). */
+        int64_t cols = mmd__round_up(tiles, mmd__gemm_nr(p->isa));
         if (cols > vs) cols = vs;
-        if (p->wino_trans) g.m = tiles;
-        else g.n = cols;
+        g.n = cols;
         if (r0 == th * index / p->wino_shares)
-            for (pos = 0; pos < 36 * mn; ++pos) memset(mx + pos * vs + cols, 0, (size_t)(vs - cols) * sizeof(float));
+            for (pos = 0; pos < np * mn; ++pos) memset(mx + pos * vs + cols, 0, (size_t)(vs - cols) * sizeof(float));
         for (ci = 0; ci < cn; ++ci) {
-            mmd__wino_phases(j->x + ci * ih * iw, ih, iw, 4 * r0, 4 * nr + 2, w->pad[1], w->pad[2], len, ph);
+            mmd__wino_phases(j->x + ci * ih * iw, ih, iw, e * r0, e * nr + 2, w->pad[1], w->pad[2], len, e, ph);
             for (r = 0; r < nr; ++r)
                 for (t0 = 0; t0 < tw; t0 += MMD__WINO_T)
-                    tin(ph + 4 * r * 4 * len + t0, len, v + ci * vs + r * tw + t0, cn * vs);
+                    tin(ph + e * r * e * len + t0, len, v + ci * vs + r * tw + t0, cn * vs);
         }
-        for (pos = 0; pos < 36; ++pos)
+        for (pos = 0; pos < np; ++pos)
             for (ci = 0; ci < cn; ++ci)
                 memset(v + (pos * cn + ci) * vs + tiles, 0, (size_t)(cols - tiles) * sizeof(float));
-        for (pos = 0; pos < 36; ++pos) {
-            if (p->wino_trans) {
-                float *dst = mx + pos * mn * vs;
-                g.a = v + pos * cn * vs;
-                g.b_packed = p->packed + pos * per;
-                mmd__gemm_block(&g, 0, tiles, 0, mn, gs);
-                for (q = 0; q < tiles; ++q)
-                    for (m = 0; m < mn; ++m) dst[m * vs + q] = mt[q * mn + m];
-                continue;
-            }
+        for (pos = 0; pos < np; ++pos) {
             g.a_packed = p->packed + pos * per;
             g.b = v + pos * cn * vs;
             g.c = mx + pos * mn * vs;
@@ -6232,10 +6269,10 @@ static void mmd__wino_task(void *data, int32_t index) {
         for (m = 0; m < mn; ++m) {
             float bias = j->bias ? j->bias[m] : 0.0f;
             for (r = 0; r < nr; ++r) {
-                for (t0 = 0; t0 < tw; t0 += MMD__WINO_T) tout(mx + m * vs + r * tw + t0, mn * vs, ph + 4 * t0, len);
-                for (i = 0; i < 4 && 4 * (r0 + r) + i < oh; ++i) {
-                    int64_t at = (m * oh + 4 * (r0 + r) + i) * ow;
-                    const float *src = ph + i * 4 * len;
+                for (t0 = 0; t0 < tw; t0 += MMD__WINO_T) tout(mx + m * vs + r * tw + t0, mn * vs, ph + e * t0, len);
+                for (i = 0; i < e && e * (r0 + r) + i < oh; ++i) {
+                    int64_t at = (m * oh + e * (r0 + r) + i) * ow;
+                    const float *src = ph + i * e * len;
                     float *dst = j->y + at;
                     for (x = 0; x < ow; ++x) dst[x] = src[x] + bias;
                     if (j->z)
@@ -6252,15 +6289,16 @@ static void mmd__wino_task(void *data, int32_t index) {
    MMD_WINOGRAD_TILES_MIN 4x4 tiles and MMD_WINOGRAD_CHANNELS_MIN channels in and out: sizes the
    blocks (tile rows whose V and M stay within MMD_WINOGRAD_BLOCK bytes, and at least one block
    per thread) and the scratch, and packs the transformed weights. *chosen tells whether it did.
-   The portable build runs planes of fewer than MMD_WINOGRAD_TILES_NARROW tiles transposed
-   (wino_trans): each position's product with the tiles as A's rows, so that ResNet-18's 7x7
-   planes, 4 tiles, fill the 4 x 8 micro-kernel where as columns they left half of its 8 empty;
-   its 36 products of 4 tiles then cost a third of the direct sum's multiply-adds, though they
-   stream 4x the weights, from which they are bound by memory (bench_conv's layer4 3x3,
-   MMD_NO_SIMD: 10.0 ms -> 7.2 ms, medians of 6 best-of-100 runs). */
+   The portable build runs planes of fewer than MMD_WINOGRAD_TILES_NARROW 4x4 tiles as
+   F(2x2, 3x3) (wino_e 2): ResNet-18's 7x7 planes make 16 tiles of 2x2, which fill the 4 x 8
+   micro-kernel's columns where 4x4 tiles (4 of them) left half of its 8 empty, and its 16
+   products stream 16/9 of the weights, where F(4x4)'s 36 streamed 4x and were bound by
+   memory (with the tiles as the rows of transposed products): its three 512-channel 7x7
+   layers take 0.76x to 0.89x the time they took so, and their transformed weights 50 MB of
+   the plan instead of 113, which ResNet-18's load spent a third of its time writing. */
 static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *chosen) {
     const mmd__window *w = &p->w;
-    int64_t nr = mmd__gemm_nr(p->isa), th, tw, rb, blocks, per;
+    int64_t nr = mmd__gemm_nr(p->isa), th, tw, rb, blocks, per, np;
     uint64_t bytes;
     float *dst;
     int32_t fresh;
@@ -6273,7 +6311,11 @@ static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
     th = (w->out[1] + 3) / 4;
     tw = (w->out[2] + 3) / 4;
     if (th * tw < MMD__WINO_TILES_MIN(p->isa) || tw > MMD__ELEMS_MAX / (36 * (p->in_ch + p->gm))) return MMD_OK;
-    rb = MMD_WINOGRAD_BLOCK / (36 * 4 * (p->in_ch + p->gm) * tw);
+    p->wino_e = p->isa == MMD__ISA_PORTABLE && th * tw < MMD_WINOGRAD_TILES_NARROW ? 2 : 4;
+    np = (p->wino_e + 2) * (p->wino_e + 2);
+    th = (w->out[1] + p->wino_e - 1) / p->wino_e;
+    tw = (w->out[2] + p->wino_e - 1) / p->wino_e;
+    rb = MMD_WINOGRAD_BLOCK / (np * 4 * (p->in_ch + p->gm) * tw);
     /* A block holds at least one transform's MMD__WINO_T tiles where the plane has them: on
        narrow planes (14x14: 4 tiles a row) a row a block would leave most of the product's
        columns empty and read the transformed weights once per row. */
@@ -6287,13 +6329,12 @@ static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
     p->wino_len = mmd__round_up(tw, MMD__WINO_T) + MMD__WINO_T;
     p->wino_vs = mmd__round_up((rb - 1) * tw + mmd__round_up(tw, MMD__WINO_T), nr > MMD__WINO_T ? nr : MMD__WINO_T);
     p->wino_shares = (int32_t)(blocks < p->threads ? blocks : p->threads);
-    p->wino_trans = p->isa == MMD__ISA_PORTABLE && th * tw < MMD_WINOGRAD_TILES_NARROW;
     bytes = (uint64_t)p->wino_shares * (uint64_t)mmd__wino_share(p) * sizeof(float) + 64u;
     per = mmd__wino_per(p);
     if (bytes > (uint64_t)SIZE_MAX / 2 || (uint64_t)per > (uint64_t)SIZE_MAX / 36 / sizeof(float)) return MMD_OK;
-    dst = (float *)mmd_kernel_packed(c, (size_t)(36 * per) * sizeof(float), &fresh);
+    dst = (float *)mmd_kernel_packed(c, (size_t)(np * per) * sizeof(float), &fresh);
     if (!dst) return c->err->status;
-    if (fresh) mmd__wino_pack((const float *)c->inputs[1]->data, p->gm, p->in_ch, p->isa, p->wino_trans, per, dst);
+    if (fresh) mmd__wino_pack((const float *)c->inputs[1]->data, p->gm, p->in_ch, p->isa, p->wino_e, per, dst);
     c->scratch_size = (size_t)bytes;
     p->packed = dst;
     p->path = MMD__CONV_WINOGRAD;

@@ -4,7 +4,7 @@
    edges (asymmetric pads, batches), and ConvTranspose (col2im, and DISJOINT where stride equals
    kernel); then again with packed weights, where the
    3x3 stride-1 cases take WINOGRAD (odd sizes, pads 0 to 2, channels not a multiple of 16;
-   transposed products in the portable build). Each case runs with one thread and with three (through a
+   F(2x2, 3x3) on the small planes in the portable build). Each case runs with one thread and with three (through a
    thread hook that runs the shares backwards), which must agree bit for bit, and as FusedConv
    with Z set to torch's output and Relu, which must give relu(2 * y). The cases are generated
    by tests/gen_conv_cases.py into tests/data/conv_cases.h. */
@@ -18,8 +18,8 @@
    last band). */
 #define MMD__STEM_BAND_FLOATS 1
 /* Every 3x3 stride-1 case through WINOGRAD when the weights are packed; in the portable build
-   (MMD_NO_SIMD) those of fewer than 10 tiles (4 and 9) with its products transposed, the others
-   (12 and 34) as the vector builds run them. */
+   (MMD_NO_SIMD) those of fewer than 10 4x4 tiles (4 and 9) as F(2x2, 3x3), the others (12 and
+   34) as F(4x4, 3x3), as the vector builds run them. */
 #define MMD_WINOGRAD_TILES_MIN 1
 #define MMD_WINOGRAD_TILES_NARROW 10
 #define MMD_WINOGRAD_CHANNELS_MIN 1
