@@ -5036,17 +5036,39 @@ static int64_t mmd__gemm_kc(int32_t isa) {
     return MMD_GEMM_KC;
 }
 
+#ifndef MMD_CONV_SMALL
+/* The epilogue of one row of the portable kernels (V, NR sums, into the row CR; flags, lo
+   and hi in scope): the first block adds the bias (*BIAS, or none), then C's old values
+   (LOAD); a later block adds C's partial sums (one addition, so the order of its operands does
+   not matter). The loops have the constant trip count NR with the flags tested outside them,
+   so GCC's -O2 vectoriser (which takes only loops whose trip count it knows) turns each into
+   vector operations. A macro, as MMD__GEMM_EPILOGUE is for x86: as a function GCC called it
+   for every row of every tile, with the sums stored to the stack for it. */
+#define MMD__GEMM_STORE_C(CR, V, BIAS)                                                          \
+    do {                                                                                       \
+        int32_t j_;                                                                            \
+        if ((flags & MMD__GK_FIRST) && (BIAS))                                                 \
+            for (j_ = 0; j_ < MMD_GEMM_NR_PORTABLE; ++j_) (V)[j_] += *(BIAS);                  \
+        if (!(flags & MMD__GK_FIRST) || (flags & MMD__GK_LOAD))                                \
+            for (j_ = 0; j_ < MMD_GEMM_NR_PORTABLE; ++j_) (V)[j_] += (CR)[j_];                 \
+        if (flags & MMD__GK_CLAMP)                                                             \
+            for (j_ = 0; j_ < MMD_GEMM_NR_PORTABLE; ++j_) {                                    \
+                (V)[j_] = (V)[j_] < lo ? lo : (V)[j_];                                         \
+                (V)[j_] = (V)[j_] > hi ? hi : (V)[j_];                                         \
+            }                                                                                  \
+        for (j_ = 0; j_ < MMD_GEMM_NR_PORTABLE; ++j_) (CR)[j_] = (V)[j_];                      \
+    } while (0)
+#endif
+
 /* The portable micro-kernel (MMD__GEMM_MR_PORTABLE x MMD_GEMM_NR_PORTABLE). Every index of acc
    is a constant in the K loop, so compilers keep acc in vector registers at -O2 (they do not
-   for loops over it there), and the epilogue's loops over a row have the constant trip count
-   NR with the flags tested outside them, so GCC's -O2 vectoriser (which takes only loops whose
-   trip count it knows) turns each into vector operations. */
+   for loops over it there); each row then leaves through MMD__GEMM_STORE_C. */
 static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, const int64_t *boff,
                                 float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
                                 float hi) {
     float acc[MMD__GEMM_MR_PORTABLE][MMD_GEMM_NR_PORTABLE];
     int64_t p;
-    int32_t i, j;
+    int32_t i;
     memset(acc, 0, sizeof acc);
 #if MMD_GEMM_NR_PORTABLE == 8
 #define MMD__GEMM_ROW_C(r, av)                                                                   \
@@ -5072,12 +5094,12 @@ static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, cons
 #endif
     }
 #undef MMD__GEMM_ROW_C
-    /* The first block adds the bias, then C's old values (LOAD); a later block adds C's partial
-       sums (one addition, so the order of its operands does not matter). MMD_CONV_SMALL
-       (firmware, no vector unit) keeps the one loop per row with the flags inside, smaller. */
+    /* MMD_CONV_SMALL (firmware, no vector unit) keeps one loop per row with the flags inside,
+       smaller than MMD__GEMM_STORE_C's, in the same order. */
     for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i) {
         float *cr = c + i * ldc, *v = acc[i];
 #ifdef MMD_CONV_SMALL
+        int32_t j;
         for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) {
             float u = v[j];
             if (!(flags & MMD__GK_FIRST)) u = cr[j] + u;
@@ -5092,19 +5114,32 @@ static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, cons
             cr[j] = u;
         }
 #else
-        if ((flags & MMD__GK_FIRST) && bias)
-            for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) v[j] += bias[i];
-        if (!(flags & MMD__GK_FIRST) || (flags & MMD__GK_LOAD))
-            for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) v[j] += cr[j];
-        if (flags & MMD__GK_CLAMP)
-            for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) {
-                v[j] = v[j] < lo ? lo : v[j];
-                v[j] = v[j] > hi ? hi : v[j];
-            }
-        for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) cr[j] = v[j];
+        MMD__GEMM_STORE_C(cr, v, bias ? bias + i : NULL);
 #endif
     }
 }
+
+#ifndef MMD_CONV_SMALL
+/* Row 0 of the portable tile alone, for a tile with one row of C (a batch-1 Gemm or MatMul:
+   MobileNetV2's classifier is 1 x 1280 by 1280 x 1000), as mmd__gemm_row_avx512 is for
+   AVX-512: one row's multiply-adds per K step instead of the tile's four, whose other three
+   rows were zeros, so the product runs at the speed B comes from memory. Its sums are the tile
+   kernel's row 0 bit for bit (the same products added in the same order, the same epilogue). */
+static void mmd__gemm_row_c(int64_t kc, const float *a, const float *b, const int64_t *boff, float *c,
+                            const float *bias, int32_t flags, float lo, float hi) {
+    float acc[MMD_GEMM_NR_PORTABLE];
+    int64_t p;
+    int32_t j;
+    memset(acc, 0, sizeof acc);
+    for (p = 0; p < kc; ++p, a += MMD__GEMM_MR_PORTABLE) {
+        const float *bp = b + boff[p];
+        float av = a[0];
+        for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) acc[j] += av * bp[j];
+    }
+    MMD__GEMM_STORE_C(c, acc, bias);
+}
+#undef MMD__GEMM_STORE_C
+#endif
 
 #if defined(MMD__X86)
 /* The epilogue of one row of the x86 kernels: the vector macros below keep it one text. max
@@ -5596,6 +5631,12 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
 #if defined(MMD__X86)
                         if (mrr == 1 && nrr == nr && g->isa == MMD__ISA_AVX512) {
                             mmd__gemm_row_avx512(kc, ablk + ir * kc, bp, bo, ct, g->ldc, bias, flags, lo, hi);
+                            continue;
+                        }
+#endif
+#ifndef MMD_CONV_SMALL
+                        if (mrr == 1 && nrr == nr && g->isa == MMD__ISA_PORTABLE) {
+                            mmd__gemm_row_c(kc, ablk + ir * kc, bp, bo, ct, bias, flags, lo, hi);
                             continue;
                         }
 #endif
