@@ -103,9 +103,9 @@
      product (>>ops gemm) with AVX2, AVX-512 and NEON micro-kernels chosen at run time (see
      >>ops simd for MMD_NO_SIMD and MMD_NO_AVX512). Constant weights are packed once per plan.
      MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv share one integer product on
-     bytes (>>ops quantization) with AVX-512 VNNI, AVX2, NEON (SDOT where the CPU has the
-     Armv8.2 dot product), Cortex-M DSP (SMLAD: M4, M7, M33), Cortex-M55 MVE and portable
-     micro-kernels.
+     bytes (>>ops quantization) with AMX (Linux, where the CPU has AMX-INT8; not with
+     MMD_NO_AMX), AVX-512 VNNI, AVX2, NEON (SDOT where the CPU has the Armv8.2 dot product),
+     Cortex-M DSP (SMLAD: M4, M7, M33), Cortex-M55 MVE and portable micro-kernels.
        MMD_GEMM_KC, MMD_GEMM_MC, MMD_GEMM_NC   its block sizes (defaults 256, 120, 1024; 64, 12,
                        32 with MMD_CONV_SMALL); smaller ones cut the packing scratch
        MMD_CONV_SMALL  the firmware setting: every convolution through im2col and the product
@@ -536,12 +536,14 @@ static mmd_status mmd__scratch_request(mmd_kernel_ctx *c, uint64_t bytes) {
    (the portable reference build) have only the portable C paths, written so that compilers
    vectorise them.
      MMD_NO_SIMD      no intrinsics at all
-     MMD_NO_AVX512    never choose the AVX-512 paths (to test the AVX2 ones on an AVX-512 CPU) */
+     MMD_NO_AVX512    never choose the AVX-512 paths (to test the AVX2 ones on an AVX-512 CPU)
+     MMD_NO_AMX       never choose the int8 product's AMX tiles (mmd__amx_int8) */
 enum { MMD__ISA_PORTABLE, MMD__ISA_AVX2, MMD__ISA_AVX512, MMD__ISA_NEON };
 
 #if !defined(MMD_NO_SIMD) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define MMD__X86 1
 #include <immintrin.h>
+#include <cpuid.h>
 #define MMD__TARGET_AVX2 __attribute__((target("avx2,fma")))
 #define MMD__TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
 #elif !defined(MMD_NO_SIMD) && defined(__aarch64__) && defined(__ARM_NEON)
@@ -12558,10 +12560,12 @@ static mmd_status mmd__qadd_eval(mmd_kernel_ctx *c) {
    it: a - za = a' - za'), which is the operand pair AVX-512 VNNI's vpdpbusd multiplies; then
        sum (a' - za')(b' - zb') = sum a'b' - zb' sum a' - za' sum b' + k za' zb',
    the row sums of A and column sums of B taken once (at packing for constant operands), applied
-   after the last K block. Micro-kernels: AVX-512 VNNI 6 x 32 (vpdpbusd); AVX2 6 x 8, also for
-   AVX-512 CPUs without VNNI (bytes widened to int16 and summed in pairs with vpmaddwd, exact:
-   vpmaddubsw's int16 pair sums would saturate at 255 * 127 * 2, a loss ONNX Runtime's MLAS
-   accepts on such CPUs); on AArch64 SDOT 6 x 16 where the CPU has the dot product, else NEON
+   after the last K block. Micro-kernels: AMX 16 x 32 (TDPBSUD on tiles of 16 rows of 64 K
+   values: A packed [k/64][16][64] per panel, K padded to 64, chosen for K of 64 and more, with K
+   unblocked up to 4608; ONNX Runtime uses AMX on such CPUs too); AVX-512 VNNI 6 x 32
+   (vpdpbusd); AVX2 6 x 8, also for AVX-512 CPUs without VNNI (bytes widened to int16 and
+   summed in pairs with vpmaddwd, exact: vpmaddubsw's int16 pair sums would saturate at
+   255 * 127 * 2, a loss ONNX Runtime's MLAS accepts on such CPUs); on AArch64 SDOT 6 x 16 where the CPU has the dot product, else NEON
    6 x 8 (bytes widened to int16, SMLAL by lane); on 32-bit Arm with the DSP extension
    (Cortex-M4, M7, M33) 6 x 8 with SMLAD in place of the portable one, with MVE (Cortex-M55)
    6 x 8 with VMLADAVA; portable C 6 x 8. Every sum wraps modulo
@@ -12581,7 +12585,7 @@ static mmd_status mmd__qadd_eval(mmd_kernel_ctx *c) {
 #define MMD__QGEMM_NC 512               /* columns of B per block */
 #endif
 
-enum { MMD__QG_PORTABLE, MMD__QG_AVX2, MMD__QG_VNNI, MMD__QG_NEON, MMD__QG_SDOT };
+enum { MMD__QG_PORTABLE, MMD__QG_AVX2, MMD__QG_VNNI, MMD__QG_NEON, MMD__QG_SDOT, MMD__QG_AMX };
 
 typedef void (*mmd__qgemm_ukernel)(int64_t kq, const int8_t *a, const uint8_t *b, int32_t *c, int64_t ldc,
                                    int32_t add);
@@ -12604,12 +12608,32 @@ typedef struct mmd__qgemm_rq {
     int32_t rows;
 } mmd__qgemm_rq;
 
-/* The micro-kernel this CPU runs best (mmd__isa, and VNNI on top of AVX-512, the dot product on
-   top of NEON). */
+#if defined(MMD__X86)
+/* 1 when this CPU's AMX multiplies int8 tiles (cpuid 7: AMX-TILE, EDX bit 24, and AMX-INT8, bit
+   25) and Linux lets this process use the tile data: since Linux 5.16 a process asks once
+   (arch_prctl ARCH_REQ_XCOMP_PERM, 0x1023, for XFEATURE_XTILEDATA, 18; system call 158) before
+   its first tile instruction, which otherwise faults, and ONNX Runtime asks the same. Asking
+   again is harmless: the permission is the process's and only grows. Elsewhere, and with
+   MMD_NO_AMX, no AMX. */
+static int32_t mmd__amx_int8(void) {
+#if defined(__linux__) && !defined(MMD_NO_AMX)
+    unsigned int a, b, c, d;
+    long r;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(d >> 24 & 1u) || !(d >> 25 & 1u)) return 0;
+    __asm__ volatile("syscall" : "=a"(r) : "a"(158L), "D"(0x1023L), "S"(18L) : "rcx", "r11", "memory");
+    return r == 0;
+#else
+    return 0;
+#endif
+}
+#endif
+
+/* The micro-kernel this CPU runs best (mmd__isa, and VNNI on top of AVX-512, AMX on top of that,
+   the dot product on top of NEON). */
 static int32_t mmd__qgemm_best(void) {
     int32_t isa = mmd__isa();
 #if defined(MMD__X86)
-    if (isa == MMD__ISA_AVX512 && __builtin_cpu_supports("avx512vnni")) return MMD__QG_VNNI;
+    if (isa == MMD__ISA_AVX512 && __builtin_cpu_supports("avx512vnni")) return mmd__amx_int8() ? MMD__QG_AMX : MMD__QG_VNNI;
 #elif defined(MMD__NEON_DOT)
     if (isa == MMD__ISA_NEON && mmd__neon_dotprod()) return MMD__QG_SDOT;
 #endif
@@ -12617,7 +12641,55 @@ static int32_t mmd__qgemm_best(void) {
     return isa == MMD__ISA_AVX512 || isa == MMD__ISA_AVX2 ? MMD__QG_AVX2 : MMD__QG_PORTABLE;
 }
 
-static int64_t mmd__qgemm_nr(int32_t path) { return path == MMD__QG_VNNI ? 32 : path == MMD__QG_SDOT ? 16 : 8; }
+/* The kernel for a product of depth k: the best, except that AMX pads K to a multiple of 64,
+   which for k below 64 costs more than its wider steps give (MobileNetV2's 1x1 convolution of
+   24 input channels, 144 x 24 x 3136, runs at 0.41 ms with AMX, 0.35 ms with VNNI). */
+static int32_t mmd__qgemm_path(int64_t k) {
+    int32_t best = mmd__qgemm_best();
+    return best == MMD__QG_AMX && k < 64 ? MMD__QG_VNNI : best;
+}
+
+static int64_t mmd__qgemm_nr(int32_t path) {
+    return path == MMD__QG_VNNI || path == MMD__QG_AMX ? 32 : path == MMD__QG_SDOT ? 16 : 8;
+}
+
+/* Rows of A per panel, and K groups (of four) per step of the micro-kernel, to which the packed
+   forms and K blocks are padded: AMX multiplies 16 rows of 64 K values at a time (one tile), the
+   other kernels 6 rows of 4. */
+static int64_t mmd__qgemm_mr(int32_t path) {
+#if defined(MMD__X86)
+    if (path == MMD__QG_AMX) return 16;
+#endif
+    (void)path;
+    return MMD__QGEMM_MR;
+}
+/* log2 of the bytes of K a panel row holds per step: 2 (4 values) or, for AMX, 6 (64). */
+static int32_t mmd__qgemm_ksh(int32_t path) {
+#if defined(MMD__X86)
+    if (path == MMD__QG_AMX) return 6;
+#endif
+    (void)path;
+    return 2;
+}
+static int64_t mmd__qgemm_kg(int32_t path) { return (int64_t)1 << (mmd__qgemm_ksh(path) - 2); }
+
+/* Blocking: at most *kqb K groups per block and *ncb columns per block of B, for a product of
+   kq K groups (padded). AMX takes K whole up to 4608 values (ResNet-18's deepest 3x3 layer), so
+   that each tile's sums stay in its registers until they are requantized, with fewer columns the
+   deeper K is, so that the block of B stays near the others' 256 KB. */
+static void mmd__qgemm_blocking(int64_t kq, int32_t path, int64_t *kqb, int64_t *ncb) {
+    int64_t kmax = MMD__QGEMM_KQ, nc = MMD__QGEMM_NC;
+#if defined(MMD__X86)
+    if (path == MMD__QG_AMX) {
+        kmax = 1152;
+        nc = kq < MMD__QGEMM_KQ ? nc : MMD__QGEMM_NC * MMD__QGEMM_KQ / (kq < kmax ? kq : kmax) / 32 * 32;
+        if (nc < 32) nc = 32;
+    }
+#endif
+    (void)path;
+    *kqb = kq < kmax ? kq : kmax;
+    *ncb = nc;
+}
 
 #if !defined(MMD__ARM_DSP) && !defined(MMD__ARM_MVE)
 /* Portable 6 x 8 micro-kernel: C (add: plus C) = the tile's sums over kq groups of four. Each
@@ -12936,10 +13008,58 @@ MMD__TARGET_VNNI static void mmd__qgemm_ukernel_vnni_rq(int64_t kq, const int8_t
     }
 }
 #undef MMD__QG_VNNI_SUMS
+
+#define MMD__TARGET_AMX __attribute__((target("amx-tile,amx-int8")))
+
+/* The tile configuration of the AMX product: palette 1, tiles 0 to 4 of 16 rows of 64 bytes
+   (C's two 16 x 16 int32 halves, A's 16 rows of 64 K values, B's two halves of 16 K groups of 16
+   columns of 4). It is the thread's state, so each share loads it and releases the tiles after
+   (mmd__qgemm_block), which also spares the operating system saving them between runs. */
+MMD__TARGET_AMX static void mmd__qgemm_amx_begin(void) {
+    unsigned char cfg[64];
+    int32_t i;
+    memset(cfg, 0, sizeof cfg);
+    cfg[0] = 1;
+    for (i = 0; i < 5; ++i) {
+        cfg[16 + 2 * i] = 64; /* bytes per row, a little-endian uint16 */
+        cfg[48 + i] = 16;     /* rows */
+    }
+    /* GCC 12 does not see that ldtilecfg reads its operand and drops the stores above: the
+       barrier keeps them. */
+    __asm__ volatile("" : : "r"(cfg) : "memory");
+    _tile_loadconfig(cfg);
+}
+MMD__TARGET_AMX static void mmd__qgemm_amx_end(void) { _tile_release(); }
+
+/* AMX 16 x 32: per step of 16 K groups one tile of A (the panel's 16 rows of 64 K values, packed
+   [kq / 16][16][64] so that each tile is 1 KB in a row) and B's [kq][32][4] panel as two tiles
+   of 16 columns (rows 128 bytes apart), TDPBSUD adding int8 A times uint8 B into C's two tiles.
+   Its int32 sums wrap modulo 2^32 as the other kernels' do, so the sums are the same. */
+MMD__TARGET_AMX static void mmd__qgemm_ukernel_amx(int64_t kq, const int8_t *a, const uint8_t *b, int32_t *c,
+                                                   int64_t ldc, int32_t add) {
+    int64_t q;
+    if (add) {
+        _tile_loadd(0, c, ldc * 4);
+        _tile_loadd(1, c + 16, ldc * 4);
+    } else {
+        _tile_zero(0);
+        _tile_zero(1);
+    }
+    for (q = 0; q < kq; q += 16, a += 1024, b += 2048) {
+        _tile_loadd(2, a, 64);
+        _tile_loadd(3, b, 128);
+        _tile_loadd(4, b + 64, 128);
+        _tile_dpbsud(0, 2, 3);
+        _tile_dpbsud(1, 2, 4);
+    }
+    _tile_stored(0, c, ldc * 4);
+    _tile_stored(1, c + 16, ldc * 4);
+}
 #endif
 
 static mmd__qgemm_ukernel mmd__qgemm_kernel(int32_t path) {
 #if defined(MMD__X86)
+    if (path == MMD__QG_AMX) return mmd__qgemm_ukernel_amx;
     if (path == MMD__QG_VNNI) return mmd__qgemm_ukernel_vnni;
     if (path == MMD__QG_AVX2) return mmd__qgemm_ukernel_avx2;
 #endif
@@ -13059,11 +13179,13 @@ typedef struct mmd__qgemm {
 } mmd__qgemm;
 
 /* Bytes of the packed forms: the int32 sums (rounded to 64 bytes), then the panels. */
-static uint64_t mmd__qgemm_packed_a_size(int64_t m, int64_t k) {
-    return (uint64_t)mmd__round_up(m * 4, 64) + (uint64_t)mmd__round_up(m, MMD__QGEMM_MR) * (uint64_t)mmd__round_up(k, 4);
+static uint64_t mmd__qgemm_packed_a_size(int64_t m, int64_t k, int32_t path) {
+    return (uint64_t)mmd__round_up(m * 4, 64) +
+           (uint64_t)mmd__round_up(m, mmd__qgemm_mr(path)) * (uint64_t)mmd__round_up(k, 4 * mmd__qgemm_kg(path));
 }
 static uint64_t mmd__qgemm_packed_b_size(int64_t k, int64_t n, int32_t path) {
-    return (uint64_t)mmd__round_up(n * 4, 64) + (uint64_t)mmd__round_up(n, mmd__qgemm_nr(path)) * (uint64_t)mmd__round_up(k, 4);
+    return (uint64_t)mmd__round_up(n * 4, 64) +
+           (uint64_t)mmd__round_up(n, mmd__qgemm_nr(path)) * (uint64_t)mmd__round_up(k, 4 * mmd__qgemm_kg(path));
 }
 
 /* The packed operands are bytes: int8 A and uint8 B are the tensors' bytes with the top bit
@@ -13075,23 +13197,24 @@ static int32_t mmd__qgemm_pack_flip_b(const mmd__qgemm *g) {
     return mmd__qgemm_flip_b(g) ^ (g->path == MMD__QG_SDOT ? 0x80 : 0);
 }
 
-/* A's rows [r0, r0 + rows) and K groups [q0, q0 + kq) as panels [kq][MR][4], zero past the
-   edges. */
+/* A's rows [r0, r0 + rows) and K groups [q0, q0 + kq) as panels [kq][MR][4] (AMX: [kq / 16][16]
+   [64], each 16 x 64 bytes one tile), zero past the edges. */
 static void mmd__qgemm_pack_a_block(const mmd__qgemm *g, int64_t r0, int64_t rows, int64_t q0, int64_t kq,
                                     uint8_t *dst) {
-    int32_t flip = mmd__qgemm_flip_a(g);
+    int32_t flip = mmd__qgemm_flip_a(g), sh = mmd__qgemm_ksh(g->path);
+    int64_t mr = mmd__qgemm_mr(g->path), lo = ((int64_t)1 << sh) - 1;
     int64_t i0, i, p, k0 = 4 * q0, k1 = 4 * (q0 + kq) < g->k ? 4 * (q0 + kq) : g->k;
-    for (i0 = 0; i0 < rows; i0 += MMD__QGEMM_MR, dst += kq * MMD__QGEMM_MR * 4)
-        for (i = 0; i < MMD__QGEMM_MR; ++i) {
+    for (i0 = 0; i0 < rows; i0 += mr, dst += kq * mr * 4)
+        for (i = 0; i < mr; ++i) {
             int64_t row = r0 + i0 + i;
             const uint8_t *src = (const uint8_t *)g->a + row * g->lda;
-            uint8_t *d = dst + 4 * i;
+            uint8_t *d = dst + (i << sh);
             if (row >= g->m || i0 + i >= rows) {
-                for (p = 0; p < 4 * kq; ++p) d[(p >> 2) * MMD__QGEMM_MR * 4 + (p & 3)] = 0;
+                for (p = 0; p < 4 * kq; ++p) d[((p >> sh) * mr << sh) + (p & lo)] = 0;
                 continue;
             }
-            for (p = k0; p < k1; ++p) d[((p - k0) >> 2) * MMD__QGEMM_MR * 4 + (p & 3)] = (uint8_t)(src[p] ^ flip);
-            for (; p < k0 + 4 * kq; ++p) d[((p - k0) >> 2) * MMD__QGEMM_MR * 4 + (p & 3)] = 0;
+            for (p = k0; p < k1; ++p) d[(((p - k0) >> sh) * mr << sh) + (p & lo)] = (uint8_t)(src[p] ^ flip);
+            for (; p < k0 + 4 * kq; ++p) d[(((p - k0) >> sh) * mr << sh) + (p & lo)] = 0;
         }
 }
 
@@ -13209,13 +13332,13 @@ static void mmd__qgemm_col_sums(const mmd__qgemm *g, int32_t *sums) {
 /* Packs all of A (or B) once, sums first: the panel of rows i (a multiple of MR) starts at
    i * round_up(k, 4) bytes after the sums, and a K block q0 within it q0 * MR * 4 further. */
 static void mmd__qgemm_pack_a(const mmd__qgemm *g, uint8_t *dst) {
-    int64_t kq = (g->k + 3) / 4;
+    int64_t kq = mmd__round_up((g->k + 3) / 4, mmd__qgemm_kg(g->path));
     mmd__qgemm_row_sums(g, (int32_t *)(void *)dst);
-    mmd__qgemm_pack_a_block(g, 0, mmd__round_up(g->m, MMD__QGEMM_MR), 0, kq, dst + mmd__round_up(g->m * 4, 64));
+    mmd__qgemm_pack_a_block(g, 0, mmd__round_up(g->m, mmd__qgemm_mr(g->path)), 0, kq, dst + mmd__round_up(g->m * 4, 64));
 }
 
 static void mmd__qgemm_pack_b(const mmd__qgemm *g, uint8_t *dst) {
-    int64_t kq = (g->k + 3) / 4;
+    int64_t kq = mmd__round_up((g->k + 3) / 4, mmd__qgemm_kg(g->path));
     mmd__qgemm_col_sums(g, (int32_t *)(void *)dst);
     mmd__qgemm_pack_b_block(g, 0, mmd__round_up(g->n, mmd__qgemm_nr(g->path)), 0, kq,
                             dst + mmd__round_up(g->n * 4, 64));
@@ -13223,15 +13346,16 @@ static void mmd__qgemm_pack_b(const mmd__qgemm *g, uint8_t *dst) {
 
 /* Per-share scratch bytes: A's block, B's block and one edge tile of C. */
 static int64_t mmd__qgemm_share_bytes(int64_t m, int64_t n, int64_t k, int32_t path) {
-    int64_t nr = mmd__qgemm_nr(path), kq = (k + 3) / 4 < MMD__QGEMM_KQ ? (k + 3) / 4 : MMD__QGEMM_KQ;
-    int64_t mc = mmd__round_up(m < MMD__QGEMM_MC ? m : MMD__QGEMM_MC, MMD__QGEMM_MR);
-    int64_t nc = mmd__round_up(n < MMD__QGEMM_NC ? n : MMD__QGEMM_NC, nr);
-    return mmd__round_up(mc * kq * 4, 64) + mmd__round_up(nc * kq * 4, 64) + mmd__round_up(MMD__QGEMM_MR * nr * 4, 64);
+    int64_t nr = mmd__qgemm_nr(path), mr = mmd__qgemm_mr(path), kq, ncb, nc;
+    int64_t mc = mmd__round_up(m < MMD__QGEMM_MC / mr * mr ? m : MMD__QGEMM_MC / mr * mr, mr);
+    mmd__qgemm_blocking(mmd__round_up((k + 3) / 4, mmd__qgemm_kg(path)), path, &kq, &ncb);
+    nc = mmd__round_up(n < ncb ? n : ncb, nr);
+    return mmd__round_up(mc * kq * 4, 64) + mmd__round_up(nc * kq * 4, 64) + mmd__round_up(mr * nr * 4, 64);
 }
 
 /* How many shares for `threads` threads: column blocks of 2 NR, or row blocks of 2 MR. */
 static int32_t mmd__qgemm_shares(int64_t m, int64_t n, int32_t threads, int32_t path) {
-    return mmd__split_shares(m, n, MMD__QGEMM_MR, mmd__qgemm_nr(path), threads);
+    return mmd__split_shares(m, n, mmd__qgemm_mr(path), mmd__qgemm_nr(path), threads);
 }
 
 /* Scratch bytes for a product run with up to `threads` threads: the sums, the shares, and 64
@@ -13319,15 +13443,21 @@ static void mmd__qgemm_fused_tile(const mmd__qgemm_job *job, int64_t kq, const i
 static void mmd__qgemm_block(const mmd__qgemm_job *job, int64_t m0, int64_t m1, int64_t n0, int64_t n1, uint8_t *scratch) {
     const mmd__qgemm *g = job->g;
     mmd__qgemm_ukernel kern = mmd__qgemm_kernel(g->path);
-    int64_t nr = mmd__qgemm_nr(g->path), kq = (g->k + 3) / 4, kqmax = kq < MMD__QGEMM_KQ ? kq : MMD__QGEMM_KQ;
-    int64_t blocks = (kq + MMD__QGEMM_KQ - 1) / MMD__QGEMM_KQ, kb = blocks ? (kq + blocks - 1) / blocks : 0;
-    int64_t mcmax = mmd__round_up(g->m < MMD__QGEMM_MC ? g->m : MMD__QGEMM_MC, MMD__QGEMM_MR);
-    int64_t ncmax = mmd__round_up(g->n < MMD__QGEMM_NC ? g->n : MMD__QGEMM_NC, nr);
-    int64_t kpad = mmd__round_up(g->k, 4), jc, pc, ic, jr, ir, i, j;
+    int64_t nr = mmd__qgemm_nr(g->path), mr = mmd__qgemm_mr(g->path), kg = mmd__qgemm_kg(g->path);
+    int64_t kq = mmd__round_up((g->k + 3) / 4, kg), kqmax, ncb, blocks, kb, mcb = MMD__QGEMM_MC / mr * mr, mcmax, ncmax;
+    int64_t kpad = 4 * kq, jc, pc, ic, jr, ir, i, j;
+    mmd__qgemm_blocking(kq, g->path, &kqmax, &ncb);
+    blocks = kqmax ? (kq + kqmax - 1) / kqmax : 0;
+    kb = blocks ? mmd__round_up((kq + blocks - 1) / blocks, kg) : 0;
+    mcmax = mmd__round_up(g->m < mcb ? g->m : mcb, mr);
+    ncmax = mmd__round_up(g->n < ncb ? g->n : ncb, nr);
     uint8_t *apack = scratch, *bpack = apack + mmd__round_up(mcmax * kqmax * 4, 64);
     int32_t *ctile = (int32_t *)(void *)(bpack + mmd__round_up(ncmax * kqmax * 4, 64));
-    for (jc = n0; jc < n1; jc += MMD__QGEMM_NC) {
-        int64_t nc = n1 - jc < MMD__QGEMM_NC ? n1 - jc : MMD__QGEMM_NC;
+#if defined(MMD__X86)
+    if (g->path == MMD__QG_AMX) mmd__qgemm_amx_begin();
+#endif
+    for (jc = n0; jc < n1; jc += ncb) {
+        int64_t nc = n1 - jc < ncb ? n1 - jc : ncb;
         for (pc = 0; pc < kq; pc += kb) {
             int64_t kc = kq - pc < kb ? kq - pc : kb, bstep;
             int32_t last = pc + kc >= kq;
@@ -13340,21 +13470,21 @@ static void mmd__qgemm_block(const mmd__qgemm_job *job, int64_t m0, int64_t m1, 
                 bsrc = bpack;
                 bstep = kc * nr * 4;
             }
-            for (ic = m0; ic < m1; ic += MMD__QGEMM_MC) {
-                int64_t mc = m1 - ic < MMD__QGEMM_MC ? m1 - ic : MMD__QGEMM_MC, astep;
+            for (ic = m0; ic < m1; ic += mcb) {
+                int64_t mc = m1 - ic < mcb ? m1 - ic : mcb, astep;
                 const uint8_t *asrc;
                 if (g->a_packed) {
-                    asrc = g->a_packed + mmd__round_up(g->m * 4, 64) + ic * kpad + pc * MMD__QGEMM_MR * 4;
-                    astep = kpad * MMD__QGEMM_MR;
+                    asrc = g->a_packed + mmd__round_up(g->m * 4, 64) + ic * kpad + pc * mr * 4;
+                    astep = kpad * mr;
                 } else {
                     mmd__qgemm_pack_a_block(g, ic, mc, pc, kc, apack);
                     asrc = apack;
-                    astep = kc * MMD__QGEMM_MR * 4;
+                    astep = kc * mr * 4;
                 }
                 for (jr = 0; jr < nc; jr += nr)
-                    for (ir = 0; ir < mc; ir += MMD__QGEMM_MR) {
-                        int64_t mr = mc - ir < MMD__QGEMM_MR ? mc - ir : MMD__QGEMM_MR, nrr = nc - jr < nr ? nc - jr : nr;
-                        const int8_t *ap = (const int8_t *)(asrc + ir / MMD__QGEMM_MR * astep);
+                    for (ir = 0; ir < mc; ir += mr) {
+                        int64_t mrr = mc - ir < mr ? mc - ir : mr, nrr = nc - jr < nr ? nc - jr : nr;
+                        const int8_t *ap = (const int8_t *)(asrc + ir / mr * astep);
                         const uint8_t *bp = bsrc + jr / nr * bstep;
                         int32_t *ct = g->c + (ic + ir) * g->ldc + jc + jr;
 #if defined(MMD__X86)
@@ -13362,17 +13492,24 @@ static void mmd__qgemm_block(const mmd__qgemm_job *job, int64_t m0, int64_t m1, 
                             mmd__qgemm_fused_tile(job, kc, ap, bp, ic + ir, jc + jr, pc > 0 ? ct : NULL, g->ldc);
                             continue;
                         }
+                        if (g->path == MMD__QG_AMX && g->out && !pc && last) {
+                            /* K in one block: the tile's sums go to the edge tile, in cache, and
+                               from there to y, never through C. */
+                            kern(kc, ap, bp, ctile, nr, 0);
+                            mmd__qgemm_finish(job, ic + ir, ic + ir + mrr, jc + jr, jc + jr + nrr, ctile, nr);
+                            continue;
+                        }
 #endif
-                        if (mr == MMD__QGEMM_MR && nrr == nr) {
+                        if (mrr == mr && nrr == nr) {
                             kern(kc, ap, bp, ct, g->ldc, pc > 0);
                         } else {
                             kern(kc, ap, bp, ctile, nr, 0);
-                            for (i = 0; i < mr; ++i)
+                            for (i = 0; i < mrr; ++i)
                                 for (j = 0; j < nrr; ++j)
                                     ct[i * g->ldc + j] =
                                         (int32_t)((uint32_t)ctile[i * nr + j] + (pc > 0 ? (uint32_t)ct[i * g->ldc + j] : 0u));
                         }
-                        if (last) mmd__qgemm_finish(job, ic + ir, ic + ir + mr, jc + jr, jc + jr + nrr, ct, g->ldc);
+                        if (last) mmd__qgemm_finish(job, ic + ir, ic + ir + mrr, jc + jr, jc + jr + nrr, ct, g->ldc);
                     }
             }
         }
@@ -13382,6 +13519,9 @@ static void mmd__qgemm_block(const mmd__qgemm_job *job, int64_t m0, int64_t m1, 
             mmd__qgemm_finish(job, m0, m1, jc, jc + nc, g->c + m0 * g->ldc + jc, g->ldc);
         }
     }
+#if defined(MMD__X86)
+    if (g->path == MMD__QG_AMX) mmd__qgemm_amx_end();
+#endif
 }
 
 static void mmd__qgemm_task(void *data, int32_t index) {
@@ -13417,7 +13557,7 @@ static void mmd__qgemm_run(const mmd_kernel_ctx *c, const mmd__qgemm *g, void *s
     job.fused = g->out && !g->out->per_col && g->path == MMD__QG_VNNI && !job.col_sums && !g->zb_step;
     job.scratch = s + mmd__round_up(g->m * 4, 64) + mmd__round_up(g->n * 4, 64);
     job.share = mmd__qgemm_share_bytes(g->m, g->n, g->k, g->path);
-    shares = mmd__split_step(g->m, g->n, MMD__QGEMM_MR, nr, shares, &job.by_rows, &job.step);
+    shares = mmd__split_step(g->m, g->n, mmd__qgemm_mr(g->path), nr, shares, &job.by_rows, &job.step);
     mmd_kernel_parallel(c, mmd__qgemm_task, &job, shares);
 }
 
@@ -13506,7 +13646,7 @@ static mmd_status mmd__qmatmul_prepare(mmd_kernel_ctx *c) {
     }
     p->checked = !p->qlinear || (mmd__q_known(c, 1, -1) && mmd__q_known(c, 4, 6));
     if (p->checked && (st = mmd__qmatmul_check(c)) != MMD_OK) return st;
-    p->path = mmd__qgemm_best();
+    p->path = mmd__qgemm_path(k);
     p->threads = c->threads > 1 ? c->threads : 1;
     p->z_off = mmd__q_carve(&at, ((uint64_t)m + (uint64_t)n) * 4u);
     p->c_off = mmd__q_carve(&at, p->qlinear ? (uint64_t)m * (uint64_t)n * 4u : 0u);
@@ -13697,7 +13837,7 @@ static mmd_status mmd__qconv_prepare(mmd_kernel_ctx *c) {
     p->gn = p->w.out[0] * p->w.out[1] * p->w.out[2];
     if (p->gn && p->gk > MMD__ELEMS_MAX / p->gn)
         return mmd_kernel_fail(c, MMD_ERR_LIMIT, "im2col columns of %lld x %lld too large", (long long)p->gk, (long long)p->gn);
-    p->path = mmd__qgemm_best();
+    p->path = mmd__qgemm_path(p->gk);
     p->threads = c->threads > 1 ? c->threads : 1;
     p->pointwise = taps == 1;
     for (i = 0; i < 3; ++i)
@@ -13736,7 +13876,7 @@ static mmd_status mmd__qconv_prepare(mmd_kernel_ctx *c) {
         dims[3] = p->w.out[2];
         return mmd__set_output(c, 0, out_dtype, x->rank, dims);
     }
-    p->per = mmd__qgemm_packed_a_size(p->gm, p->gk);
+    p->per = mmd__qgemm_packed_a_size(p->gm, p->gk, p->path);
     if (mmd_tensor_is_const(wt) && p->out_ch > 0 && p->gk > 0) {
         int32_t fresh;
         uint8_t *dst = (uint8_t *)mmd_kernel_packed(c, (size_t)(p->per * (uint64_t)p->group), &fresh);
@@ -13748,6 +13888,7 @@ static mmd_status mmd__qconv_prepare(mmd_kernel_ctx *c) {
             g.k = p->gk;
             g.lda = p->gk;
             g.a_type = wt->dtype;
+            g.path = p->path;
             for (i = 0; i < p->group; ++i) {
                 g.a = (const char *)wt->data + i * p->gm * p->gk;
                 mmd__qgemm_pack_a(&g, dst + (uint64_t)i * p->per);

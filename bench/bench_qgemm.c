@@ -27,7 +27,7 @@ static const shape shapes[] = {
     {"mobilenet_v2 1x1 160->960 7x7", 960, 160, 49},
 };
 
-static const char *const names[] = {"portable", "avx2", "vnni", "neon", "sdot"};
+static const char *const names[] = {"portable", "avx2", "vnni", "neon", "sdot", "amx"};
 
 static double now(void) {
     struct timespec t;
@@ -41,12 +41,13 @@ static int cmp(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-    int32_t repeats = argc > 1 ? atoi(argv[1]) : 21, best = mmd__qgemm_best(), list[3], np = 0, i, p, r;
+    int32_t repeats = argc > 1 ? atoi(argv[1]) : 21, best = mmd__qgemm_best(), list[4], np = 0, i, p, r;
     mmd_kernel_ctx c;
     if (repeats < 1 || repeats > 1000) repeats = 21;
     list[np++] = MMD__QG_PORTABLE;
-    if (best == MMD__QG_AVX2 || best == MMD__QG_VNNI) list[np++] = MMD__QG_AVX2;
-    if (best == MMD__QG_VNNI) list[np++] = MMD__QG_VNNI;
+    if (best == MMD__QG_AVX2 || best == MMD__QG_VNNI || best == MMD__QG_AMX) list[np++] = MMD__QG_AVX2;
+    if (best == MMD__QG_VNNI || best == MMD__QG_AMX) list[np++] = MMD__QG_VNNI;
+    if (best == MMD__QG_AMX) list[np++] = MMD__QG_AMX;
     if (best == MMD__QG_NEON || best == MMD__QG_SDOT) list[np++] = MMD__QG_NEON;
     if (best == MMD__QG_SDOT) list[np++] = MMD__QG_SDOT;
     memset(&c, 0, sizeof c);
@@ -58,10 +59,10 @@ int main(int argc, char **argv) {
         int64_t m = s->m, k = s->k, n = s->n, j;
         uint8_t *w = (uint8_t *)malloc((size_t)(m * k)), *x = (uint8_t *)malloc((size_t)(k * n));
         int32_t *cm = (int32_t *)malloc((size_t)(m * n) * sizeof(int32_t)), za = 0, zb = 128;
-        uint8_t *ap = (uint8_t *)malloc((size_t)mmd__qgemm_packed_a_size(m, k));
-        double *t = (double *)malloc((size_t)(np * repeats) * sizeof(double)), med[3];
-        void *scratch[3];
-        mmd__qgemm g[3];
+        uint8_t *ap[4];
+        double *t = (double *)malloc((size_t)(np * repeats) * sizeof(double)), med[4];
+        void *scratch[4];
+        mmd__qgemm g[4];
         for (j = 0; j < m * k; ++j) w[j] = (uint8_t)(j * 37 + 11);
         for (j = 0; j < k * n; ++j) x[j] = (uint8_t)(j * 101 + 7);
         for (p = 0; p < np; ++p) {
@@ -72,10 +73,11 @@ int main(int argc, char **argv) {
             g[p].za = &za, g[p].zb = &zb;
             g[p].c = cm, g[p].ldc = n, g[p].path = list[p];
             scratch[p] = malloc((size_t)mmd__qgemm_scratch(m, n, k, list[p], 1));
+            /* A (the weights) packed once, as the kernel reads it. */
+            ap[p] = (uint8_t *)malloc((size_t)mmd__qgemm_packed_a_size(m, k, list[p]));
+            mmd__qgemm_pack_a(&g[p], ap[p]);
+            g[p].a_packed = ap[p];
         }
-        /* A (the weights) is packed the same way for every kernel: once, shared. */
-        mmd__qgemm_pack_a(&g[0], ap);
-        for (p = 0; p < np; ++p) g[p].a_packed = ap;
         for (r = 0; r < repeats; ++r)
             for (p = 0; p < np; ++p) {
                 double t0 = now();
@@ -88,9 +90,9 @@ int main(int argc, char **argv) {
             med[p] = t[p * repeats + repeats / 2];
             printf("  %-8s %9.3f ms %8.2f GOP/s %6.2fx\n", names[list[p]], 1e3 * med[p],
                    2e-9 * (double)(m * k * n) / med[p], med[p] / med[0]);
-            free(scratch[p]);
+            free(scratch[p]), free(ap[p]);
         }
-        free(w), free(x), free(cm), free(ap), free(t);
+        free(w), free(x), free(cm), free(t);
     }
     return 0;
 }

@@ -21,20 +21,21 @@ static void backwards(void *user, mmd_task_fn task, void *ctx, int32_t count) {
     for (i = count - 1; i >= 0; --i) task(ctx, i);
 }
 
-static const char *const names[] = {"portable", "avx2", "vnni", "neon", "sdot"};
+static const char *const names[] = {"portable", "avx2", "vnni", "neon", "sdot", "amx"};
 
 static uint32_t next(uint32_t *seed) {
     *seed = *seed * 1664525u + 1013904223u;
     return *seed >> 8;
 }
 
-/* The micro-kernels this CPU runs: portable always, then AVX2 and VNNI, or NEON and SDOT,
+/* The micro-kernels this CPU runs: portable always, then AVX2, VNNI and AMX, or NEON and SDOT,
    where available. */
 static int32_t paths(int32_t *out) {
     int32_t n = 0, best = mmd__qgemm_best();
     out[n++] = MMD__QG_PORTABLE;
-    if (best == MMD__QG_AVX2 || best == MMD__QG_VNNI) out[n++] = MMD__QG_AVX2;
-    if (best == MMD__QG_VNNI) out[n++] = MMD__QG_VNNI;
+    if (best == MMD__QG_AVX2 || best == MMD__QG_VNNI || best == MMD__QG_AMX) out[n++] = MMD__QG_AVX2;
+    if (best == MMD__QG_VNNI || best == MMD__QG_AMX) out[n++] = MMD__QG_VNNI;
+    if (best == MMD__QG_AMX) out[n++] = MMD__QG_AMX;
     if (best == MMD__QG_NEON || best == MMD__QG_SDOT) out[n++] = MMD__QG_NEON;
     if (best == MMD__QG_SDOT) out[n++] = MMD__QG_SDOT;
     return n;
@@ -50,7 +51,7 @@ typedef struct qcase {
 static int64_t run_case(const qcase *t, int32_t *out) {
     int64_t m = t->m, n = t->n, k = t->k, i, j, p, bad = 0;
     uint8_t *a = (uint8_t *)malloc((size_t)(m * k + 1)), *b = (uint8_t *)malloc((size_t)(k * n + 1));
-    uint8_t *ap = (uint8_t *)malloc((size_t)mmd__qgemm_packed_a_size(m, k) + 64);
+    uint8_t *ap = (uint8_t *)malloc((size_t)mmd__qgemm_packed_a_size(m, k, t->path) + 64);
     uint8_t *bp = (uint8_t *)malloc((size_t)mmd__qgemm_packed_b_size(k, n, t->path) + 64);
     int32_t *za = (int32_t *)malloc((size_t)(m + 1) * sizeof(int32_t));
     int32_t *zb = (int32_t *)malloc((size_t)(n + 1) * sizeof(int32_t));
@@ -105,7 +106,7 @@ static void every_kernel_type_and_layout_matches_int64(void) {
     static const int64_t shapes[][3] = {{1, 1, 1},   {6, 32, 4},  {7, 33, 5},   {13, 70, 17}, {5, 9, 0},
                                         {2, 3, 600}, {20, 530, 9}, {125, 40, 13}, {6, 8, 1030}, {1, 100, 64}};
     static const int32_t types[] = {MMD_DTYPE_UINT8, MMD_DTYPE_INT8};
-    int32_t list[3], np = paths(list), ip, s, ta, tb, mode;
+    int32_t list[4], np = paths(list), ip, s, ta, tb, mode;
     for (ip = 0; ip < np; ++ip)
         for (s = 0; s < (int32_t)(sizeof shapes / sizeof shapes[0]); ++s)
             for (ta = 0; ta < 2; ++ta)
@@ -123,7 +124,7 @@ static void every_kernel_type_and_layout_matches_int64(void) {
 
 static void extreme_values_do_not_saturate(void) {
     static const int32_t types[] = {MMD_DTYPE_UINT8, MMD_DTYPE_INT8};
-    int32_t list[3], np = paths(list), ip, ta, tb;
+    int32_t list[4], np = paths(list), ip, ta, tb;
     for (ip = 0; ip < np; ++ip)
         for (ta = 0; ta < 2; ++ta)
             for (tb = 0; tb < 2; ++tb) {
@@ -138,7 +139,7 @@ static void extreme_values_do_not_saturate(void) {
 
 static void threads_give_bit_identical_results(void) {
     static const int64_t shapes[][3] = {{50, 300, 70}, {200, 20, 30}};
-    int32_t list[3], np = paths(list), ip, s, th;
+    int32_t list[4], np = paths(list), ip, s, th;
     for (ip = 0; ip < np; ++ip)
         for (s = 0; s < 2; ++s) {
             int32_t *one = (int32_t *)malloc((size_t)(shapes[s][0] * shapes[s][1]) * sizeof(int32_t));
@@ -160,13 +161,13 @@ static void threads_give_bit_identical_results(void) {
 /* QLinearConv's product: int8 weights of zero point 0 (packed A), uint8 B of one zero point,
    requantized per row with a bias; K of one, two and three blocks, edge tiles and whole ones. */
 static void requantized_bytes_match_scalar_reference(void) {
-    static const int64_t shapes[][3] = {{12, 64, 300}, {12, 64, 600}, {13, 70, 1030}, {18, 96, 1600}};
-    int32_t list[3], np = paths(list), ip, s;
+    static const int64_t shapes[][3] = {{12, 64, 300}, {12, 64, 600}, {13, 70, 1030}, {18, 96, 1600}, {17, 40, 4700}};
+    int32_t list[4], np = paths(list), ip, s;
     for (ip = 0; ip < np; ++ip)
         for (s = 0; s < (int32_t)(sizeof shapes / sizeof shapes[0]); ++s) {
             int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2], i, j, p, bad = 0;
             uint8_t *a = (uint8_t *)malloc((size_t)(m * k)), *b = (uint8_t *)malloc((size_t)(k * n));
-            uint8_t *ap = (uint8_t *)malloc((size_t)mmd__qgemm_packed_a_size(m, k));
+            uint8_t *ap = (uint8_t *)malloc((size_t)mmd__qgemm_packed_a_size(m, k, list[ip]));
             uint8_t *y = (uint8_t *)malloc((size_t)(m * n));
             int32_t *cm = (int32_t *)malloc((size_t)(m * n) * sizeof(int32_t)), *za = (int32_t *)calloc((size_t)m, 4);
             int32_t *bias = (int32_t *)malloc((size_t)m * 4), zb = 37;
@@ -207,7 +208,7 @@ static void requantized_bytes_match_scalar_reference(void) {
 }
 
 int main(void) {
-    int32_t list[3], np = paths(list), i;
+    int32_t list[4], np = paths(list), i;
     fprintf(stderr, "micro-kernels tested:");
     for (i = 0; i < np; ++i) fprintf(stderr, " %s", names[list[i]]);
     fprintf(stderr, "\n");
