@@ -13011,16 +13011,17 @@ MMD__TARGET_VNNI static void mmd__qgemm_ukernel_vnni_rq(int64_t kq, const int8_t
 
 #define MMD__TARGET_AMX __attribute__((target("amx-tile,amx-int8")))
 
-/* The tile configuration of the AMX product: palette 1, tiles 0 to 4 of 16 rows of 64 bytes
-   (C's two 16 x 16 int32 halves, A's 16 rows of 64 K values, B's two halves of 16 K groups of 16
-   columns of 4). It is the thread's state, so each share loads it and releases the tiles after
-   (mmd__qgemm_block), which also spares the operating system saving them between runs. */
+/* The tile configuration of the AMX products: palette 1, all eight tiles of 16 rows of 64 bytes
+   (a tile of C is 16 x 16 int32, of A 16 rows of 64 K values, of B 16 K groups of 16 columns of
+   4; mmd__qgemm_ukernel_amx uses tiles 0 to 4, mmd__qconv_amx_tiles all eight). It is the
+   thread's state, so each share loads it and releases the tiles after (mmd__qgemm_block,
+   mmd__qconv_amx_task), which also spares the operating system saving them between runs. */
 MMD__TARGET_AMX static void mmd__qgemm_amx_begin(void) {
     unsigned char cfg[64];
     int32_t i;
     memset(cfg, 0, sizeof cfg);
     cfg[0] = 1;
-    for (i = 0; i < 5; ++i) {
+    for (i = 0; i < 8; ++i) {
         cfg[16 + 2 * i] = 64; /* bytes per row, a little-endian uint16 */
         cfg[48 + i] = 16;     /* rows */
     }
@@ -13749,6 +13750,10 @@ typedef struct mmd__qconv_data {
     uint64_t dw_share;                  /* depthwise: scratch bytes per share, from g_off */
     int32_t dw_flat;                    /* depthwise: stride 1, the plane summed as one run */
     mmd__act act;                       /* QLinearConv: none, Relu or Clip (mmd__qconv_act) */
+    int32_t amx;                        /* direct AMX convolution (mmd__qconv_amx_run) */
+    int64_t amx_wp, amx_ps;             /* its padded row width and channel-group plane, pixels */
+    uint64_t amx_x, amx_buf, amx_w;     /* its scratch: the padded input, the tiles and biases,
+                                           the weights when not packed */
 } mmd__qconv_data;
 
 static mmd_status mmd__qconv_check(mmd_kernel_ctx *c) {
@@ -13759,6 +13764,38 @@ static mmd_status mmd__qconv_check(mmd_kernel_ctx *c) {
     if ((st = mmd__q_check_values(c, 4, -1, 0)) != MMD_OK) return st;
     return mmd__q_check_values(c, 6, -1, 0);
 }
+
+#if defined(MMD__X86)
+/* For the direct AMX convolution (>>ops quantization, direct AMX QLinearConv): 1 when W's zero
+   points are absent or constant zeros. */
+static int32_t mmd__qconv_zw_zero(const mmd_kernel_ctx *c, const mmd__qconv_data *p) {
+    const mmd_tensor *z = p->zw < c->input_count ? c->inputs[p->zw] : NULL;
+    int64_t i, n;
+    if (!z) return 1;
+    if (!mmd_tensor_is_const(z)) return 0;
+    n = mmd_tensor_numel(z);
+    for (i = 0; i < n; ++i)
+        if (mmd__q_zp_at(z, i)) return 0;
+    return 1;
+}
+
+/* The weights' sums per output channel (wrapping, as mmd__qgemm_row_sums), then the tiles. */
+static void mmd__qconv_amx_pack(const mmd__qconv_data *p, const int8_t *w, uint8_t *dst) {
+    int64_t taps = p->w.k[1] * p->w.k[2], ck = p->in_ch / 64, kk = p->gk, oc, t, ch, b, i;
+    int32_t *sums = (int32_t *)(void *)dst;
+    int8_t *d = (int8_t *)(dst + mmd__round_up(p->out_ch * 4, 64));
+    for (oc = 0; oc < p->out_ch; ++oc) {
+        uint32_t sum = 0;
+        for (i = 0; i < kk; ++i) sum += (uint32_t)(int32_t)w[oc * kk + i];
+        sums[oc] = (int32_t)sum;
+        for (t = 0; t < taps; ++t)
+            for (ch = 0; ch < ck; ++ch)
+                for (b = 0; b < 64; ++b)
+                    d[(((oc / 16 * taps + t) * ck + ch) * 16 + oc % 16) * 64 + b] = w[oc * kk + (ch * 64 + b) * taps + t];
+    }
+}
+
+#endif
 
 static mmd_status mmd__qconv_prepare(mmd_kernel_ctx *c) {
     mmd__qconv_data *p = (mmd__qconv_data *)c->op_data;
@@ -13861,15 +13898,34 @@ static mmd_status mmd__qconv_prepare(mmd_kernel_ctx *c) {
                       mmd__round_up(taps * 4 + 4, 64) + mmd__round_up(count * 4, 64) +
                       (p->dw_flat ? mmd__round_up(count + 64, 64) : 0) + mmd__round_up(p->dw_h * p->dw_w + 64, 64);
     }
+    p->amx = 0;
+#if defined(MMD__X86)
+    if (p->qlinear && p->path == MMD__QG_AMX && nsp == 2 && p->group == 1 && taps > 1 && p->in_ch % 64 == 0 &&
+        p->out_ch % 32 == 0 && p->w.s[1] == 1 && p->w.s[2] == 1 && p->w.d[1] == 1 && p->w.d[2] == 1 &&
+        p->w.out[1] == p->w.in[1] && p->w.out[2] == p->w.in[2] && wt->dtype == MMD_DTYPE_INT8 &&
+        mmd_tensor_is_const(wt) && mmd__qconv_zw_zero(c, p)) {
+        p->amx_wp = p->w.in[2] + p->w.k[2] - 1;
+        p->amx_ps = mmd__round_up((p->w.in[1] + p->w.k[1] - 1) * p->amx_wp + 32 + p->w.k[2], 16);
+        p->amx = p->in_ch <= MMD__ELEMS_MAX / p->amx_ps;
+    }
+#endif
+    /* With amx, the scratch of both ways (the direct one's is the smaller), since the weights
+       may yet not be packed. */
     p->b_off = mmd__q_carve(&at, p->pointwise || p->depthwise ? 0u : (uint64_t)p->gk * (uint64_t)p->gn);
     p->z_off = mmd__q_carve(&at, (uint64_t)p->out_ch * 4u);
     p->c_off = mmd__q_carve(&at, p->qlinear && !p->depthwise ? (uint64_t)p->gm * (uint64_t)p->gn * 4u : 0u);
     p->s_off = mmd__q_carve(&at, p->qlinear ? (uint64_t)p->out_ch * 4u : 0u);
     p->g_off = mmd__q_carve(&at, p->depthwise ? (uint64_t)p->threads * p->dw_share + 64u
                                               : mmd__qgemm_scratch(p->gm, p->gn, p->gk, p->path, p->threads));
-    if ((st = mmd__scratch_request(c, at)) != MMD_OK) return st;
+#if defined(MMD__X86)
+    if (p->amx) {
+        p->amx_x = mmd__q_carve(&at, (uint64_t)p->in_ch * (uint64_t)p->amx_ps + 64u);
+        p->amx_buf = mmd__q_carve(&at, (uint64_t)p->threads * 4096u + 64u + (uint64_t)p->out_ch * 4u);
+    }
+#endif
     p->packed = NULL;
     if (p->depthwise) {
+        if ((st = mmd__scratch_request(c, at)) != MMD_OK) return st;
         dims[0] = p->batch;
         dims[1] = p->out_ch;
         dims[2] = p->w.out[1];
@@ -13877,10 +13933,17 @@ static mmd_status mmd__qconv_prepare(mmd_kernel_ctx *c) {
         return mmd__set_output(c, 0, out_dtype, x->rank, dims);
     }
     p->per = mmd__qgemm_packed_a_size(p->gm, p->gk, p->path);
+#if defined(MMD__X86)
+    if (p->amx) p->per = (uint64_t)mmd__round_up(p->out_ch * 4, 64) + (uint64_t)p->out_ch * (uint64_t)p->gk;
+#endif
     if (mmd_tensor_is_const(wt) && p->out_ch > 0 && p->gk > 0) {
         int32_t fresh;
         uint8_t *dst = (uint8_t *)mmd_kernel_packed(c, (size_t)(p->per * (uint64_t)p->group), &fresh);
         if (!dst && c->err->status != MMD_OK) return c->err->status;
+#if defined(MMD__X86)
+        if (dst && fresh && p->amx) mmd__qconv_amx_pack(p, (const int8_t *)wt->data, dst);
+        else
+#endif
         if (dst && fresh) {
             mmd__qgemm g;
             memset(&g, 0, sizeof g);
@@ -13896,6 +13959,11 @@ static mmd_status mmd__qconv_prepare(mmd_kernel_ctx *c) {
         }
         p->packed = dst;
     }
+#if defined(MMD__X86)
+    /* No packed weights (a session that keeps none): the direct way packs them into scratch. */
+    p->amx_w = p->amx && !p->packed ? mmd__q_carve(&at, p->per + 64u) : 0u;
+#endif
+    if ((st = mmd__scratch_request(c, at)) != MMD_OK) return st;
     dims[0] = p->batch;
     dims[1] = p->out_ch;
     for (i = 0; i < nsp; ++i) dims[2 + i] = p->w.out[3 - nsp + i];
@@ -13984,6 +14052,150 @@ static void mmd__qconv_columns(const mmd__qconv_data *p, const uint8_t *x, uint8
                         }
                 }
 }
+
+#if defined(MMD__X86)
+/* ---- direct AMX QLinearConv ----
+   A 2-D stride-1 convolution whose output has the input's size (3x3 pad 1 and the like), of
+   int8 weights with zero point 0, 64k input and 32k output channels, on a CPU that runs the
+   product with AMX: no columns. The input is copied once into a padded image of groups of four
+   channels, [C / 4][(H + kh - 1) (W + kw - 1) + slack][4] (x's zero point in the padding; int8
+   moved to uint8), so that for any tap the 16 consecutive positions of the padded grid that a
+   tile of B covers, 16 channel groups deep, are one tile load of stride one plane. Output
+   positions run over the padded grid (p = row (W + kw - 1) + column, those past W computed and
+   dropped, kw - 1 of each row), tap (ty, tx) reading position p + ty (W + kw - 1) + tx. Each
+   step of a 32 x 32 block (32 channels, 32 positions) is two weight tiles (16 channels x 64 K
+   values of one tap, packed [M / 16][taps][C / 64][16][64] by mmd__qconv_amx_pack) and two
+   input tiles into four tiles of C, TDPBSUD as in mmd__qgemm_ukernel_amx. The sums are those of
+   the columns' product, the zero-point term folded into the bias as there, and each row is
+   requantized by mmd__requantize_row: the same bytes. */
+typedef struct mmd__qamx_job {
+    const mmd__qconv_data *p;
+    const mmd__q_out *o;
+    const uint8_t *x;                   /* the image */
+    uint8_t *xp;                        /* its padded channel groups */
+    const int8_t *w;                    /* the weight tiles */
+    const int32_t *bias;                /* per output channel, the zero-point term folded in */
+    const float *mult;
+    char *y;                            /* the image's output */
+    int32_t *bufs;                      /* 32 x 32 sums per share */
+    int32_t flip;
+    uint8_t zx;                         /* x's zero point as uint8 */
+    int64_t tiles, step;
+} mmd__qamx_job;
+
+/* Channel groups [lo, hi) of the image into the padded planes. */
+static void mmd__qconv_amx_pad(void *data, int32_t share, int64_t lo, int64_t hi) {
+    const mmd__qamx_job *j = (const mmd__qamx_job *)data;
+    const mmd__qconv_data *p = j->p;
+    int64_t h = p->w.in[1], w = p->w.in[2], hw = h * w, g, r, i, t;
+    (void)share;
+    for (g = lo; g < hi; ++g) {
+        uint8_t *d = j->xp + g * p->amx_ps * 4;
+        const uint8_t *src = j->x + 4 * g * hw;
+        memset(d, j->zx, (size_t)(p->amx_ps * 4));
+        for (r = 0; r < h; ++r) {
+            const uint8_t *r0 = src + r * w;
+            uint8_t *dr = d + ((r + p->w.pad[1]) * p->amx_wp + p->w.pad[2]) * 4;
+            for (i = 0; i + 16 <= w; i += 16)
+                mmd__qgemm_interleave16(r0 + i, r0 + hw + i, r0 + 2 * hw + i, r0 + 3 * hw + i, j->flip, dr + 4 * i);
+            for (; i + 8 <= w; i += 8)
+                mmd__qgemm_interleave8(r0 + i, r0 + hw + i, r0 + 2 * hw + i, r0 + 3 * hw + i, j->flip, dr + 4 * i);
+            for (; i < w; ++i)
+                for (t = 0; t < 4; ++t) dr[4 * i + t] = (uint8_t)(r0[t * hw + i] ^ j->flip);
+        }
+    }
+}
+
+/* Position tiles [t0, t1) (32 positions each) over every output channel. */
+MMD__TARGET_AMX static void mmd__qconv_amx_tiles(const mmd__qamx_job *j, int64_t t0, int64_t t1, int32_t *buf) {
+    const mmd__qconv_data *p = j->p;
+    int64_t kw = p->w.k[2], taps = p->w.k[1] * kw, ck = p->in_ch / 64, wp = p->amx_wp, ps4 = p->amx_ps * 4;
+    int64_t h = p->w.out[1], w = p->w.out[2], n = h * wp, tile, ob, t, ch, i, q;
+    for (tile = t0; tile < t1; ++tile) {
+        int64_t p0 = tile * 32;
+        for (ob = 0; ob < p->out_ch; ob += 32) {
+            const int8_t *w0 = j->w + ob * taps * ck * 64, *w1 = w0 + 16 * taps * ck * 64;
+            _tile_zero(0);
+            _tile_zero(1);
+            _tile_zero(2);
+            _tile_zero(3);
+            for (t = 0; t < taps; ++t) {
+                const uint8_t *xb = j->xp + (p0 + t / kw * wp + t % kw) * 4;
+                for (ch = 0; ch < ck; ++ch, w0 += 1024, w1 += 1024, xb += 16 * ps4) {
+                    _tile_loadd(4, w0, 64);
+                    _tile_loadd(5, w1, 64);
+                    _tile_loadd(6, xb, ps4);
+                    _tile_loadd(7, xb + 64, ps4);
+                    _tile_dpbsud(0, 4, 6);
+                    _tile_dpbsud(1, 4, 7);
+                    _tile_dpbsud(2, 5, 6);
+                    _tile_dpbsud(3, 5, 7);
+                }
+            }
+            _tile_stored(0, buf, 128);
+            _tile_stored(1, buf + 16, 128);
+            _tile_stored(2, buf + 512, 128);
+            _tile_stored(3, buf + 528, 128);
+            /* Each channel's 32 sums, row by row of the output (the padding's columns dropped). */
+            for (i = 0; i < 32; ++i)
+                for (q = p0; q < p0 + 32 && q < n;) {
+                    int64_t r = q / wp, x = q % wp, len = w - x;
+                    if (x >= w) {
+                        q += wp - x;
+                        continue;
+                    }
+                    if (len > p0 + 32 - q) len = p0 + 32 - q;
+                    mmd__requantize_row(buf + i * 32 + (q - p0), len, j->bias[ob + i], j->mult + ob + i, 0, j->o,
+                                        j->y + ((ob + i) * h + r) * w + x, MMD__QG_AMX);
+                    q += len;
+                }
+        }
+    }
+}
+
+static void mmd__qconv_amx_task(void *data, int32_t index) {
+    const mmd__qamx_job *j = (const mmd__qamx_job *)data;
+    int64_t t0 = index * j->step, t1 = t0 + j->step < j->tiles ? t0 + j->step : j->tiles;
+    if (t0 >= t1) return;
+    mmd__qgemm_amx_begin();
+    mmd__qconv_amx_tiles(j, t0, t1, j->bufs + index * 1024);
+    mmd__qgemm_amx_end();
+}
+
+static void mmd__qconv_amx_run(mmd_kernel_ctx *c, const mmd__qconv_data *p, const mmd__q_out *o, int32_t zx,
+                               const int32_t *bias, const float *mult) {
+    char *s = (char *)c->scratch;
+    uint8_t *pk = p->packed ? (uint8_t *)(uintptr_t)p->packed
+                            : (uint8_t *)(((uintptr_t)(s + p->amx_w) + 63u) & ~(uintptr_t)63u);
+    const int32_t *sums = (const int32_t *)(const void *)pk;
+    int32_t *bufs = (int32_t *)(void *)(((uintptr_t)(s + p->amx_buf) + 63u) & ~(uintptr_t)63u);
+    int32_t *b2 = bufs + (int64_t)p->threads * 1024, th = p->threads < c->threads ? p->threads : c->threads, shares;
+    int64_t hw = p->w.in[1] * p->w.in[2], img, i;
+    mmd__qamx_job j;
+    if (!p->packed) mmd__qconv_amx_pack(p, (const int8_t *)c->inputs[p->iw]->data, pk);
+    j.p = p;
+    j.o = o;
+    j.flip = c->inputs[0]->dtype == MMD_DTYPE_INT8 ? 0x80 : 0;
+    j.zx = (uint8_t)(zx + j.flip);
+    for (i = 0; i < p->out_ch; ++i)
+        b2[i] = (int32_t)((bias ? (uint32_t)bias[i] : 0u) - (uint32_t)j.zx * (uint32_t)sums[i]);
+    j.bias = b2;
+    j.mult = mult;
+    j.w = (const int8_t *)(pk + mmd__round_up(p->out_ch * 4, 64));
+    j.xp = (uint8_t *)(((uintptr_t)(s + p->amx_x) + 63u) & ~(uintptr_t)63u);
+    j.bufs = bufs;
+    j.tiles = (p->w.out[1] * p->amx_wp + 31) / 32;
+    shares = th < 1 ? 1 : th;
+    if (shares > j.tiles) shares = (int32_t)j.tiles;
+    j.step = (j.tiles + shares - 1) / shares;
+    for (img = 0; img < p->batch; ++img) {
+        j.x = (const uint8_t *)c->inputs[0]->data + img * p->in_ch * hw;
+        j.y = (char *)c->outputs[0]->data + img * p->out_ch * hw;
+        mmd__parallel_range(c, p->in_ch / 4, 1 + MMD__EW_GRAIN / (p->amx_ps * 4 + 1), 1, p->threads, mmd__qconv_amx_pad, &j);
+        mmd_kernel_parallel(c, mmd__qconv_amx_task, &j, shares);
+    }
+}
+#endif
 
 /* ---- depthwise QLinearConv ---- */
 /* acc[o] = sum over taps t of wv[t] (rows[t][o s] - zx) for o in [0, n): rows[t] is tap t's
@@ -14213,6 +14425,12 @@ static mmd_status mmd__qconv_eval(mmd_kernel_ctx *c) {
         mmd__qdw_run(c, &j, in_plane);
         return MMD_OK;
     }
+#if defined(MMD__X86)
+    if (p->amx) {
+        mmd__qconv_amx_run(c, p, &o, zx, bias, mult);
+        return MMD_OK;
+    }
+#endif
     memset(&q, 0, sizeof q);
     q.m = p->gm;
     q.n = p->gn;

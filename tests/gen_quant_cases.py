@@ -226,7 +226,10 @@ def conv_cases(out):
     # name, x type, w type, y type (None: ConvInteger), x shape, out channels, kernel, strides,
     # pads, dilations, group, per-channel w, and optionally "sym" (x's zero point 0, w's all 0:
     # the product skips its zero-point terms) or "wsym" (w's all 0, as quantizers write weights:
-    # the VNNI kernel requantizes whole 6 x 32 tiles itself, x's zero point in the bias). The same-size stride-1 windows take the moved-plane
+    # the VNNI kernel requantizes whole 6 x 32 tiles itself, x's zero point in the bias; the last two, of
+    # 64k input and 32k output channels, run the direct AMX convolution where the CPU has AMX:
+    # two channel chunks, partial position tiles, two channel blocks, batch 2, int8 x, uneven
+    # pads). The same-size stride-1 windows take the moved-plane
     # columns, the wide stride-2 rows the vector gather; the wide depthwise ones the direct
     # kernel's vector rows (strides 1 and 2, odd tap counts) and their scalar tails; stride-1
     # depthwise ones sum the whole plane as one run (dilated, padded unevenly), except where the
@@ -245,7 +248,9 @@ def conv_cases(out):
              ("qlinear_u8_depthwise_dil2", "uint8", "int8", "uint8", (1, 3, 9, 11), 3, (3, 3), (1, 1), (2, 1, 0, 2), (2, 2), 3, True),
              ("qlinear_s8_depthwise_far_taps", "int8", "int8", "int8", (1, 2, 6, 50), 2, (2, 5), (1, 1), (1, 0, 0, 3), (1, 9), 2, True),
              ("qlinear_whole_tiles_wsym", "uint8", "int8", "uint8", (1, 5, 9, 40), 13, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True, "wsym"),
-             ("qlinear_s8_pointwise_wsym", "int8", "int8", "int8", (1, 7, 6, 17), 12, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, True, "wsym")]
+             ("qlinear_s8_pointwise_wsym", "int8", "int8", "int8", (1, 7, 6, 17), 12, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1, True, "wsym"),
+             ("qlinear_amx_direct_wsym", "uint8", "int8", "uint8", (1, 128, 5, 19), 32, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1, True, "wsym"),
+             ("qlinear_s8_amx_direct_uneven_wsym", "int8", "int8", "int8", (2, 64, 4, 7), 64, (3, 3), (1, 1), (0, 1, 2, 1), (1, 1), 1, True, "wsym")]
     for name, xt, wt, yt, xshape, m, kernel, strides, pads, dil, group, perch, *sym in specs:
         cg = xshape[1] // group
         wshape = (m, cg) + kernel
