@@ -12985,31 +12985,37 @@ MMD__TARGET_VNNI static void mmd__qgemm_ukernel_vnni(int64_t kq, const int8_t *a
     }
 }
 
+/* Sixteen sums of one row requantized as bytes: mmd__requantize_row's operations in its order
+   (vmaxps gives lo for a NaN, as there), so the same bytes; lo and hi relative to zp. */
+__attribute__((target("avx512f,avx512bw"))) static inline __m128i mmd__requantize16(__m512i acc, int32_t bias, float mult,
+                                                                                   __m512 lo, __m512 hi, __m512i zp) {
+    __m512 magic = _mm512_set1_ps(12582912.0f);
+    __m512 v = _mm512_cvtepi32_ps(_mm512_add_epi32(acc, _mm512_set1_epi32(bias)));
+    v = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(v, _mm512_set1_ps(mult)), lo), hi);
+    v = _mm512_sub_ps(_mm512_add_ps(v, magic), magic);
+    return _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(v), zp));
+}
+
 /* The same tile requantized in registers and stored as bytes, for a product whose zero-point
-   terms are one value per row (see mmd__qgemm_rq): mmd__requantize_row's operations in its
-   order, sixteen at a time (vmaxps gives lo for a NaN, as there), so the same bytes. */
+   terms are one value per row (see mmd__qgemm_rq). */
 MMD__TARGET_VNNI static void mmd__qgemm_ukernel_vnni_rq(int64_t kq, const int8_t *a, const uint8_t *b,
                                                         const mmd__qgemm_rq *rq) {
     __m512i acc[12];
-    __m512 lo = _mm512_set1_ps(rq->lo), hi = _mm512_set1_ps(rq->hi), magic = _mm512_set1_ps(12582912.0f);
+    __m512 lo = _mm512_set1_ps(rq->lo), hi = _mm512_set1_ps(rq->hi);
     __m512i zp = _mm512_set1_epi32(rq->zp);
     int64_t q;
     int32_t i;
     MMD__QG_VNNI_SUMS(kq, a, b);
     for (i = 0; i < 2 * rq->rows; ++i) {
-        __m512 v;
         if (rq->part)
             acc[i] = _mm512_add_epi32(acc[i], _mm512_loadu_si512((const void *)(rq->part + (i / 2) * rq->ldp + (i % 2) * 16)));
-        v = _mm512_cvtepi32_ps(_mm512_add_epi32(acc[i], _mm512_set1_epi32((int32_t)rq->bias[i / 2])));
-        v = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(v, _mm512_set1_ps(rq->mult[i / 2])), lo), hi);
-        v = _mm512_sub_ps(_mm512_add_ps(v, magic), magic);
         _mm_storeu_si128((__m128i *)(void *)(rq->y + (i / 2) * rq->ldy + (i % 2) * 16),
-                         _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(v), zp)));
+                         mmd__requantize16(acc[i], (int32_t)rq->bias[i / 2], rq->mult[i / 2], lo, hi, zp));
     }
 }
 #undef MMD__QG_VNNI_SUMS
 
-#define MMD__TARGET_AMX __attribute__((target("amx-tile,amx-int8")))
+#define MMD__TARGET_AMX __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw")))
 
 /* The tile configuration of the AMX products: palette 1, all eight tiles of 16 rows of 64 bytes
    (a tile of C is 16 x 16 int32, of A 16 rows of 64 K values, of B 16 K groups of 16 columns of
@@ -14111,6 +14117,9 @@ MMD__TARGET_AMX static void mmd__qconv_amx_tiles(const mmd__qamx_job *j, int64_t
     const mmd__qconv_data *p = j->p;
     int64_t kw = p->w.k[2], taps = p->w.k[1] * kw, ck = p->in_ch / 64, wp = p->amx_wp, ps4 = p->amx_ps * 4;
     int64_t h = p->w.out[1], w = p->w.out[2], n = h * wp, tile, ob, t, ch, i, q;
+    __m512 lo = _mm512_set1_ps((float)(j->o->qmin - j->o->zp)), hi = _mm512_set1_ps((float)(j->o->qmax - j->o->zp));
+    __m512i zp = _mm512_set1_epi32(j->o->zp);
+    uint8_t bytes[32];
     for (tile = t0; tile < t1; ++tile) {
         int64_t p0 = tile * 32;
         for (ob = 0; ob < p->out_ch; ob += 32) {
@@ -14136,8 +14145,16 @@ MMD__TARGET_AMX static void mmd__qconv_amx_tiles(const mmd__qamx_job *j, int64_t
             _tile_stored(1, buf + 16, 128);
             _tile_stored(2, buf + 512, 128);
             _tile_stored(3, buf + 528, 128);
-            /* Each channel's 32 sums, row by row of the output (the padding's columns dropped). */
-            for (i = 0; i < 32; ++i)
+            /* Each channel's 32 sums requantized, then stored row by row of the output (the
+               padding's columns dropped). */
+            for (i = 0; i < 32; ++i) {
+                const int32_t *acc = buf + i * 32;
+                int32_t bias = j->bias[ob + i];
+                float mult = j->mult[ob + i];
+                _mm_storeu_si128((__m128i *)(void *)bytes, mmd__requantize16(_mm512_loadu_si512((const void *)acc), bias,
+                                                                             mult, lo, hi, zp));
+                _mm_storeu_si128((__m128i *)(void *)(bytes + 16),
+                                 mmd__requantize16(_mm512_loadu_si512((const void *)(acc + 16)), bias, mult, lo, hi, zp));
                 for (q = p0; q < p0 + 32 && q < n;) {
                     int64_t r = q / wp, x = q % wp, len = w - x;
                     if (x >= w) {
@@ -14145,10 +14162,10 @@ MMD__TARGET_AMX static void mmd__qconv_amx_tiles(const mmd__qamx_job *j, int64_t
                         continue;
                     }
                     if (len > p0 + 32 - q) len = p0 + 32 - q;
-                    mmd__requantize_row(buf + i * 32 + (q - p0), len, j->bias[ob + i], j->mult + ob + i, 0, j->o,
-                                        j->y + ((ob + i) * h + r) * w + x, MMD__QG_AMX);
+                    memcpy(j->y + ((ob + i) * h + r) * w + x, bytes + (q - p0), (size_t)len);
                     q += len;
                 }
+            }
         }
     }
 }
