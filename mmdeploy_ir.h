@@ -2745,8 +2745,39 @@ static mmd_status mmd__rw_qclamp(mmd__rw *rw) {
     return MMD_OK;
 }
 
+/* Node t, which only the dead node at i > t reads, takes slot i, and the dead node slot t:
+   t's inputs are computed before t, so still before i, and its output's one reader, the node
+   pass 2 absorbs into it, was at i. The first readers recorded for t's inputs are looked up
+   again; claims move with the nodes. */
+static void mmd__rw_move_later(mmd__rw *rw, int32_t t, int32_t i) {
+    mmd_model *m = rw->m;
+    mmd_node tmp = m->nodes[t];
+    int32_t j, r;
+    m->nodes[t] = m->nodes[i];
+    m->nodes[i] = tmp;
+    rw->dead[t] = 1;
+    rw->dead[i] = 0;
+    if (rw->claims) {
+        r = rw->claims[t];
+        rw->claims[t] = rw->claims[i];
+        rw->claims[i] = r;
+    }
+    for (j = 0; j < tmp.output_count; ++j)
+        if (tmp.outputs[j] >= 0) m->tensors[tmp.outputs[j]].producer = i;
+    for (j = 0; j < tmp.input_count; ++j) {
+        int32_t x = tmp.inputs[j];
+        if (x < 0 || rw->reader[x] != t) continue;
+        for (r = 0; r < m->node_count && (rw->dead[r] || !mmd__rw_reads(&m->nodes[r], x)); ++r) {}
+        rw->reader[x] = r < m->node_count ? r : -1;
+    }
+}
+
 /* Pass 2: Add(conv, z) -> FusedConv(..., z), the Add's other input z of the conv output's full
-   shape and computed before the conv. Of two convs feeding one Add, the later one takes it. */
+   shape. Of two convs feeding one Add, the later one takes it, as z is computed before it. When
+   z is computed after the conv (an FPN's Add of a lateral 1x1 conv and the upsampled coarser
+   level, whose Resize the exporter writes after the laterals), the conv moves to the Add's
+   place (mmd__rw_move_later): its input then lives longer in the memory plan, but the sum is
+   made in the conv's epilogue instead of by one more pass over both tensors. */
 static mmd_status mmd__rw_residuals(mmd__rw *rw) {
     mmd_model *m = rw->m;
     int32_t i, side, gemm;
@@ -2754,25 +2785,32 @@ static mmd_status mmd__rw_residuals(mmd__rw *rw) {
     if (!rw->shapes || !rw->find("com.microsoft", "FusedConv", 1)) return MMD_OK;
     for (i = 0; i < m->node_count; ++i) {
         const mmd_node *n = &m->nodes[i];
-        int32_t best = -1, z = -1, d;
+        int32_t best = -1, z = -1, later = 0, d;
         if (!mmd__rw_free(rw, i) || !mmd__rw_is(n, "", "Add") || n->input_count != 2 || n->output_count != 1 ||
             n->outputs[0] < 0 || n->inputs[0] < 0 || n->inputs[1] < 0 || n->inputs[0] == n->inputs[1])
             continue;
         for (side = 0; side < 2; ++side) {
             const mmd_tensor *x = n->in[side], *o = n->in[1 - side];
             int32_t t = x->producer;
-            if (t < 0 || t <= best || o->producer >= t || mmd__rw_sole_reader(rw, n->inputs[side]) != i ||
-                !mmd__rw_epilogue_of(rw, t, &gemm) || gemm || m->nodes[t].input_count > 3 ||
-                x->dynamic || o->dynamic || o->dtype != MMD_DTYPE_FLOAT32 || o->rank != x->rank)
+            /* A conv that would have to move yields to one that would not. */
+            if (t < 0 || o->producer == t || (best >= 0 && (o->producer > t || best > t)) ||
+                mmd__rw_sole_reader(rw, n->inputs[side]) != i || !mmd__rw_epilogue_of(rw, t, &gemm) || gemm ||
+                m->nodes[t].input_count > 3 || x->dynamic || o->dynamic || o->dtype != MMD_DTYPE_FLOAT32 ||
+                o->rank != x->rank)
                 continue;
             for (d = 0; d < x->rank && o->dims[d] == x->dims[d]; ++d) {}
             if (d < x->rank) continue;
             best = t;
             z = n->inputs[1 - side];
+            later = o->producer > t;
         }
         if (best < 0) continue;
         mmd__rw_take_output(rw, best, n->outputs[0]);
         mmd__rw_kill(rw, i, "fuse", NULL, best);
+        if (later) {
+            mmd__rw_move_later(rw, best, i);
+            best = i;
+        }
         if ((st = mmd__rw_make_fused(rw, best, 0, -1)) != MMD_OK) return st;
         if ((st = mmd__rw_set_input(rw, best, 3, z)) != MMD_OK) return st;
     }

@@ -175,6 +175,13 @@ def main():
         t.name += "_src"
     save("convtranspose_bn_identity", ids + [ct, b], [f32("x4", [1, 4, 5, 5])], [f32("y", [1, 3, 10, 10])],
          [init("convt_w", [4, 3, 2, 2]), init("convt_b", [3])] + bi)
+    # An FPN level: Resize(coarse) + Conv(lateral), the Conv written first, so that it has to
+    # move after the Resize to take the Add as its residual.
+    c, ci = conv("lateral", "x", "l", 3, 4, k=1)
+    up = helper.make_node("Resize", ["coarse", "", "scales"], ["u"], name="upsample", mode="nearest")
+    save("fpn_lateral_add", [c, up, helper.make_node("Add", ["u", "l"], ["y"], name="add")],
+         x + [f32("coarse", [1, 4, 4, 4])], [f32("y", [1, 4, 8, 8])],
+         ci + [numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")])
 
 
 if __name__ == "__main__":

@@ -109,6 +109,7 @@ static const expect cases[] = {
     {"convtranspose_bn_identity", 1, 5, "ConvTranspose", NULL, 1},
     {"residual", 3, 2, "FusedConv", "Relu", 1},
     {"residual_symbolic", 1, 4, "Relu", NULL, 2},
+    {"fpn_lateral_add", 1, 2, "FusedConv", NULL, 1},
     {"matmul_relu", 1, 1, "FusedGemm", "Relu", 1},
     {"transpose_cancel", 2, 1, "Relu", NULL, 1},
     {"transpose_compose", 1, 1, "Transpose", NULL, 1},
