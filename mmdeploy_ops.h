@@ -5846,9 +5846,16 @@ static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_
    models' first convolution), summed straight from band-high phase rows into the NCHW output
    (>>ops stem). ConvTranspose: IM2COL there is the product then col2im's scatter-add;
    DISJOINT, stride equal to kernel, stores each tap's columns straight to its outputs (see
-   mmd__conv_transpose_plan). */
+   mmd__conv_transpose_plan).
+   PIXEL: a POINTWISE convolution with a one-pixel output, no group and no Z (the 1x1 convs of a
+   squeeze-and-excitation block, after GlobalAveragePool), whose product W x (one column) would
+   fill one column of each micro-kernel tile: it runs transposed, x^T (1 x K) by W^T (K x M, the
+   weights packed as B), so that the product streams the weights through the one-row tile
+   (mmd__gemm_row_avx512) at memory speed; the bias is C's start value (g.c0), which sums each
+   output exactly as the bias of the untransposed product does. */
 enum { MMD__CONV_DIRECT, MMD__CONV_POINTWISE, MMD__CONV_SHIFTED, MMD__CONV_IM2COL, MMD__CONV_DEPTHWISE,
-       MMD__CONV_WINOGRAD, MMD__CONV_DISJOINT, MMD__CONV_STEM, MMD__CONV_SWEEP };
+       MMD__CONV_WINOGRAD, MMD__CONV_DISJOINT, MMD__CONV_STEM, MMD__CONV_SWEEP,
+       MMD__CONV_PIXEL };
 
 /* SWEEP: a POINTWISE product of at most MMD__SWEEP_K_MAX input channels whose output is at
    least MMD__SWEEP_FLOATS, computed one row panel of output channels at a time across the
@@ -6546,6 +6553,22 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
         if (st != MMD_OK || chosen) return st;
     }
 #endif
+    if (pointwise && out_plane == 1 && p->group == 1 && !(c->input_count > 3 && c->inputs[3])) {
+        mmd_status st = mmd__scratch_request(c, mmd__gemm_scratch(1, p->gm, p->gk, p->isa, p->threads));
+        if (st != MMD_OK) return st;
+        p->path = MMD__CONV_PIXEL;
+        p->packed = NULL;
+        if (MMD__PACKS && mmd_tensor_is_const(c->inputs[1]) && p->gm > 0 && p->gk > 0) {
+            int32_t fresh;
+            float *dst = (float *)mmd_kernel_packed(
+                c, (size_t)mmd__gemm_packed_b_size(p->gk, p->gm, p->isa) * sizeof(float), &fresh);
+            if (!dst && c->err->status != MMD_OK) return c->err->status;
+            if (dst && fresh)
+                mmd__gemm_pack_b((const float *)c->inputs[1]->data, 1, p->gk, p->gk, p->gm, p->isa, dst);
+            p->packed = dst;
+        }
+        return MMD_OK;
+    }
 #endif
     if (pointwise) {
         p->path = p->gk <= MMD__SWEEP_K_MAX && p->gm * out_plane >= MMD__SWEEP_FLOATS ? MMD__CONV_SWEEP
@@ -7427,6 +7450,29 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
         return MMD_OK;
     }
 #endif
+    if (p->path == MMD__CONV_PIXEL) {
+        memset(&g, 0, sizeof g);
+        g.m = 1;
+        g.n = mg;
+        g.k = p->gk;
+        g.a_rs = p->gk;
+        g.a_cs = 1;
+        g.b = job.wt;
+        g.b_packed = p->packed;
+        g.b_rs = 1;
+        g.b_cs = p->gk;
+        g.ldc = mg;
+        g.load = job.bias != NULL;
+        g.c0 = job.bias;
+        g.act = p->act;
+        g.isa = p->isa;
+        for (b = 0; b < p->batch; ++b) {
+            g.a = (const float *)c->inputs[0]->data + b * p->gk;
+            g.c = (float *)c->outputs[0]->data + b * mg;
+            mmd__gemm_run(c, &g, c->scratch, p->threads);
+        }
+        return MMD_OK;
+    }
 #endif
 #ifndef MMD_CONV_SMALL
     /* The offsets of the K rows of the columns within the columns' buffer (IM2COL's bands set

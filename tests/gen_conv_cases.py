@@ -103,6 +103,14 @@ STEM = [
     ("stem_4x4_s4_2ch", (1, 2, 17, 66), 7, (4, 4), (4, 4), (0, 0, 3, 2), (1, 1), 1),
 ]
 
+# Pointwise convolutions of one output pixel (MMD__CONV_PIXEL: the product transposed, the
+# weights as B), drawn last: a partial last panel of output channels, and a batch of two whose
+# K passes one K block (MMD_GEMM_KC).
+PIXEL = [
+    ("pixel_1x1_partial_panel", (1, 40, 1, 1), 37, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
+    ("pixel_1x1_batch2_two_k_blocks", (2, 264, 1, 1), 70, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
+]
+
 
 def ints(v):
     return ", ".join(str(int(i)) for i in v)
@@ -152,7 +160,8 @@ def main():
 
     # The lists in the order their cases were added, so that every case keeps its random draws.
     for cases, make in ((CASES, add), (TRANSPOSED, add_transposed), (BANDS, add), (DISJOINT, add_transposed),
-                        (PHASES, add), (STRIDED, add), (WIDE, add), (WIDE_TRANSPOSED, add_transposed), (STEM, add)):
+                        (PHASES, add), (STRIDED, add), (WIDE, add), (WIDE_TRANSPOSED, add_transposed), (STEM, add),
+                        (PIXEL, add)):
         for case in cases:
             make(*case)
     lines.append("static const struct conv_case conv_cases[] = {")

@@ -1,7 +1,8 @@
 /* tests/test_kernels_conv.c - Conv and com.microsoft FusedConv against torch, one case for each
    way the runtime computes a convolution (pointwise, shifted stride-1, im2col, grouped,
    depthwise in 1-D and 2-D with strides, dilations and channel multipliers, 3-D) and their
-   edges (asymmetric pads, batches), and ConvTranspose (col2im, and DISJOINT where stride equals
+   edges (asymmetric pads, batches), pointwise of one output pixel (the product transposed), and
+   ConvTranspose (col2im, and DISJOINT where stride equals
    kernel); then again with packed weights, where the
    3x3 stride-1 cases take WINOGRAD (odd sizes, pads 0 to 2, channels not a multiple of 16;
    F(2x2, 3x3) on the small planes in the portable build). Each case runs with one thread and with three (through a
