@@ -6515,12 +6515,13 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
            they are padded no further than the taps need. */
         if (!mmd__dw_flat(p)) p->row_len = mmd__round_up(p->row_len, 16);
         p->band = (MMD__DW_BAND_FLOATS / p->row_len - span) / w->s[1] + 1;
-        /* A 3x3 kernel's bands that do not take the whole plane are whole tiles of eight rows
-           for the AVX-512 paths (mmd__dw_rows3_avx512), which compute eight rows whatever a
-           tile holds: 112 columns at stride 2 make bands of 15 rows, two tiles for 15 rows,
-           where bands of 8 take one tile each (standalone 96 channels 112 -> 56 about 10%
-           faster, for two more input rows copied per band). */
-        if (w->k[1] == 3 && w->k[2] == 3 && p->band < w->out[1] && p->band > 8) p->band = p->band / 8 * 8;
+        /* A 3x3 or 5x5 kernel's bands that do not take the whole plane are whole tiles of
+           eight rows for the AVX-512 paths (mmd__dw_rows3_avx512, mmd__dw_rows5_avx512), which
+           compute eight rows whatever a tile holds: 112 columns at stride 2 make bands of 15
+           rows, two tiles for 15 rows, where bands of 8 take one tile each (standalone 96
+           channels 112 -> 56 about 10% faster, for two more input rows copied per band). */
+        if (w->k[1] == w->k[2] && (w->k[1] == 3 || w->k[1] == 5) && p->band < w->out[1] && p->band > 8)
+            p->band = p->band / 8 * 8;
         if (p->band > w->out[1]) p->band = w->out[1];
         if (p->band < 1) p->band = 1;
         p->ring = (p->band - 1) * w->s[1] + span;
@@ -6807,8 +6808,8 @@ MMD__TARGET_AVX512 static void mmd__dw_store_avx512(float *y, const float *z, __
     _mm512_mask_storeu_ps(y, m, _mm512_min_ps(hi, _mm512_max_ps(lo, a)));
 }
 
-/* The first cnt of a tile's eight row sums a0..a7 (mmd__dw_rows3_avx512, mmd__dw_rows3s2_avx512)
-   stored at y + at, a row of ow apart. */
+/* The first cnt of a tile's eight row sums a0..a7 (mmd__dw_rows3_avx512, mmd__dw_rows3s2_avx512
+   and their 5x5 forms) stored at y + at, a row of ow apart. */
 #define MMD__DW3_STORE                                                                           \
     do {                                                                                       \
         mmd__dw_store_avx512(y + at, z ? z + at : NULL, m, a0, lo, hi);                        \
@@ -6922,11 +6923,113 @@ MMD__TARGET_AVX512 static void mmd__dw_rows3s2_avx512(float *y, const float *z, 
         }
 }
 
+/* 5x5, stride 1, dilation 1 (MobileNetV3's depthwise layers), as mmd__dw_rows3_avx512 does 3x3:
+   eight output rows of one column vector at a time, each of the twelve input rows they read
+   loaded once as five shifted vectors for the up to five output rows that take it (60 loads
+   for 200 multiply-adds, where the tile loop of mmd__dw_rows_avx512 loads once per
+   multiply-add). The 25 weights are broadcast once per call; those the compiler keeps out of
+   registers become memory operands of the multiply-adds. Same tap order, so the same values. */
+MMD__TARGET_AVX512 static void mmd__dw_rows5_avx512(float *y, const float *z, const float *in, int64_t len,
+                                                    int64_t rows, int64_t ow, const float *k, float bias,
+                                                    __m512 lo, __m512 hi) {
+    __m512 kv[25];
+    int64_t last = rows + 3, r0, v;
+    int32_t i;
+    for (i = 0; i < 25; ++i) kv[i] = _mm512_set1_ps(k[i]);
+    for (r0 = 0; r0 < rows; r0 += 8)
+        for (v = 0; v < ow; v += 16) {
+            __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+            __m512 x0, x1, x2, x3, x4;
+            __mmask16 m = MMD__MASK16(v, ow);
+            int64_t cnt = rows - r0 < 8 ? rows - r0 : 8, at = r0 * ow + v;
+            const float *p;
+/* Input row r0 + ir of the band (its last row again past the end), as five shifted vectors. */
+#define MMD__DW5_IN(ir)                                                                          \
+    p = in + (r0 + (ir) < last ? r0 + (ir) : last) * len + v, x0 = _mm512_loadu_ps(p),          \
+    x1 = _mm512_loadu_ps(p + 1), x2 = _mm512_loadu_ps(p + 2), x3 = _mm512_loadu_ps(p + 3),      \
+    x4 = _mm512_loadu_ps(p + 4)
+/* Kernel row t of the sum a: the taps (t, 0) to (t, 4) in order. */
+#define MMD__DW5_T(a, t)                                                                         \
+    a = _mm512_fmadd_ps(kv[5 * (t)], x0, a), a = _mm512_fmadd_ps(kv[5 * (t) + 1], x1, a),       \
+    a = _mm512_fmadd_ps(kv[5 * (t) + 2], x2, a), a = _mm512_fmadd_ps(kv[5 * (t) + 3], x3, a),   \
+    a = _mm512_fmadd_ps(kv[5 * (t) + 4], x4, a)
+#define MMD__DW5_ROW(a, b, c, d, e) MMD__DW5_T(a, 0), MMD__DW5_T(b, 1), MMD__DW5_T(c, 2), MMD__DW5_T(d, 3), MMD__DW5_T(e, 4)
+            MMD__DW5_IN(0), MMD__DW5_T(a0, 0);
+            MMD__DW5_IN(1), MMD__DW5_T(a1, 0), MMD__DW5_T(a0, 1);
+            MMD__DW5_IN(2), MMD__DW5_T(a2, 0), MMD__DW5_T(a1, 1), MMD__DW5_T(a0, 2);
+            MMD__DW5_IN(3), MMD__DW5_T(a3, 0), MMD__DW5_T(a2, 1), MMD__DW5_T(a1, 2), MMD__DW5_T(a0, 3);
+            MMD__DW5_IN(4), MMD__DW5_ROW(a4, a3, a2, a1, a0);
+            MMD__DW5_IN(5), MMD__DW5_ROW(a5, a4, a3, a2, a1);
+            MMD__DW5_IN(6), MMD__DW5_ROW(a6, a5, a4, a3, a2);
+            MMD__DW5_IN(7), MMD__DW5_ROW(a7, a6, a5, a4, a3);
+            MMD__DW5_IN(8), MMD__DW5_T(a7, 1), MMD__DW5_T(a6, 2), MMD__DW5_T(a5, 3), MMD__DW5_T(a4, 4);
+            MMD__DW5_IN(9), MMD__DW5_T(a7, 2), MMD__DW5_T(a6, 3), MMD__DW5_T(a5, 4);
+            MMD__DW5_IN(10), MMD__DW5_T(a7, 3), MMD__DW5_T(a6, 4);
+            MMD__DW5_IN(11), MMD__DW5_T(a7, 4);
+#undef MMD__DW5_ROW
+#undef MMD__DW5_IN
+            MMD__DW3_STORE;
+        }
+}
+
+/* 5x5, stride 2, dilation 1: eight output rows of one column vector at a time, each of the
+   nineteen input rows they read loaded once and split into its five taps' vectors (evens,
+   odds, and both a lane on, the 33rd to 35th inputs brought in as mmd__dw_rows3s2_avx512 brings
+   the 33rd) for the up to three output rows that read it. Same tap order, so the same values. */
+MMD__TARGET_AVX512 static void mmd__dw_rows5s2_avx512(float *y, const float *z, const float *in, int64_t len,
+                                                      int64_t rows, int64_t ow, const float *k, float bias,
+                                                      __m512 lo, __m512 hi) {
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    __m512 kv[25];
+    int64_t last = 2 * rows + 2, r0, v;
+    int32_t i;
+    for (i = 0; i < 25; ++i) kv[i] = _mm512_set1_ps(k[i]);
+    for (r0 = 0; r0 < rows; r0 += 8)
+        for (v = 0; v < ow; v += 16) {
+            __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+            __m512 x0, x1, x2, x3, x4, lo16, hi16;
+            __mmask16 m = MMD__MASK16(v, ow);
+            int64_t cnt = rows - r0 < 8 ? rows - r0 : 8, at = r0 * ow + v;
+            const float *p;
+#define MMD__DW5_NEXT(x, s) \
+    _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(_mm512_set1_ps(s)), _mm512_castps_si512(x), 1))
+#define MMD__DW5_IN(ir)                                                                          \
+    p = in + (2 * r0 + (ir) < last ? 2 * r0 + (ir) : last) * len + 2 * v, lo16 = _mm512_loadu_ps(p), \
+    hi16 = _mm512_loadu_ps(p + 16), x0 = _mm512_permutex2var_ps(lo16, even, hi16),                  \
+    x1 = _mm512_permutex2var_ps(lo16, odd, hi16), x2 = MMD__DW5_NEXT(x0, p[32]),                     \
+    x3 = MMD__DW5_NEXT(x1, p[33]), x4 = MMD__DW5_NEXT(x2, p[34])
+            MMD__DW5_IN(0), MMD__DW5_T(a0, 0);
+            MMD__DW5_IN(1), MMD__DW5_T(a0, 1);
+            MMD__DW5_IN(2), MMD__DW5_T(a1, 0), MMD__DW5_T(a0, 2);
+            MMD__DW5_IN(3), MMD__DW5_T(a1, 1), MMD__DW5_T(a0, 3);
+            MMD__DW5_IN(4), MMD__DW5_T(a2, 0), MMD__DW5_T(a1, 2), MMD__DW5_T(a0, 4);
+            MMD__DW5_IN(5), MMD__DW5_T(a2, 1), MMD__DW5_T(a1, 3);
+            MMD__DW5_IN(6), MMD__DW5_T(a3, 0), MMD__DW5_T(a2, 2), MMD__DW5_T(a1, 4);
+            MMD__DW5_IN(7), MMD__DW5_T(a3, 1), MMD__DW5_T(a2, 3);
+            MMD__DW5_IN(8), MMD__DW5_T(a4, 0), MMD__DW5_T(a3, 2), MMD__DW5_T(a2, 4);
+            MMD__DW5_IN(9), MMD__DW5_T(a4, 1), MMD__DW5_T(a3, 3);
+            MMD__DW5_IN(10), MMD__DW5_T(a5, 0), MMD__DW5_T(a4, 2), MMD__DW5_T(a3, 4);
+            MMD__DW5_IN(11), MMD__DW5_T(a5, 1), MMD__DW5_T(a4, 3);
+            MMD__DW5_IN(12), MMD__DW5_T(a6, 0), MMD__DW5_T(a5, 2), MMD__DW5_T(a4, 4);
+            MMD__DW5_IN(13), MMD__DW5_T(a6, 1), MMD__DW5_T(a5, 3);
+            MMD__DW5_IN(14), MMD__DW5_T(a7, 0), MMD__DW5_T(a6, 2), MMD__DW5_T(a5, 4);
+            MMD__DW5_IN(15), MMD__DW5_T(a7, 1), MMD__DW5_T(a6, 3);
+            MMD__DW5_IN(16), MMD__DW5_T(a7, 2), MMD__DW5_T(a6, 4);
+            MMD__DW5_IN(17), MMD__DW5_T(a7, 3);
+            MMD__DW5_IN(18), MMD__DW5_T(a7, 4);
+#undef MMD__DW5_IN
+#undef MMD__DW5_NEXT
+            MMD__DW3_STORE;
+        }
+}
+#undef MMD__DW5_T
+
 #undef MMD__DW3_STORE
 
 /* Output rows [0, rows) of one depthwise channel, stride 1 or 2: output row r's taps read the
    padded input rows in + (r * sh + t1 * dh) * len. 3x3 at stride 1 or 2 on both axes goes to
-   mmd__dw_rows3_avx512 or mmd__dw_rows3s2_avx512;
+   mmd__dw_rows3_avx512 or mmd__dw_rows3s2_avx512, 5x5 to mmd__dw_rows5_avx512 or mmd__dw_rows5s2_avx512;
    otherwise the rows' vectors go eight at a time (a
    tile may span rows, so that narrow planes keep eight sums in flight too), each sum over
    every tap in order in registers; Z is added and Relu or Clip applied before the store, any
@@ -6936,7 +7039,8 @@ MMD__TARGET_AVX512 static void mmd__dw_rows_avx512(float *y, const float *z, con
                                                    const mmd__act *act) {
     int64_t kh = w->k[1], kw = w->k[2], sh = w->s[1], s = w->s[2], dh = w->d[1], dw = w->d[2];
     int32_t three = s == sh && s <= 2 && kh == 3 && kw == 3 && dh == 1 && dw == 1;
-    int64_t per = (ow + 15) / 16, total = three ? 0 : rows * per, q, r = 0, v = 0, t1, t2, off[8], at[8];
+    int32_t five = s == sh && s <= 2 && kh == 5 && kw == 5 && dh == 1 && dw == 1;
+    int64_t per = (ow + 15) / 16, total = three || five ? 0 : rows * per, q, r = 0, v = 0, t1, t2, off[8], at[8];
     int32_t in_regs = act->kind == MMD__ACT_NONE || act->kind == MMD__ACT_RELU || act->kind == MMD__ACT_CLIP, i, cnt;
     const __m512 lo = _mm512_set1_ps(!in_regs ? -INFINITY : act->kind == MMD__ACT_CLIP ? act->alpha
                                                           : act->kind == MMD__ACT_RELU ? 0.0f : -INFINITY);
@@ -6944,6 +7048,8 @@ MMD__TARGET_AVX512 static void mmd__dw_rows_avx512(float *y, const float *z, con
     __mmask16 m[8];
     if (three && s == 1) mmd__dw_rows3_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
     if (three && s == 2) mmd__dw_rows3s2_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
+    if (five && s == 1) mmd__dw_rows5_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
+    if (five && s == 2) mmd__dw_rows5s2_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
     for (q = 0; q < total; q += 8) {
         __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
         cnt = total - q < 8 ? (int32_t)(total - q) : 8;

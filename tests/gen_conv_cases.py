@@ -111,6 +111,13 @@ PIXEL = [
     ("pixel_1x1_batch2_two_k_blocks", (2, 264, 1, 1), 70, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
 ]
 
+# 5x5 depthwise at strides 1 and 2 (mmd__dw_rows5_avx512, mmd__dw_rows5s2_avx512) over rows of
+# several vectors with a partial last one, in several bands with a short last tile; drawn last.
+FIVE = [
+    ("depthwise_5x5_s1_bands", (1, 3, 150, 37), 3, (5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 3),
+    ("depthwise_5x5_s2_wide_bands", (1, 2, 100, 70), 2, (5, 5), (2, 2), (2, 2, 2, 2), (1, 1), 2),
+]
+
 
 def ints(v):
     return ", ".join(str(int(i)) for i in v)
@@ -161,7 +168,7 @@ def main():
     # The lists in the order their cases were added, so that every case keeps its random draws.
     for cases, make in ((CASES, add), (TRANSPOSED, add_transposed), (BANDS, add), (DISJOINT, add_transposed),
                         (PHASES, add), (STRIDED, add), (WIDE, add), (WIDE_TRANSPOSED, add_transposed), (STEM, add),
-                        (PIXEL, add)):
+                        (PIXEL, add), (FIVE, add)):
         for case in cases:
             make(*case)
     lines.append("static const struct conv_case conv_cases[] = {")
