@@ -9928,23 +9928,27 @@ typedef struct mmd__resize_job {
     const void *x;
     void *y;
     size_t elem;
-    int32_t twice;                      /* 4-byte elements, AVX-512, and the last axis's output
-                                           j reads input j / 2 (nearest 2x upsampling) */
+    int32_t repeat;                     /* 4-byte elements, AVX-512, and the last axis's output
+                                           j reads input j / repeat (nearest upsampling by 2, 4,
+                                           8 or 16), else 0 */
 } mmd__resize_job;
 
 #if defined(MMD__X86)
-/* y[j] = x[j / 2] for j in [0, n), 4-byte elements moved as bits: the last axis of a nearest 2x
-   Resize (DBNet's FPN), a vector of x making two of y. */
-MMD__TARGET_AVX512 static void mmd__twice_u32_avx512(uint32_t *y, const uint32_t *x, int64_t n) {
-    const __m512i lo = _mm512_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
-    const __m512i hi = _mm512_setr_epi32(8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15);
-    int64_t j = 0;
-    for (; j + 32 <= n; j += 32) {
-        __m512i v = _mm512_loadu_si512((const void *)(x + j / 2));
-        _mm512_storeu_si512((void *)(y + j), _mm512_permutexvar_epi32(lo, v));
-        _mm512_storeu_si512((void *)(y + j + 16), _mm512_permutexvar_epi32(hi, v));
+/* y[j] = x[j / f] for j in [0, n), f 2, 4, 8 or 16, 4-byte elements moved as bits: the last axis
+   of a nearest upsampling Resize (DBNet's FPN: 2x, 4x and 8x), a vector of x making f of y by
+   one permute each; the row's last vectors go masked (16 columns upsampled 8x make 120, less
+   than one whole step), so that no input past x[(n - 1) / f] is read. */
+MMD__TARGET_AVX512 static void mmd__repeat_u32_avx512(uint32_t *y, const uint32_t *x, int64_t n, int32_t f) {
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i step = _mm512_set1_epi32(16 / f);
+    int64_t j, k;
+    for (j = 0; j < n; j += 16 * (int64_t)f) {
+        int64_t need = (n - j + f - 1) / f;
+        __m512i v = _mm512_maskz_loadu_epi32(MMD__MASK16(0, need), (const void *)(x + j / f));
+        __m512i idx = _mm512_srli_epi32(lane, f == 2 ? 1 : f == 4 ? 2 : f == 8 ? 3 : 4);
+        for (k = j; k < n && k < j + 16 * (int64_t)f; k += 16, idx = _mm512_add_epi32(idx, step))
+            _mm512_mask_storeu_epi32((void *)(y + k), MMD__MASK16(k, n), _mm512_permutexvar_epi32(idx, v));
     }
-    for (; j < n; ++j) y[j] = x[j / 2];
 }
 #endif
 
@@ -9982,7 +9986,7 @@ static void mmd__resize_nearest_rows(void *data, int32_t share, int64_t lo, int6
             const uint32_t *xr = (const uint32_t *)jb->x + src;
             uint32_t *yo = (uint32_t *)yr;
 #if defined(MMD__X86)
-            if (jb->twice) mmd__twice_u32_avx512(yo, xr, inner);
+            if (jb->repeat) mmd__repeat_u32_avx512(yo, xr, inner, jb->repeat);
             else
 #endif
             for (j = 0; j < inner; ++j) yo[j] = xr[tl[j].off[0]];
@@ -10067,12 +10071,17 @@ static mmd_status mmd__resize_eval(mmd_kernel_ctx *c) {
     jb.x = c->inputs[0]->data;
     jb.y = c->outputs[0]->data;
     jb.elem = mmd_dtype_size(p->dtype);
-    jb.twice = 0;
+    jb.repeat = 0;
     if (p->mode == MMD_RESIZE_NEAREST && single) {
-        int64_t inner = p->ax[p->rank - 1].out;
+        int64_t inner = p->ax[p->rank - 1].out, f = p->ax[p->rank - 1].in ? inner / p->ax[p->rank - 1].in : 0;
 #if defined(MMD__X86)
-        jb.twice = jb.elem == 4 && mmd__isa() == MMD__ISA_AVX512;
-        for (i = 0; i < inner && jb.twice; ++i) jb.twice = taps[p->rank - 1][i].off[0] == i / 2;
+        /* The factor the offsets are checked against: the sizes' ratio (a nearest mode and
+           coordinates that round otherwise fail the check and gather). */
+        jb.repeat = jb.elem == 4 && mmd__isa() == MMD__ISA_AVX512 && (f == 2 || f == 4 || f == 8 || f == 16) ? (int32_t)f : 0;
+        for (i = 0; i < inner && jb.repeat; ++i)
+            if (taps[p->rank - 1][i].off[0] != i / f) jb.repeat = 0;
+#else
+        (void)f;
 #endif
         mmd__parallel_range(c, n / inner, MMD__EW_GRAIN / inner, 1, INT32_MAX, mmd__resize_nearest_rows, &jb);
         return MMD_OK;

@@ -89,6 +89,41 @@ static void resize_shares_match_one_thread(void) {
     free(first);
 }
 
+/* Nearest upsampling by whole factors (asymmetric, floor: y[o] = x[o / f] on each axis), whose
+   rows the AVX-512 build writes a vector of x at a time (mmd__repeat_u32_avx512): 2x rows of 17
+   and 45 columns (a whole step of 32 and masked ends), 4x and 8x of 30 and 15 (DBNet's FPN, 120
+   columns: less than one step of 128), 16x of 3. Checked by hand. */
+static void resize_nearest_repeats_by_hand(void) {
+    static const int64_t shapes[][4] = {{2, 3, 17, 2}, {1, 2, 45, 2}, {2, 5, 30, 4}, {2, 5, 15, 8}, {1, 2, 3, 16}};
+    float x[2 * 5 * 45];
+    int32_t s, bad = 0;
+    int64_t i;
+    for (i = 0; i < (int64_t)COUNT(x); ++i) x[i] = (float)((i * 53) % 97 - 48) * 0.41f;
+    for (s = 0; s < (int32_t)COUNT(shapes); ++s) {
+        int64_t c = shapes[s][0], h = shapes[s][1], w = shapes[s][2], f = shapes[s][3];
+        int64_t xd[4], sizes[4], sd[1] = {4}, n;
+        mmd_tensor tx, ts, ty = output("y"), *in[4], *out[1];
+        mmd_attr attrs[2];
+        mmd_error err;
+        xd[0] = 1, xd[1] = c, xd[2] = h, xd[3] = w;
+        sizes[0] = 1, sizes[1] = c, sizes[2] = 2 * h, sizes[3] = f * w;
+        n = c * 2 * h * f * w;
+        tx = tensor("x", MMD_DTYPE_FLOAT32, 4, xd, x);
+        ts = tensor("sizes", MMD_DTYPE_INT64, 1, sd, sizes);
+        in[0] = &tx, in[1] = NULL, in[2] = NULL, in[3] = &ts, out[0] = &ty;
+        attrs[0] = attr_string("coordinate_transformation_mode", "asymmetric");
+        attrs[1] = attr_string("nearest_mode", "floor");
+        CHECK(run_op("Resize", 13, attrs, 2, in, 4, out, 1, &err) == MMD_OK);
+        CHECK(mmd_tensor_numel(&ty) == n);
+        for (i = 0; i < n && ty.data; ++i) {
+            int64_t ch = i / (2 * h * f * w), r = i / (f * w) % (2 * h), q = i % (f * w);
+            bad |= ((const float *)ty.data)[i] != x[(ch * h + r / 2) * w + q / f];
+        }
+        free_outputs(out, 1);
+    }
+    CHECK(!bad);
+}
+
 /* Opset 10 maps asymmetrically and rounds down: y[o] = x[floor(o / scale)], here with scales
    2 and 0.7 (width floor(3 * 0.7) = 2), on uint8 which nearest copies unchanged. By hand. */
 static void resize_opset10_nearest_uint8_floors(void) {
@@ -350,6 +385,7 @@ int main(void) {
     TEST_RUN(resize_opset18_axes_keep_aspect_ratio);
     TEST_RUN(resize_empty_axis_gives_empty_output);
     TEST_RUN(resize_shares_match_one_thread);
+    TEST_RUN(resize_nearest_repeats_by_hand);
     TEST_RUN(resize_rejects_bad_inputs_and_attributes);
     TEST_RUN(roi_align_adaptive_matches_torchvision);
     TEST_RUN(roi_align_max_modes_differ_as_documented);
