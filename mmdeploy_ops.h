@@ -5675,19 +5675,27 @@ static void mmd__gemm_task(void *data, int32_t index) {
     m1 = j->by_rows ? hi : g->m;
     n0 = j->by_rows ? 0 : lo;
     n1 = j->by_rows ? g->n : hi;
-    if (g->c0)
-        for (r = m0; r < m1; ++r) memcpy(g->c + r * g->ldc + n0, g->c0 + r * g->ldc + n0, (size_t)(n1 - n0) * sizeof(float));
 #ifndef MMD_CONV_SMALL
-    if (j->then) {
-        /* Chunks of whole nr-panels compute each element as the whole block would. */
+    if (j->then || g->c0) {
+        /* Chunks of whole nr-panels (with c0 alone, the product's own column blocks) compute
+           each element as the whole block would. C's start values are copied a chunk at a
+           time, just before it is computed, so that the epilogue finds them in cache: DBNet's
+           largest FPN level (96 x 19200, its Z the upsampled coarser level) copied whole first
+           had left the cache again. */
+        int64_t chunk = j->then ? j->chunk : MMD_GEMM_NC;
         for (; n0 < n1; n0 = end) {
-            end = n1 - n0 > j->chunk ? n0 + j->chunk : n1;
+            end = n1 - n0 > chunk ? n0 + chunk : n1;
+            if (g->c0)
+                for (r = m0; r < m1; ++r)
+                    memcpy(g->c + r * g->ldc + n0, g->c0 + r * g->ldc + n0, (size_t)(end - n0) * sizeof(float));
             mmd__gemm_block(g, m0, m1, n0, end, scratch);
-            j->then(j->user, m0, m1, n0, end);
+            if (j->then) j->then(j->user, m0, m1, n0, end);
         }
         return;
     }
 #endif
+    if (g->c0)
+        for (r = m0; r < m1; ++r) memcpy(g->c + r * g->ldc + n0, g->c0 + r * g->ldc + n0, (size_t)(n1 - n0) * sizeof(float));
     mmd__gemm_block(g, m0, m1, n0, n1, scratch);
 }
 
