@@ -5,7 +5,11 @@ and bidirectional directions, sequence_lens with short and empty sequences, init
 linear_before_reset 0, opset 7), with ONNX Runtime's outputs as the reference, into OUT_DIR
 (default tests/data/rnn_ort): NAME.onnx, NAME_x.npy (the graph input `input`) and NAME_OUT.npy
 for each of its outputs Y, Y_h, Y_c. Weights, sequence_lens and initial states are
-initializers drawn from a fixed seed.
+initializers drawn from a fixed seed. It also runs the torch-exported models of
+tests/gen_rnn_cases.py (the CRNN-style recognizer, the 2-layer GRU, ...) through ONNX Runtime and
+writes their outputs as torch_NAME_output.npy, so that tests/test_rnn_models.py holds those
+models to ONNX Runtime as well as to torch (the models themselves are exported again at test
+time from the same seeds, and are not committed).
 
 The fixtures are committed (a few KB each); regenerating needs node and onnxruntime-node in
 build/node_modules (cd build && npm install --ignore-scripts onnxruntime-node).
@@ -16,6 +20,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import onnx
@@ -78,6 +83,14 @@ def build(name, op, opset, seq, batch, inp, hidden, attrs, wanted, outputs, rng)
     return model, rng.uniform(-2, 2, (seq, batch, inp)).astype(np.float32)
 
 
+def ort_outputs(path, x):
+    """ONNX Runtime's outputs of the model at `path` on input `x`: {name: float32 array}."""
+    feeds = json.dumps({"input": {"dims": list(x.shape), "data": x.ravel().tolist()}})
+    run = subprocess.run(["node", os.path.join(ROOT, "tests", "ort_run.js"), path], input=feeds,
+                         capture_output=True, text=True, check=True)
+    return {out: np.array(t["data"], np.float32).reshape(t["dims"]) for out, t in json.loads(run.stdout).items()}
+
+
 def main(argv):
     outdir = argv[1] if len(argv) > 1 else os.path.join(ROOT, "tests", "data", "rnn_ort")
     os.makedirs(outdir, exist_ok=True)
@@ -86,12 +99,16 @@ def main(argv):
         path = os.path.join(outdir, name + ".onnx")
         onnx.save(model, path)
         np.save(os.path.join(outdir, name + "_x.npy"), x)
-        feeds = json.dumps({"input": {"dims": list(x.shape), "data": x.ravel().tolist()}})
-        run = subprocess.run(["node", os.path.join(ROOT, "tests", "ort_run.js"), path], input=feeds,
-                             capture_output=True, text=True, check=True)
-        for out, t in json.loads(run.stdout).items():
-            np.save(os.path.join(outdir, "%s_%s.npy" % (name, out)),
-                    np.array(t["data"], np.float32).reshape(t["dims"]))
+        for out, y in ort_outputs(path, x).items():
+            np.save(os.path.join(outdir, "%s_%s.npy" % (name, out)), y)
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, os.path.join(ROOT, "tests", "gen_rnn_cases.py"), tmp], check=True)
+        for f in sorted(os.listdir(tmp)):
+            if f.endswith(".onnx"):
+                name = f[:-5]
+                x = np.load(os.path.join(tmp, name + "_x.npy"))
+                y = ort_outputs(os.path.join(tmp, f), x)["output"]
+                np.save(os.path.join(outdir, "torch_%s_output.npy" % name), y)
     return 0
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Runs the recurrent models of tests/gen_rnn_cases.py (torch.nn.LSTM, GRU, RNN exported at
-opset 14) through build/mmdeploy and compares each output with torch's; then the single-node
+opset 14) through build/mmdeploy and compares each output with torch's and with ONNX Runtime's
+(tests/data/rnn_ort/torch_NAME_output.npy, written by tests/gen_rnn_ort_cases.py); then the single-node
 fixtures of tests/gen_rnn_ort_cases.py (activations, clip, input_forget, peepholes, directions,
 sequence_lens, initial states, opset 7) and compares every output (Y, Y_h, Y_c) with ONNX
 Runtime's. The torch models run a second time as .mmd blobs (`mmdeploy convert`), whose plans
@@ -58,6 +59,9 @@ def main():
     subprocess.run([sys.executable, os.path.join(ROOT, "tests", "gen_rnn_cases.py"), DATA], check=True)
     runs = [("rnn_" + n + suffix, "torch", DATA, n, {"output": os.path.join(DATA, n + "_y.npy")}, blob)
             for blob, suffix in ((False, ""), (True, "_blob")) for n in CASES]
+    # The same exported models against ONNX Runtime's outputs (tests/gen_rnn_ort_cases.py).
+    runs += [("rnn_" + n + "_vs_ort", "ONNX Runtime", DATA, n,
+              {"output": os.path.join(ORT_DATA, "torch_%s_output.npy" % n)}, False) for n in CASES]
     for model in sorted(f for f in os.listdir(ORT_DATA) if f.endswith(".onnx")):
         n = model[:-5]
         refs = {o: os.path.join(ORT_DATA, "%s_%s.npy" % (n, o)) for o in ("Y", "Y_h", "Y_c")
