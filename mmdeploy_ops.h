@@ -5860,10 +5860,12 @@ static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_
    fill one column of each micro-kernel tile: it runs transposed, x^T (1 x K) by W^T (K x M, the
    weights packed as B), so that the product streams the weights through the one-row tile
    (mmd__gemm_row_avx512) at memory speed; the bias is C's start value (g.c0), which sums each
-   output exactly as the bias of the untransposed product does. */
+   output exactly as the bias of the untransposed product does.
+   NARROW: on AVX-512, POINTWISE convolutions of 7- and 14-column planes, with vectors along
+   the output channels instead of the pixels (>>ops narrow). */
 enum { MMD__CONV_DIRECT, MMD__CONV_POINTWISE, MMD__CONV_SHIFTED, MMD__CONV_IM2COL, MMD__CONV_DEPTHWISE,
        MMD__CONV_WINOGRAD, MMD__CONV_DISJOINT, MMD__CONV_STEM, MMD__CONV_SWEEP,
-       MMD__CONV_PIXEL };
+       MMD__CONV_PIXEL, MMD__CONV_NARROW };
 
 /* SWEEP: a POINTWISE product of at most MMD__SWEEP_K_MAX input channels whose output is at
    least MMD__SWEEP_FLOATS, computed one row panel of output channels at a time across the
@@ -6480,6 +6482,60 @@ static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
     *chosen = 1;
     return MMD_OK;
 }
+
+/* ==== >>ops narrow ==== */
+/* NARROW: on AVX-512, POINTWISE single-group convolutions with 7- or 14-column outputs of at
+   most 196 pixels (MobileNetV2's 7x7 and 14x14 layers), at least MMD__NARROW_K_MIN input
+   channels and output channels in whole 64s. The product's 8 x 32 tile computes such a plane
+   in 32-column panels, 64 columns for 49 pixels and 224 for 196, up to 31% of its
+   multiply-adds on nothing. Here the vectors run along the output channels instead: a tile is
+   MMD__NARROW_PIX pixels of one output row (a 7-wide row or half a 14-wide one) by 64 channels,
+   28 sums in registers beside the four weight vectors of a K step (the weights packed once
+   [panel][K][64], one sequential stream), each pixel's input broadcast from memory (the seven
+   inputs of channel k are contiguous in the NCHW input). Threads split the 64-channel panels;
+   each tile's sums take their K steps in one order, so results do not depend on the thread
+   count. bench_conv --cold, one thread, medians of 30 alternating with the product (loaded
+   machine): 960 -> 320 at 7x7 0.285-0.301 -> 0.247-0.262 ms, 320 -> 1280 at 7x7 0.353-0.376
+   -> 0.324-0.331 ms, 384 -> 64 at 14x14 0.098-0.114 -> 0.088-0.094 ms. Each tile's 64
+   transposing gathers cost as much as a few dozen K steps, so fewer input channels lose (160 ->
+   960 at 7x7 0.14 -> 0.15 ms, 96 -> 576 at 14x14 0.17 -> 0.21 ms). The 3x3 convolutions of
+   ResNet-18's layer3 and layer4 through the same tile (over SHIFTED's padded planes, K = 9 C)
+   ran no faster than the product (1.55-1.62 vs 1.56-1.62 ms, 1.80-2.12 vs 1.89-2.00 ms). */
+#define MMD__NARROW_PIX 7
+#define MMD__NARROW_PREFETCH 1024       /* floats of a panel (16 K steps) asked for ahead */
+#define MMD__NARROW_K_MIN 256           /* fewest input channels (see above) */
+#define MMD__NARROW_KC 64               /* K steps per block: 16 KiB of weights, which stay in L1 */
+
+/* Takes the NARROW path for a POINTWISE convolution (a 1x1 stride-1 unpadded kernel) that it
+   serves, with constant weights: sizes the scratch (the K steps' offsets, then a buffer of sums
+   per thread) and packs the weights. *chosen tells whether it did. */
+static mmd_status mmd__narrow_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *chosen) {
+    const mmd__window *w = &p->w;
+    int64_t m, q, plane = w->out[1] * w->out[2];
+    uint64_t bytes;
+    float *dst;
+    int32_t fresh;
+    *chosen = 0;
+    if (p->isa != MMD__ISA_AVX512 || p->group != 1 || w->in[0] != 1 || p->gm % 64 || p->gm < 64 ||
+        p->gk < MMD__NARROW_K_MIN || (w->out[2] != 7 && w->out[2] != 14) || plane > 196 ||
+        p->gm > MMD__ELEMS_MAX / p->gk || !mmd_tensor_is_const(c->inputs[1]))
+        return MMD_OK;
+    p->plane = 0;
+    bytes = (uint64_t)mmd__round_up(p->gk, 8) * sizeof(int64_t) + (uint64_t)(p->threads * 64 * plane) * sizeof(float) + 64u;
+    dst = (float *)mmd_kernel_packed(c, (size_t)(p->gm * p->gk) * sizeof(float), &fresh);
+    if (!dst) return c->err->status;
+    if (fresh)
+        for (m = 0; m < p->gm; ++m)
+            for (q = 0; q < p->gk; ++q)
+                dst[(m / 64 * p->gk + q) * 64 + m % 64] = ((const float *)c->inputs[1]->data)[m * p->gk + q];
+    c->scratch_size = (size_t)bytes;
+    p->gemm_bytes = 0;
+    p->packed = dst;
+    p->gn = plane;
+    p->path = MMD__CONV_NARROW;
+    *chosen = 1;
+    return MMD_OK;
+}
 #endif
 
 /* Picks the path and sizes the scratch: the product's, then (at 64-byte alignment) the row
@@ -6559,6 +6615,11 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
     if (shifted && !pointwise) {
         int32_t chosen;
         mmd_status st = mmd__stem_plan(c, p, &chosen);
+        if (st != MMD_OK || chosen) return st;
+    }
+    if (pointwise) {
+        int32_t chosen;
+        mmd_status st = mmd__narrow_plan(c, p, &chosen);
         if (st != MMD_OK || chosen) return st;
     }
 #endif
@@ -7337,6 +7398,102 @@ static void mmd__stem_range(void *data, int32_t share, int64_t lo, int64_t hi) {
         }
     }
 }
+
+/* NARROW: one tile of MMD__NARROW_PIX output pixels (consecutive in the plane and in the
+   input's rows) by 64 output channels over kc K steps. a is the steps' [kc][64] of the
+   channels' panel, x the input at the tile's first pixel, rows[] each step's offset from it;
+   every pixel's input is broadcast from memory into the multiply-adds of four weight vectors.
+   The sums start from acc ([pixel][64]) unless MMD__NARROW_FIRST and go back to it unless
+   MMD__NARROW_LAST, which adds the bias in registers, gathers the tile back from acc a channel
+   at a time (seven contiguous floats) and adds Z and applies the activation on the way to y.
+   With MMD__NARROW_PREFETCH_ON (a block's first tile, which reads its weights from memory)
+   each step asks for the panel MMD__NARROW_PREFETCH floats ahead. */
+#define MMD__NARROW_FIRST 1
+#define MMD__NARROW_LAST 2
+#define MMD__NARROW_PREFETCH_ON 4
+MMD__TARGET_AVX512 static void mmd__narrow_tile_avx512(int64_t kc, const float *a, const float *x, const int64_t *rows,
+                                                       int32_t flags, float *acc, float *y, const float *z,
+                                                       int64_t plane, const float *bias, const mmd__act *act) {
+    __m512 c0_0, c0_1, c0_2, c0_3, c1_0, c1_1, c1_2, c1_3, c2_0, c2_1, c2_2, c2_3, c3_0, c3_1, c3_2, c3_3;
+    __m512 c4_0, c4_1, c4_2, c4_3, c5_0, c5_1, c5_2, c5_3, c6_0, c6_1, c6_2, c6_3;
+    __m512 s[4 * MMD__NARROW_PIX], al = _mm512_set1_ps(act->alpha), be = _mm512_set1_ps(act->beta);
+    __m512i idx = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 384, 320, 256, 192, 128, 64, 0);
+    int64_t q;
+    int32_t i, j, vec = mmd__act_has_avx512(act->kind);
+    const __mmask16 mk = (__mmask16)((1u << MMD__NARROW_PIX) - 1u);
+    for (i = 0; i < 4 * MMD__NARROW_PIX; ++i)
+        s[i] = flags & MMD__NARROW_FIRST ? _mm512_setzero_ps() : _mm512_loadu_ps(acc + 16 * i);
+    c0_0 = s[0], c0_1 = s[1], c0_2 = s[2], c0_3 = s[3], c1_0 = s[4], c1_1 = s[5], c1_2 = s[6], c1_3 = s[7];
+    c2_0 = s[8], c2_1 = s[9], c2_2 = s[10], c2_3 = s[11], c3_0 = s[12], c3_1 = s[13], c3_2 = s[14];
+    c3_3 = s[15], c4_0 = s[16], c4_1 = s[17], c4_2 = s[18], c4_3 = s[19], c5_0 = s[20], c5_1 = s[21];
+    c5_2 = s[22], c5_3 = s[23], c6_0 = s[24], c6_1 = s[25], c6_2 = s[26], c6_3 = s[27];
+#define MMD__NARROW_PIXEL(r)                                                                     \
+    xv = _mm512_set1_ps(xp[r]), c##r##_0 = _mm512_fmadd_ps(xv, w0, c##r##_0),                  \
+    c##r##_1 = _mm512_fmadd_ps(xv, w1, c##r##_1), c##r##_2 = _mm512_fmadd_ps(xv, w2, c##r##_2), \
+    c##r##_3 = _mm512_fmadd_ps(xv, w3, c##r##_3)
+    for (q = 0; q < kc; ++q, a += 64) {
+        const float *xp = x + rows[q];
+        __m512 w0 = _mm512_loadu_ps(a), w1 = _mm512_loadu_ps(a + 16), w2 = _mm512_loadu_ps(a + 32);
+        __m512 w3 = _mm512_loadu_ps(a + 48), xv;
+        if (flags & MMD__NARROW_PREFETCH_ON) {
+            _mm_prefetch((const char *)(a + MMD__NARROW_PREFETCH), _MM_HINT_T0);
+            _mm_prefetch((const char *)(a + MMD__NARROW_PREFETCH + 16), _MM_HINT_T0);
+            _mm_prefetch((const char *)(a + MMD__NARROW_PREFETCH + 32), _MM_HINT_T0);
+            _mm_prefetch((const char *)(a + MMD__NARROW_PREFETCH + 48), _MM_HINT_T0);
+        }
+        MMD__NARROW_PIXEL(0);
+        MMD__NARROW_PIXEL(1);
+        MMD__NARROW_PIXEL(2);
+        MMD__NARROW_PIXEL(3);
+        MMD__NARROW_PIXEL(4);
+        MMD__NARROW_PIXEL(5);
+        MMD__NARROW_PIXEL(6);
+    }
+#undef MMD__NARROW_PIXEL
+    s[0] = c0_0, s[1] = c0_1, s[2] = c0_2, s[3] = c0_3, s[4] = c1_0, s[5] = c1_1, s[6] = c1_2, s[7] = c1_3;
+    s[8] = c2_0, s[9] = c2_1, s[10] = c2_2, s[11] = c2_3, s[12] = c3_0, s[13] = c3_1, s[14] = c3_2;
+    s[15] = c3_3, s[16] = c4_0, s[17] = c4_1, s[18] = c4_2, s[19] = c4_3, s[20] = c5_0, s[21] = c5_1;
+    s[22] = c5_2, s[23] = c5_3, s[24] = c6_0, s[25] = c6_1, s[26] = c6_2, s[27] = c6_3;
+    /* The bias first, then Z, then the activation, as SHIFTED's product and compaction apply them. */
+    for (i = 0; i < 4 * MMD__NARROW_PIX; ++i)
+        _mm512_storeu_ps(acc + 16 * i, flags & MMD__NARROW_LAST && bias
+                                           ? _mm512_add_ps(s[i], _mm512_loadu_ps(bias + 16 * (i % 4))) : s[i]);
+    if (!(flags & MMD__NARROW_LAST)) return;
+    for (j = 0; j < 64; ++j, y += plane) {
+        __m512 v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mk, idx, acc + j, 4);
+        if (z) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, z + j * plane));
+        if (vec) {
+            _mm512_mask_storeu_ps(y, mk, mmd__act_vec_avx512(act->kind, v, al, be));
+            continue;
+        }
+        _mm512_mask_storeu_ps(y, mk, v);
+        mmd__act_portable_f32(act, y, y, MMD__NARROW_PIX);
+    }
+}
+
+/* NARROW: panels [lo, hi) of 64 output channels of one image. Per panel, blocks of
+   MMD__NARROW_KC K steps (their weights stay in L1) over every tile of pixels in turn (tile t:
+   output row t / per_row, columns (t % per_row) * MMD__NARROW_PIX on), the sums kept between
+   blocks in this share's buffer of [tile][pixel][64] (job.tmp). */
+static void mmd__narrow_range(void *data, int32_t share, int64_t lo, int64_t hi) {
+    const mmd__conv_job *j = (const mmd__conv_job *)data;
+    const mmd__conv_data *p = j->p;
+    int64_t ow = p->w.out[2], plane = p->w.out[1] * ow, per_row = ow / MMD__NARROW_PIX, m, t, k0, kc;
+    float *acc = j->tmp + (int64_t)share * 64 * plane;
+    for (m = lo; m < hi; ++m)
+        for (k0 = 0; k0 < p->gk; k0 += kc) {
+            int32_t flags = (k0 == 0 ? MMD__NARROW_FIRST : 0);
+            kc = p->gk - k0 < MMD__NARROW_KC ? p->gk - k0 : MMD__NARROW_KC;
+            if (k0 + kc == p->gk) flags |= MMD__NARROW_LAST;
+            for (t = 0; t < plane / MMD__NARROW_PIX; ++t) {
+                int64_t r = t / per_row, x0 = t % per_row * MMD__NARROW_PIX, at = m * 64 * plane + r * ow + x0;
+                mmd__narrow_tile_avx512(kc, p->packed + (m * p->gk + k0) * 64, j->x + r * ow + x0, j->range + k0,
+                                        flags | (t == 0 ? MMD__NARROW_PREFETCH_ON : 0), acc + t * 64 * MMD__NARROW_PIX,
+                                        j->y + at, j->z ? j->z + at : NULL, plane, j->bias ? j->bias + m * 64 : NULL,
+                                        &p->act);
+            }
+        }
+}
 #endif
 
 /* SWEEP: share `index` of the columns, a row panel at a time across them (see MMD__CONV_SWEEP).
@@ -7594,6 +7751,7 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
     for (q = 0; q < p->gk; ++q) {
         int64_t ci = q / (w->k[1] * w->k[2]), ry = q / w->k[2] % w->k[1] * w->d[1], rx = q % w->k[2] * w->d[2];
         rows[q] = p->path == MMD__CONV_POINTWISE || p->path == MMD__CONV_SWEEP ? q * in_plane
+                  : p->path == MMD__CONV_NARROW ? q * in_plane
                   : p->path == MMD__CONV_SHIFTED || p->path == MMD__CONV_STEM ? ci * p->plane + (ry % w->s[1] * w->s[2] + rx % w->s[2]) * p->hp * p->wp +
                                                        ry / w->s[1] * p->wp + rx / w->s[2]
                                                  : q * p->gn;
@@ -7641,6 +7799,13 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
                 job.z = zg;
                 job.range = rows;
                 mmd__parallel_range(c, bands, grain, 1, p->threads, mmd__stem_range, &job);
+                continue;
+            }
+            if (p->path == MMD__CONV_NARROW) {
+                job.y = yg;
+                job.z = zg;
+                job.range = rows;
+                mmd__parallel_range(c, mg / 64, 1, 1, p->threads, mmd__narrow_range, &job);
                 continue;
             }
 #endif

@@ -118,6 +118,15 @@ FIVE = [
     ("depthwise_5x5_s2_wide_bands", (1, 2, 100, 70), 2, (5, 5), (2, 2), (2, 2, 2, 2), (1, 1), 2),
 ]
 
+# Pointwise convolutions of 7- and 14-column planes with at least 256 input channels and output
+# channels in 64s (MMD__CONV_NARROW on AVX-512: tiles of seven pixels by 64 channels over blocks
+# of 64 input channels), drawn last: a batch of two at 7x7 whose K is four whole blocks, and 7
+# rows of 14 (two tiles a row) through two panels of channels with a short last K block.
+NARROW = [
+    ("narrow_1x1_7x7_batch2", (2, 256, 7, 7), 64, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
+    ("narrow_1x1_7x14_two_panels_k_tail", (1, 264, 7, 14), 128, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
+]
+
 
 def ints(v):
     return ", ".join(str(int(i)) for i in v)
@@ -168,7 +177,7 @@ def main():
     # The lists in the order their cases were added, so that every case keeps its random draws.
     for cases, make in ((CASES, add), (TRANSPOSED, add_transposed), (BANDS, add), (DISJOINT, add_transposed),
                         (PHASES, add), (STRIDED, add), (WIDE, add), (WIDE_TRANSPOSED, add_transposed), (STEM, add),
-                        (PIXEL, add), (FIVE, add)):
+                        (PIXEL, add), (FIVE, add), (NARROW, add)):
         for case in cases:
             make(*case)
     lines.append("static const struct conv_case conv_cases[] = {")
