@@ -6496,9 +6496,9 @@ static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
    each tile's sums take their K steps in one order, so results do not depend on the thread
    count. bench_conv --cold, one thread, medians of 30 alternating with the product (loaded
    machine): 960 -> 320 at 7x7 0.285-0.301 -> 0.247-0.262 ms, 320 -> 1280 at 7x7 0.353-0.376
-   -> 0.324-0.331 ms, 384 -> 64 at 14x14 0.098-0.114 -> 0.088-0.094 ms. Each tile's 64
-   transposing gathers cost as much as a few dozen K steps, so fewer input channels lose (160 ->
-   960 at 7x7 0.14 -> 0.15 ms, 96 -> 576 at 14x14 0.17 -> 0.21 ms). The 3x3 convolutions of
+   -> 0.324-0.331 ms, 384 -> 64 at 14x14 0.098-0.114 -> 0.088-0.094 ms. A tile ends in 64
+   gathers that transpose it into the NCHW output, a cost that fewer K steps do not repay: 160 ->
+   960 at 7x7 ran 0.14 -> 0.15 ms, 96 -> 576 at 14x14 0.17 -> 0.21 ms, hence the floor. The 3x3 convolutions of
    ResNet-18's layer3 and layer4 through the same tile (over SHIFTED's padded planes, K = 9 C)
    ran no faster than the product (1.55-1.62 vs 1.56-1.62 ms, 1.80-2.12 vs 1.89-2.00 ms). */
 #define MMD__NARROW_PIX 7
@@ -6520,7 +6520,7 @@ static mmd_status mmd__narrow_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t
         p->gk < MMD__NARROW_K_MIN || (w->out[2] != 7 && w->out[2] != 14) || plane > 196 ||
         p->gm > MMD__ELEMS_MAX / p->gk || !mmd_tensor_is_const(c->inputs[1]))
         return MMD_OK;
-    p->plane = 0;
+    p->plane = 0; /* no padded planes: eval's buffers of sums (job.tmp) start right after the offsets */
     bytes = (uint64_t)mmd__round_up(p->gk, 8) * sizeof(int64_t) + (uint64_t)(p->threads * 64 * plane) * sizeof(float) + 64u;
     dst = (float *)mmd_kernel_packed(c, (size_t)(p->gm * p->gk) * sizeof(float), &fresh);
     if (!dst) return c->err->status;
@@ -7750,8 +7750,7 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
        theirs again). */
     for (q = 0; q < p->gk; ++q) {
         int64_t ci = q / (w->k[1] * w->k[2]), ry = q / w->k[2] % w->k[1] * w->d[1], rx = q % w->k[2] * w->d[2];
-        rows[q] = p->path == MMD__CONV_POINTWISE || p->path == MMD__CONV_SWEEP ? q * in_plane
-                  : p->path == MMD__CONV_NARROW ? q * in_plane
+        rows[q] = p->path == MMD__CONV_POINTWISE || p->path == MMD__CONV_SWEEP || p->path == MMD__CONV_NARROW ? q * in_plane
                   : p->path == MMD__CONV_SHIFTED || p->path == MMD__CONV_STEM ? ci * p->plane + (ry % w->s[1] * w->s[2] + rx % w->s[2]) * p->hp * p->wp +
                                                        ry / w->s[1] * p->wp + rx / w->s[2]
                                                  : q * p->gn;
