@@ -7360,6 +7360,29 @@ MMD__TARGET_AVX512 static void mmd__stem_tile_avx512(const float *in, const int6
     acc[6] = c2_0, acc[7] = c2_1, acc[8] = c2_2, acc[9] = c3_0, acc[10] = c3_1, acc[11] = c3_2;
     acc[12] = c4_0, acc[13] = c4_1, acc[14] = c4_2, acc[15] = c5_0, acc[16] = c5_1, acc[17] = c5_2;
     acc[18] = c6_0, acc[19] = c6_1, acc[20] = c6_2, acc[21] = c7_0, acc[22] = c7_1, acc[23] = c7_2;
+    /* A whole tile without Z, its activation vectorised (every tile but the last rows' and
+       the last panel's): stored straight from the registers, the activation's kind switched
+       on in each expansion, where the loop below spills the 24 sums to the stack first; with
+       27 taps (the MobileNets' 3x3 stems) that loop was a tenth of the tile's time. */
+    if (nm == MMD__STEM_MR && nr == MMD__STEM_ROWS && vec && !z) {
+        __m512 bv = _mm512_setzero_ps();
+#define MMD__STEM_OUT1(j, r) \
+    _mm512_mask_storeu_ps(y + j * ystep + r * ow, mk, \
+                          mmd__act_vec_avx512(act->kind, bias ? _mm512_add_ps(c##j##_##r, bv) : c##j##_##r, al, be))
+#define MMD__STEM_OUT(j) \
+    bv = bias ? _mm512_set1_ps(bias[j]) : bv, MMD__STEM_OUT1(j, 0), MMD__STEM_OUT1(j, 1), MMD__STEM_OUT1(j, 2)
+        MMD__STEM_OUT(0);
+        MMD__STEM_OUT(1);
+        MMD__STEM_OUT(2);
+        MMD__STEM_OUT(3);
+        MMD__STEM_OUT(4);
+        MMD__STEM_OUT(5);
+        MMD__STEM_OUT(6);
+        MMD__STEM_OUT(7);
+#undef MMD__STEM_OUT
+#undef MMD__STEM_OUT1
+        return;
+    }
     /* The bias first, then Z, then the activation, as SHIFTED's product and compaction apply them. */
     for (i = 0; i < nm; ++i)
         for (r = 0; r < nr; ++r) {
