@@ -7244,14 +7244,45 @@ static void mmd__conv_direct_task(void *data, int32_t index) {
     }
 }
 
+#if defined(MMD__X86)
+/* mmd__row_phases2 on AVX-512: thirty-two columns at a time, two loads and one two-source
+   permute per phase, the last columns under masks. GCC made the portable loop's odd phase
+   scalar moves: in STEM's bands that copy took 0.86x the samples of MobileNetV2's stem FMAs
+   (perf, in-model). A copy, so the same floats. */
+MMD__TARGET_AVX512 static void mmd__row_phases2_avx512(const float *src, int64_t iw, int64_t pad, float *e, float *o) {
+    const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    int64_t ix = 0, u, n;
+    __m512 a, b;
+    if (pad % 2) o[pad / 2] = src[0], ix = 1;
+    for (u = (ix + pad) / 2; ix + 32 <= iw; ix += 32, u += 16) {
+        a = _mm512_loadu_ps(src + ix), b = _mm512_loadu_ps(src + ix + 16);
+        _mm512_storeu_ps(e + u, _mm512_permutex2var_ps(a, ev, b));
+        _mm512_storeu_ps(o + u, _mm512_permutex2var_ps(a, od, b));
+    }
+    if ((n = iw - ix) <= 0) return;
+    a = _mm512_maskz_loadu_ps(MMD__MASK16(0, n), src + ix);
+    b = n > 16 ? _mm512_maskz_loadu_ps(MMD__MASK16(16, n), src + ix + 16) : _mm512_setzero_ps();
+    _mm512_mask_storeu_ps(e + u, MMD__MASK16(0, (n + 1) / 2), _mm512_permutex2var_ps(a, ev, b));
+    if (n > 1) _mm512_mask_storeu_ps(o + u, MMD__MASK16(0, n / 2), _mm512_permutex2var_ps(a, od, b));
+}
+#endif
+
 /* Stride 2's column phases of one padded row (SHIFTED's planes, DEPTHWISE's flat 2): input row
    src of iw floats into the even and odd columns of its padded row (column c = ix + pad goes to
    e or o by c % 2, at c / 2). An odd pad puts column 0 in the odd plane; then pairs, sixteen
    columns at a time through an array (loops of constant trip count, which GCC's -O2
-   vectorises), then the pairs and the column left. */
-static void mmd__row_phases2(const float *src, int64_t iw, int64_t pad, float *e, float *o) {
+   vectorises), then the pairs and the column left; on AVX-512, mmd__row_phases2_avx512. */
+static void mmd__row_phases2(int32_t isa, const float *src, int64_t iw, int64_t pad, float *e, float *o) {
     int64_t ix = 0, u;
     int32_t l;
+#if defined(MMD__X86)
+    if (isa == MMD__ISA_AVX512) {
+        mmd__row_phases2_avx512(src, iw, pad, e, o);
+        return;
+    }
+#endif
+    (void)isa;
     if (pad % 2) o[pad / 2] = src[0], ix = 1;
     for (u = (ix + pad) / 2; ix + 16 <= iw; ix += 16, u += 8) {
         float pair[16];
@@ -7266,14 +7297,14 @@ static void mmd__row_phases2(const float *src, int64_t iw, int64_t pad, float *e
 /* Input row src of iw floats into the column phases of its zero-padded row (SHIFTED's planes,
    STEM's bands): column x = ix + x0 of the padded row goes to phase x % s2 at x / s2, the
    phases pstride floats apart from row on. */
-static void mmd__row_phases(const float *src, int64_t iw, int64_t x0, int64_t s2, float *row, int64_t pstride) {
+static void mmd__row_phases(int32_t isa, const float *src, int64_t iw, int64_t x0, int64_t s2, float *row, int64_t pstride) {
     int64_t ph, q;
     if (s2 == 1) {
         memcpy(row + x0, src, (size_t)iw * sizeof(float));
         return;
     }
     if (s2 == 2) {
-        mmd__row_phases2(src, iw, x0, row, row + pstride);
+        mmd__row_phases2(isa, src, iw, x0, row, row + pstride);
         return;
     }
     /* Per phase, input columns ph - x0 (mod s2) onwards, s2 apart. */
@@ -7297,7 +7328,7 @@ static void mmd__conv_pad_range(void *data, int32_t share, int64_t lo, int64_t h
         memset(dst, 0, (size_t)p->plane * sizeof(float));
         for (r = 0; r < w->in[1]; ++r) {
             int64_t y = r + w->pad[1];
-            mmd__row_phases(src + r * iw, iw, w->pad[2], s2, dst + y % s1 * s2 * p->hp * p->wp + y / s1 * p->wp,
+            mmd__row_phases(p->isa, src + r * iw, iw, w->pad[2], s2, dst + y % s1 * s2 * p->hp * p->wp + y / s1 * p->wp,
                             p->hp * p->wp);
         }
     }
@@ -7399,28 +7430,6 @@ MMD__TARGET_AVX512 static void mmd__stem_tile_avx512(const float *in, const int6
         }
 }
 
-/* mmd__row_phases2 for STEM's bands: thirty-two columns at a time, two loads and one
-   two-source permute per phase, the last columns under masks. GCC made the portable loop's odd
-   phase scalar moves: that copy took 0.86x the samples of MobileNetV2's stem FMAs (perf,
-   in-model). A copy, so the same floats. */
-MMD__TARGET_AVX512 static void mmd__row_phases2_avx512(const float *src, int64_t iw, int64_t pad, float *e, float *o) {
-    const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-    int64_t ix = 0, u, n;
-    __m512 a, b;
-    if (pad % 2) o[pad / 2] = src[0], ix = 1;
-    for (u = (ix + pad) / 2; ix + 32 <= iw; ix += 32, u += 16) {
-        a = _mm512_loadu_ps(src + ix), b = _mm512_loadu_ps(src + ix + 16);
-        _mm512_storeu_ps(e + u, _mm512_permutex2var_ps(a, ev, b));
-        _mm512_storeu_ps(o + u, _mm512_permutex2var_ps(a, od, b));
-    }
-    if ((n = iw - ix) <= 0) return;
-    a = _mm512_maskz_loadu_ps(MMD__MASK16(0, n), src + ix);
-    b = n > 16 ? _mm512_maskz_loadu_ps(MMD__MASK16(16, n), src + ix + 16) : _mm512_setzero_ps();
-    _mm512_mask_storeu_ps(e + u, MMD__MASK16(0, (n + 1) / 2), _mm512_permutex2var_ps(a, ev, b));
-    if (n > 1) _mm512_mask_storeu_ps(o + u, MMD__MASK16(0, n / 2), _mm512_permutex2var_ps(a, od, b));
-}
-
 /* STEM: bands [lo, hi) of p->band output rows of one image, in this share's phase rows. Phase
    row i of the band (phase py) is padded row (r0 + i) * s1 + py; the padding columns are zeroed
    once, rows outside the input each time. */
@@ -7440,10 +7449,8 @@ static void mmd__stem_range(void *data, int32_t share, int64_t lo, int64_t hi) {
                 for (i = 0; i < p->hp; ++i) {
                     int64_t y = (r0 + i) * s1 + py - w->pad[1];
                     float *row = buf + ci * p->plane + py * s2 * ph + i * p->wp;
-                    if (y >= 0 && y < w->in[1] && s2 == 2)
-                        mmd__row_phases2_avx512(j->x + (ci * w->in[1] + y) * w->in[2], w->in[2], w->pad[2], row, row + ph);
-                    else if (y >= 0 && y < w->in[1])
-                        mmd__row_phases(j->x + (ci * w->in[1] + y) * w->in[2], w->in[2], w->pad[2], s2, row, ph);
+                    if (y >= 0 && y < w->in[1])
+                        mmd__row_phases(p->isa, j->x + (ci * w->in[1] + y) * w->in[2], w->in[2], w->pad[2], s2, row, ph);
                     else
                         for (x0 = 0; x0 < s2; ++x0) memset(row + x0 * ph, 0, (size_t)p->wp * sizeof(float));
                 }
@@ -7682,7 +7689,7 @@ static void mmd__dw_task(void *data, int32_t index) {
                     if (phased) memset(e, 0, (size_t)h * sizeof(float)), memset(e + plane, 0, (size_t)h * sizeof(float));
                     else memset(rows + r * len, 0, (size_t)len * sizeof(float));
                 } else if (phased) {
-                    mmd__row_phases2(xc + (top + r) * iw, iw, w->pad[2], e, e + plane);
+                    mmd__row_phases2(p->isa, xc + (top + r) * iw, iw, w->pad[2], e, e + plane);
                 } else {
                     memcpy(rows + r * len + w->pad[2], xc + (top + r) * iw, (size_t)iw * sizeof(float));
                 }
