@@ -13016,10 +13016,10 @@ typedef struct mmd__qgemm_rq {
    25) and Linux lets this process use the tile data: since Linux 5.16 a process asks once
    (arch_prctl ARCH_REQ_XCOMP_PERM, 0x1023, for XFEATURE_XTILEDATA, 18; system call 158) before
    its first tile instruction, which otherwise faults, and ONNX Runtime asks the same. Asking
-   again is harmless: the permission is the process's and only grows. Elsewhere, and with
-   MMD_NO_AMX, no AMX. */
+   again is harmless: the permission is the process's and only grows. Elsewhere (also the x32
+   ABI, whose system calls are numbered apart), and with MMD_NO_AMX, no AMX. */
 static int32_t mmd__amx_int8(void) {
-#if defined(__linux__) && !defined(MMD_NO_AMX)
+#if defined(__linux__) && !defined(__ILP32__) && !defined(MMD_NO_AMX)
     unsigned int a, b, c, d;
     long r;
     if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(d >> 24 & 1u) || !(d >> 25 & 1u)) return 0;
