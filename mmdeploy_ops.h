@@ -6449,9 +6449,17 @@ static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
    for the whole-vector reads past a row's last output and the last tap's shift), the scratch
    (the taps' offsets, then a share per thread), and packs the weights in panels of
    MMD__STEM_MR channels, zeros past the last. *chosen tells whether it did. */
+/* STEM's weights [gm][gk] in panels of MMD__STEM_MR output channels, tap-major within a panel
+   ([panel][gk][MMD__STEM_MR]), the last panel's missing channels zero. */
+static void mmd__stem_pack(const float *wt, int64_t gm, int64_t gk, float *dst) {
+    int64_t m, q, rows = (gm + MMD__STEM_MR - 1) / MMD__STEM_MR * MMD__STEM_MR;
+    for (m = 0; m < rows; ++m)
+        for (q = 0; q < gk; ++q) dst[(m / MMD__STEM_MR * gk + q) * MMD__STEM_MR + m % MMD__STEM_MR] = m < gm ? wt[m * gk + q] : 0.0f;
+}
+
 static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *chosen) {
     const mmd__window *w = &p->w;
-    int64_t wp, reach, per_row, tiles, bands, panels, m, q;
+    int64_t wp, reach, per_row, tiles, bands, panels;
     uint64_t bytes;
     float *dst;
     int32_t fresh;
@@ -6482,15 +6490,15 @@ static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
     p->share = (int64_t)sizeof(float) * mmd__round_up(p->in_ch * p->plane + (w->k[2] - 1) * w->d[2] / w->s[2] + 16, 16);
     p->gn = w->out[1] * w->out[2];
     panels = (p->gm + MMD__STEM_MR - 1) / MMD__STEM_MR;
-    bytes = (uint64_t)mmd__round_up(p->gk, 8) * sizeof(int64_t) + (uint64_t)p->threads * (uint64_t)p->share + 64u;
+    /* The scratch also holds the packed weights, which eval packs there when the plan has none
+       (a .mmd blob's plan packs nothing), so that the scratch is the same whatever the model's
+       form: a blob written from this plan stores what a plan of that blob asks. */
+    bytes = (uint64_t)mmd__round_up(p->gk, 8) * sizeof(int64_t) + (uint64_t)p->threads * (uint64_t)p->share + 64u +
+            (uint64_t)(panels * MMD__STEM_MR * p->gk) * sizeof(float);
     if (bytes > (uint64_t)SIZE_MAX / 2) return MMD_OK;
-    dst = (float *)mmd_kernel_packed(c, (size_t)(panels * MMD__STEM_MR * p->gk) * sizeof(float), &fresh);
-    if (!dst) return c->err->status;
-    if (fresh)
-        for (m = 0; m < panels * MMD__STEM_MR; ++m)
-            for (q = 0; q < p->gk; ++q)
-                dst[(m / MMD__STEM_MR * p->gk + q) * MMD__STEM_MR + m % MMD__STEM_MR] =
-                    m < p->gm ? ((const float *)c->inputs[1]->data)[m * p->gk + q] : 0.0f;
+    dst = MMD__PACKS ? (float *)mmd_kernel_packed(c, (size_t)(panels * MMD__STEM_MR * p->gk) * sizeof(float), &fresh) : NULL;
+    if (!dst && c->err->status != MMD_OK) return c->err->status;
+    if (dst && fresh) mmd__stem_pack((const float *)c->inputs[1]->data, p->gm, p->gk, dst);
     c->scratch_size = (size_t)bytes;
     p->gemm_bytes = 0;
     p->packed = dst;
@@ -7460,7 +7468,7 @@ static void mmd__stem_range(void *data, int32_t share, int64_t lo, int64_t hi) {
             for (m = 0; m < p->gm; m += MMD__STEM_MR)
                 for (x0 = 0; x0 < ow; x0 += 16) {
                     int64_t at = m * plane + r * ow + x0;
-                    mmd__stem_tile_avx512(buf + x0, j->range, p->gk, p->packed + m * p->gk, off, j->y + at,
+                    mmd__stem_tile_avx512(buf + x0, j->range, p->gk, j->wt + m * p->gk, off, j->y + at,
                                           j->z ? j->z + at : NULL, plane, ow,
                                           (int32_t)(p->gm - m < MMD__STEM_MR ? p->gm - m : MMD__STEM_MR), (int32_t)nr,
                                           MMD__MASK16(x0, ow), j->bias ? j->bias + m : NULL, &p->act);
@@ -7864,6 +7872,12 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
                 int64_t bands = (w->out[1] + p->band - 1) / p->band;
                 int64_t grain = ((int64_t)1 << 18) / (mg * p->gk) / (p->band * w->out[2]);
                 job.buf = (float *)(((uintptr_t)extra + 63u) & ~(uintptr_t)63u);
+                job.wt = p->packed;
+                if (!job.wt) {
+                    float *wt = (float *)(void *)((char *)job.buf + (size_t)p->threads * (size_t)p->share);
+                    mmd__stem_pack((const float *)c->inputs[1]->data, mg, p->gk, wt);
+                    job.wt = wt;
+                }
                 job.y = yg;
                 job.z = zg;
                 job.range = rows;
