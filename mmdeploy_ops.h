@@ -7579,12 +7579,17 @@ static void mmd__narrow_range(void *data, int32_t share, int64_t lo, int64_t hi)
 static void mmd__conv_sweep_task(void *data, int32_t index) {
     const mmd__gemm_job *j = (const mmd__gemm_job *)data;
     const mmd__gemm *g = j->g;
-    int64_t lo = index * j->step, hi = lo + j->step < g->n ? lo + j->step : g->n, mr = mmd__gemm_mr(g->isa), m0, r;
+    int64_t lo = index * j->step, hi = lo + j->step < g->n ? lo + j->step : g->n, mr = mmd__gemm_mr(g->isa), m0, m1, r;
     if (lo >= hi) return;
-    if (g->c0)
-        for (r = 0; r < g->m; ++r) memcpy(g->c + r * g->ldc + lo, g->c0 + r * g->ldc + lo, (size_t)(hi - lo) * sizeof(float));
-    for (m0 = 0; m0 < g->m; m0 += mr)
-        mmd__gemm_block(g, m0, g->m - m0 < mr ? g->m : m0 + mr, lo, hi, j->scratch + index * j->share);
+    /* C's start values are copied a row panel at a time, just before the panel is computed, as
+       mmd__gemm_task copies them a column block at a time: copied for the whole share first,
+       a large Z had left the cache before the epilogue read it back. */
+    for (m0 = 0; m0 < g->m; m0 = m1) {
+        m1 = g->m - m0 < mr ? g->m : m0 + mr;
+        if (g->c0)
+            for (r = m0; r < m1; ++r) memcpy(g->c + r * g->ldc + lo, g->c0 + r * g->ldc + lo, (size_t)(hi - lo) * sizeof(float));
+        mmd__gemm_block(g, m0, m1, lo, hi, j->scratch + index * j->share);
+    }
 }
 
 /* SWEEP's product over the session's threads, split by columns in whole panels into as many
