@@ -5943,6 +5943,17 @@ static int32_t mmd__dw_flat(const mmd__conv_data *p) {
     return p->w.s[1] == 1 ? 1 : p->w.s[1] == 2 ? 2 : 0;
 }
 
+/* Whether DEPTHWISE's AVX-512 path sums each channel's whole plane flat and in place
+   (mmd__dw_plane_avx512): at stride 1 with the output plane the input's, on planes narrower
+   than a vector, where a vector along one row would leave most lanes idle (9 of 16 on 7x7) and
+   the padded copy of each row took half the time. Up to 64 taps and 256 floats a plane, so that
+   a share's table of masks (one per tap and vector) stays within 8 KiB. */
+static int32_t mmd__dw_whole(const mmd__conv_data *p) {
+    const mmd__window *w = &p->w;
+    return p->isa == MMD__ISA_AVX512 && w->s[1] == 1 && w->s[2] == 1 && w->out[1] == w->in[1] &&
+           w->out[2] == w->in[2] && w->in[2] < 16 && w->in[1] * w->in[2] <= 256 && w->k[1] * w->k[2] <= 64;
+}
+
 /* Floats of a depthwise share's padded input rows: ring rows of row_len, or in phases (flat 2)
    four planes of (ring + 1) / 2 rows of (row_len + 1) / 2. */
 static int64_t mmd__dw_rows_floats(const mmd__conv_data *p) {
@@ -6620,6 +6631,10 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
         p->share = (int64_t)sizeof(float) * (mmd__dw_rows_floats(p) + MMD__DW_SLACK + mmd__round_up(taps, 16)) +
                    (int64_t)sizeof(float *) * mmd__round_up(taps, 8) +
                    (mmd__dw_flat(p) ? (int64_t)sizeof(float) * mmd__round_up(p->band * p->row_len, 16) : 0);
+        /* A whole plane's share: the taps' offsets, then a mask per tap and vector of the plane. */
+        if (mmd__dw_whole(p))
+            p->share = (int64_t)sizeof(int64_t) * mmd__round_up(taps, 8) +
+                       (int64_t)sizeof(uint16_t) * mmd__round_up(taps * ((w->in[1] * w->in[2] + 15) / 16), 32);
         return mmd__scratch_request(c, (uint64_t)((count + p->step - 1) / p->step) * (uint64_t)p->share + 64u);
     }
     if (p->group > 1 && cg == 1) {
@@ -7188,6 +7203,84 @@ MMD__TARGET_AVX512 static void mmd__dw_rows_avx512(float *y, const float *z, con
     }
     if (!in_regs) mmd__act_avx512_f32(act, y, y, rows * ow);
 }
+
+/* DEPTHWISE on whole planes (mmd__dw_whole): the taps' offsets in a plane of ih x iw, off[t] =
+   dy * iw + dx for tap t at row offset dy and column offset dx, and the mask of each tap of each
+   vector of the flat plane, mask[v * taps + t]: the lanes of positions 16 v + l < ih * iw whose
+   input (r + dy, c + dx) lies in the plane. Lane rows and columns are stepped 16 positions at a
+   time; offsets beyond the plane are clamped to it, which masks the same lanes. */
+MMD__TARGET_AVX512 static void mmd__dw_plane_masks_avx512(__mmask16 *mask, int64_t *off, const mmd__window *w) {
+    int64_t ih = w->in[1], iw = w->in[2], n = ih * iw, kh = w->k[1], kw = w->k[2], v, t1, t2;
+    int32_t rc[32], l;
+    __m512i r, c;
+    for (l = 0; l < 16; ++l) rc[l] = (int32_t)(l / iw), rc[16 + l] = (int32_t)(l % iw);
+    r = _mm512_loadu_si512((const void *)rc);
+    c = _mm512_loadu_si512((const void *)(rc + 16));
+    for (t1 = 0; t1 < kh; ++t1)
+        for (t2 = 0; t2 < kw; ++t2)
+            off[t1 * kw + t2] = (t1 * w->d[1] - w->pad[1]) * iw + t2 * w->d[2] - w->pad[2];
+    for (v = 0; 16 * v < n; ++v) {
+        __mmask16 wrap;
+        for (t1 = 0; t1 < kh; ++t1) {
+            int64_t dy = t1 * w->d[1] - w->pad[1];
+            int32_t d = (int32_t)(dy < -ih ? -ih : dy > ih ? ih : dy);
+            __mmask16 rm = MMD__MASK16(16 * v, n) & _mm512_cmpge_epi32_mask(r, _mm512_set1_epi32(-d)) &
+                           _mm512_cmplt_epi32_mask(r, _mm512_set1_epi32((int32_t)ih - d));
+            for (t2 = 0; t2 < kw; ++t2) {
+                int64_t dx = t2 * w->d[2] - w->pad[2];
+                int32_t e = (int32_t)(dx < -iw ? -iw : dx > iw ? iw : dx);
+                mask[(v * kh + t1) * kw + t2] = rm & _mm512_cmpge_epi32_mask(c, _mm512_set1_epi32(-e)) &
+                                                _mm512_cmplt_epi32_mask(c, _mm512_set1_epi32((int32_t)iw - e));
+            }
+        }
+        c = _mm512_add_epi32(c, _mm512_set1_epi32((int32_t)(16 % iw)));
+        r = _mm512_add_epi32(r, _mm512_set1_epi32((int32_t)(16 / iw)));
+        wrap = _mm512_cmpge_epi32_mask(c, _mm512_set1_epi32((int32_t)iw));
+        c = _mm512_mask_sub_epi32(c, wrap, c, _mm512_set1_epi32((int32_t)iw));
+        r = _mm512_mask_add_epi32(r, wrap, r, _mm512_set1_epi32(1));
+    }
+}
+
+/* One channel's whole plane of n floats at stride 1, read in place: the output vector at 16 v
+   sums tap t from x + 16 v + off[t] under mask[v * taps + t] (masked-off lanes, the padding, read
+   as zeros and touch no memory), four vectors at a time. The taps go in order from the bias, as
+   mmd__dw_rows_avx512 takes them over its zero-padded rows, so the same values; Z, Relu and Clip
+   are applied before the store, any other activation after. */
+MMD__TARGET_AVX512 static void mmd__dw_plane_avx512(float *y, const float *z, const float *x, int64_t n,
+                                                    const __mmask16 *mask, const int64_t *off, int64_t taps,
+                                                    const float *k, float bias, const mmd__act *act) {
+    int32_t in_regs = act->kind == MMD__ACT_NONE || act->kind == MMD__ACT_RELU || act->kind == MMD__ACT_CLIP;
+    const __m512 lo = _mm512_set1_ps(!in_regs ? -INFINITY : act->kind == MMD__ACT_CLIP ? act->alpha
+                                                          : act->kind == MMD__ACT_RELU ? 0.0f : -INFINITY);
+    const __m512 hi = _mm512_set1_ps(in_regs && act->kind == MMD__ACT_CLIP ? act->beta : INFINITY);
+    int64_t nv = (n + 15) / 16, v, t, i;
+    for (v = 0; v + 4 <= nv; v += 4) {
+        const __mmask16 *m = mask + v * taps;
+        const float *q = x + 16 * v;
+        __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0;
+        for (t = 0; t < taps; ++t) {
+            const __m512 wv = _mm512_set1_ps(k[t]);
+            const float *p = q + off[t];
+            a0 = _mm512_fmadd_ps(wv, _mm512_maskz_loadu_ps(m[t], p), a0);
+            a1 = _mm512_fmadd_ps(wv, _mm512_maskz_loadu_ps(m[taps + t], p + 16), a1);
+            a2 = _mm512_fmadd_ps(wv, _mm512_maskz_loadu_ps(m[2 * taps + t], p + 32), a2);
+            a3 = _mm512_fmadd_ps(wv, _mm512_maskz_loadu_ps(m[3 * taps + t], p + 48), a3);
+        }
+        for (i = 0; i < 4; ++i) {
+            int64_t at = 16 * (v + i);
+            mmd__dw_store_avx512(y + at, z ? z + at : NULL, MMD__MASK16(at, n), i == 0 ? a0 : i == 1 ? a1 : i == 2 ? a2 : a3,
+                                 lo, hi);
+        }
+    }
+    for (; v < nv; ++v) {
+        const __mmask16 *m = mask + v * taps;
+        __m512 a = _mm512_set1_ps(bias);
+        for (t = 0; t < taps; ++t)
+            a = _mm512_fmadd_ps(_mm512_set1_ps(k[t]), _mm512_maskz_loadu_ps(m[t], x + 16 * v + off[t]), a);
+        mmd__dw_store_avx512(y + 16 * v, z ? z + 16 * v : NULL, MMD__MASK16(16 * v, n), a, lo, hi);
+    }
+    if (!in_regs) mmd__act_avx512_f32(act, y, y, n);
+}
 #endif
 
 #if defined(MMD__NEON)
@@ -7685,6 +7778,20 @@ static void mmd__dw_task(void *data, int32_t index) {
     if (w->s[2] <= 2 && p->isa == MMD__ISA_AVX2) row = mmd__dw_row_avx2;
 #elif defined(MMD__NEON)
     if (w->s[2] <= 2 && p->isa == MMD__ISA_NEON) row = mmd__dw_row_neon;
+#endif
+#if defined(MMD__X86)
+    if (mmd__dw_whole(p)) {
+        int64_t *off = (int64_t *)(void *)rows;
+        __mmask16 *mask = (__mmask16 *)(void *)(off + mmd__round_up(taps, 8));
+        mmd__dw_plane_masks_avx512(mask, off, w);
+        for (ch = index * p->step; ch < count && ch < (index + 1) * p->step; ++ch)
+            for (m = ch % p->in_ch * mg; m < (ch % p->in_ch + 1) * mg; ++m) {
+                int64_t at = (ch / p->in_ch * p->out_ch + m) * oh * ow;
+                mmd__dw_plane_avx512(j->y + at, j->z ? j->z + at : NULL, j->x + ch * ih * iw, ih * iw, mask, off, taps,
+                                     j->wt + m * taps, j->bias ? j->bias[m] : 0.0f, &p->act);
+            }
+        return;
+    }
 #endif
     /* The padding columns (and the slack) are zero once and for all; only the middle of a row
        is copied. */

@@ -127,6 +127,24 @@ NARROW = [
     ("narrow_1x1_7x14_two_panels_k_tail", (1, 264, 7, 14), 128, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
 ]
 
+# Depthwise on planes narrower than a vector, drawn last. At stride 1 with the output the input's
+# size, AVX-512 sums each whole plane flat and in place (mmd__dw_plane_avx512): MobileNetV2's 7x7
+# (four vectors) and 14x14 (three groups of four and one left) with a batch, odd sizes, 5x5 with a
+# channel multiplier, a dilation with asymmetric pads, a one-pixel plane. At stride 2, the
+# 14 -> 7 and 28 -> 14 shapes and an odd one.
+PLANES = [
+    ("depthwise_3x3_s1_7x7", (1, 5, 7, 7), 5, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 5),
+    ("depthwise_3x3_s1_14x14_batch2", (2, 3, 14, 14), 3, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 3),
+    ("depthwise_3x3_s1_odd_11x5", (1, 3, 11, 5), 3, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 3),
+    ("depthwise_5x5_s1_13x11_mult2", (1, 2, 13, 11), 4, (5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 2),
+    ("depthwise_3x3_s1_dil2_asym_9x6", (1, 3, 9, 6), 3, (3, 3), (1, 1), (1, 3, 3, 1), (2, 2), 3),
+    ("depthwise_3x3_s1_one_pixel", (1, 4, 1, 1), 4, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 4),
+    ("depthwise_3x3_s2_14x14", (1, 5, 14, 14), 5, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 5),
+    ("depthwise_3x3_s2_28x28_batch2", (2, 3, 28, 28), 3, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 3),
+    ("depthwise_3x3_s2_odd_13x9", (1, 3, 13, 9), 3, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 3),
+    ("depthwise_3x3_s2_pad_end_8x6", (1, 2, 8, 6), 2, (3, 3), (2, 2), (0, 0, 1, 1), (1, 1), 2),
+]
+
 
 def ints(v):
     return ", ".join(str(int(i)) for i in v)
@@ -177,7 +195,7 @@ def main():
     # The lists in the order their cases were added, so that every case keeps its random draws.
     for cases, make in ((CASES, add), (TRANSPOSED, add_transposed), (BANDS, add), (DISJOINT, add_transposed),
                         (PHASES, add), (STRIDED, add), (WIDE, add), (WIDE_TRANSPOSED, add_transposed), (STEM, add),
-                        (PIXEL, add), (FIVE, add), (NARROW, add)):
+                        (PIXEL, add), (FIVE, add), (NARROW, add), (PLANES, add)):
         for case in cases:
             make(*case)
     lines.append("static const struct conv_case conv_cases[] = {")
