@@ -5943,15 +5943,20 @@ static int32_t mmd__dw_flat(const mmd__conv_data *p) {
     return p->w.s[1] == 1 ? 1 : p->w.s[1] == 2 ? 2 : 0;
 }
 
-/* Whether DEPTHWISE's AVX-512 path sums each channel's whole plane flat and in place
-   (mmd__dw_plane_avx512): at stride 1 with the output plane the input's, on planes narrower
+/* Whether DEPTHWISE's AVX-512 path reads each channel's plane in place, on planes narrower
    than a vector, where a vector along one row would leave most lanes idle (9 of 16 on 7x7) and
-   the padded copy of each row took half the time. Up to 64 taps and 256 floats a plane, so that
-   a share's table of masks (one per tap and vector) stays within 8 KiB. */
+   the padded copy of each row took half the time: 1 at stride 1 with the output plane the
+   input's, the whole plane summed flat (mmd__dw_plane_avx512), up to 64 taps and 256 floats a
+   plane, so that a share's table of masks (one per tap and vector) stays within 8 KiB; 2 at
+   stride 2 on rows of up to 16 inputs and 8 outputs, two output rows a vector
+   (mmd__dw_pairs_avx512), up to 8 kernel columns. */
 static int32_t mmd__dw_whole(const mmd__conv_data *p) {
     const mmd__window *w = &p->w;
-    return p->isa == MMD__ISA_AVX512 && w->s[1] == 1 && w->s[2] == 1 && w->out[1] == w->in[1] &&
-           w->out[2] == w->in[2] && w->in[2] < 16 && w->in[1] * w->in[2] <= 256 && w->k[1] * w->k[2] <= 64;
+    if (p->isa != MMD__ISA_AVX512 || w->k[1] * w->k[2] > 64) return 0;
+    if (w->s[1] == 1 && w->s[2] == 1 && w->out[1] == w->in[1] && w->out[2] == w->in[2] && w->in[2] < 16 &&
+        w->in[1] * w->in[2] <= 256)
+        return 1;
+    return w->s[1] == 2 && w->s[2] == 2 && w->in[2] <= 16 && w->out[2] <= 8 && w->k[2] <= 8 ? 2 : 0;
 }
 
 /* Floats of a depthwise share's padded input rows: ring rows of row_len, or in phases (flat 2)
@@ -6631,8 +6636,10 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
         p->share = (int64_t)sizeof(float) * (mmd__dw_rows_floats(p) + MMD__DW_SLACK + mmd__round_up(taps, 16)) +
                    (int64_t)sizeof(float *) * mmd__round_up(taps, 8) +
                    (mmd__dw_flat(p) ? (int64_t)sizeof(float) * mmd__round_up(p->band * p->row_len, 16) : 0);
-        /* A whole plane's share: the taps' offsets, then a mask per tap and vector of the plane. */
-        if (mmd__dw_whole(p))
+        /* In place at stride 2: a permutation and a mask per kernel column. At stride 1 (whole
+           planes): the taps' offsets, then a mask per tap and vector of the plane. */
+        if (mmd__dw_whole(p) == 2) p->share = 64 * 8 + 64;
+        if (mmd__dw_whole(p) == 1)
             p->share = (int64_t)sizeof(int64_t) * mmd__round_up(taps, 8) +
                        (int64_t)sizeof(uint16_t) * mmd__round_up(taps * ((w->in[1] * w->in[2] + 15) / 16), 32);
         return mmd__scratch_request(c, (uint64_t)((count + p->step - 1) / p->step) * (uint64_t)p->share + 64u);
@@ -7241,6 +7248,77 @@ MMD__TARGET_AVX512 static void mmd__dw_plane_masks_avx512(__mmask16 *mask, int64
     }
 }
 
+/* DEPTHWISE at stride 2 in place (mmd__dw_whole 2): for kernel column t of output lane l (output
+   column l % 8 of the first row of a pair below 8, of the second from 8), the input column
+   2 (l % 8) + t dw - pad's lane in the two input rows permuted together (the first row's lanes
+   0-15, the second's 16-31), idx[t], and the lanes that read inside the row, mask[t]. */
+MMD__TARGET_AVX512 static void mmd__dw_pairs_masks_avx512(__m512i *idx, __mmask16 *mask, const mmd__window *w) {
+    int32_t v[16], t, l;
+    for (t = 0; t < w->k[2]; ++t) {
+        mask[t] = 0;
+        for (l = 0; l < 16; ++l) {
+            int64_t col = 2 * (l % 8) + t * w->d[2] - w->pad[2];
+            int32_t in = l % 8 < w->out[2] && col >= 0 && col < w->in[2];
+            v[l] = in ? (int32_t)col + (l < 8 ? 0 : 16) : 0;
+            if (in) mask[t] |= (__mmask16)(1u << l);
+        }
+        idx[t] = _mm512_loadu_si512((const void *)v);
+    }
+}
+
+/* One channel at stride 2 on rows of up to 16 inputs and 8 outputs, read in place: a vector holds
+   output rows r (lanes 0-7) and r + 1 (lanes 8-15); each kernel row loads the two input rows they
+   read, each one masked vector (rows outside the plane are zeros), and each tap permutes its
+   inputs out of the pair (mmd__dw_pairs_masks_avx512, the padding masked to zeros). The taps go
+   in order from the bias, as mmd__dw_rows_avx512 takes them, so the same values. */
+MMD__TARGET_AVX512 static void mmd__dw_pairs_avx512(float *y, const float *z, const float *x, const mmd__window *w,
+                                                    const __m512i *idx, const __mmask16 *mask, const float *k,
+                                                    float bias, const mmd__act *act) {
+    int32_t in_regs = act->kind == MMD__ACT_NONE || act->kind == MMD__ACT_RELU || act->kind == MMD__ACT_CLIP;
+    const __m512 lo = _mm512_set1_ps(!in_regs ? -INFINITY : act->kind == MMD__ACT_CLIP ? act->alpha
+                                                          : act->kind == MMD__ACT_RELU ? 0.0f : -INFINITY);
+    const __m512 hi = _mm512_set1_ps(in_regs && act->kind == MMD__ACT_CLIP ? act->beta : INFINITY);
+    int64_t ih = w->in[1], iw = w->in[2], oh = w->out[1], ow = w->out[2], kh = w->k[1], kw = w->k[2], r, t1, t2;
+    const __mmask16 row = MMD__MASK16(0, iw), out = MMD__MASK16(0, ow);
+    /* 3x3 undilated (MobileNets'): the weights, permutations and masks held in registers (other
+       kernels, which the loop over the taps below takes, read only their first here). */
+    const int32_t three = kh == 3 && kw == 3 && w->d[1] == 1;
+    const __m512 k0 = _mm512_set1_ps(k[0]), k1 = _mm512_set1_ps(k[three ? 1 : 0]), k2 = _mm512_set1_ps(k[three ? 2 : 0]);
+    const __m512 k3 = _mm512_set1_ps(k[three ? 3 : 0]), k4 = _mm512_set1_ps(k[three ? 4 : 0]);
+    const __m512 k5 = _mm512_set1_ps(k[three ? 5 : 0]), k6 = _mm512_set1_ps(k[three ? 6 : 0]);
+    const __m512 k7 = _mm512_set1_ps(k[three ? 7 : 0]), k8 = _mm512_set1_ps(k[three ? 8 : 0]);
+    const __m512i p0 = idx[0], p1 = idx[three ? 1 : 0], p2 = idx[three ? 2 : 0];
+    const __mmask16 m0 = mask[0], m1 = mask[three ? 1 : 0], m2 = mask[three ? 2 : 0];
+    for (r = 0; r < oh; r += 2) {
+        __m512 a = _mm512_set1_ps(bias);
+        if (three) {
+            const int64_t i0 = 2 * r - w->pad[1];
+            __m512 x0, x1;
+/* Kernel row t of the pair: its two input rows (zeros outside the plane), then its three taps. */
+#define MMD__DWP_ROW(t, w0, w1, w2)                                                                                 \
+    x0 = i0 + (t) >= 0 && i0 + (t) < ih ? _mm512_maskz_loadu_ps(row, x + (i0 + (t)) * iw) : _mm512_setzero_ps(),     \
+    x1 = r + 1 < oh && i0 + (t) + 2 >= 0 && i0 + (t) + 2 < ih ? _mm512_maskz_loadu_ps(row, x + (i0 + (t) + 2) * iw)  \
+                                                              : _mm512_setzero_ps(),                                 \
+    a = _mm512_fmadd_ps(w0, _mm512_maskz_permutex2var_ps(m0, x0, p0, x1), a),                                        \
+    a = _mm512_fmadd_ps(w1, _mm512_maskz_permutex2var_ps(m1, x0, p1, x1), a),                                        \
+    a = _mm512_fmadd_ps(w2, _mm512_maskz_permutex2var_ps(m2, x0, p2, x1), a)
+            MMD__DWP_ROW(0, k0, k1, k2), MMD__DWP_ROW(1, k3, k4, k5), MMD__DWP_ROW(2, k6, k7, k8);
+#undef MMD__DWP_ROW
+        }
+        for (t1 = 0; t1 < (three ? 0 : kh); ++t1) {
+            int64_t i0 = 2 * r + t1 * w->d[1] - w->pad[1], i1 = i0 + 2;
+            const __m512 x0 = i0 >= 0 && i0 < ih ? _mm512_maskz_loadu_ps(row, x + i0 * iw) : _mm512_setzero_ps();
+            const __m512 x1 = r + 1 < oh && i1 >= 0 && i1 < ih ? _mm512_maskz_loadu_ps(row, x + i1 * iw) : _mm512_setzero_ps();
+            for (t2 = 0; t2 < kw; ++t2)
+                a = _mm512_fmadd_ps(_mm512_set1_ps(k[t1 * kw + t2]), _mm512_maskz_permutex2var_ps(mask[t2], x0, idx[t2], x1), a);
+        }
+        mmd__dw_store_avx512(y + r * ow, z ? z + r * ow : NULL, out, a, lo, hi);
+        if (r + 1 < oh)
+            mmd__dw_store_avx512(y + (r + 1) * ow, z ? z + (r + 1) * ow : NULL, out, _mm512_shuffle_f32x4(a, a, 0xee), lo, hi);
+    }
+    if (!in_regs) mmd__act_avx512_f32(act, y, y, oh * ow);
+}
+
 /* One channel's whole plane of n floats at stride 1, read in place: the output vector at 16 v
    sums tap t from x + 16 v + off[t] under mask[v * taps + t] (masked-off lanes, the padding, read
    as zeros and touch no memory), four vectors at a time. The taps go in order from the bias, as
@@ -7780,7 +7858,19 @@ static void mmd__dw_task(void *data, int32_t index) {
     if (w->s[2] <= 2 && p->isa == MMD__ISA_NEON) row = mmd__dw_row_neon;
 #endif
 #if defined(MMD__X86)
-    if (mmd__dw_whole(p)) {
+    if (mmd__dw_whole(p) == 2) {
+        __m512i *idx = (__m512i *)(void *)rows;
+        __mmask16 *mask = (__mmask16 *)(void *)(idx + 8);
+        mmd__dw_pairs_masks_avx512(idx, mask, w);
+        for (ch = index * p->step; ch < count && ch < (index + 1) * p->step; ++ch)
+            for (m = ch % p->in_ch * mg; m < (ch % p->in_ch + 1) * mg; ++m) {
+                int64_t at = (ch / p->in_ch * p->out_ch + m) * oh * ow;
+                mmd__dw_pairs_avx512(j->y + at, j->z ? j->z + at : NULL, j->x + ch * ih * iw, w, idx, mask,
+                                     j->wt + m * taps, j->bias ? j->bias[m] : 0.0f, &p->act);
+            }
+        return;
+    }
+    if (mmd__dw_whole(p) == 1) {
         int64_t *off = (int64_t *)(void *)rows;
         __mmask16 *mask = (__mmask16 *)(void *)(off + mmd__round_up(taps, 8));
         mmd__dw_plane_masks_avx512(mask, off, w);
