@@ -5943,20 +5943,24 @@ static int32_t mmd__dw_flat(const mmd__conv_data *p) {
     return p->w.s[1] == 1 ? 1 : p->w.s[1] == 2 ? 2 : 0;
 }
 
-/* Whether DEPTHWISE's AVX-512 path reads each channel's plane in place, on planes narrower
-   than a vector, where a vector along one row would leave most lanes idle (9 of 16 on 7x7) and
-   the padded copy of each row took half the time: 1 at stride 1 with the output plane the
-   input's, the whole plane summed flat (mmd__dw_plane_avx512), up to 64 taps and 256 floats a
-   plane, so that a share's table of masks (one per tap and vector) stays within 8 KiB; 2 at
-   stride 2 on rows of up to 16 inputs and 8 outputs, two output rows a vector
-   (mmd__dw_pairs_avx512), up to 8 kernel columns. */
-static int32_t mmd__dw_whole(const mmd__conv_data *p) {
+/* Whether DEPTHWISE's AVX-512 path reads each channel's plane in place, with the padding as
+   masked-off lanes, rather than from padded copies of its rows (the copy took half the time of
+   MobileNetV2's small layers): 1 at stride 1 on planes narrower than a vector with the output
+   plane the input's, where a vector along one row would leave most lanes idle (9 of 16 on 7x7),
+   the whole plane summed flat (mmd__dw_plane_avx512), up to 64 taps and 256 floats a plane, so
+   that a share's table of masks (one per tap and vector) stays within 8 KiB; 2 at stride 2 on
+   rows of up to 16 inputs and 8 outputs, two output rows a vector (mmd__dw_pairs_avx512), up to
+   8 kernel columns; 3 for the other 3x3 undilated kernels at stride 2, a vector along a row
+   (mmd__dw_rows3s2_avx512). */
+static int32_t mmd__dw_inplace(const mmd__conv_data *p) {
     const mmd__window *w = &p->w;
     if (p->isa != MMD__ISA_AVX512 || w->k[1] * w->k[2] > 64) return 0;
     if (w->s[1] == 1 && w->s[2] == 1 && w->out[1] == w->in[1] && w->out[2] == w->in[2] && w->in[2] < 16 &&
         w->in[1] * w->in[2] <= 256)
         return 1;
-    return w->s[1] == 2 && w->s[2] == 2 && w->in[2] <= 16 && w->out[2] <= 8 && w->k[2] <= 8 ? 2 : 0;
+    if (w->s[1] != 2 || w->s[2] != 2) return 0;
+    if (w->in[2] <= 16 && w->out[2] <= 8 && w->k[2] <= 8) return 2;
+    return w->k[1] == 3 && w->k[2] == 3 && w->d[1] == 1 && w->d[2] == 1 ? 3 : 0;
 }
 
 /* Floats of a depthwise share's padded input rows: ring rows of row_len, or in phases (flat 2)
@@ -6636,10 +6640,11 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
         p->share = (int64_t)sizeof(float) * (mmd__dw_rows_floats(p) + MMD__DW_SLACK + mmd__round_up(taps, 16)) +
                    (int64_t)sizeof(float *) * mmd__round_up(taps, 8) +
                    (mmd__dw_flat(p) ? (int64_t)sizeof(float) * mmd__round_up(p->band * p->row_len, 16) : 0);
-        /* In place at stride 2: a permutation and a mask per kernel column. At stride 1 (whole
-           planes): the taps' offsets, then a mask per tap and vector of the plane. */
-        if (mmd__dw_whole(p) == 2) p->share = 64 * 8 + 64;
-        if (mmd__dw_whole(p) == 1)
+        /* In place at stride 2: a permutation and a mask per kernel column (2), or nothing (3). At
+           stride 1 (whole planes): the taps' offsets, then a mask per tap and vector of the plane. */
+        if (mmd__dw_inplace(p) == 2) p->share = 64 * 8 + 64;
+        if (mmd__dw_inplace(p) == 3) p->share = 64;
+        if (mmd__dw_inplace(p) == 1)
             p->share = (int64_t)sizeof(int64_t) * mmd__round_up(taps, 8) +
                        (int64_t)sizeof(uint16_t) * mmd__round_up(taps * ((w->in[1] * w->in[2] + 15) / 16), 32);
         return mmd__scratch_request(c, (uint64_t)((count + p->step - 1) / p->step) * (uint64_t)p->share + 64u);
@@ -6916,6 +6921,22 @@ MMD__TARGET_AVX512 static __m512 mmd__dw_even_avx512(const float *p) {
     return _mm512_permutex2var_ps(_mm512_loadu_ps(p), even, _mm512_loadu_ps(p + 16));
 }
 
+/* The bounds mmd__dw_store_avx512 clamps to for act: Relu's or Clip's, none (-inf, inf) for the
+   others, which are applied over the finished outputs; returns whether act is done by them. */
+MMD__TARGET_AVX512 static int32_t mmd__dw_bounds_avx512(const mmd__act *act, __m512 *lo, __m512 *hi) {
+    int32_t in_regs = act->kind == MMD__ACT_NONE || act->kind == MMD__ACT_RELU || act->kind == MMD__ACT_CLIP;
+    *lo = _mm512_set1_ps(!in_regs ? -INFINITY : act->kind == MMD__ACT_CLIP ? act->alpha
+                                              : act->kind == MMD__ACT_RELU ? 0.0f : -INFINITY);
+    *hi = _mm512_set1_ps(in_regs && act->kind == MMD__ACT_CLIP ? act->beta : INFINITY);
+    return in_regs;
+}
+
+/* The lanes l of a vector of a row of n whose column from + l lies in [0, n). */
+static __mmask16 mmd__dw_lanes(int64_t from, int64_t n) {
+    int64_t a = from < 0 ? -from : 0, b = n - from < 16 ? n - from : 16;
+    return b <= a ? (__mmask16)0 : (__mmask16)(((1u << b) - 1u) & ~((1u << a) - 1u));
+}
+
 /* Z, then Relu or Clip between lo and hi (none: -inf, inf), then the lanes m of one vector. */
 MMD__TARGET_AVX512 static void mmd__dw_store_avx512(float *y, const float *z, __mmask16 m, __m512 a, __m512 lo,
                                                     __m512 hi) {
@@ -6983,34 +7004,42 @@ MMD__TARGET_AVX512 static void mmd__dw_rows3_avx512(float *y, const float *z, co
         }
 }
 
-/* 3x3, stride 2, dilation 1: eight output rows of one column vector at a time, as
-   mmd__dw_rows3_avx512 does at stride 1. Each of the seventeen input rows they read is loaded
-   once and split into its three taps' vectors (the even inputs, the odd ones, and the even
-   ones from the next: a lane further, with the 33rd input brought in), which feed the output
-   rows that read that row: two for an even row, one for an odd one. Same tap order as
-   mmd__dw_rows_avx512, so the same values. */
-MMD__TARGET_AVX512 static void mmd__dw_rows3s2_avx512(float *y, const float *z, const float *in, int64_t len,
-                                                      int64_t rows, int64_t ow, const float *k, float bias,
-                                                      __m512 lo, __m512 hi) {
+/* 3x3, stride 2, dilation 1, read in place (mmd__dw_inplace 3): one channel's plane x of ih x iw
+   into its output y, eight output rows of one column vector at a time, as mmd__dw_rows3_avx512
+   does at stride 1. Each of the seventeen input rows they read is loaded once, as the 32 inputs
+   from the vector's first tap on and the 33rd (masked loads: columns and rows outside the plane,
+   the padding, are zeros), and split into its three taps' vectors (the even inputs, the odd
+   ones, and the even ones a lane on), which feed the output rows that read that row: two for an
+   even row, one for an odd one. Every sum takes its taps row by row, left to right, from the
+   bias, as mmd__dw_rows_avx512's loop does over zero-padded rows, so the same values; Z, Relu
+   and Clip are applied before the store, any other activation after. */
+MMD__TARGET_AVX512 static void mmd__dw_rows3s2_avx512(float *y, const float *z, const float *x, const mmd__window *w,
+                                                      const float *k, float bias, const mmd__act *act) {
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     const __m512 k0 = _mm512_set1_ps(k[0]), k1 = _mm512_set1_ps(k[1]), k2 = _mm512_set1_ps(k[2]);
     const __m512 k3 = _mm512_set1_ps(k[3]), k4 = _mm512_set1_ps(k[4]), k5 = _mm512_set1_ps(k[5]);
     const __m512 k6 = _mm512_set1_ps(k[6]), k7 = _mm512_set1_ps(k[7]), k8 = _mm512_set1_ps(k[8]);
-    int64_t last = 2 * rows, r0, v;
-    for (r0 = 0; r0 < rows; r0 += 8)
+    int64_t ih = w->in[1], iw = w->in[2], oh = w->out[1], ow = w->out[2], r0, v;
+    __m512 lo, hi;
+    const int32_t in_regs = mmd__dw_bounds_avx512(act, &lo, &hi);
+    for (r0 = 0; r0 < oh; r0 += 8)
         for (v = 0; v < ow; v += 16) {
             __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
             __m512 x0, x1, x2, lo16, hi16;
-            __mmask16 m = MMD__MASK16(v, ow);
-            int64_t cnt = rows - r0 < 8 ? rows - r0 : 8, at = r0 * ow + v;
+            const int64_t c0 = 2 * v - w->pad[2], top = 2 * r0 - w->pad[1];
+            const __mmask16 m = MMD__MASK16(v, ow), ma = mmd__dw_lanes(c0, iw), mb = mmd__dw_lanes(c0 + 16, iw);
+            const __mmask16 mc = mmd__dw_lanes(c0 + 32, iw) & 1u;
+            int64_t cnt = oh - r0 < 8 ? oh - r0 : 8, at = r0 * ow + v, i;
+            int32_t in;
             const float *p;
-#define MMD__DW3_IN(ir)                                                                          \
-    p = in + (2 * r0 + (ir) < last ? 2 * r0 + (ir) : last) * len + 2 * v, lo16 = _mm512_loadu_ps(p), \
-    hi16 = _mm512_loadu_ps(p + 16), x0 = _mm512_permutex2var_ps(lo16, even, hi16),                  \
-    x1 = _mm512_permutex2var_ps(lo16, odd, hi16),                                                   \
-    x2 = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(_mm512_set1_ps(p[32])),      \
-                                                 _mm512_castps_si512(x0), 1))
+/* Input row top + ir (zeros outside the plane) split into its three taps' vectors. */
+#define MMD__DW3_IN(ir)                                                                               \
+    i = top + (ir), in = i >= 0 && i < ih, p = x + (in ? i : 0) * iw + c0,                            \
+    lo16 = _mm512_maskz_loadu_ps(in ? ma : 0, p), hi16 = _mm512_maskz_loadu_ps(in ? mb : 0, p + 16),  \
+    x0 = _mm512_permutex2var_ps(lo16, even, hi16), x1 = _mm512_permutex2var_ps(lo16, odd, hi16),      \
+    x2 = _mm512_castsi512_ps(_mm512_alignr_epi32(                                                     \
+        _mm512_castps_si512(_mm512_maskz_loadu_ps(in ? mc : 0, p + 32)), _mm512_castps_si512(x0), 1))
 #define MMD__DW3_T(a, w0, w1, w2)                                                                \
     a = _mm512_fmadd_ps(w0, x0, a), a = _mm512_fmadd_ps(w1, x1, a), a = _mm512_fmadd_ps(w2, x2, a)
 #define MMD__DW3_EVEN(a, b) MMD__DW3_T(a, k0, k1, k2), MMD__DW3_T(b, k6, k7, k8)
@@ -7036,6 +7065,7 @@ MMD__TARGET_AVX512 static void mmd__dw_rows3s2_avx512(float *y, const float *z, 
 #undef MMD__DW3_IN
             MMD__DW3_STORE;
         }
+    if (!in_regs) mmd__act_avx512_f32(act, y, y, oh * ow);
 }
 
 /* 5x5, stride 1, dilation 1 (MobileNetV3's depthwise layers), as mmd__dw_rows3_avx512 does 3x3:
@@ -7143,9 +7173,9 @@ MMD__TARGET_AVX512 static void mmd__dw_rows5s2_avx512(float *y, const float *z, 
 #undef MMD__DW3_STORE
 
 /* Output rows [0, rows) of one depthwise channel, stride 1 or 2: output row r's taps read the
-   padded input rows in + (r * sh + t1 * dh) * len. 3x3 at stride 1 or 2 on both axes goes to
-   mmd__dw_rows3_avx512 or mmd__dw_rows3s2_avx512, 5x5 to mmd__dw_rows5_avx512 or mmd__dw_rows5s2_avx512;
-   otherwise the rows' vectors go eight at a time (a
+   padded input rows in + (r * sh + t1 * dh) * len. 3x3 at stride 1 goes to mmd__dw_rows3_avx512
+   (at stride 2 it reads in place, see mmd__dw_inplace), 5x5 to mmd__dw_rows5_avx512 or
+   mmd__dw_rows5s2_avx512; otherwise the rows' vectors go eight at a time (a
    tile may span rows, so that narrow planes keep eight sums in flight too), each sum over
    every tap in order in registers; Z is added and Relu or Clip applied before the store, any
    other activation over the finished rows with mmd__act's vector path (the same formulas). */
@@ -7153,16 +7183,14 @@ MMD__TARGET_AVX512 static void mmd__dw_rows_avx512(float *y, const float *z, con
                                                    int64_t ow, const mmd__window *w, const float *k, float bias,
                                                    const mmd__act *act) {
     int64_t kh = w->k[1], kw = w->k[2], sh = w->s[1], s = w->s[2], dh = w->d[1], dw = w->d[2];
-    int32_t three = s == sh && s <= 2 && kh == 3 && kw == 3 && dh == 1 && dw == 1;
+    int32_t three = s == 1 && sh == 1 && kh == 3 && kw == 3 && dh == 1 && dw == 1;
     int32_t five = s == sh && s <= 2 && kh == 5 && kw == 5 && dh == 1 && dw == 1;
     int64_t per = (ow + 15) / 16, total = three || five ? 0 : rows * per, q, r = 0, v = 0, t1, t2, off[8], at[8];
-    int32_t in_regs = act->kind == MMD__ACT_NONE || act->kind == MMD__ACT_RELU || act->kind == MMD__ACT_CLIP, i, cnt;
-    const __m512 lo = _mm512_set1_ps(!in_regs ? -INFINITY : act->kind == MMD__ACT_CLIP ? act->alpha
-                                                          : act->kind == MMD__ACT_RELU ? 0.0f : -INFINITY);
-    const __m512 hi = _mm512_set1_ps(in_regs && act->kind == MMD__ACT_CLIP ? act->beta : INFINITY);
+    int32_t i, cnt;
+    __m512 lo, hi;
+    const int32_t in_regs = mmd__dw_bounds_avx512(act, &lo, &hi);
     __mmask16 m[8];
-    if (three && s == 1) mmd__dw_rows3_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
-    if (three && s == 2) mmd__dw_rows3s2_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
+    if (three) mmd__dw_rows3_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
     if (five && s == 1) mmd__dw_rows5_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
     if (five && s == 2) mmd__dw_rows5s2_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
     for (q = 0; q < total; q += 8) {
@@ -7211,7 +7239,7 @@ MMD__TARGET_AVX512 static void mmd__dw_rows_avx512(float *y, const float *z, con
     if (!in_regs) mmd__act_avx512_f32(act, y, y, rows * ow);
 }
 
-/* DEPTHWISE on whole planes (mmd__dw_whole): the taps' offsets in a plane of ih x iw, off[t] =
+/* DEPTHWISE on whole planes (mmd__dw_inplace): the taps' offsets in a plane of ih x iw, off[t] =
    dy * iw + dx for tap t at row offset dy and column offset dx, and the mask of each tap of each
    vector of the flat plane, mask[v * taps + t]: the lanes of positions 16 v + l < ih * iw whose
    input (r + dy, c + dx) lies in the plane. Lane rows and columns are stepped 16 positions at a
@@ -7248,7 +7276,7 @@ MMD__TARGET_AVX512 static void mmd__dw_plane_masks_avx512(__mmask16 *mask, int64
     }
 }
 
-/* DEPTHWISE at stride 2 in place (mmd__dw_whole 2): for kernel column t of output lane l (output
+/* DEPTHWISE at stride 2 in place (mmd__dw_inplace 2): for kernel column t of output lane l (output
    column l % 8 of the first row of a pair below 8, of the second from 8), the input column
    2 (l % 8) + t dw - pad's lane in the two input rows permuted together (the first row's lanes
    0-15, the second's 16-31), idx[t], and the lanes that read inside the row, mask[t]. */
@@ -7274,10 +7302,8 @@ MMD__TARGET_AVX512 static void mmd__dw_pairs_masks_avx512(__m512i *idx, __mmask1
 MMD__TARGET_AVX512 static void mmd__dw_pairs_avx512(float *y, const float *z, const float *x, const mmd__window *w,
                                                     const __m512i *idx, const __mmask16 *mask, const float *k,
                                                     float bias, const mmd__act *act) {
-    int32_t in_regs = act->kind == MMD__ACT_NONE || act->kind == MMD__ACT_RELU || act->kind == MMD__ACT_CLIP;
-    const __m512 lo = _mm512_set1_ps(!in_regs ? -INFINITY : act->kind == MMD__ACT_CLIP ? act->alpha
-                                                          : act->kind == MMD__ACT_RELU ? 0.0f : -INFINITY);
-    const __m512 hi = _mm512_set1_ps(in_regs && act->kind == MMD__ACT_CLIP ? act->beta : INFINITY);
+    __m512 lo, hi;
+    const int32_t in_regs = mmd__dw_bounds_avx512(act, &lo, &hi);
     int64_t ih = w->in[1], iw = w->in[2], oh = w->out[1], ow = w->out[2], kh = w->k[1], kw = w->k[2], r, t1, t2;
     const __mmask16 row = MMD__MASK16(0, iw), out = MMD__MASK16(0, ow);
     /* 3x3 undilated (MobileNets'): the weights, permutations and masks held in registers (other
@@ -7327,10 +7353,8 @@ MMD__TARGET_AVX512 static void mmd__dw_pairs_avx512(float *y, const float *z, co
 MMD__TARGET_AVX512 static void mmd__dw_plane_avx512(float *y, const float *z, const float *x, int64_t n,
                                                     const __mmask16 *mask, const int64_t *off, int64_t taps,
                                                     const float *k, float bias, const mmd__act *act) {
-    int32_t in_regs = act->kind == MMD__ACT_NONE || act->kind == MMD__ACT_RELU || act->kind == MMD__ACT_CLIP;
-    const __m512 lo = _mm512_set1_ps(!in_regs ? -INFINITY : act->kind == MMD__ACT_CLIP ? act->alpha
-                                                          : act->kind == MMD__ACT_RELU ? 0.0f : -INFINITY);
-    const __m512 hi = _mm512_set1_ps(in_regs && act->kind == MMD__ACT_CLIP ? act->beta : INFINITY);
+    __m512 lo, hi;
+    const int32_t in_regs = mmd__dw_bounds_avx512(act, &lo, &hi);
     int64_t nv = (n + 15) / 16, v, t, i;
     for (v = 0; v + 4 <= nv; v += 4) {
         const __mmask16 *m = mask + v * taps;
@@ -7858,7 +7882,16 @@ static void mmd__dw_task(void *data, int32_t index) {
     if (w->s[2] <= 2 && p->isa == MMD__ISA_NEON) row = mmd__dw_row_neon;
 #endif
 #if defined(MMD__X86)
-    if (mmd__dw_whole(p) == 2) {
+    if (mmd__dw_inplace(p) == 3) {
+        for (ch = index * p->step; ch < count && ch < (index + 1) * p->step; ++ch)
+            for (m = ch % p->in_ch * mg; m < (ch % p->in_ch + 1) * mg; ++m) {
+                int64_t at = (ch / p->in_ch * p->out_ch + m) * oh * ow;
+                mmd__dw_rows3s2_avx512(j->y + at, j->z ? j->z + at : NULL, j->x + ch * ih * iw, w, j->wt + m * taps,
+                                       j->bias ? j->bias[m] : 0.0f, &p->act);
+            }
+        return;
+    }
+    if (mmd__dw_inplace(p) == 2) {
         __m512i *idx = (__m512i *)(void *)rows;
         __mmask16 *mask = (__mmask16 *)(void *)(idx + 8);
         mmd__dw_pairs_masks_avx512(idx, mask, w);
@@ -7870,7 +7903,7 @@ static void mmd__dw_task(void *data, int32_t index) {
             }
         return;
     }
-    if (mmd__dw_whole(p) == 1) {
+    if (mmd__dw_inplace(p) == 1) {
         int64_t *off = (int64_t *)(void *)rows;
         __mmask16 *mask = (__mmask16 *)(void *)(off + mmd__round_up(taps, 8));
         mmd__dw_plane_masks_avx512(mask, off, w);

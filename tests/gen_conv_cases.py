@@ -130,8 +130,9 @@ NARROW = [
 # Depthwise on planes narrower than a vector, drawn last. At stride 1 with the output the input's
 # size, AVX-512 sums each whole plane flat and in place (mmd__dw_plane_avx512): MobileNetV2's 7x7
 # (four vectors) and 14x14 (three groups of four and one left) with a batch, odd sizes, 5x5 with a
-# channel multiplier, a dilation with asymmetric pads, a one-pixel plane. At stride 2, the
-# 14 -> 7 and 28 -> 14 shapes and an odd one.
+# channel multiplier, a dilation with asymmetric pads, a one-pixel plane. At stride 2 (in place
+# on AVX-512: mmd__dw_pairs_avx512 for rows of up to 8 outputs, mmd__dw_rows3s2_avx512 beyond),
+# the 14 -> 7 and 28 -> 14 shapes, odd sizes, pads at the end only, two vectors a row.
 PLANES = [
     ("depthwise_3x3_s1_7x7", (1, 5, 7, 7), 5, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 5),
     ("depthwise_3x3_s1_14x14_batch2", (2, 3, 14, 14), 3, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 3),
@@ -143,6 +144,8 @@ PLANES = [
     ("depthwise_3x3_s2_28x28_batch2", (2, 3, 28, 28), 3, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 3),
     ("depthwise_3x3_s2_odd_13x9", (1, 3, 13, 9), 3, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 3),
     ("depthwise_3x3_s2_pad_end_8x6", (1, 2, 8, 6), 2, (3, 3), (2, 2), (0, 0, 1, 1), (1, 1), 2),
+    ("depthwise_3x3_s2_pad_end_wide", (1, 2, 21, 40), 2, (3, 3), (2, 2), (0, 0, 1, 1), (1, 1), 2),
+    ("depthwise_3x3_s2_two_vectors_mult2", (1, 2, 10, 64), 4, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 2),
 ]
 
 
