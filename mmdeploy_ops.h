@@ -5951,16 +5951,17 @@ static int32_t mmd__dw_flat(const mmd__conv_data *p) {
    that a share's table of masks (one per tap and vector) stays within 8 KiB; 2 at stride 2 on
    rows of up to 16 inputs and 8 outputs, two output rows a vector (mmd__dw_pairs_avx512), up to
    8 kernel columns; 3 for the other 3x3 undilated kernels at stride 2, a vector along a row
-   (mmd__dw_rows3s2_avx512). */
+   (mmd__dw_rows3s2_avx512); 4 for the other 3x3 undilated kernels at stride 1, likewise
+   (mmd__dw_rows3_avx512). */
 static int32_t mmd__dw_inplace(const mmd__conv_data *p) {
     const mmd__window *w = &p->w;
     if (p->isa != MMD__ISA_AVX512 || w->k[1] * w->k[2] > 64) return 0;
     if (w->s[1] == 1 && w->s[2] == 1 && w->out[1] == w->in[1] && w->out[2] == w->in[2] && w->in[2] < 16 &&
         w->in[1] * w->in[2] <= 256)
         return 1;
-    if (w->s[1] != 2 || w->s[2] != 2) return 0;
-    if (w->in[2] <= 16 && w->out[2] <= 8 && w->k[2] <= 8) return 2;
-    return w->k[1] == 3 && w->k[2] == 3 && w->d[1] == 1 && w->d[2] == 1 ? 3 : 0;
+    if (w->s[1] == 2 && w->s[2] == 2 && w->in[2] <= 16 && w->out[2] <= 8 && w->k[2] <= 8) return 2;
+    if (w->k[1] != 3 || w->k[2] != 3 || w->d[1] != 1 || w->d[2] != 1 || w->s[1] != w->s[2]) return 0;
+    return w->s[1] == 2 ? 3 : w->s[1] == 1 ? 4 : 0;
 }
 
 /* Floats of a depthwise share's padded input rows: ring rows of row_len, or in phases (flat 2)
@@ -6640,10 +6641,10 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
         p->share = (int64_t)sizeof(float) * (mmd__dw_rows_floats(p) + MMD__DW_SLACK + mmd__round_up(taps, 16)) +
                    (int64_t)sizeof(float *) * mmd__round_up(taps, 8) +
                    (mmd__dw_flat(p) ? (int64_t)sizeof(float) * mmd__round_up(p->band * p->row_len, 16) : 0);
-        /* In place at stride 2: a permutation and a mask per kernel column (2), or nothing (3). At
-           stride 1 (whole planes): the taps' offsets, then a mask per tap and vector of the plane. */
+        /* In place at stride 2: a permutation and a mask per kernel column (2), or nothing (3, 4).
+           Whole planes: the taps' offsets, then a mask per tap and vector of the plane. */
         if (mmd__dw_inplace(p) == 2) p->share = 64 * 8 + 64;
-        if (mmd__dw_inplace(p) == 3) p->share = 64;
+        if (mmd__dw_inplace(p) >= 3) p->share = 64;
         if (mmd__dw_inplace(p) == 1)
             p->share = (int64_t)sizeof(int64_t) * mmd__round_up(taps, 8) +
                        (int64_t)sizeof(uint16_t) * mmd__round_up(taps * ((w->in[1] * w->in[2] + 15) / 16), 32);
@@ -6958,31 +6959,38 @@ MMD__TARGET_AVX512 static void mmd__dw_store_avx512(float *y, const float *z, __
         if (cnt > 7) mmd__dw_store_avx512(y + at + 7 * ow, z ? z + at + 7 * ow : NULL, m, a7, lo, hi); \
     } while (0)
 
-/* 3x3, stride 1, dilation 1 (MobileNets' depthwise layers): eight output rows of one column
-   vector at a time. Each of the ten input rows they read is loaded once, as three shifted
-   vectors, and feeds the up to three output rows that take it, instead of nine loads per
-   output vector; the nine weights stay in registers and no tile bookkeeping is done per vector.
-   Every sum still takes its taps row by row, left to right, as mmd__dw_rows_avx512's loop does,
-   so both give the same values. A tile past the last row reads the band's last input row again
-   and stores nothing for it. */
-MMD__TARGET_AVX512 static void mmd__dw_rows3_avx512(float *y, const float *z, const float *in, int64_t len,
-                                                    int64_t rows, int64_t ow, const float *k, float bias,
-                                                    __m512 lo, __m512 hi) {
+/* 3x3, stride 1, dilation 1 (MobileNets' depthwise layers), read in place (mmd__dw_inplace 4):
+   one channel's plane x into its output y, eight output rows of one column vector at a time.
+   Each of the ten input rows they read is loaded once, as three shifted vectors (masked loads:
+   columns and rows outside the plane, the padding, are zeros), and feeds the up to three output
+   rows that take it, instead of nine loads per output vector; the nine weights stay in
+   registers and no tile bookkeeping is done per vector. Every sum still takes its taps row by
+   row, left to right, from the bias, as mmd__dw_rows_avx512's loop does over zero-padded rows,
+   so both give the same values; Z, Relu and Clip are applied before the store, any other
+   activation after. */
+MMD__TARGET_AVX512 static void mmd__dw_rows3_avx512(float *y, const float *z, const float *x, const mmd__window *w,
+                                                    const float *k, float bias, const mmd__act *act) {
     const __m512 k0 = _mm512_set1_ps(k[0]), k1 = _mm512_set1_ps(k[1]), k2 = _mm512_set1_ps(k[2]);
     const __m512 k3 = _mm512_set1_ps(k[3]), k4 = _mm512_set1_ps(k[4]), k5 = _mm512_set1_ps(k[5]);
     const __m512 k6 = _mm512_set1_ps(k[6]), k7 = _mm512_set1_ps(k[7]), k8 = _mm512_set1_ps(k[8]);
-    int64_t last = rows + 1, r0, v;
+    int64_t ih = w->in[1], iw = w->in[2], rows = w->out[1], ow = w->out[2], r0, v;
+    __m512 lo, hi;
+    const int32_t in_regs = mmd__dw_bounds_avx512(act, &lo, &hi);
     for (r0 = 0; r0 < rows; r0 += 8)
         for (v = 0; v < ow; v += 16) {
             __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
             __m512 x0, x1, x2;
-            __mmask16 m = MMD__MASK16(v, ow);
-            int64_t cnt = rows - r0 < 8 ? rows - r0 : 8, at = r0 * ow + v;
+            const int64_t c0 = v - w->pad[2], top = r0 - w->pad[1];
+            const __mmask16 m = MMD__MASK16(v, ow), ma = mmd__dw_lanes(c0, iw), mb = mmd__dw_lanes(c0 + 1, iw);
+            const __mmask16 mc = mmd__dw_lanes(c0 + 2, iw);
+            int64_t cnt = rows - r0 < 8 ? rows - r0 : 8, at = r0 * ow + v, i;
+            int32_t in;
             const float *p;
-/* Input row r0 + ir of the band (its last row again past the end), as three shifted vectors. */
-#define MMD__DW3_IN(ir)                                                                          \
-    p = in + (r0 + (ir) < last ? r0 + (ir) : last) * len + v, x0 = _mm512_loadu_ps(p),          \
-    x1 = _mm512_loadu_ps(p + 1), x2 = _mm512_loadu_ps(p + 2)
+/* Input row top + ir (zeros outside the plane) as three shifted vectors. */
+#define MMD__DW3_IN(ir)                                                                                   \
+    i = top + (ir), in = i >= 0 && i < ih, p = x + (in ? i : 0) * iw + c0,                                \
+    x0 = _mm512_maskz_loadu_ps(in ? ma : 0, p), x1 = _mm512_maskz_loadu_ps(in ? mb : 0, p + 1),          \
+    x2 = _mm512_maskz_loadu_ps(in ? mc : 0, p + 2)
 /* Kernel row t of the sum a: the taps (t, 0), (t, 1), (t, 2) in order. */
 #define MMD__DW3_T(a, w0, w1, w2)                                                                \
     a = _mm512_fmadd_ps(w0, x0, a), a = _mm512_fmadd_ps(w1, x1, a), a = _mm512_fmadd_ps(w2, x2, a)
@@ -7002,6 +7010,7 @@ MMD__TARGET_AVX512 static void mmd__dw_rows3_avx512(float *y, const float *z, co
 #undef MMD__DW3_IN
             MMD__DW3_STORE;
         }
+    if (!in_regs) mmd__act_avx512_f32(act, y, y, rows * ow);
 }
 
 /* 3x3, stride 2, dilation 1, read in place (mmd__dw_inplace 3): one channel's plane x of ih x iw
@@ -7173,9 +7182,9 @@ MMD__TARGET_AVX512 static void mmd__dw_rows5s2_avx512(float *y, const float *z, 
 #undef MMD__DW3_STORE
 
 /* Output rows [0, rows) of one depthwise channel, stride 1 or 2: output row r's taps read the
-   padded input rows in + (r * sh + t1 * dh) * len. 3x3 at stride 1 goes to mmd__dw_rows3_avx512
-   (at stride 2 it reads in place, see mmd__dw_inplace), 5x5 to mmd__dw_rows5_avx512 or
-   mmd__dw_rows5s2_avx512; otherwise the rows' vectors go eight at a time (a
+   padded input rows in + (r * sh + t1 * dh) * len (3x3 undilated reads in place, see
+   mmd__dw_inplace). 5x5 goes to mmd__dw_rows5_avx512 or mmd__dw_rows5s2_avx512; otherwise the
+   rows' vectors go eight at a time (a
    tile may span rows, so that narrow planes keep eight sums in flight too), each sum over
    every tap in order in registers; Z is added and Relu or Clip applied before the store, any
    other activation over the finished rows with mmd__act's vector path (the same formulas). */
@@ -7183,14 +7192,12 @@ MMD__TARGET_AVX512 static void mmd__dw_rows_avx512(float *y, const float *z, con
                                                    int64_t ow, const mmd__window *w, const float *k, float bias,
                                                    const mmd__act *act) {
     int64_t kh = w->k[1], kw = w->k[2], sh = w->s[1], s = w->s[2], dh = w->d[1], dw = w->d[2];
-    int32_t three = s == 1 && sh == 1 && kh == 3 && kw == 3 && dh == 1 && dw == 1;
     int32_t five = s == sh && s <= 2 && kh == 5 && kw == 5 && dh == 1 && dw == 1;
-    int64_t per = (ow + 15) / 16, total = three || five ? 0 : rows * per, q, r = 0, v = 0, t1, t2, off[8], at[8];
+    int64_t per = (ow + 15) / 16, total = five ? 0 : rows * per, q, r = 0, v = 0, t1, t2, off[8], at[8];
     int32_t i, cnt;
     __m512 lo, hi;
     const int32_t in_regs = mmd__dw_bounds_avx512(act, &lo, &hi);
     __mmask16 m[8];
-    if (three) mmd__dw_rows3_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
     if (five && s == 1) mmd__dw_rows5_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
     if (five && s == 2) mmd__dw_rows5s2_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
     for (q = 0; q < total; q += 8) {
@@ -7882,12 +7889,13 @@ static void mmd__dw_task(void *data, int32_t index) {
     if (w->s[2] <= 2 && p->isa == MMD__ISA_NEON) row = mmd__dw_row_neon;
 #endif
 #if defined(MMD__X86)
-    if (mmd__dw_inplace(p) == 3) {
+    if (mmd__dw_inplace(p) >= 3) {
         for (ch = index * p->step; ch < count && ch < (index + 1) * p->step; ++ch)
             for (m = ch % p->in_ch * mg; m < (ch % p->in_ch + 1) * mg; ++m) {
                 int64_t at = (ch / p->in_ch * p->out_ch + m) * oh * ow;
-                mmd__dw_rows3s2_avx512(j->y + at, j->z ? j->z + at : NULL, j->x + ch * ih * iw, w, j->wt + m * taps,
-                                       j->bias ? j->bias[m] : 0.0f, &p->act);
+                (mmd__dw_inplace(p) == 3 ? mmd__dw_rows3s2_avx512 : mmd__dw_rows3_avx512)(
+                    j->y + at, j->z ? j->z + at : NULL, j->x + ch * ih * iw, w, j->wt + m * taps,
+                    j->bias ? j->bias[m] : 0.0f, &p->act);
             }
         return;
     }

@@ -132,7 +132,8 @@ NARROW = [
 # (four vectors) and 14x14 (three groups of four and one left) with a batch, odd sizes, 5x5 with a
 # channel multiplier, a dilation with asymmetric pads, a one-pixel plane. At stride 2 (in place
 # on AVX-512: mmd__dw_pairs_avx512 for rows of up to 8 outputs, mmd__dw_rows3s2_avx512 beyond),
-# the 14 -> 7 and 28 -> 14 shapes, odd sizes, pads at the end only, two vectors a row.
+# the 14 -> 7 and 28 -> 14 shapes, odd sizes, pads at the end only, two vectors a row; 3x3 at
+# stride 1 on wider rows (mmd__dw_rows3_avx512 in place) with pads on one side of each axis.
 PLANES = [
     ("depthwise_3x3_s1_7x7", (1, 5, 7, 7), 5, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 5),
     ("depthwise_3x3_s1_14x14_batch2", (2, 3, 14, 14), 3, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 3),
@@ -146,6 +147,7 @@ PLANES = [
     ("depthwise_3x3_s2_pad_end_8x6", (1, 2, 8, 6), 2, (3, 3), (2, 2), (0, 0, 1, 1), (1, 1), 2),
     ("depthwise_3x3_s2_pad_end_wide", (1, 2, 21, 40), 2, (3, 3), (2, 2), (0, 0, 1, 1), (1, 1), 2),
     ("depthwise_3x3_s2_two_vectors_mult2", (1, 2, 10, 64), 4, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 2),
+    ("depthwise_3x3_s1_wide_asym_pads", (1, 2, 20, 37), 2, (3, 3), (1, 1), (0, 2, 2, 0), (1, 1), 2),
 ]
 
 
