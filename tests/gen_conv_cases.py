@@ -128,9 +128,10 @@ NARROW = [
 ]
 
 # Depthwise on planes narrower than a vector, drawn last. At stride 1 with the output the input's
-# size, AVX-512 sums each whole plane flat and in place (mmd__dw_plane_avx512): MobileNetV2's 7x7
-# (four vectors) and 14x14 (three groups of four and one left) with a batch, odd sizes, 5x5 with a
-# channel multiplier, a dilation with asymmetric pads, a one-pixel plane. At stride 2 (in place
+# size, AVX-512 sums planes of up to 8 columns whole, flat and in place (mmd__dw_plane_avx512):
+# MobileNetV2's 7x7 (four vectors), odd sizes, a dilation with asymmetric pads, a one-pixel plane,
+# 12x7 (a group of four vectors and two left) with a batch and a channel multiplier; 14x14 with a
+# batch and 5x5 on 11 columns with a channel multiplier take the rows. At stride 2 (in place
 # on AVX-512: mmd__dw_pairs_avx512 for rows of up to 8 outputs, mmd__dw_rows3s2_avx512 beyond),
 # the 14 -> 7 and 28 -> 14 shapes, odd sizes, pads at the end only, two vectors a row; 3x3 at
 # stride 1 on wider rows (mmd__dw_rows3_avx512 in place) with pads on one side of each axis.
@@ -148,6 +149,7 @@ PLANES = [
     ("depthwise_3x3_s2_pad_end_wide", (1, 2, 21, 40), 2, (3, 3), (2, 2), (0, 0, 1, 1), (1, 1), 2),
     ("depthwise_3x3_s2_two_vectors_mult2", (1, 2, 10, 64), 4, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 2),
     ("depthwise_3x3_s1_wide_asym_pads", (1, 2, 20, 37), 2, (3, 3), (1, 1), (0, 2, 2, 0), (1, 1), 2),
+    ("depthwise_3x3_s1_12x7_batch2_mult2", (2, 2, 12, 7), 4, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 2),
 ]
 
 
