@@ -5864,7 +5864,8 @@ static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_
    and then compacted); IM2COL: the rest (3-D, firmware), whose columns are gathered into
    scratch a band of output rows at a time; DEPTHWISE: one input channel per group in 1-D or
    2-D, any kernel, stride and dilation, as rows of vector multiply-adds over a padded copy of
-   the input plane split by column phase (see mmd__dw_task). 3-D depthwise takes DIRECT.
+   the input plane split by column phase (see mmd__dw_task), or on AVX-512 over the input plane
+   itself, the padding masked off (see mmd__dw_inplace). 3-D depthwise takes DIRECT.
    WINOGRAD: 3x3 stride-1 single-group 2-D convolutions on planes large enough (>>ops winograd).
    STEM: on AVX-512, what SHIFTED would take with 1 to 4 input channels and one group (image
    models' first convolution), summed straight from band-high phase rows into the NCHW output
@@ -7855,13 +7856,14 @@ static void mmd__conv_im2col_range(void *data, int32_t share, int64_t lo, int64_
 }
 
 #ifndef MMD_CONV_SMALL
-/* DEPTHWISE: channels [index * step, ...) of the images' channels, `band` output rows at a
-   time. The input rows a band reads are copied into zero-padded rows (rows above and below the
-   plane are zero rows), so that every tap of every output is a plain read; the band stays in
-   L1 while the channel's output rows are computed from it. The AVX-512 path computes the rows
-   with the activation in registers; the others list each row's taps with their weights for
-   the row kernel, then add Z and apply the activation over the row. The portable row kernel
-   (mmd__dw_flat, stride 1) takes the whole band at once: output (r, x) at r * len + x of a
+/* DEPTHWISE: channels [index * step, ...) of the images' channels. On AVX-512, 3x3 undilated
+   kernels and small planes read each channel in place (mmd__dw_inplace). Otherwise `band`
+   output rows at a time: the input rows a band reads are copied into zero-padded rows (rows
+   above and below the plane are zero rows), so that every tap of every output is a plain read;
+   the band stays in L1 while the channel's output rows are computed from it. The AVX-512 path
+   computes the rows with the activation in registers; the others list each row's taps with
+   their weights for the row kernel, then add Z and apply the activation over the row. The
+   portable row kernel (mmd__dw_flat, stride 1) takes the whole band at once: output (r, x) at r * len + x of a
    flat row reads the padded rows at r * len + x + the tap's offset, which is input row r,
    column x, so one call with the taps' offsets in the band covers every row, in runs of
    eight whatever the output width (the columns x >= ow it computes too are dropped). On
