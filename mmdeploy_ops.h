@@ -5952,9 +5952,10 @@ static int32_t mmd__dw_flat(const mmd__conv_data *p) {
    a share's table of masks (one per tap and vector) stays within 8 KiB (at 14x14 the rows of 4
    below ran 576 channels in 0.044 ms, the flat plane in 0.054; at 7x7 960 channels in 0.036
    against 0.031); 2 at stride 2 on rows of up to 16 inputs and 8 outputs, two output rows a
-   vector (mmd__dw_pairs_avx512), up to 8 kernel columns; 3 for the other 3x3 undilated kernels
-   at stride 2, a vector along a row (mmd__dw_rows3s2_avx512); 4 for the other 3x3 undilated
-   kernels at stride 1, likewise (mmd__dw_rows3_avx512). */
+   vector (mmd__dw_pairs_avx512), up to 8 kernel columns; for the other 3x3 undilated kernels, a
+   vector along a row: 3 at stride 2 (mmd__dw_rows3s2_avx512), 4 at stride 1
+   (mmd__dw_rows3_avx512); for 5x5 undilated, likewise: 5 at stride 2 (mmd__dw_rows5s2_avx512),
+   6 at stride 1 (mmd__dw_rows5_avx512). */
 static int32_t mmd__dw_inplace(const mmd__conv_data *p) {
     const mmd__window *w = &p->w;
     if (p->isa != MMD__ISA_AVX512 || w->k[1] * w->k[2] > 64) return 0;
@@ -5962,8 +5963,9 @@ static int32_t mmd__dw_inplace(const mmd__conv_data *p) {
         w->in[1] * w->in[2] <= 256)
         return 1;
     if (w->s[1] == 2 && w->s[2] == 2 && w->in[2] <= 16 && w->out[2] <= 8 && w->k[2] <= 8) return 2;
-    if (w->k[1] != 3 || w->k[2] != 3 || w->d[1] != 1 || w->d[2] != 1 || w->s[1] != w->s[2]) return 0;
-    return w->s[1] == 2 ? 3 : w->s[1] == 1 ? 4 : 0;
+    if (w->k[1] != w->k[2] || (w->k[1] != 3 && w->k[1] != 5) || w->d[1] != 1 || w->d[2] != 1 || w->s[1] != w->s[2])
+        return 0;
+    return (w->s[1] == 2 ? 3 : w->s[1] == 1 ? 4 : 0) + (w->k[1] == 5 && w->s[1] <= 2 ? 2 : 0);
 }
 
 /* Floats of a depthwise share's padded input rows: ring rows of row_len, or in phases (flat 2)
@@ -7087,31 +7089,36 @@ MMD__TARGET_AVX512 static void mmd__dw_rows3s2_avx512(float *y, const float *z, 
     if (!in_regs) mmd__act_avx512_f32(act, y, y, oh * ow);
 }
 
-/* 5x5, stride 1, dilation 1 (MobileNetV3's depthwise layers), as mmd__dw_rows3_avx512 does 3x3:
-   eight output rows of one column vector at a time, each of the twelve input rows they read
-   loaded once as five shifted vectors for the up to five output rows that take it (60 loads
-   for 200 multiply-adds, where the tile loop of mmd__dw_rows_avx512 loads once per
-   multiply-add). The 25 weights are broadcast once per call; those the compiler keeps out of
-   registers become memory operands of the multiply-adds. Same tap order, so the same values. */
-MMD__TARGET_AVX512 static void mmd__dw_rows5_avx512(float *y, const float *z, const float *in, int64_t len,
-                                                    int64_t rows, int64_t ow, const float *k, float bias,
-                                                    __m512 lo, __m512 hi) {
-    __m512 kv[25];
-    int64_t last = rows + 3, r0, v;
-    int32_t i;
+/* 5x5, stride 1, dilation 1 (MobileNetV3's depthwise layers), read in place as
+   mmd__dw_rows3_avx512 reads 3x3: eight output rows of one column vector at a time, each of the
+   twelve input rows they read loaded once as five shifted vectors (masked loads, the padding
+   zeros) for the up to five output rows that take it (60 loads for 200 multiply-adds, where the
+   tile loop of mmd__dw_rows_avx512 loads once per multiply-add). The 25 weights are broadcast
+   once per call; those the compiler keeps out of registers become memory operands of the
+   multiply-adds. Same tap order, so the same values; Z, Relu and Clip are applied before the
+   store, any other activation after. */
+MMD__TARGET_AVX512 static void mmd__dw_rows5_avx512(float *y, const float *z, const float *x, const mmd__window *w,
+                                                    const float *k, float bias, const mmd__act *act) {
+    __m512 kv[25], lo, hi;
+    const int32_t in_regs = mmd__dw_bounds_avx512(act, &lo, &hi);
+    int64_t ih = w->in[1], iw = w->in[2], rows = w->out[1], ow = w->out[2], r0, v, i;
+    int32_t in;
     for (i = 0; i < 25; ++i) kv[i] = _mm512_set1_ps(k[i]);
     for (r0 = 0; r0 < rows; r0 += 8)
         for (v = 0; v < ow; v += 16) {
             __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
             __m512 x0, x1, x2, x3, x4;
-            __mmask16 m = MMD__MASK16(v, ow);
+            const int64_t c0 = v - w->pad[2], top = r0 - w->pad[1];
+            const __mmask16 m = MMD__MASK16(v, ow), m0 = mmd__dw_lanes(c0, iw), m1 = mmd__dw_lanes(c0 + 1, iw);
+            const __mmask16 m2 = mmd__dw_lanes(c0 + 2, iw), m3 = mmd__dw_lanes(c0 + 3, iw), m4 = mmd__dw_lanes(c0 + 4, iw);
             int64_t cnt = rows - r0 < 8 ? rows - r0 : 8, at = r0 * ow + v;
             const float *p;
-/* Input row r0 + ir of the band (its last row again past the end), as five shifted vectors. */
-#define MMD__DW5_IN(ir)                                                                          \
-    p = in + (r0 + (ir) < last ? r0 + (ir) : last) * len + v, x0 = _mm512_loadu_ps(p),          \
-    x1 = _mm512_loadu_ps(p + 1), x2 = _mm512_loadu_ps(p + 2), x3 = _mm512_loadu_ps(p + 3),      \
-    x4 = _mm512_loadu_ps(p + 4)
+/* Input row top + ir (zeros outside the plane) as five shifted vectors. */
+#define MMD__DW5_IN(ir)                                                                                   \
+    i = top + (ir), in = i >= 0 && i < ih, p = x + (in ? i : 0) * iw + c0,                                \
+    x0 = _mm512_maskz_loadu_ps(in ? m0 : 0, p), x1 = _mm512_maskz_loadu_ps(in ? m1 : 0, p + 1),          \
+    x2 = _mm512_maskz_loadu_ps(in ? m2 : 0, p + 2), x3 = _mm512_maskz_loadu_ps(in ? m3 : 0, p + 3),      \
+    x4 = _mm512_maskz_loadu_ps(in ? m4 : 0, p + 4)
 /* Kernel row t of the sum a: the taps (t, 0) to (t, 4) in order. */
 #define MMD__DW5_T(a, t)                                                                         \
     a = _mm512_fmadd_ps(kv[5 * (t)], x0, a), a = _mm512_fmadd_ps(kv[5 * (t) + 1], x1, a),       \
@@ -7134,35 +7141,46 @@ MMD__TARGET_AVX512 static void mmd__dw_rows5_avx512(float *y, const float *z, co
 #undef MMD__DW5_IN
             MMD__DW3_STORE;
         }
+    if (!in_regs) mmd__act_avx512_f32(act, y, y, rows * ow);
 }
 
 /* 5x5, stride 2, dilation 1: eight output rows of one column vector at a time, each of the
-   nineteen input rows they read loaded once and split into its five taps' vectors (evens,
-   odds, and both a lane on, the 33rd to 35th inputs brought in as mmd__dw_rows3s2_avx512 brings
-   the 33rd) for the up to three output rows that read it. Same tap order, so the same values. */
-MMD__TARGET_AVX512 static void mmd__dw_rows5s2_avx512(float *y, const float *z, const float *in, int64_t len,
-                                                      int64_t rows, int64_t ow, const float *k, float bias,
-                                                      __m512 lo, __m512 hi) {
+   nineteen input rows they read loaded once (in place, as mmd__dw_rows3s2_avx512 reads them) and
+   split into its five taps' vectors (evens, odds, and both a lane on, the 33rd to 35th inputs
+   brought in as mmd__dw_rows3s2_avx512 brings the 33rd) for the up to three output rows that
+   read it. Same tap order, so the same values. */
+MMD__TARGET_AVX512 static void mmd__dw_rows5s2_avx512(float *y, const float *z, const float *x, const mmd__window *w,
+                                                      const float *k, float bias, const mmd__act *act) {
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-    __m512 kv[25];
-    int64_t last = 2 * rows + 2, r0, v;
-    int32_t i;
+    __m512 kv[25], lo, hi;
+    const int32_t in_regs = mmd__dw_bounds_avx512(act, &lo, &hi);
+    int64_t ih = w->in[1], iw = w->in[2], rows = w->out[1], ow = w->out[2], r0, v, i;
+    int32_t in;
     for (i = 0; i < 25; ++i) kv[i] = _mm512_set1_ps(k[i]);
     for (r0 = 0; r0 < rows; r0 += 8)
         for (v = 0; v < ow; v += 16) {
             __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
             __m512 x0, x1, x2, x3, x4, lo16, hi16;
-            __mmask16 m = MMD__MASK16(v, ow);
+            const int64_t c0 = 2 * v - w->pad[2], top = 2 * r0 - w->pad[1];
+            const __mmask16 m = MMD__MASK16(v, ow), ma = mmd__dw_lanes(c0, iw), mb = mmd__dw_lanes(c0 + 16, iw);
+            const __mmask16 m32 = mmd__dw_lanes(c0 + 32, iw) & 1u, m33 = mmd__dw_lanes(c0 + 33, iw) & 1u;
+            const __mmask16 m34 = mmd__dw_lanes(c0 + 34, iw) & 1u;
             int64_t cnt = rows - r0 < 8 ? rows - r0 : 8, at = r0 * ow + v;
             const float *p;
-#define MMD__DW5_NEXT(x, s) \
-    _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(_mm512_set1_ps(s)), _mm512_castps_si512(x), 1))
-#define MMD__DW5_IN(ir)                                                                          \
-    p = in + (2 * r0 + (ir) < last ? 2 * r0 + (ir) : last) * len + 2 * v, lo16 = _mm512_loadu_ps(p), \
-    hi16 = _mm512_loadu_ps(p + 16), x0 = _mm512_permutex2var_ps(lo16, even, hi16),                  \
-    x1 = _mm512_permutex2var_ps(lo16, odd, hi16), x2 = MMD__DW5_NEXT(x0, p[32]),                     \
-    x3 = MMD__DW5_NEXT(x1, p[33]), x4 = MMD__DW5_NEXT(x2, p[34])
+            /* The next tile's sixteen new rows, these columns (see mmd__dw_rows3s2_avx512). */
+            for (i = top + 19; i < top + 35 && i < ih; ++i) {
+                _mm_prefetch((const char *)(x + i * iw + 2 * v), _MM_HINT_T0);
+                _mm_prefetch((const char *)(x + i * iw + 2 * v + 16), _MM_HINT_T0);
+            }
+/* x a lane on, with the input at q (lane mask mq) last. */
+#define MMD__DW5_NEXT(x, q, mq) \
+    _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(_mm512_maskz_loadu_ps(in ? mq : 0, q)), _mm512_castps_si512(x), 1))
+#define MMD__DW5_IN(ir)                                                                                    \
+    i = top + (ir), in = i >= 0 && i < ih, p = x + (in ? i : 0) * iw + c0,                                 \
+    lo16 = _mm512_maskz_loadu_ps(in ? ma : 0, p), hi16 = _mm512_maskz_loadu_ps(in ? mb : 0, p + 16),       \
+    x0 = _mm512_permutex2var_ps(lo16, even, hi16), x1 = _mm512_permutex2var_ps(lo16, odd, hi16),           \
+    x2 = MMD__DW5_NEXT(x0, p + 32, m32), x3 = MMD__DW5_NEXT(x1, p + 33, m33), x4 = MMD__DW5_NEXT(x2, p + 34, m34)
             MMD__DW5_IN(0), MMD__DW5_T(a0, 0);
             MMD__DW5_IN(1), MMD__DW5_T(a0, 1);
             MMD__DW5_IN(2), MMD__DW5_T(a1, 0), MMD__DW5_T(a0, 2);
@@ -7186,15 +7204,15 @@ MMD__TARGET_AVX512 static void mmd__dw_rows5s2_avx512(float *y, const float *z, 
 #undef MMD__DW5_NEXT
             MMD__DW3_STORE;
         }
+    if (!in_regs) mmd__act_avx512_f32(act, y, y, rows * ow);
 }
 #undef MMD__DW5_T
 
 #undef MMD__DW3_STORE
 
 /* Output rows [0, rows) of one depthwise channel, stride 1 or 2: output row r's taps read the
-   padded input rows in + (r * sh + t1 * dh) * len (3x3 undilated reads in place, see
-   mmd__dw_inplace). 5x5 goes to mmd__dw_rows5_avx512 or mmd__dw_rows5s2_avx512; otherwise the
-   rows' vectors go eight at a time (a
+   padded input rows in + (r * sh + t1 * dh) * len (3x3 and 5x5 undilated read in place, see
+   mmd__dw_inplace). The rows' vectors go eight at a time (a
    tile may span rows, so that narrow planes keep eight sums in flight too), each sum over
    every tap in order in registers; Z is added and Relu or Clip applied before the store, any
    other activation over the finished rows with mmd__act's vector path (the same formulas). */
@@ -7202,14 +7220,11 @@ MMD__TARGET_AVX512 static void mmd__dw_rows_avx512(float *y, const float *z, con
                                                    int64_t ow, const mmd__window *w, const float *k, float bias,
                                                    const mmd__act *act) {
     int64_t kh = w->k[1], kw = w->k[2], sh = w->s[1], s = w->s[2], dh = w->d[1], dw = w->d[2];
-    int32_t five = s == sh && s <= 2 && kh == 5 && kw == 5 && dh == 1 && dw == 1;
-    int64_t per = (ow + 15) / 16, total = five ? 0 : rows * per, q, r = 0, v = 0, t1, t2, off[8], at[8];
+    int64_t per = (ow + 15) / 16, total = rows * per, q, r = 0, v = 0, t1, t2, off[8], at[8];
     int32_t i, cnt;
     __m512 lo, hi;
     const int32_t in_regs = mmd__dw_bounds_avx512(act, &lo, &hi);
     __mmask16 m[8];
-    if (five && s == 1) mmd__dw_rows5_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
-    if (five && s == 2) mmd__dw_rows5s2_avx512(y, z, in, len, rows, ow, k, bias, lo, hi);
     for (q = 0; q < total; q += 8) {
         __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
         cnt = total - q < 8 ? (int32_t)(total - q) : 8;
@@ -7894,23 +7909,24 @@ static void mmd__dw_task(void *data, int32_t index) {
     int64_t h = phased ? (len + 1) / 2 : len, plane = (p->ring + 1) / 2 * h;
     void (*row)(float *, const float *const *, const float *, int64_t, float, int64_t, int64_t) = mmd__dw_row_c;
 #if defined(MMD__X86)
-    int32_t wide = w->s[2] <= 2 && p->isa == MMD__ISA_AVX512;
+    int32_t wide = w->s[2] <= 2 && p->isa == MMD__ISA_AVX512, mode = mmd__dw_inplace(p);
     if (w->s[2] <= 2 && p->isa == MMD__ISA_AVX2) row = mmd__dw_row_avx2;
 #elif defined(MMD__NEON)
     if (w->s[2] <= 2 && p->isa == MMD__ISA_NEON) row = mmd__dw_row_neon;
 #endif
 #if defined(MMD__X86)
-    if (mmd__dw_inplace(p) >= 3) {
+    if (mode >= 3) {
         for (ch = index * p->step; ch < count && ch < (index + 1) * p->step; ++ch)
             for (m = ch % p->in_ch * mg; m < (ch % p->in_ch + 1) * mg; ++m) {
                 int64_t at = (ch / p->in_ch * p->out_ch + m) * oh * ow;
-                (mmd__dw_inplace(p) == 3 ? mmd__dw_rows3s2_avx512 : mmd__dw_rows3_avx512)(
+                (mode == 3 ? mmd__dw_rows3s2_avx512 : mode == 4 ? mmd__dw_rows3_avx512 : mode == 5 ? mmd__dw_rows5s2_avx512
+                                                                                       : mmd__dw_rows5_avx512)(
                     j->y + at, j->z ? j->z + at : NULL, j->x + ch * ih * iw, w, j->wt + m * taps,
                     j->bias ? j->bias[m] : 0.0f, &p->act);
             }
         return;
     }
-    if (mmd__dw_inplace(p) == 2) {
+    if (mode == 2) {
         __m512i *idx = (__m512i *)(void *)rows;
         __mmask16 *mask = (__mmask16 *)(void *)(idx + 8);
         mmd__dw_pairs_masks_avx512(idx, mask, w);
@@ -7922,7 +7938,7 @@ static void mmd__dw_task(void *data, int32_t index) {
             }
         return;
     }
-    if (mmd__dw_inplace(p) == 1) {
+    if (mode == 1) {
         int64_t *off = (int64_t *)(void *)rows;
         __mmask16 *mask = (__mmask16 *)(void *)(off + mmd__round_up(taps, 8));
         mmd__dw_plane_masks_avx512(mask, off, w);
