@@ -7050,7 +7050,7 @@ MMD__TARGET_AVX512 static void mmd__dw_rows3s2_avx512(float *y, const float *z, 
                time are more streams than the prefetchers follow (MobileNetV2's 96 channels 112 ->
                56 from 0.297 to 0.268 ms alone, median of 5, and 0.346 to 0.298 in the model,
                fastest of 11; the same at stride 1, ten rows, gained nothing). */
-            for (i = top + 17; i < top + 33 && i < ih; ++i) {
+            for (i = top + 17 > 0 ? top + 17 : 0; i < top + 33 && i < ih; ++i) {
                 _mm_prefetch((const char *)(x + i * iw + 2 * v), _MM_HINT_T0);
                 _mm_prefetch((const char *)(x + i * iw + 2 * v + 16), _MM_HINT_T0);
             }
@@ -7169,7 +7169,7 @@ MMD__TARGET_AVX512 static void mmd__dw_rows5s2_avx512(float *y, const float *z, 
             int64_t cnt = rows - r0 < 8 ? rows - r0 : 8, at = r0 * ow + v;
             const float *p;
             /* The next tile's sixteen new rows, these columns (see mmd__dw_rows3s2_avx512). */
-            for (i = top + 19; i < top + 35 && i < ih; ++i) {
+            for (i = top + 19 > 0 ? top + 19 : 0; i < top + 35 && i < ih; ++i) {
                 _mm_prefetch((const char *)(x + i * iw + 2 * v), _MM_HINT_T0);
                 _mm_prefetch((const char *)(x + i * iw + 2 * v + 16), _MM_HINT_T0);
             }
