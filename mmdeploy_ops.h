@@ -6132,17 +6132,20 @@ static void mmd__wino_phases(const float *x, int64_t h, int64_t w, int64_t y0, i
             tmp[r][5][t] = 4.0f * d1 - 5.0f * d3 + d5;                                        \
         }                                                                                     \
     }                                                                                         \
-    for (j = 0; j < 6; ++j)                                                                   \
+    for (j = 0; j < 6; ++j) {                                                                 \
+        float o[6][MMD__WINO_T];                                                              \
         for (t = 0; t < MMD__WINO_T; ++t) {                                                   \
             float d0 = tmp[0][j][t], d1 = tmp[1][j][t], d2 = tmp[2][j][t];                    \
             float d3 = tmp[3][j][t], d4 = tmp[4][j][t], d5 = tmp[5][j][t];                    \
-            v[(0 * 6 + j) * vstep + t] = 4.0f * d0 - 5.0f * d2 + d4;                          \
-            v[(1 * 6 + j) * vstep + t] = d3 + d4 - 4.0f * (d1 + d2);                          \
-            v[(2 * 6 + j) * vstep + t] = 4.0f * (d1 - d2) + d4 - d3;                          \
-            v[(3 * 6 + j) * vstep + t] = 2.0f * (d3 - d1) + d4 - d2;                          \
-            v[(4 * 6 + j) * vstep + t] = 2.0f * (d1 - d3) + d4 - d2;                          \
-            v[(5 * 6 + j) * vstep + t] = 4.0f * d1 - 5.0f * d3 + d5;                          \
-        }
+            o[0][t] = 4.0f * d0 - 5.0f * d2 + d4;                                             \
+            o[1][t] = d3 + d4 - 4.0f * (d1 + d2);                                             \
+            o[2][t] = 4.0f * (d1 - d2) + d4 - d3;                                             \
+            o[3][t] = 2.0f * (d3 - d1) + d4 - d2;                                             \
+            o[4][t] = 2.0f * (d1 - d3) + d4 - d2;                                             \
+            o[5][t] = 4.0f * d1 - 5.0f * d3 + d5;                                             \
+        }                                                                                     \
+        for (r = 0; r < 6; ++r) memcpy(v + (r * 6 + j) * vstep, o[r], sizeof o[r]);           \
+    }
 
 /* The output transform of MMD__WINO_T tiles: M[pos] at m + pos * mstep; the 4x4 outputs go to
    4 rows of o, 4 * len apart, columns in order (tile t at 4 t). */
