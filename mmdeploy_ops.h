@@ -6086,31 +6086,18 @@ typedef struct mmd__conv_job {
 #endif
 #define MMD__WINO_T 16                  /* tiles transformed at once */
 
+static void mmd__row_phases(int32_t isa, const float *src, int64_t iw, int64_t x0, int64_t s2, float *row, int64_t pstride);
+
 /* Column modulo e (the tile size, 4 or 2) of padded rows: phase q of a row holds its columns
-   eu + q, u in [0, len). Each input row is read once, e columns at a time, into the e phases. */
-static void mmd__wino_phases(const float *x, int64_t h, int64_t w, int64_t y0, int64_t rows, int64_t pad_t,
-                             int64_t pad_l, int64_t len, int64_t e, float *dst) {
-    int64_t r, ix;
+   eu + q, u in [0, len) (mmd__row_phases, which SHIFTED's planes take too; len leaves room
+   for the row's last column). */
+static void mmd__wino_phases(int32_t isa, const float *x, int64_t h, int64_t w, int64_t y0, int64_t rows,
+                             int64_t pad_t, int64_t pad_l, int64_t len, int64_t e, float *dst) {
+    int64_t r;
     for (r = 0; r < rows; ++r, dst += e * len) {
-        int64_t iy = y0 + r - pad_t, end = e * len - pad_l < w ? e * len - pad_l : w;
-        const float *src;
+        int64_t iy = y0 + r - pad_t;
         memset(dst, 0, (size_t)(e * len) * sizeof(float));
-        if (iy < 0 || iy >= h) continue;
-        src = x + iy * w;
-        ix = 0;
-        /* Up to the first column of phase 0, then whole groups of e. */
-        for (; ix < end && (ix + pad_l) % e; ++ix) dst[(ix + pad_l) % e * len + (ix + pad_l) / e] = src[ix];
-        if (e == 4)
-            for (; ix + 4 <= end; ix += 4) {
-                float *d = dst + (ix + pad_l) / 4;
-                d[0] = src[ix], d[len] = src[ix + 1], d[2 * len] = src[ix + 2], d[3 * len] = src[ix + 3];
-            }
-        else
-            for (; ix + 2 <= end; ix += 2) {
-                float *d = dst + (ix + pad_l) / 2;
-                d[0] = src[ix], d[len] = src[ix + 1];
-            }
-        for (; ix < end; ++ix) dst[(ix + pad_l) % e * len + (ix + pad_l) / e] = src[ix];
+        if (iy >= 0 && iy < h) mmd__row_phases(isa, x + iy * w, w, pad_l, e, dst, len);
     }
 }
 
@@ -6314,6 +6301,22 @@ static int64_t mmd__wino_per(const mmd__conv_data *p) {
     return mmd__gemm_packed_a_size(p->gm, p->in_ch, p->isa);
 }
 
+/* One output row of n floats: dst = src + bias (+ z), four at a time through a local array,
+   which GCC's -O2 vectorises (the plain loops, whose dst might overlap src or z, stayed scalar:
+   ResNet-18's Winograd layers store 3.6 million of them per run). */
+static void mmd__wino_store(const float *src, float bias, const float *z, float *dst, int64_t n) {
+    int64_t x = 0;
+    int32_t l;
+    for (; x + 4 <= n; x += 4) {
+        float t[4];
+        for (l = 0; l < 4; ++l) t[l] = src[x + l] + bias;
+        if (z)
+            for (l = 0; l < 4; ++l) t[l] += z[x + l];
+        for (l = 0; l < 4; ++l) dst[x + l] = t[l];
+    }
+    for (; x < n; ++x) dst[x] = z ? src[x] + bias + z[x] : src[x] + bias;
+}
+
 /* One share: the tile rows [th * index / shares, th * (index + 1) / shares) of one image (an
    even split, whatever the block size), in blocks of up to wino_rows tile rows. Its
    scratch: the product's, the row offsets of V, one channel's phases (reused for the output
@@ -6325,7 +6328,7 @@ static void mmd__wino_task(void *data, int32_t index) {
     const mmd__window *w = &p->w;
     int64_t cn = p->in_ch, mn = p->gm, th = p->wino_th, tw = p->wino_tw, rb = p->wino_rows, len = p->wino_len;
     int64_t vs = p->wino_vs, oh = w->out[1], ow = w->out[2], ih = w->in[1], iw = w->in[2];
-    int64_t e = p->wino_e, np = (e + 2) * (e + 2), per = mmd__wino_per(p), q, r, t0, i, x, r0;
+    int64_t e = p->wino_e, np = (e + 2) * (e + 2), per = mmd__wino_per(p), q, r, t0, i, r0;
     int64_t end = th * (index + 1) / p->wino_shares;
     float *gs = j->buf + index * mmd__wino_share(p);
     int64_t *rows = (int64_t *)(void *)(gs + mmd__round_up(mmd__gemm_share_floats(mn, vs, cn, p->isa), 16));
@@ -6356,7 +6359,7 @@ static void mmd__wino_task(void *data, int32_t index) {
         if (r0 == th * index / p->wino_shares)
             for (pos = 0; pos < np * mn; ++pos) memset(mx + pos * vs + cols, 0, (size_t)(vs - cols) * sizeof(float));
         for (ci = 0; ci < cn; ++ci) {
-            mmd__wino_phases(j->x + ci * ih * iw, ih, iw, e * r0, e * nr + 2, w->pad[1], w->pad[2], len, e, ph);
+            mmd__wino_phases(p->isa, j->x + ci * ih * iw, ih, iw, e * r0, e * nr + 2, w->pad[1], w->pad[2], len, e, ph);
             for (r = 0; r < nr; ++r)
                 for (t0 = 0; t0 < tw; t0 += MMD__WINO_T)
                     tin(ph + e * r * e * len + t0, len, v + ci * vs + r * tw + t0, cn * vs);
@@ -6376,12 +6379,8 @@ static void mmd__wino_task(void *data, int32_t index) {
                 for (t0 = 0; t0 < tw; t0 += MMD__WINO_T) tout(mx + m * vs + r * tw + t0, mn * vs, ph + e * t0, len);
                 for (i = 0; i < e && e * (r0 + r) + i < oh; ++i) {
                     int64_t at = (m * oh + e * (r0 + r) + i) * ow;
-                    const float *src = ph + i * e * len;
-                    float *dst = j->y + at;
-                    for (x = 0; x < ow; ++x) dst[x] = src[x] + bias;
-                    if (j->z)
-                        for (x = 0; x < ow; ++x) dst[x] += j->z[at + x];
-                    mmd__act_f32(&p->act, dst, ow);
+                    mmd__wino_store(ph + i * e * len, bias, j->z ? j->z + at : NULL, j->y + at, ow);
+                    mmd__act_f32(&p->act, j->y + at, ow);
                 }
             }
         }
@@ -7563,7 +7562,7 @@ static void mmd__row_phases2(int32_t isa, const float *src, int64_t iw, int64_t 
    STEM's bands): column x = ix + x0 of the padded row goes to phase x % s2 at x / s2, the
    phases pstride floats apart from row on. */
 static void mmd__row_phases(int32_t isa, const float *src, int64_t iw, int64_t x0, int64_t s2, float *row, int64_t pstride) {
-    int64_t ph, q;
+    int64_t ph, q, rem, at;
     if (s2 == 1) {
         memcpy(row + x0, src, (size_t)iw * sizeof(float));
         return;
@@ -7572,10 +7571,15 @@ static void mmd__row_phases(int32_t isa, const float *src, int64_t iw, int64_t x
         mmd__row_phases2(isa, src, iw, x0, row, row + pstride);
         return;
     }
-    /* Per phase, input columns ph - x0 (mod s2) onwards, s2 apart. */
+    /* Per phase, input columns ph - x0 (mod s2) onwards, s2 apart. Input column 0 is in
+       phase x0 % s2 at x0 / s2, so phase ph starts at input column ph - x0 % s2 (plus s2 below
+       it, and then one place further on): two divisions per row, none per phase (WINOGRAD's
+       rows of phases, which take this path at 4, spent more on the divisions than the copies). */
+    rem = x0 % s2;
+    at = x0 / s2;
     for (ph = 0; ph < s2; ++ph) {
-        int64_t first = ((ph - x0) % s2 + s2) % s2;
-        float *d = row + ph * pstride + (first + x0) / s2;
+        int64_t first = ph >= rem ? ph - rem : ph - rem + s2;
+        float *d = row + ph * pstride + at + (ph < rem);
         for (q = 0; first + q * s2 < iw; ++q) d[q] = src[first + q * s2];
     }
 }
