@@ -6289,11 +6289,17 @@ static void mmd__wino_pack(const float *w, int64_t m, int64_t c, int32_t isa, in
     }
 }
 
+/* Floats between the end of one position's V or M and the start of the next. Without them
+   positions lay a multiple of 4 KiB apart (C or M rows of vs floats, both multiples of 16), so
+   the input transform's 36 stores per column of tiles, one per position, and the output
+   transform's 36 loads all fell in one set of the 12-way L1 and evicted one another. */
+#define MMD__WINO_SKEW 16
+
 /* Floats of one share's scratch (see mmd__wino_task). */
 static int64_t mmd__wino_share(const mmd__conv_data *p) {
     int64_t rows = p->wino_rows, cg = p->in_ch, mg = p->gm, vs = p->wino_vs, e = p->wino_e;
     return mmd__round_up(mmd__gemm_share_floats(mg, vs, cg, p->isa), 16) + mmd__round_up(cg, 8) * 2 +
-           (e * rows + 2) * e * p->wino_len + (e + 2) * (e + 2) * (cg + mg) * vs;
+           (e * rows + 2) * e * p->wino_len + (e + 2) * (e + 2) * ((cg + mg) * vs + 2 * MMD__WINO_SKEW);
 }
 
 /* The per-position per of the packed transformed weights (floats). */
@@ -6333,7 +6339,8 @@ static void mmd__wino_task(void *data, int32_t index) {
     float *gs = j->buf + index * mmd__wino_share(p);
     int64_t *rows = (int64_t *)(void *)(gs + mmd__round_up(mmd__gemm_share_floats(mn, vs, cn, p->isa), 16));
     float *ph = (float *)(void *)(rows + mmd__round_up(cn, 8)), *v = ph + (e * rb + 2) * e * len;
-    float *mx = v + np * cn * vs;
+    int64_t vps = cn * vs + MMD__WINO_SKEW, mps = mn * vs + MMD__WINO_SKEW; /* position strides of V and M */
+    float *mx = v + np * vps;
     mmd__wino_in_fn tin = e == 2 ? mmd__wino2_in_c : mmd__wino_in_c;
     mmd__wino_out_fn tout = e == 2 ? mmd__wino2_out_c : mmd__wino_out_c;
     mmd__gemm g;
@@ -6357,26 +6364,27 @@ static void mmd__wino_task(void *data, int32_t index) {
         if (cols > vs) cols = vs;
         g.n = cols;
         if (r0 == th * index / p->wino_shares)
-            for (pos = 0; pos < np * mn; ++pos) memset(mx + pos * vs + cols, 0, (size_t)(vs - cols) * sizeof(float));
+            for (pos = 0; pos < np; ++pos)
+                for (m = 0; m < mn; ++m) memset(mx + pos * mps + m * vs + cols, 0, (size_t)(vs - cols) * sizeof(float));
         for (ci = 0; ci < cn; ++ci) {
             mmd__wino_phases(p->isa, j->x + ci * ih * iw, ih, iw, e * r0, e * nr + 2, w->pad[1], w->pad[2], len, e, ph);
             for (r = 0; r < nr; ++r)
                 for (t0 = 0; t0 < tw; t0 += MMD__WINO_T)
-                    tin(ph + e * r * e * len + t0, len, v + ci * vs + r * tw + t0, cn * vs);
+                    tin(ph + e * r * e * len + t0, len, v + ci * vs + r * tw + t0, vps);
         }
         for (pos = 0; pos < np; ++pos)
             for (ci = 0; ci < cn; ++ci)
-                memset(v + (pos * cn + ci) * vs + tiles, 0, (size_t)(cols - tiles) * sizeof(float));
+                memset(v + pos * vps + ci * vs + tiles, 0, (size_t)(cols - tiles) * sizeof(float));
         for (pos = 0; pos < np; ++pos) {
             g.a_packed = p->packed + pos * per;
-            g.b = v + pos * cn * vs;
-            g.c = mx + pos * mn * vs;
+            g.b = v + pos * vps;
+            g.c = mx + pos * mps;
             mmd__gemm_block(&g, 0, mn, 0, g.n, gs);
         }
         for (m = 0; m < mn; ++m) {
             float bias = j->bias ? j->bias[m] : 0.0f;
             for (r = 0; r < nr; ++r) {
-                for (t0 = 0; t0 < tw; t0 += MMD__WINO_T) tout(mx + m * vs + r * tw + t0, mn * vs, ph + e * t0, len);
+                for (t0 = 0; t0 < tw; t0 += MMD__WINO_T) tout(mx + m * vs + r * tw + t0, mps, ph + e * t0, len);
                 for (i = 0; i < e && e * (r0 + r) + i < oh; ++i) {
                     int64_t at = (m * oh + e * (r0 + r) + i) * ow;
                     mmd__wino_store(ph + i * e * len, bias, j->z ? j->z + at : NULL, j->y + at, ow);
