@@ -6307,20 +6307,35 @@ static int64_t mmd__wino_per(const mmd__conv_data *p) {
     return mmd__gemm_packed_a_size(p->gm, p->in_ch, p->isa);
 }
 
-/* One output row of n floats: dst = src + bias (+ z), four at a time through a local array,
-   which GCC's -O2 vectorises (the plain loops, whose dst might overlap src or z, stayed scalar:
-   ResNet-18's Winograd layers store 3.6 million of them per run). */
-static void mmd__wino_store(const float *src, float bias, const float *z, float *dst, int64_t n) {
+/* One output row of n floats: dst = src + bias (+ z), then Relu or Clip (act), four at a time
+   through a local array, which GCC's -O2 vectorises (the plain loops, whose dst might overlap
+   src or z, stayed scalar: ResNet-18's Winograd layers store 3.6 million of them per run). Relu
+   and Clip are applied here, as the product's epilogue applies them (a NaN stays NaN), rather
+   than by a second pass over the row; other activations are the caller's. */
+static void mmd__wino_store(const float *src, float bias, const float *z, const mmd__act *act, float *dst, int64_t n) {
+    int32_t clamp = act->kind == MMD__ACT_RELU || act->kind == MMD__ACT_CLIP, l;
+    float lo = act->kind == MMD__ACT_CLIP ? act->alpha : 0.0f, hi = act->kind == MMD__ACT_CLIP ? act->beta : INFINITY;
     int64_t x = 0;
-    int32_t l;
     for (; x + 4 <= n; x += 4) {
         float t[4];
         for (l = 0; l < 4; ++l) t[l] = src[x + l] + bias;
         if (z)
             for (l = 0; l < 4; ++l) t[l] += z[x + l];
+        if (clamp)
+            for (l = 0; l < 4; ++l) {
+                t[l] = t[l] < lo ? lo : t[l];
+                t[l] = t[l] > hi ? hi : t[l];
+            }
         for (l = 0; l < 4; ++l) dst[x + l] = t[l];
     }
-    for (; x < n; ++x) dst[x] = z ? src[x] + bias + z[x] : src[x] + bias;
+    for (; x < n; ++x) {
+        float v = z ? src[x] + bias + z[x] : src[x] + bias;
+        if (clamp) {
+            v = v < lo ? lo : v;
+            v = v > hi ? hi : v;
+        }
+        dst[x] = v;
+    }
 }
 
 /* One share: the tile rows [th * index / shares, th * (index + 1) / shares) of one image (an
@@ -6387,8 +6402,8 @@ static void mmd__wino_task(void *data, int32_t index) {
                 for (t0 = 0; t0 < tw; t0 += MMD__WINO_T) tout(mx + m * vs + r * tw + t0, mps, ph + e * t0, len);
                 for (i = 0; i < e && e * (r0 + r) + i < oh; ++i) {
                     int64_t at = (m * oh + e * (r0 + r) + i) * ow;
-                    mmd__wino_store(ph + i * e * len, bias, j->z ? j->z + at : NULL, j->y + at, ow);
-                    mmd__act_f32(&p->act, j->y + at, ow);
+                    mmd__wino_store(ph + i * e * len, bias, j->z ? j->z + at : NULL, &p->act, j->y + at, ow);
+                    if (p->act.kind != MMD__ACT_RELU && p->act.kind != MMD__ACT_CLIP) mmd__act_f32(&p->act, j->y + at, ow);
                 }
             }
         }
