@@ -7565,32 +7565,40 @@ MMD__TARGET_AVX512 static void mmd__row_phases2_avx512(const float *src, int64_t
    3.4% of ResNet-18's run at one thread (perf). A copy, so the same floats. */
 MMD__TARGET_AVX512 static void mmd__row_phases4_avx512(const float *src, int64_t iw, int64_t pad, float *row,
                                                        int64_t pstride) {
+    /* Phase q's indices: phase 0's plus q, in registers of their own (in arrays indexed by q
+       GCC kept them on the stack and reloaded them on every row). */
+    const __m512i l0 = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m512i h0 = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 8, 12, 16, 20, 24, 28);
+    const __m512i one = _mm512_set1_epi32(1);
+    const __m512i l1 = _mm512_add_epi32(l0, one), l2 = _mm512_add_epi32(l1, one), l3 = _mm512_add_epi32(l2, one);
+    const __m512i h1 = _mm512_add_epi32(h0, one), h2 = _mm512_add_epi32(h1, one), h3 = _mm512_add_epi32(h2, one);
     int64_t ix = 0, u = pad / 4, n;
     int32_t q = (int32_t)(pad % 4);
     __m512 a, b, c, d;
-    __m512i lo[4], hi[4];
+#define MMD__PHASE4(Q) \
+    _mm512_mask_blend_ps((__mmask16)0xff00, _mm512_permutex2var_ps(a, l##Q, b), _mm512_permutex2var_ps(c, h##Q, d))
     for (; q && q < 4 && ix < iw; ++q, ++ix) row[q * pstride + u] = src[ix];
     if (q) ++u;
-    for (q = 0; q < 4; ++q) {
-        lo[q] = _mm512_setr_epi32(q, q + 4, q + 8, q + 12, q + 16, q + 20, q + 24, q + 28, 0, 0, 0, 0, 0, 0, 0, 0);
-        hi[q] = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, q, q + 4, q + 8, q + 12, q + 16, q + 20, q + 24, q + 28);
-    }
     for (; ix + 64 <= iw; ix += 64, u += 16) {
         a = _mm512_loadu_ps(src + ix), b = _mm512_loadu_ps(src + ix + 16);
         c = _mm512_loadu_ps(src + ix + 32), d = _mm512_loadu_ps(src + ix + 48);
-        for (q = 0; q < 4; ++q)
-            _mm512_storeu_ps(row + q * pstride + u, _mm512_mask_blend_ps((__mmask16)0xff00, _mm512_permutex2var_ps(a, lo[q], b),
-                                                                         _mm512_permutex2var_ps(c, hi[q], d)));
+        _mm512_storeu_ps(row + u, MMD__PHASE4(0));
+        _mm512_storeu_ps(row + pstride + u, MMD__PHASE4(1));
+        _mm512_storeu_ps(row + 2 * pstride + u, MMD__PHASE4(2));
+        _mm512_storeu_ps(row + 3 * pstride + u, MMD__PHASE4(3));
     }
-    if ((n = iw - ix) <= 0) return;
-    a = _mm512_maskz_loadu_ps(MMD__MASK16(0, n), src + ix);
-    b = n > 16 ? _mm512_maskz_loadu_ps(MMD__MASK16(16, n), src + ix + 16) : _mm512_setzero_ps();
-    c = n > 32 ? _mm512_maskz_loadu_ps(MMD__MASK16(32, n), src + ix + 32) : _mm512_setzero_ps();
-    d = n > 48 ? _mm512_maskz_loadu_ps(MMD__MASK16(48, n), src + ix + 48) : _mm512_setzero_ps();
-    for (q = 0; q < 4 && q < n; ++q)
-        _mm512_mask_storeu_ps(row + q * pstride + u, MMD__MASK16(0, (n - q + 3) / 4),
-                              _mm512_mask_blend_ps((__mmask16)0xff00, _mm512_permutex2var_ps(a, lo[q], b),
-                                                   _mm512_permutex2var_ps(c, hi[q], d)));
+    if ((n = iw - ix) > 0) {
+        a = _mm512_maskz_loadu_ps(MMD__MASK16(0, n), src + ix);
+        b = n > 16 ? _mm512_maskz_loadu_ps(MMD__MASK16(16, n), src + ix + 16) : _mm512_setzero_ps();
+        c = n > 32 ? _mm512_maskz_loadu_ps(MMD__MASK16(32, n), src + ix + 32) : _mm512_setzero_ps();
+        d = n > 48 ? _mm512_maskz_loadu_ps(MMD__MASK16(48, n), src + ix + 48) : _mm512_setzero_ps();
+        /* Phase q takes (n - q + 3) / 4 of the last n columns. */
+        _mm512_mask_storeu_ps(row + u, MMD__MASK16(0, (n + 3) / 4), MMD__PHASE4(0));
+        if (n > 1) _mm512_mask_storeu_ps(row + pstride + u, MMD__MASK16(0, (n + 2) / 4), MMD__PHASE4(1));
+        if (n > 2) _mm512_mask_storeu_ps(row + 2 * pstride + u, MMD__MASK16(0, (n + 1) / 4), MMD__PHASE4(2));
+        if (n > 3) _mm512_mask_storeu_ps(row + 3 * pstride + u, MMD__MASK16(0, n / 4), MMD__PHASE4(3));
+    }
+#undef MMD__PHASE4
 }
 #endif
 
