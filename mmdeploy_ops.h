@@ -6594,37 +6594,50 @@ static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
 /* ==== >>ops narrow ==== */
 /* NARROW: on AVX-512, POINTWISE single-group convolutions with 7- or 14-column outputs of at
    most 196 pixels (MobileNetV2's 7x7 and 14x14 layers), at least MMD__NARROW_K_MIN input
-   channels and output channels in whole 64s. The product's 8 x 32 tile computes such a plane
-   in 32-column panels, 64 columns for 49 pixels and 224 for 196, up to 31% of its
+   channels and at least 48 output channels in whole 16s. The product's 8 x 32 tile computes
+   such a plane in 32-column panels, 64 columns for 49 pixels and 224 for 196, up to 31% of its
    multiply-adds on nothing. Here the vectors run along the output channels instead: a tile is
-   MMD__NARROW_PIX pixels of one output row (a 7-wide row or half a 14-wide one) by 64 channels,
-   28 sums in registers beside the four weight vectors of a K step (the weights packed once
-   [panel][K][64], one sequential stream), each pixel's input broadcast from memory (the seven
-   inputs of channel k are contiguous in the NCHW input). Threads split the 64-channel panels;
-   each tile's sums take their K steps in one order, so results do not depend on the thread
-   count. bench_conv --cold, one thread, medians of 30 alternating with the product (loaded
-   machine): 960 -> 320 at 7x7 0.285-0.301 -> 0.247-0.262 ms, 320 -> 1280 at 7x7 0.353-0.376
-   -> 0.324-0.331 ms, 384 -> 64 at 14x14 0.098-0.114 -> 0.088-0.094 ms. A tile ends in 64
-   gathers that transpose it into the NCHW output, a cost that fewer K steps do not repay: 160 ->
-   960 at 7x7 ran 0.14 -> 0.15 ms, 96 -> 576 at 14x14 0.17 -> 0.21 ms, hence the floor. The 3x3 convolutions of
-   ResNet-18's layer3 and layer4 through the same tile (over SHIFTED's padded planes, K = 9 C)
-   ran no faster than the product (1.55-1.62 vs 1.56-1.62 ms, 1.80-2.12 vs 1.89-2.00 ms). */
+   MMD__NARROW_PIX consecutive pixels of the plane by one panel of 32 to 64 channels (the
+   fewest panels of at most 64 channels, their widths in 16s as even as can be: 96 channels
+   make two panels of 48 and 160 make 64 + 48 + 48, where panels of 64 and a last narrow one
+   would leave the threads unequal shares), up to 28 sums in registers beside the weight
+   vectors of a K step (the weights packed once [panel][K][width], one sequential stream), each
+   pixel's input broadcast from memory (the seven inputs of channel k are contiguous in the
+   NCHW input). Threads split the panels' tiles, panel after panel, into shares of equal
+   multiply-adds (mmd__narrow_range), so that a 64-channel layer runs on both threads and five
+   panels on two are not split 3 : 2; each tile's sums take their K steps in one order, so
+   results do not depend on the thread count. bench_conv --cold, one thread, medians of 30
+   alternating with the product (loaded machine): 960 -> 320 at 7x7 0.285-0.301 -> 0.247-0.262
+   ms, 320 -> 1280 at 7x7 0.353-0.376 -> 0.324-0.331 ms, 384 -> 64 at 14x14 0.098-0.114 ->
+   0.088-0.094 ms. A tile ends in one gather per channel that transposes it into the NCHW
+   output, a cost that fewer K steps do not repay: 160 -> 960 at 7x7 ran 0.14 -> 0.15 ms, 96 ->
+   576 at 14x14 0.17 -> 0.21 ms, hence the floor. The 3x3 convolutions of ResNet-18's layer3
+   and layer4 through the same tile (over SHIFTED's padded planes, K = 9 C) ran no faster than
+   the product (1.55-1.62 vs 1.56-1.62 ms, 1.80-2.12 vs 1.89-2.00 ms). */
 #define MMD__NARROW_PIX 7
-#define MMD__NARROW_PREFETCH 1024       /* floats of a panel (16 K steps) asked for ahead */
+#define MMD__NARROW_PREFETCH 1024       /* floats of a panel (16 K steps of 64) asked for ahead */
 #define MMD__NARROW_K_MIN 256           /* fewest input channels (see above) */
-#define MMD__NARROW_KC 64               /* K steps per block: 16 KiB of weights, which stay in L1 */
+#define MMD__NARROW_KC 64               /* K steps per block: at most 16 KiB of weights, which stay in L1 */
+
+/* Panel m of NARROW's gm output channels: its first channel and its width in vectors of 16
+   (2 to 4 for gm >= 48). */
+static void mmd__narrow_panel(int64_t gm, int64_t m, int64_t *first, int32_t *vecs) {
+    int64_t slices = gm / 16, panels = (slices + 3) / 4, base = slices / panels, more = slices % panels;
+    *first = 16 * (m * base + (m < more ? m : more));
+    *vecs = (int32_t)(base + (m < more));
+}
 
 /* Takes the NARROW path for a POINTWISE convolution (a 1x1 stride-1 unpadded kernel) that it
    serves, with constant weights: sizes the scratch (the K steps' offsets, then a buffer of sums
    per thread) and packs the weights. *chosen tells whether it did. */
 static mmd_status mmd__narrow_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *chosen) {
     const mmd__window *w = &p->w;
-    int64_t m, q, plane = w->out[1] * w->out[2];
+    int64_t m, q, i, first, plane = w->out[1] * w->out[2];
+    int32_t vecs, fresh;
     uint64_t bytes;
     float *dst;
-    int32_t fresh;
     *chosen = 0;
-    if (p->isa != MMD__ISA_AVX512 || p->group != 1 || w->in[0] != 1 || p->gm % 64 || p->gm < 64 ||
+    if (p->isa != MMD__ISA_AVX512 || p->group != 1 || w->in[0] != 1 || p->gm % 16 || p->gm < 48 ||
         p->gk < MMD__NARROW_K_MIN || (w->out[2] != 7 && w->out[2] != 14) || plane > 196 ||
         p->gm > MMD__ELEMS_MAX / p->gk || !mmd_tensor_is_const(c->inputs[1]))
         return MMD_OK;
@@ -6633,9 +6646,12 @@ static mmd_status mmd__narrow_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t
     dst = (float *)mmd_kernel_packed(c, (size_t)(p->gm * p->gk) * sizeof(float), &fresh);
     if (!dst) return c->err->status;
     if (fresh)
-        for (m = 0; m < p->gm; ++m)
+        for (m = 0; m < (p->gm / 16 + 3) / 4; ++m) {
+            mmd__narrow_panel(p->gm, m, &first, &vecs);
             for (q = 0; q < p->gk; ++q)
-                dst[(m / 64 * p->gk + q) * 64 + m % 64] = ((const float *)c->inputs[1]->data)[m * p->gk + q];
+                for (i = 0; i < 16 * vecs; ++i)
+                    dst[first * p->gk + q * 16 * vecs + i] = ((const float *)c->inputs[1]->data)[(first + i) * p->gk + q];
+        }
     c->scratch_size = (size_t)bytes;
     p->gemm_bytes = 0;
     p->packed = dst;
@@ -7814,47 +7830,46 @@ static void mmd__stem_range(void *data, int32_t share, int64_t lo, int64_t hi) {
 }
 
 /* NARROW: one tile of MMD__NARROW_PIX output pixels (consecutive in the plane and in the
-   input's rows) by 64 output channels over kc K steps. a is the steps' [kc][64] of the
-   channels' panel, x the input at the tile's first pixel, rows[] each step's offset from it;
-   every pixel's input is broadcast from memory into the multiply-adds of four weight vectors.
-   The sums start from acc ([pixel][64]) unless MMD__NARROW_FIRST and go back to it unless
-   MMD__NARROW_LAST, which adds the bias in registers, gathers the tile back from acc a channel
-   at a time (seven contiguous floats) and adds Z and applies the activation on the way to y.
-   With MMD__NARROW_PREFETCH_ON (a block's first tile, which reads its weights from memory)
-   each step asks for the panel MMD__NARROW_PREFETCH floats ahead. */
+   input's rows) by one panel of 16 * vecs output channels over kc K steps; vecs is a constant
+   in each of mmd__narrow_tile_avx512's calls, so that each width gets its own loop with only
+   its own sums and loads. a is the steps' [kc][16 * vecs] of the panel, x the input at the
+   tile's first pixel, rows[] each step's offset from it; every pixel's input is broadcast from
+   memory into the multiply-adds of the weight vectors. The sums start from acc ([pixel][64])
+   unless MMD__NARROW_FIRST and go back to it unless MMD__NARROW_LAST, which adds the bias in
+   registers, gathers the tile back from acc a channel at a time (seven contiguous floats) and
+   adds Z and applies the activation on the way to y. With MMD__NARROW_PREFETCH_ON (a block's
+   first tile, which reads its weights from memory) each step asks for the panel
+   MMD__NARROW_PREFETCH floats ahead. */
 #define MMD__NARROW_FIRST 1
 #define MMD__NARROW_LAST 2
 #define MMD__NARROW_PREFETCH_ON 4
-MMD__TARGET_AVX512 static void mmd__narrow_tile_avx512(int64_t kc, const float *a, const float *x, const int64_t *rows,
-                                                       int32_t flags, float *acc, float *y, const float *z,
-                                                       int64_t plane, const float *bias, const mmd__act *act) {
+MMD__TARGET_AVX512 static inline __attribute__((always_inline)) void
+mmd__narrow_tile_vecs_avx512(int32_t vecs, int64_t kc, const float *a, const float *x, const int64_t *rows, int32_t flags,
+                             float *acc, float *y, const float *z, int64_t plane, const float *bias, const mmd__act *act) {
     __m512 c0_0, c0_1, c0_2, c0_3, c1_0, c1_1, c1_2, c1_3, c2_0, c2_1, c2_2, c2_3, c3_0, c3_1, c3_2, c3_3;
     __m512 c4_0, c4_1, c4_2, c4_3, c5_0, c5_1, c5_2, c5_3, c6_0, c6_1, c6_2, c6_3;
     __m512 s[4 * MMD__NARROW_PIX], al = _mm512_set1_ps(act->alpha), be = _mm512_set1_ps(act->beta);
     __m512i idx = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 384, 320, 256, 192, 128, 64, 0);
-    int64_t q;
+    int64_t q, step = 16 * vecs;
     int32_t i, j, vec = mmd__act_has_avx512(act->kind);
     const __mmask16 mk = (__mmask16)((1u << MMD__NARROW_PIX) - 1u);
     for (i = 0; i < 4 * MMD__NARROW_PIX; ++i)
-        s[i] = flags & MMD__NARROW_FIRST ? _mm512_setzero_ps() : _mm512_loadu_ps(acc + 16 * i);
+        s[i] = flags & MMD__NARROW_FIRST || i % 4 >= vecs ? _mm512_setzero_ps() : _mm512_loadu_ps(acc + 16 * i);
     c0_0 = s[0], c0_1 = s[1], c0_2 = s[2], c0_3 = s[3], c1_0 = s[4], c1_1 = s[5], c1_2 = s[6], c1_3 = s[7];
     c2_0 = s[8], c2_1 = s[9], c2_2 = s[10], c2_3 = s[11], c3_0 = s[12], c3_1 = s[13], c3_2 = s[14];
     c3_3 = s[15], c4_0 = s[16], c4_1 = s[17], c4_2 = s[18], c4_3 = s[19], c5_0 = s[20], c5_1 = s[21];
     c5_2 = s[22], c5_3 = s[23], c6_0 = s[24], c6_1 = s[25], c6_2 = s[26], c6_3 = s[27];
 #define MMD__NARROW_PIXEL(r)                                                                     \
     xv = _mm512_set1_ps(xp[r]), c##r##_0 = _mm512_fmadd_ps(xv, w0, c##r##_0),                  \
-    c##r##_1 = _mm512_fmadd_ps(xv, w1, c##r##_1), c##r##_2 = _mm512_fmadd_ps(xv, w2, c##r##_2), \
-    c##r##_3 = _mm512_fmadd_ps(xv, w3, c##r##_3)
-    for (q = 0; q < kc; ++q, a += 64) {
+    c##r##_1 = _mm512_fmadd_ps(xv, w1, c##r##_1);                                                \
+    if (vecs > 2) c##r##_2 = _mm512_fmadd_ps(xv, w2, c##r##_2);                                  \
+    if (vecs > 3) c##r##_3 = _mm512_fmadd_ps(xv, w3, c##r##_3)
+    for (q = 0; q < kc; ++q, a += step) {
         const float *xp = x + rows[q];
-        __m512 w0 = _mm512_loadu_ps(a), w1 = _mm512_loadu_ps(a + 16), w2 = _mm512_loadu_ps(a + 32);
-        __m512 w3 = _mm512_loadu_ps(a + 48), xv;
-        if (flags & MMD__NARROW_PREFETCH_ON) {
-            _mm_prefetch((const char *)(a + MMD__NARROW_PREFETCH), _MM_HINT_T0);
-            _mm_prefetch((const char *)(a + MMD__NARROW_PREFETCH + 16), _MM_HINT_T0);
-            _mm_prefetch((const char *)(a + MMD__NARROW_PREFETCH + 32), _MM_HINT_T0);
-            _mm_prefetch((const char *)(a + MMD__NARROW_PREFETCH + 48), _MM_HINT_T0);
-        }
+        __m512 w0 = _mm512_loadu_ps(a), w1 = _mm512_loadu_ps(a + 16);
+        __m512 w2 = vecs > 2 ? _mm512_loadu_ps(a + 32) : w1, w3 = vecs > 3 ? _mm512_loadu_ps(a + 48) : w1, xv;
+        if (flags & MMD__NARROW_PREFETCH_ON)
+            for (i = 0; i < vecs; ++i) _mm_prefetch((const char *)(a + MMD__NARROW_PREFETCH + 16 * i), _MM_HINT_T0);
         MMD__NARROW_PIXEL(0);
         MMD__NARROW_PIXEL(1);
         MMD__NARROW_PIXEL(2);
@@ -7870,10 +7885,11 @@ MMD__TARGET_AVX512 static void mmd__narrow_tile_avx512(int64_t kc, const float *
     s[22] = c5_2, s[23] = c5_3, s[24] = c6_0, s[25] = c6_1, s[26] = c6_2, s[27] = c6_3;
     /* The bias first, then Z, then the activation, as SHIFTED's product and compaction apply them. */
     for (i = 0; i < 4 * MMD__NARROW_PIX; ++i)
-        _mm512_storeu_ps(acc + 16 * i, flags & MMD__NARROW_LAST && bias
-                                           ? _mm512_add_ps(s[i], _mm512_loadu_ps(bias + 16 * (i % 4))) : s[i]);
+        if (i % 4 < vecs)
+            _mm512_storeu_ps(acc + 16 * i, flags & MMD__NARROW_LAST && bias
+                                               ? _mm512_add_ps(s[i], _mm512_loadu_ps(bias + 16 * (i % 4))) : s[i]);
     if (!(flags & MMD__NARROW_LAST)) return;
-    for (j = 0; j < 64; ++j, y += plane) {
+    for (j = 0; j < step; ++j, y += plane) {
         __m512 v = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mk, idx, acc + j, 4);
         if (z) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, z + j * plane));
         if (vec) {
@@ -7885,28 +7901,46 @@ MMD__TARGET_AVX512 static void mmd__narrow_tile_avx512(int64_t kc, const float *
     }
 }
 
-/* NARROW: panels [lo, hi) of 64 output channels of one image. Per panel, blocks of
-   MMD__NARROW_KC K steps (their weights stay in L1) over every tile of pixels in turn (tile t:
-   output row t / per_row, columns (t % per_row) * MMD__NARROW_PIX on), the sums kept between
-   blocks in this share's buffer of [tile][pixel][64] (job.tmp). */
+MMD__TARGET_AVX512 static void mmd__narrow_tile_avx512(int32_t vecs, int64_t kc, const float *a, const float *x,
+                                                       const int64_t *rows, int32_t flags, float *acc, float *y,
+                                                       const float *z, int64_t plane, const float *bias, const mmd__act *act) {
+    if (vecs == 4) mmd__narrow_tile_vecs_avx512(4, kc, a, x, rows, flags, acc, y, z, plane, bias, act);
+    else if (vecs == 3) mmd__narrow_tile_vecs_avx512(3, kc, a, x, rows, flags, acc, y, z, plane, bias, act);
+    else mmd__narrow_tile_vecs_avx512(2, kc, a, x, rows, flags, acc, y, z, plane, bias, act);
+}
+
+/* NARROW: the share of the work [lo, hi), counted in tiles of 16 channels (panel after panel,
+   tile after tile), so that shares are equal in multiply-adds whatever the panels' widths:
+   each share takes the tiles that start in its range (tile t: pixels t * MMD__NARROW_PIX on).
+   Per panel, blocks of MMD__NARROW_KC K steps (their weights stay in L1) over the share's
+   tiles in turn, the sums kept between blocks in this share's buffer of [tile][pixel][64]
+   (job.tmp). */
 static void mmd__narrow_range(void *data, int32_t share, int64_t lo, int64_t hi) {
     const mmd__conv_job *j = (const mmd__conv_job *)data;
     const mmd__conv_data *p = j->p;
-    int64_t ow = p->w.out[2], plane = p->w.out[1] * ow, per_row = ow / MMD__NARROW_PIX, m, t, k0, kc;
+    int64_t plane = p->w.out[1] * p->w.out[2], tiles = plane / MMD__NARROW_PIX, m, t, t0, t1, k0, kc, first, at;
     float *acc = j->tmp + (int64_t)share * 64 * plane;
-    for (m = lo; m < hi; ++m)
-        for (k0 = 0; k0 < p->gk; k0 += kc) {
+    int32_t vecs;
+    for (m = 0; m < (p->gm / 16 + 3) / 4; ++m) {
+        mmd__narrow_panel(p->gm, m, &first, &vecs);
+        /* The panel's tiles start at units first / 16 * tiles + t * vecs. */
+        t0 = lo - first / 16 * tiles, t1 = hi - first / 16 * tiles;
+        t0 = t0 <= 0 ? 0 : (t0 + vecs - 1) / vecs;
+        t1 = t1 <= 0 ? 0 : (t1 + vecs - 1) / vecs;
+        if (t1 > tiles) t1 = tiles;
+        for (k0 = 0; k0 < p->gk && t0 < t1; k0 += kc) {
             int32_t flags = (k0 == 0 ? MMD__NARROW_FIRST : 0);
             kc = p->gk - k0 < MMD__NARROW_KC ? p->gk - k0 : MMD__NARROW_KC;
             if (k0 + kc == p->gk) flags |= MMD__NARROW_LAST;
-            for (t = 0; t < plane / MMD__NARROW_PIX; ++t) {
-                int64_t r = t / per_row, x0 = t % per_row * MMD__NARROW_PIX, at = m * 64 * plane + r * ow + x0;
-                mmd__narrow_tile_avx512(kc, p->packed + (m * p->gk + k0) * 64, j->x + r * ow + x0, j->range + k0,
-                                        flags | (t == 0 ? MMD__NARROW_PREFETCH_ON : 0), acc + t * 64 * MMD__NARROW_PIX,
-                                        j->y + at, j->z ? j->z + at : NULL, plane, j->bias ? j->bias + m * 64 : NULL,
-                                        &p->act);
+            for (t = t0; t < t1; ++t) {
+                at = first * plane + t * MMD__NARROW_PIX;
+                mmd__narrow_tile_avx512(vecs, kc, p->packed + first * p->gk + k0 * 16 * vecs, j->x + t * MMD__NARROW_PIX,
+                                        j->range + k0, flags | (t == t0 ? MMD__NARROW_PREFETCH_ON : 0),
+                                        acc + t * 64 * MMD__NARROW_PIX, j->y + at, j->z ? j->z + at : NULL, plane,
+                                        j->bias ? j->bias + first : NULL, &p->act);
             }
         }
+    }
 }
 #endif
 
@@ -8267,7 +8301,7 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
                 job.y = yg;
                 job.z = zg;
                 job.range = rows;
-                mmd__parallel_range(c, mg / 64, 1, 1, p->threads, mmd__narrow_range, &job);
+                mmd__parallel_range(c, mg / 16 * (out_plane / MMD__NARROW_PIX), 1, 1, p->threads, mmd__narrow_range, &job);
                 continue;
             }
 #endif

@@ -118,13 +118,19 @@ FIVE = [
     ("depthwise_5x5_s2_wide_bands", (1, 2, 100, 70), 2, (5, 5), (2, 2), (2, 2, 2, 2), (1, 1), 2),
 ]
 
-# Pointwise convolutions of 7- and 14-column planes with at least 256 input channels and output
-# channels in 64s (MMD__CONV_NARROW on AVX-512: tiles of seven pixels by 64 channels over blocks
-# of 64 input channels), drawn last: a batch of two at 7x7 whose K is four whole blocks, and 7
-# rows of 14 (two tiles a row) through two panels of channels with a short last K block.
+# Pointwise convolutions of 7- and 14-column planes with at least 256 input channels and at
+# least 48 output channels in 16s (MMD__CONV_NARROW on AVX-512: tiles of seven pixels by a
+# panel of 32 to 64 channels over blocks of 64 input channels), drawn last: a batch of two at
+# 7x7 whose K is four whole blocks (one panel, its tiles split between threads), 7 rows of 14
+# (two tiles a row) through two panels of channels with a short last K block; then panels of
+# other widths: 96 channels as two of 48, 160 as 64 + 48 + 48 (a share of the threads ending
+# inside a panel), 80 as 48 + 32.
 NARROW = [
     ("narrow_1x1_7x7_batch2", (2, 256, 7, 7), 64, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
     ("narrow_1x1_7x14_two_panels_k_tail", (1, 264, 7, 14), 128, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
+    ("narrow_1x1_7x14_96ch", (1, 256, 7, 14), 96, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
+    ("narrow_1x1_7x7_160ch_k_tail", (1, 280, 7, 7), 160, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
+    ("narrow_1x1_7x7_80ch", (1, 256, 7, 7), 80, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
 ]
 
 # Depthwise on planes narrower than a vector, drawn last. At stride 1 with the output the input's

@@ -5,8 +5,9 @@
    ConvTranspose (col2im, and DISJOINT where stride equals
    kernel); then again with packed weights, where the
    3x3 stride-1 cases take WINOGRAD (odd sizes, pads 0 to 2, channels not a multiple of 16;
-   F(2x2, 3x3) on the small planes in the portable build). Each case runs with one thread and with three (through a
-   thread hook that runs the shares backwards), which must agree bit for bit, and as FusedConv
+   F(2x2, 3x3) on the small planes in the portable build). Each case runs with one thread, with
+   two and with three (through a thread hook that runs the shares backwards), which must agree
+   bit for bit, and as FusedConv
    with Z set to torch's output and Relu, which must give relu(2 * y). The cases are generated
    by tests/gen_conv_cases.py into tests/data/conv_cases.h. */
 #define MMD_IMPLEMENTATION
@@ -97,16 +98,17 @@ static void cases_match_torch(double tol, int32_t whole_scale) {
     for (i = 0; i < COUNT(conv_cases); ++i) {
         const struct conv_case *k = &conv_cases[i];
         int64_t n = 1, j;
-        float *one, *three, *fused;
+        float *one, *two, *three, *fused;
         int32_t d, bad = 0;
         double scale = 0.0;
         for (d = 0; d < k->rank; ++d) n *= k->y_dims[d];
         for (j = 0; j < n && whole_scale; ++j) scale = fabs(k->y[j]) > scale ? fabs(k->y[j]) : scale;
         one = run_case(k, NULL, 1);
+        two = run_case(k, NULL, 2);
         three = run_case(k, NULL, 3);
         fused = k->transposed ? NULL : run_case(k, k->y, 1);
-        if (!one || !three || (!fused && !k->transposed)) {
-            free(one), free(three), free(fused);
+        if (!one || !two || !three || (!fused && !k->transposed)) {
+            free(one), free(two), free(three), free(fused);
             continue;
         }
         for (j = 0; j < n; ++j) {
@@ -118,8 +120,9 @@ static void cases_match_torch(double tol, int32_t whole_scale) {
         }
         if (bad) fprintf(stderr, "%s: differs from torch\n", k->name);
         CHECK(!bad);
+        CHECK(memcmp(one, two, (size_t)n * sizeof(float)) == 0);
         CHECK(memcmp(one, three, (size_t)n * sizeof(float)) == 0);
-        free(one), free(three), free(fused);
+        free(one), free(two), free(three), free(fused);
     }
 }
 
