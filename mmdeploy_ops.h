@@ -6618,6 +6618,7 @@ static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
 #define MMD__NARROW_PREFETCH 1024       /* floats of a panel (16 K steps of 64) asked for ahead */
 #define MMD__NARROW_K_MIN 256           /* fewest input channels (see above) */
 #define MMD__NARROW_KC 64               /* K steps per block: at most 16 KiB of weights, which stay in L1 */
+#define MMD__NARROW_HINT _MM_HINT_T0    /* where the next block's weights are asked into */
 
 /* Panel m of NARROW's gm output channels: its first channel and its width in vectors of 16
    (2 to 4 for gm >= 48). */
@@ -7837,20 +7838,22 @@ static void mmd__stem_range(void *data, int32_t share, int64_t lo, int64_t hi) {
    memory into the multiply-adds of the weight vectors. The sums start from acc ([pixel][64])
    unless MMD__NARROW_FIRST and go back to it unless MMD__NARROW_LAST, which adds the bias in
    registers, gathers the tile back from acc a channel at a time (seven contiguous floats) and
-   adds Z and applies the activation on the way to y. With MMD__NARROW_PREFETCH_ON (a block's
-   first tile, which reads its weights from memory) each step asks for the panel
-   MMD__NARROW_PREFETCH floats ahead. */
+   adds Z and applies the activation on the way to y. With MMD__NARROW_PREFETCH_ON (the
+   share's first tile, which reads its weights from memory) each step asks for the panel
+   MMD__NARROW_PREFETCH floats ahead; every tile also asks for its part of the next block's
+   weights, the lines of 16 floats pf[0], pf[16], ... up to pn of them, spread over its steps. */
 #define MMD__NARROW_FIRST 1
 #define MMD__NARROW_LAST 2
 #define MMD__NARROW_PREFETCH_ON 4
 MMD__TARGET_AVX512 static inline __attribute__((always_inline)) void
 mmd__narrow_tile_vecs_avx512(int32_t vecs, int64_t kc, const float *a, const float *x, const int64_t *rows, int32_t flags,
-                             float *acc, float *y, const float *z, int64_t plane, const float *bias, const mmd__act *act) {
+                             const float *pf, int64_t pn, float *acc, float *y, const float *z, int64_t plane,
+                             const float *bias, const mmd__act *act) {
     __m512 c0_0, c0_1, c0_2, c0_3, c1_0, c1_1, c1_2, c1_3, c2_0, c2_1, c2_2, c2_3, c3_0, c3_1, c3_2, c3_3;
     __m512 c4_0, c4_1, c4_2, c4_3, c5_0, c5_1, c5_2, c5_3, c6_0, c6_1, c6_2, c6_3;
     __m512 s[4 * MMD__NARROW_PIX], al = _mm512_set1_ps(act->alpha), be = _mm512_set1_ps(act->beta);
     __m512i idx = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 384, 320, 256, 192, 128, 64, 0);
-    int64_t q, step = 16 * vecs;
+    int64_t q, l, step = 16 * vecs;
     int32_t i, j, vec = mmd__act_has_avx512(act->kind);
     const __mmask16 mk = (__mmask16)((1u << MMD__NARROW_PIX) - 1u);
     for (i = 0; i < 4 * MMD__NARROW_PIX; ++i)
@@ -7870,6 +7873,7 @@ mmd__narrow_tile_vecs_avx512(int32_t vecs, int64_t kc, const float *a, const flo
         __m512 w2 = vecs > 2 ? _mm512_loadu_ps(a + 32) : w1, w3 = vecs > 3 ? _mm512_loadu_ps(a + 48) : w1, xv;
         if (flags & MMD__NARROW_PREFETCH_ON)
             for (i = 0; i < vecs; ++i) _mm_prefetch((const char *)(a + MMD__NARROW_PREFETCH + 16 * i), _MM_HINT_T0);
+        for (l = q; l < pn; l += kc) _mm_prefetch((const char *)(pf + 16 * l), MMD__NARROW_HINT);
         MMD__NARROW_PIXEL(0);
         MMD__NARROW_PIXEL(1);
         MMD__NARROW_PIXEL(2);
@@ -7902,11 +7906,12 @@ mmd__narrow_tile_vecs_avx512(int32_t vecs, int64_t kc, const float *a, const flo
 }
 
 MMD__TARGET_AVX512 static void mmd__narrow_tile_avx512(int32_t vecs, int64_t kc, const float *a, const float *x,
-                                                       const int64_t *rows, int32_t flags, float *acc, float *y,
-                                                       const float *z, int64_t plane, const float *bias, const mmd__act *act) {
-    if (vecs == 4) mmd__narrow_tile_vecs_avx512(4, kc, a, x, rows, flags, acc, y, z, plane, bias, act);
-    else if (vecs == 3) mmd__narrow_tile_vecs_avx512(3, kc, a, x, rows, flags, acc, y, z, plane, bias, act);
-    else mmd__narrow_tile_vecs_avx512(2, kc, a, x, rows, flags, acc, y, z, plane, bias, act);
+                                                       const int64_t *rows, int32_t flags, const float *pf, int64_t pn,
+                                                       float *acc, float *y, const float *z, int64_t plane,
+                                                       const float *bias, const mmd__act *act) {
+    if (vecs == 4) mmd__narrow_tile_vecs_avx512(4, kc, a, x, rows, flags, pf, pn, acc, y, z, plane, bias, act);
+    else if (vecs == 3) mmd__narrow_tile_vecs_avx512(3, kc, a, x, rows, flags, pf, pn, acc, y, z, plane, bias, act);
+    else mmd__narrow_tile_vecs_avx512(2, kc, a, x, rows, flags, pf, pn, acc, y, z, plane, bias, act);
 }
 
 /* NARROW: the share of the work [lo, hi), counted in tiles of 16 channels (panel after panel,
@@ -7918,9 +7923,9 @@ MMD__TARGET_AVX512 static void mmd__narrow_tile_avx512(int32_t vecs, int64_t kc,
 static void mmd__narrow_range(void *data, int32_t share, int64_t lo, int64_t hi) {
     const mmd__conv_job *j = (const mmd__conv_job *)data;
     const mmd__conv_data *p = j->p;
-    int64_t plane = p->w.out[1] * p->w.out[2], tiles = plane / MMD__NARROW_PIX, m, t, t0, t1, k0, kc, first, at;
+    int64_t plane = p->w.out[1] * p->w.out[2], tiles = plane / MMD__NARROW_PIX, m, t, t0, t1, k0, kc, first, at, lines;
     float *acc = j->tmp + (int64_t)share * 64 * plane;
-    int32_t vecs;
+    int32_t vecs, start = MMD__NARROW_PREFETCH_ON;
     for (m = 0; m < (p->gm / 16 + 3) / 4; ++m) {
         mmd__narrow_panel(p->gm, m, &first, &vecs);
         /* The panel's tiles start at units first / 16 * tiles + t * vecs. */
@@ -7932,12 +7937,16 @@ static void mmd__narrow_range(void *data, int32_t share, int64_t lo, int64_t hi)
             int32_t flags = (k0 == 0 ? MMD__NARROW_FIRST : 0);
             kc = p->gk - k0 < MMD__NARROW_KC ? p->gk - k0 : MMD__NARROW_KC;
             if (k0 + kc == p->gk) flags |= MMD__NARROW_LAST;
-            for (t = t0; t < t1; ++t) {
+            /* The block's weights, and the next block's (the packed panels are one run), whose
+               lines of 16 floats the tiles ask for in turn while this block's multiply-adds run. */
+            const float *a = p->packed + first * p->gk + k0 * 16 * vecs, *next = a + kc * 16 * vecs;
+            lines = kc * vecs;
+            for (t = t0; t < t1; ++t, start = 0) {
+                int64_t l0 = (t - t0) * lines / (t1 - t0), l1 = (t - t0 + 1) * lines / (t1 - t0);
                 at = first * plane + t * MMD__NARROW_PIX;
-                mmd__narrow_tile_avx512(vecs, kc, p->packed + first * p->gk + k0 * 16 * vecs, j->x + t * MMD__NARROW_PIX,
-                                        j->range + k0, flags | (t == t0 ? MMD__NARROW_PREFETCH_ON : 0),
-                                        acc + t * 64 * MMD__NARROW_PIX, j->y + at, j->z ? j->z + at : NULL, plane,
-                                        j->bias ? j->bias + first : NULL, &p->act);
+                mmd__narrow_tile_avx512(vecs, kc, a, j->x + t * MMD__NARROW_PIX, j->range + k0, flags | start,
+                                        next + 16 * l0, l1 - l0, acc + t * 64 * MMD__NARROW_PIX, j->y + at,
+                                        j->z ? j->z + at : NULL, plane, j->bias ? j->bias + first : NULL, &p->act);
             }
         }
     }
