@@ -6593,8 +6593,8 @@ static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
 
 /* ==== >>ops narrow ==== */
 /* NARROW: on AVX-512, POINTWISE single-group convolutions with 7- or 14-column outputs of at
-   most 196 pixels (MobileNetV2's 7x7 and 14x14 layers), enough input channels (see below) and
-   at least 48 output channels in whole 16s. The product's 8 x 32 tile computes
+   most 196 pixels (MobileNetV2's 7x7 and 14x14 layers), at least MMD__NARROW_K_MIN input
+   channels and at least 48 output channels in whole 16s. The product's 8 x 32 tile computes
    such a plane in 32-column panels, 64 columns for 49 pixels and 224 for 196, up to 31% of its
    multiply-adds on nothing. Here the vectors run along the output channels instead: a tile is
    MMD__NARROW_PIX consecutive pixels of the plane by one panel of 32 to 64 channels (the
@@ -6609,18 +6609,17 @@ static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
    results do not depend on the thread count. bench_conv --cold, one thread, medians of 30
    alternating with the product (loaded machine): 960 -> 320 at 7x7 0.285-0.301 -> 0.247-0.262
    ms, 320 -> 1280 at 7x7 0.353-0.376 -> 0.324-0.331 ms, 384 -> 64 at 14x14 0.098-0.114 ->
-   0.088-0.094 ms. A tile ends in one gather per channel that transposes it into the NCHW
-   output, a cost that fewer K steps do not repay on 14x14 planes (warm, best of 30: 96 -> 576
-   0.126-0.135 -> 0.171-0.173 ms, 64 -> 384 0.059-0.066 -> 0.085-0.087 ms), hence the floor; on
-   7x7 planes, where the product computes 64 columns for 49, 160 -> 960 ran 0.113-0.124 -> 0.105
-   ms warm and 0.174 -> 0.166 ms cold once the next block's weights were asked for ahead, hence
-   a lower floor there (MMD__NARROW_K_MIN_49). The 3x3 convolutions of ResNet-18's layer3
+   0.088-0.094 ms. With fewer input channels the tile's end (a transpose into the NCHW output)
+   and the weights' stream weigh more than the product's wasted columns: with its transpose in
+   registers and the next block's weights asked for ahead, 96 -> 576 at 14x14 ran 0.140-0.145
+   -> 0.167-0.173 ms warm, and 160 -> 960 at 7x7, faster warm (0.116-0.139 -> 0.105-0.120 ms),
+   ran 0.164-0.175 -> 0.167-0.189 ms with the input warm and the weights out of cache, as in a
+   model (medians of 7 to 11 alternating bench_conv runs), hence the floor. The 3x3 convolutions of ResNet-18's layer3
    and layer4 through the same tile (over SHIFTED's padded planes, K = 9 C) ran no faster than
    the product (1.55-1.62 vs 1.56-1.62 ms, 1.80-2.12 vs 1.89-2.00 ms). */
 #define MMD__NARROW_PIX 7
 #define MMD__NARROW_PREFETCH 1024       /* floats of a panel (16 K steps of 64) asked for ahead */
 #define MMD__NARROW_K_MIN 256           /* fewest input channels (see above) */
-#define MMD__NARROW_K_MIN_49 128        /* and on planes of at most 49 pixels */
 #define MMD__NARROW_KC 64               /* K steps per block: at most 16 KiB of weights, which stay in L1 */
 #define MMD__NARROW_HINT _MM_HINT_T0    /* where the next block's weights are asked into */
 
@@ -6643,7 +6642,7 @@ static mmd_status mmd__narrow_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t
     float *dst;
     *chosen = 0;
     if (p->isa != MMD__ISA_AVX512 || p->group != 1 || w->in[0] != 1 || p->gm % 16 || p->gm < 48 ||
-        p->gk < (plane > 49 ? MMD__NARROW_K_MIN : MMD__NARROW_K_MIN_49) || (w->out[2] != 7 && w->out[2] != 14) || plane > 196 ||
+        p->gk < MMD__NARROW_K_MIN || (w->out[2] != 7 && w->out[2] != 14) || plane > 196 ||
         p->gm > MMD__ELEMS_MAX / p->gk || !mmd_tensor_is_const(c->inputs[1]))
         return MMD_OK;
     p->plane = 0; /* no padded planes: eval's buffers of sums (job.tmp) start right after the offsets */
