@@ -6614,19 +6614,23 @@ static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
    registers and the next block's weights asked for ahead, 96 -> 576 at 14x14 ran 0.140-0.145
    -> 0.167-0.173 ms warm, and 160 -> 960 at 7x7, faster warm (0.116-0.139 -> 0.105-0.120 ms),
    ran 0.164-0.175 -> 0.167-0.189 ms with the input warm and the weights out of cache, as in a
-   model (medians of 7 to 11 alternating bench_conv runs), hence the floor. The 3x3 convolutions of ResNet-18's layer3
-   and layer4 through the same tile (over SHIFTED's padded planes, K = 9 C) ran no faster than
-   the product (1.55-1.62 vs 1.56-1.62 ms, 1.80-2.12 vs 1.89-2.00 ms). */
+   model (medians of 7 to 11 alternating bench_conv runs), hence the floor. The 3x3
+   convolutions of ResNet-18's layer3 and layer4 through the same tile (over SHIFTED's padded
+   planes, K = 9 C) ran no faster than the product (1.55-1.62 vs 1.56-1.62 ms, 1.80-2.12 vs
+   1.89-2.00 ms). */
 #define MMD__NARROW_PIX 7
 #define MMD__NARROW_PREFETCH 1024       /* floats of a panel (16 K steps of 64) asked for ahead */
 #define MMD__NARROW_K_MIN 256           /* fewest input channels (see above) */
 #define MMD__NARROW_KC 64               /* K steps per block: at most 16 KiB of weights, which stay in L1 */
 #define MMD__NARROW_HINT _MM_HINT_T0    /* where the next block's weights are asked into */
 
+/* How many panels NARROW makes of gm output channels, the fewest of at most 64. */
+static int64_t mmd__narrow_panels(int64_t gm) { return (gm / 16 + 3) / 4; }
+
 /* Panel m of NARROW's gm output channels: its first channel and its width in vectors of 16
    (2 to 4 for gm >= 48). */
 static void mmd__narrow_panel(int64_t gm, int64_t m, int64_t *first, int32_t *vecs) {
-    int64_t slices = gm / 16, panels = (slices + 3) / 4, base = slices / panels, more = slices % panels;
+    int64_t slices = gm / 16, panels = mmd__narrow_panels(gm), base = slices / panels, more = slices % panels;
     *first = 16 * (m * base + (m < more ? m : more));
     *vecs = (int32_t)(base + (m < more));
 }
@@ -6650,11 +6654,11 @@ static mmd_status mmd__narrow_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t
     dst = (float *)mmd_kernel_packed(c, (size_t)(p->gm * p->gk) * sizeof(float), &fresh);
     if (!dst) return c->err->status;
     if (fresh)
-        for (m = 0; m < (p->gm / 16 + 3) / 4; ++m) {
+        for (m = 0; m < mmd__narrow_panels(p->gm); ++m) {
+            const float *wt = (const float *)c->inputs[1]->data;
             mmd__narrow_panel(p->gm, m, &first, &vecs);
             for (q = 0; q < p->gk; ++q)
-                for (i = 0; i < 16 * vecs; ++i)
-                    dst[first * p->gk + q * 16 * vecs + i] = ((const float *)c->inputs[1]->data)[(first + i) * p->gk + q];
+                for (i = 0; i < 16 * vecs; ++i) dst[first * p->gk + q * 16 * vecs + i] = wt[(first + i) * p->gk + q];
         }
     c->scratch_size = (size_t)bytes;
     p->gemm_bytes = 0;
@@ -7840,10 +7844,11 @@ static void mmd__stem_range(void *data, int32_t share, int64_t lo, int64_t hi) {
    tile's first pixel, rows[] each step's offset from it; every pixel's input is broadcast from
    memory into the multiply-adds of the weight vectors. The sums start from acc ([pixel][64])
    unless MMD__NARROW_FIRST and go back to it, with the bias added in registers if
-   MMD__NARROW_LAST, which then writes the tile to y (mmd__narrow_out_avx512). With MMD__NARROW_PREFETCH_ON (the
-   share's first tile, which reads its weights from memory) each step asks for the panel
-   MMD__NARROW_PREFETCH floats ahead; every tile also asks for its part of the next block's
-   weights, the lines of 16 floats pf[0], pf[16], ... up to pn of them, spread over its steps. */
+   MMD__NARROW_LAST, which then writes the tile to y (mmd__narrow_out_avx512). With
+   MMD__NARROW_PREFETCH_ON (the share's first tile, which reads its weights from memory) each
+   step asks for the panel MMD__NARROW_PREFETCH floats ahead; every tile also asks for its part
+   of the next block's weights, the lines of 16 floats pf[0], pf[16], ... up to pn of them,
+   spread over its steps. */
 #define MMD__NARROW_FIRST 1
 #define MMD__NARROW_LAST 2
 #define MMD__NARROW_PREFETCH_ON 4
@@ -7887,9 +7892,10 @@ MMD__TARGET_AVX512 static void mmd__narrow_out_avx512(const float *acc, int32_t 
             int64_t c = 16 * g + (j < 4 ? j : j + 4);
             float *y0 = y + c * plane, *y1 = y0 + 4 * plane;
             __m512 v = t[j];
-            if (z)
-                v = _mm512_add_ps(v, _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_maskz_loadu_ps(mk, z + c * plane)),
-                                                        _mm256_maskz_loadu_ps(mk, z + (c + 4) * plane), 1));
+            if (z) {
+                __m512 z0 = _mm512_castps256_ps512(_mm256_maskz_loadu_ps(mk, z + c * plane));
+                v = _mm512_add_ps(v, _mm512_insertf32x8(z0, _mm256_maskz_loadu_ps(mk, z + (c + 4) * plane), 1));
+            }
             if (vec) v = mmd__act_vec_avx512(act->kind, v, al, be);
             _mm256_mask_storeu_ps(y0, mk, _mm512_castps512_ps256(v));
             _mm256_mask_storeu_ps(y1, mk, _mm512_extractf32x8_ps(v, 1));
@@ -7970,7 +7976,7 @@ static void mmd__narrow_range(void *data, int32_t share, int64_t lo, int64_t hi)
     int64_t plane = p->w.out[1] * p->w.out[2], tiles = plane / MMD__NARROW_PIX, m, t, t0, t1, k0, kc, first, at, lines;
     float *acc = j->tmp + (int64_t)share * 64 * plane;
     int32_t vecs, start = MMD__NARROW_PREFETCH_ON;
-    for (m = 0; m < (p->gm / 16 + 3) / 4; ++m) {
+    for (m = 0; m < mmd__narrow_panels(p->gm); ++m) {
         mmd__narrow_panel(p->gm, m, &first, &vecs);
         /* The panel's tiles start at units first / 16 * tiles + t * vecs. */
         t0 = lo - first / 16 * tiles, t1 = hi - first / 16 * tiles;
@@ -7978,12 +7984,13 @@ static void mmd__narrow_range(void *data, int32_t share, int64_t lo, int64_t hi)
         t1 = t1 <= 0 ? 0 : (t1 + vecs - 1) / vecs;
         if (t1 > tiles) t1 = tiles;
         for (k0 = 0; k0 < p->gk && t0 < t1; k0 += kc) {
+            /* The block's weights, and the next block's (the packed panels are one run), whose
+               lines of 16 floats the tiles ask for in turn while this block's multiply-adds run. */
+            const float *a = p->packed + first * p->gk + k0 * 16 * vecs, *next;
             int32_t flags = (k0 == 0 ? MMD__NARROW_FIRST : 0);
             kc = p->gk - k0 < MMD__NARROW_KC ? p->gk - k0 : MMD__NARROW_KC;
             if (k0 + kc == p->gk) flags |= MMD__NARROW_LAST;
-            /* The block's weights, and the next block's (the packed panels are one run), whose
-               lines of 16 floats the tiles ask for in turn while this block's multiply-adds run. */
-            const float *a = p->packed + first * p->gk + k0 * 16 * vecs, *next = a + kc * 16 * vecs;
+            next = a + kc * 16 * vecs;
             lines = kc * vecs;
             for (t = t0; t < t1; ++t, start = 0) {
                 int64_t l0 = (t - t0) * lines / (t1 - t0), l1 = (t - t0 + 1) * lines / (t1 - t0);
