@@ -16,8 +16,11 @@ Models (all exported with random weights, once, into build/bench):
                   the direct depthwise QLinearConv; the ReLU6 Clips stay float, as in ORT)
 
 Columns: median and best ms per run of `build/mmdeploy bench --threads 1` and `--threads 2`,
-of the same CLI built with MMD_NO_SIMD (build/mmdeploy-portable: what firmware gets), and of
-ONNX Runtime (bench/ort_bench.js, intraOpNumThreads 1 and 2); every time also as a multiple of
+of the same CLI built with MMD_NO_SIMD (no intrinsics: what firmware and CPUs without our
+intrinsics paths get) twice, "portable 1t" with the default CFLAGS (-O2 -g, plain x86-64: SSE2,
+no FMA; build/mmdeploy-portable) and "portable native" with -O2 -g -march=native (the Makefile's
+PORTABLE_NATIVE_FLAGS: the vectoriser's code for this CPU's vectors and FMA;
+build/mmdeploy-portable-native), and of ONNX Runtime (bench/ort_bench.js, intraOpNumThreads 1 and 2); every time also as a multiple of
 ORT's 1-thread median (x ORT1: below 1 is faster). The last column is the GFLOP/s our
 convolutions achieve at one thread: the Conv/ConvTranspose/FusedConv multiply-adds of the model
 (x2) over the time `bench --profile` gives those nodes (QLinearConv: integer operations). The machine's other load shows in the
@@ -31,6 +34,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLI = os.path.join(ROOT, "build", "mmdeploy")
 PORTABLE = os.path.join(ROOT, "build", "mmdeploy-portable")
+PORTABLE_NATIVE = os.path.join(ROOT, "build", "mmdeploy-portable-native")
 OUT = os.path.join(ROOT, "build", "bench")
 
 sys.path.insert(0, os.path.join(ROOT, "tests"))
@@ -227,7 +231,7 @@ def main(argv):
         else:
             names.append(a)
     names = names or ["resnet18", "mobilenet_v2", "dbnet", "resnet18_qdq", "mobilenet_v2_qdq"]
-    for exe in (CLI, PORTABLE):
+    for exe in (CLI, PORTABLE, PORTABLE_NATIVE):
         if not os.access(exe, os.X_OK):
             sys.exit(f"{exe} missing: run make bench")
     gen_torchvision.SIZE = 224
@@ -254,6 +258,7 @@ def main(argv):
 
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     cols = [("ours 1t", [CLI], 1), ("ours 2t", [CLI], 2), ("portable 1t", [PORTABLE], 1),
+            ("portable native", [PORTABLE_NATIVE], 1),
             ("ORT 1t", None, 1), ("ORT 2t", None, 2)]
     rows, notes, version = [], [], ""
     for name in names:
@@ -280,7 +285,7 @@ def main(argv):
     isa = next((r["ours 1t"].get("isa", "") for _, r, _ in rows if "ours 1t" in r), "")
     print(f"{cpu}, {os.cpu_count()} cores, our kernels for {isa}; ONNX Runtime {version}; "
           f"{iters} timed runs after {warmup} warmup")
-    print(f"{'model':<16} {'run':<12} {'median ms':>10} {'best ms':>9} {'x ORT1':>7} {'best x ORT1':>11}")
+    print(f"{'model':<16} {'run':<15} {'median ms':>10} {'best ms':>9} {'x ORT1':>7} {'best x ORT1':>11}")
     for name, results, gflops in rows:
         ort = results.get("ORT 1t")
         for label in [c[0] for c in cols] + ["ours float 1t"]:
@@ -290,7 +295,7 @@ def main(argv):
             med, best = r["median_ms"], r["min_ms"]
             ratio = f"{med / ort['median_ms']:7.2f}" if ort else f"{'-':>7}"
             best_ratio = f"{best / ort['min_ms']:11.2f}" if ort else f"{'-':>11}"
-            print(f"{name:<16} {label:<12} {med:10.2f} {best:9.2f} {ratio} {best_ratio}")
+            print(f"{name:<16} {label:<15} {med:10.2f} {best:9.2f} {ratio} {best_ratio}")
         print(f"{name:<16} {'conv GFLOP/s (ours, 1 thread)':<40} {gflops:.1f}")
         ours, o = results.get("ours 1t"), results.get("ORT 1t")
         if ours and o:
