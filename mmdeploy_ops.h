@@ -116,8 +116,9 @@
                        scratch of kilobytes and about 6 KB less code at -Os, slower
        MMD_CONV_COLUMNS_MAX  im2col and ConvTranspose columns gathered at once, in floats
                        (default 1 << 20, 1024 with MMD_CONV_SMALL; at least one output row)
-       MMD_GEMM_NR_PORTABLE  columns of the portable micro-kernel, 8 (default) or 4 (Cortex-M:
-                       its tile then fits the FPU's registers)
+       MMD_GEMM_NR_PORTABLE  columns of the portable micro-kernel, 8 (default), 16 (the default
+                       of MMD_NO_SIMD builds for AVX2: see >>ops simd) or 4 (Cortex-M: its
+                       tile then fits the FPU's registers)
        MMD_NO_WINOGRAD no Winograd F(4x4, 3x3) (nor the portable build's F(2x2, 3x3)) path for
                        3x3 stride-1 convolutions (>>ops winograd; MMD_CONV_SMALL leaves it out
                        too); MMD_WINOGRAD_TILES_MIN and
@@ -607,6 +608,26 @@ MMD_API const char *mmd_ops_isa(void) {
     static const char *const names[] = {"portable", "avx2", "avx512", "neon"};
     return names[mmd__isa()];
 }
+
+/* In MMD_NO_SIMD builds the portable loops are all there is, and a compiler told that the CPU
+   has wider vectors (-mavx2 -mfma, -march=native) vectorises them for that width. Its
+   predefined macros then choose the shapes of those loops, never intrinsics: MMD__C_VEC is the
+   floats of the vectors the loops are written for (8 with AVX2, which is how GCC also
+   vectorises for AVX-512 CPUs unless told to prefer 512-bit vectors; else 4, SSE2's and
+   NEON's), MMD__C_REGS the vector registers (AVX-512's 32, else 16), from which the portable
+   micro-kernel's tile is sized. Firmware (MMD_CONV_SMALL) keeps its loops as they are. The
+   multiply-adds are fused only where the compiler contracts a * b + c (GCC's default outside
+   ISO C modes; -ffp-contract=fast with -std=c99): GCC vectorises that, and not fmaf. */
+#if defined(MMD_NO_SIMD) && !defined(MMD_CONV_SMALL) && defined(__AVX2__)
+#define MMD__C_VEC 8
+#else
+#define MMD__C_VEC 4
+#endif
+#if defined(MMD_NO_SIMD) && !defined(MMD_CONV_SMALL) && defined(__AVX512F__)
+#define MMD__C_REGS 32
+#else
+#define MMD__C_REGS 16
+#endif
 
 /* ==== >>ops activations ==== */
 /* The activation a Conv, ConvTranspose, Gemm or MatMul applies to its output before storing it:
@@ -4977,13 +4998,18 @@ static mmd_status mmd__einsum_eval(mmd_kernel_ctx *c) {
 #define MMD_GEMM_NC 1024                /* columns of B packed at once */
 #endif
 #ifndef MMD_GEMM_NR_PORTABLE
-#define MMD_GEMM_NR_PORTABLE 8          /* columns of the portable micro-kernel: 8, or 4 (fits */
-#endif                                  /* the 32 registers of a Cortex-M FPU) */
+#define MMD_GEMM_NR_PORTABLE (2 * MMD__C_VEC) /* columns of the portable micro-kernel: 8, 16 (for */
+#endif                                  /* 8-float vectors) or 4 (fits a Cortex-M FPU's registers) */
 #define MMD__GEMM_MR 6                  /* rows of the AVX2 and NEON micro-kernels */
 /* Rows of the portable micro-kernel: 4 x 8 keeps its 32 sums in eight 4-float vectors, which
    with B's two vectors and A's broadcast fit the 16 registers of SSE2 (6 x 8 spilled six sums
-   to the stack on every step of K); 6 x 4 keeps 24 sums in a Cortex-M FPU's 32 registers. */
-#if MMD_GEMM_NR_PORTABLE == 8
+   to the stack on every step of K); 6 x 4 keeps 24 sums in a Cortex-M FPU's 32 registers. For
+   8-float vectors the tile is the AVX2 kernel's 6 x 16 (twelve sums, two of B, a broadcast: 15
+   of 16 registers), 8 x 16 with AVX-512's 32 registers (sixteen sums; 12 x 16 has more sums
+   than GCC 12 keeps out of memory, its scalar replacement of the array stops short of them). */
+#if MMD_GEMM_NR_PORTABLE == 16
+#define MMD__GEMM_MR_PORTABLE (MMD__C_REGS == 32 ? 8 : 6)
+#elif MMD_GEMM_NR_PORTABLE == 8
 #define MMD__GEMM_MR_PORTABLE 4
 #else
 #define MMD__GEMM_MR_PORTABLE 6
@@ -4996,8 +5022,8 @@ static mmd_status mmd__einsum_eval(mmd_kernel_ctx *c) {
 #else
 #define MMD__PACKS 1
 #endif
-#if MMD_GEMM_NR_PORTABLE != 4 && MMD_GEMM_NR_PORTABLE != 8
-#error "MMD_GEMM_NR_PORTABLE must be 4 or 8"
+#if MMD_GEMM_NR_PORTABLE != 4 && MMD_GEMM_NR_PORTABLE != 8 && MMD_GEMM_NR_PORTABLE != 16
+#error "MMD_GEMM_NR_PORTABLE must be 4, 8 or 16"
 #endif
 #if MMD_GEMM_MR_AVX512 != 8 && MMD_GEMM_MR_AVX512 != 12
 #error "MMD_GEMM_MR_AVX512 must be 8 or 12"
@@ -5074,30 +5100,36 @@ static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, cons
     int64_t p;
     int32_t i;
     memset(acc, 0, sizeof acc);
-#if MMD_GEMM_NR_PORTABLE == 8
+    /* Four columns of row r, from B's row bp. */
+#define MMD__GEMM_COLS4_C(r, av, j)                                                              \
+    acc[r][j] += (av) * bp[j], acc[r][(j) + 1] += (av) * bp[(j) + 1], acc[r][(j) + 2] += (av) * bp[(j) + 2], \
+    acc[r][(j) + 3] += (av) * bp[(j) + 3]
+#if MMD_GEMM_NR_PORTABLE == 16
 #define MMD__GEMM_ROW_C(r, av)                                                                   \
-    acc[r][0] += (av) * b0, acc[r][1] += (av) * b1, acc[r][2] += (av) * b2, acc[r][3] += (av) * b3, \
-    acc[r][4] += (av) * b4, acc[r][5] += (av) * b5, acc[r][6] += (av) * b6, acc[r][7] += (av) * b7
+    MMD__GEMM_COLS4_C(r, av, 0), MMD__GEMM_COLS4_C(r, av, 4), MMD__GEMM_COLS4_C(r, av, 8),      \
+    MMD__GEMM_COLS4_C(r, av, 12)
+#elif MMD_GEMM_NR_PORTABLE == 8
+#define MMD__GEMM_ROW_C(r, av) MMD__GEMM_COLS4_C(r, av, 0), MMD__GEMM_COLS4_C(r, av, 4)
 #else
-#define MMD__GEMM_ROW_C(r, av)                                                                   \
-    acc[r][0] += (av) * b0, acc[r][1] += (av) * b1, acc[r][2] += (av) * b2, acc[r][3] += (av) * b3
+#define MMD__GEMM_ROW_C(r, av) MMD__GEMM_COLS4_C(r, av, 0)
 #endif
     for (p = 0; p < kc; ++p, a += MMD__GEMM_MR_PORTABLE) {
         const float *bp = b + boff[p];
-        float b0 = bp[0], b1 = bp[1], b2 = bp[2], b3 = bp[3];
-#if MMD_GEMM_NR_PORTABLE == 8
-        float b4 = bp[4], b5 = bp[5], b6 = bp[6], b7 = bp[7];
-#endif
         MMD__GEMM_ROW_C(0, a[0]);
         MMD__GEMM_ROW_C(1, a[1]);
         MMD__GEMM_ROW_C(2, a[2]);
         MMD__GEMM_ROW_C(3, a[3]);
-#if MMD__GEMM_MR_PORTABLE == 6
+#if MMD__GEMM_MR_PORTABLE >= 6
         MMD__GEMM_ROW_C(4, a[4]);
         MMD__GEMM_ROW_C(5, a[5]);
 #endif
+#if MMD__GEMM_MR_PORTABLE == 8
+        MMD__GEMM_ROW_C(6, a[6]);
+        MMD__GEMM_ROW_C(7, a[7]);
+#endif
     }
 #undef MMD__GEMM_ROW_C
+#undef MMD__GEMM_COLS4_C
     /* MMD_CONV_SMALL (firmware, no vector unit) keeps one loop per row with the flags inside,
        smaller than MMD__GEMM_STORE_C's, in the same order. */
     for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i) {
@@ -6928,26 +6960,40 @@ static void mmd__dw_row_c(float *MMD__RESTRICT o, const float *const *p, const f
        constants only: compilers keep it in vector registers and turn the multiply-adds of a
        tap into vector operations (at stride 2 on the even elements), which they do not for
        the loop over the taps of one output below (nor, at stride 2, for a loop over the
-       outputs of a tap). */
+       outputs of a tap). For 8-float vectors (>>ops simd) 32 outputs go first: four
+       independent vector sums, where one would wait on its last multiply-add at every tap
+       (MobileNetV2's depthwise layers in 0.6 of the time). */
 #define MMD__DW_SUM4(k, S)                                                                      \
     acc[k] += wt * q[(k) * (S)], acc[(k) + 1] += wt * q[((k) + 1) * (S)],                        \
     acc[(k) + 2] += wt * q[((k) + 2) * (S)], acc[(k) + 3] += wt * q[((k) + 3) * (S)]
 #define MMD__DW_ROW(W, S)                                                                       \
     for (; j + (W) <= n; j += (W)) {                                                            \
-        float acc[8];                                                                           \
+        float acc[MMD__DW_WIDE];                                                                \
         for (l = 0; l < (W); ++l) acc[l] = bias;                                                \
         for (t = 0; t < taps; ++t) {                                                            \
             const float *q = p[t] + j * (S);                                                    \
             float wt = w[t];                                                                    \
             MMD__DW_SUM4(0, S);                                                                 \
-            if ((W) == 8) MMD__DW_SUM4(4, S);                                                   \
+            if ((W) >= 8) MMD__DW_SUM4(4, S);                                                   \
+            if ((W) >= 32) {                                                                    \
+                MMD__DW_SUM4(8, S), MMD__DW_SUM4(12, S), MMD__DW_SUM4(16, S);                   \
+                MMD__DW_SUM4(20, S), MMD__DW_SUM4(24, S), MMD__DW_SUM4(28, S);                  \
+            }                                                                                   \
         }                                                                                       \
         for (l = 0; l < (W); ++l) o[j + l] = acc[l];                                            \
     }
+#if MMD__C_VEC == 8
+#define MMD__DW_WIDE 32
+    if (s == 1) { MMD__DW_ROW(32, 1) }
+    if (s == 2) { MMD__DW_ROW(32, 2) }
+#else
+#define MMD__DW_WIDE 8
+#endif
     if (s == 1) { MMD__DW_ROW(8, 1) MMD__DW_ROW(4, 1) }
     if (s == 2) { MMD__DW_ROW(8, 2) MMD__DW_ROW(4, 2) }
 #undef MMD__DW_ROW
 #undef MMD__DW_SUM4
+#undef MMD__DW_WIDE
     for (; j < n; ++j) {
         float acc = bias;
         for (t = 0; t < taps; ++t) acc += w[t] * p[t][j * s];
