@@ -323,8 +323,10 @@ $(BUILD)/aarch64/bench_qgemm: bench/bench_qgemm.c $(HEADERS)
 # wide vectors and FMA: still no intrinsics, the vectoriser's code alone. -O2 is faster than -O3
 # here (MobileNetV2 19.0 against 22.9 ms, 3 alternating runs of 20). -ffp-contract=fast (GCC's
 # default outside ISO C modes, which -std=c99 turns off) lets it fuse a * b + c into FMA
-# instructions, which it vectorises (it leaves calls to fmaf scalar).
-PORTABLE_NATIVE_FLAGS ?= -O2 -g -march=native -ffp-contract=fast
+# instructions, which it vectorises (it leaves calls to fmaf scalar); -mprefer-vector-width=512
+# has it use AVX-512's 16-float vectors where the CPU has them (ResNet-18 42.1 -> 38.6 ms of CPU a
+# run, MobileNetV2 13.4 -> 12.0).
+PORTABLE_NATIVE_FLAGS ?= -O2 -g -march=native -mprefer-vector-width=512 -ffp-contract=fast
 $(BUILD)/mmdeploy-portable: tools/mmdeploy_cli.c tools/mmd_npy.h mmdeploy.c $(HEADERS) $(BACKEND_OBJ) \
         $(BUILD)/mmd_firmware_arena.o
 	$(CC) $(WARN) $(CFLAGS) -DMMD_NO_SIMD -I. -Itools tools/mmdeploy_cli.c mmdeploy.c $(BUILD)/mmd_firmware_arena.o \

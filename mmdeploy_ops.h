@@ -612,21 +612,18 @@ MMD_API const char *mmd_ops_isa(void) {
 /* In MMD_NO_SIMD builds the portable loops are all there is, and a compiler told that the CPU
    has wider vectors (-mavx2 -mfma, -march=native) vectorises them for that width. Its
    predefined macros then choose the shapes of those loops, never intrinsics: MMD__C_VEC is the
-   floats of the vectors the loops are written for (8 with AVX2, which is how GCC also
-   vectorises for AVX-512 CPUs unless told to prefer 512-bit vectors; else 4, SSE2's and
-   NEON's), MMD__C_REGS the vector registers (AVX-512's 32, else 16), from which the portable
-   micro-kernel's tile is sized. Firmware (MMD_CONV_SMALL) keeps its loops as they are. The
+   floats of the vectors the loops are written for, 16 with AVX-512, 8 with AVX2, else 4
+   (SSE2's and NEON's). GCC vectorises for an AVX-512 CPU with 8-float vectors in 32 registers
+   unless told -mprefer-vector-width=512 (as the Makefile's portable bench build is), and the
+   loops sized for 16 suit both (see the portable micro-kernel's tile). Firmware (MMD_CONV_SMALL) keeps its loops as they are. The
    multiply-adds are fused only where the compiler contracts a * b + c (GCC's default outside
    ISO C modes; -ffp-contract=fast with -std=c99): GCC vectorises that, and not fmaf. */
-#if defined(MMD_NO_SIMD) && !defined(MMD_CONV_SMALL) && defined(__AVX2__)
+#if defined(MMD_NO_SIMD) && !defined(MMD_CONV_SMALL) && defined(__AVX512F__)
+#define MMD__C_VEC 16
+#elif defined(MMD_NO_SIMD) && !defined(MMD_CONV_SMALL) && defined(__AVX2__)
 #define MMD__C_VEC 8
 #else
 #define MMD__C_VEC 4
-#endif
-#if defined(MMD_NO_SIMD) && !defined(MMD_CONV_SMALL) && defined(__AVX512F__)
-#define MMD__C_REGS 32
-#else
-#define MMD__C_REGS 16
 #endif
 
 /* ==== >>ops activations ==== */
@@ -4998,17 +4995,21 @@ static mmd_status mmd__einsum_eval(mmd_kernel_ctx *c) {
 #define MMD_GEMM_NC 1024                /* columns of B packed at once */
 #endif
 #ifndef MMD_GEMM_NR_PORTABLE
-#define MMD_GEMM_NR_PORTABLE (2 * MMD__C_VEC) /* columns of the portable micro-kernel: 8, 16 (for */
-#endif                                  /* 8-float vectors) or 4 (fits a Cortex-M FPU's registers) */
+#define MMD_GEMM_NR_PORTABLE (MMD__C_VEC >= 8 ? 16 : 8) /* columns of the portable micro-kernel: */
+#endif                                  /* 8, 16 (wider vectors) or 4 (fits a Cortex-M FPU's registers) */
 #define MMD__GEMM_MR 6                  /* rows of the AVX2 and NEON micro-kernels */
 /* Rows of the portable micro-kernel: 4 x 8 keeps its 32 sums in eight 4-float vectors, which
    with B's two vectors and A's broadcast fit the 16 registers of SSE2 (6 x 8 spilled six sums
-   to the stack on every step of K); 6 x 4 keeps 24 sums in a Cortex-M FPU's 32 registers. For
-   8-float vectors the tile is the AVX2 kernel's 6 x 16 (twelve sums, two of B, a broadcast: 15
-   of 16 registers), 8 x 16 with AVX-512's 32 registers (sixteen sums; 12 x 16 has more sums
-   than GCC 12 keeps out of memory, its scalar replacement of the array stops short of them). */
+   to the stack on every step of K); 6 x 4 keeps 24 sums in a Cortex-M FPU's 32 registers. With
+   AVX2 the tile is 4 x 16 (eight sums in 8-float vectors; GCC 12 broadcasts all of a K step's
+   A values before the multiply-adds, so 6 x 16 spilled six sums on every step), with AVX-512
+   8 x 16: eight sums in 16-float vectors or sixteen in 8-float ones, which both fit its 32
+   registers (8 x 32 in 8-float vectors spilled 25 on every step). In 16-float vectors, CPU
+   time per run (perf task-clock, medians of 3): 8 x 16 38.6 ms for ResNet-18 and 12.0 for
+   MobileNetV2, 8 x 32 39.6 and 11.2, 4 x 32 12.6 (MobileNetV2); 8 x 16 in 8-float vectors
+   42.1 and 13.4. */
 #if MMD_GEMM_NR_PORTABLE == 16
-#define MMD__GEMM_MR_PORTABLE (MMD__C_REGS == 32 ? 8 : 6)
+#define MMD__GEMM_MR_PORTABLE (MMD__C_VEC == 16 ? 8 : 4)
 #elif MMD_GEMM_NR_PORTABLE == 8
 #define MMD__GEMM_MR_PORTABLE 4
 #else
@@ -6982,7 +6983,7 @@ static void mmd__dw_row_c(float *MMD__RESTRICT o, const float *const *p, const f
         }                                                                                       \
         for (l = 0; l < (W); ++l) o[j + l] = acc[l];                                            \
     }
-#if MMD__C_VEC == 8
+#if MMD__C_VEC >= 8
 #define MMD__DW_WIDE 32
     if (s == 1) { MMD__DW_ROW(32, 1) }
     if (s == 2) { MMD__DW_ROW(32, 2) }

@@ -19,7 +19,7 @@ Columns: median and best ms per run of `build/mmdeploy bench --threads 1` and `-
 of the same CLI built with MMD_NO_SIMD (no intrinsics: what firmware and CPUs without our
 intrinsics paths get) twice, "portable 1t" with the default CFLAGS (-O2 -g, plain x86-64: SSE2,
 no FMA; build/mmdeploy-portable) and "portable native" with -O2 -g -march=native
--ffp-contract=fast (the Makefile's PORTABLE_NATIVE_FLAGS: the vectoriser's code for this CPU's
+-mprefer-vector-width=512 -ffp-contract=fast (the Makefile's PORTABLE_NATIVE_FLAGS: the vectoriser's code for this CPU's
 vectors and FMA;
 build/mmdeploy-portable-native), and of ONNX Runtime (bench/ort_bench.js, intraOpNumThreads 1 and 2); every time also as a multiple of
 ORT's 1-thread median (x ORT1: below 1 is faster). The last column is the GFLOP/s our
