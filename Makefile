@@ -320,12 +320,13 @@ $(BUILD)/aarch64/bench_qgemm: bench/bench_qgemm.c $(HEADERS)
 # The portable CLI twice: with the default CFLAGS (plain x86-64 here: SSE2, no FMA), what the tests
 # run, and, for the speed table only, the same MMD_NO_SIMD source compiled for this CPU's vector
 # instructions (PORTABLE_NATIVE_FLAGS), what the portable loops give where the compiler may use
-# wide vectors and FMA: still no intrinsics, the vectoriser's code alone. -O2 is faster than -O3
-# here (MobileNetV2 19.0 against 22.9 ms, 3 alternating runs of 20). -ffp-contract=fast (GCC's
-# default outside ISO C modes, which -std=c99 turns off) lets it fuse a * b + c into FMA
-# instructions, which it vectorises (it leaves calls to fmaf scalar); -mprefer-vector-width=512
-# has it use AVX-512's 16-float vectors where the CPU has them (ResNet-18 42.1 -> 38.6 ms of CPU a
-# run, MobileNetV2 13.4 -> 12.0).
+# wide vectors and FMA: still no intrinsics, the vectoriser's code alone (>>ops simd in
+# mmdeploy_ops.h sizes the loops for it). -ffp-contract=fast (GCC's default outside ISO C modes,
+# which -std=c99 turns off) lets GCC fuse a * b + c into FMA instructions, which it vectorises (it
+# leaves calls to fmaf scalar); -mprefer-vector-width=512 has it use AVX-512's 16-float vectors
+# where the CPU has them (CPU time a run, medians of 3: ResNet-18 42.1 -> 38.6 ms, MobileNetV2
+# 13.4 -> 12.0). -O2 is faster than -O3 here (MobileNetV2 13.2 against 15.7 ms, ResNet-18 40.4
+# against 41.2).
 PORTABLE_NATIVE_FLAGS ?= -O2 -g -march=native -mprefer-vector-width=512 -ffp-contract=fast
 $(BUILD)/mmdeploy-portable: tools/mmdeploy_cli.c tools/mmd_npy.h mmdeploy.c $(HEADERS) $(BACKEND_OBJ) \
         $(BUILD)/mmd_firmware_arena.o
