@@ -173,6 +173,11 @@ static void maxpool_rows_match_generic(void) {
         {"MaxPool", 1, 2, 11, 40, {3, 3}, {1, 1}, {1, 1, 1, 1}, 0, 0},
         {"MaxPool", 1, 2, 12, 112, {3, 3}, {2, 2}, {1, 1, 1, 1}, 1, 0},
         {"MaxPool", 1, 1, 20, 40, {17, 3}, {2, 2}, {8, 1, 8, 1}, 0, 0},
+        /* The AVX-512 row's widest windows, 17 columns (a shift of 16 into the next block of
+           maxima) at strides 1 and 2, and 18 (the scalar path). */
+        {"MaxPool", 1, 2, 5, 70, {3, 17}, {1, 1}, {1, 8, 1, 8}, 0, 0},
+        {"MaxPool", 1, 2, 5, 99, {2, 17}, {2, 2}, {0, 3, 1, 16}, 0, 0},
+        {"MaxPool", 1, 2, 5, 70, {3, 18}, {2, 2}, {1, 9, 1, 9}, 0, 0},
     };
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) check_pool(&cases[i]);
@@ -187,6 +192,7 @@ static void maxpool_nan_matches_reference(void) {
         {"MaxPool", 1, 4, 13, 37, {5, 5}, {1, 1}, {2, 2, 2, 2}, 0, 0},
         {"MaxPool", 1, 2, 10, 11, {3, 3}, {2, 2}, {0, 1, 1, 0}, 1, 0},
         {"MaxPool", 2, 3, 0, 101, {1, 4}, {1, 2}, {0, 1, 0, 1}, 0, 0},
+        {"MaxPool", 1, 2, 5, 99, {2, 17}, {2, 2}, {0, 3, 1, 16}, 0, 0},
     };
     static const int64_t every[] = {7, 97};
     size_t i, e;
