@@ -5954,7 +5954,10 @@ typedef struct mmd__conv_data {
     int32_t path, isa, threads;         /* MMD__CONV_*; instruction set and threads of the product */
     int64_t gm, gk, gn;                 /* product per image and group: M, K and N (columns) */
     int64_t hp, wp, plane;              /* SHIFTED: rows and columns of a phase plane, floats */
-                                        /* per channel (its s[1] * s[2] phases and slack) */
+                                        /* per channel (its s[1] * s[2] phases and slack); */
+                                        /* sub: the output's pixels */
+    int32_t sub;                        /* a strided 1x1 convolution run as POINTWISE (or NARROW,
+                                           SWEEP) over its input subsampled into scratch */
     int64_t band;                       /* IM2COL: output rows (axes 0 and 1) gathered at once;
                                            DEPTHWISE: output rows per band of input rows */
     int64_t row_len, ring, step, share; /* DEPTHWISE: padded row length, input rows per band,
@@ -6682,8 +6685,11 @@ static mmd_status mmd__narrow_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t
         p->gk < MMD__NARROW_K_MIN || (w->out[2] != 7 && w->out[2] != 14) || plane > 196 ||
         p->gm > MMD__ELEMS_MAX / p->gk || !mmd_tensor_is_const(c->inputs[1]))
         return MMD_OK;
-    p->plane = 0; /* no padded planes: eval's buffers of sums (job.tmp) start right after the offsets */
-    bytes = (uint64_t)mmd__round_up(p->gk, 8) * sizeof(int64_t) + (uint64_t)(p->threads * 64 * plane) * sizeof(float) + 64u;
+    /* Eval's buffers of sums (job.tmp) start right after the offsets, or after the subsampled
+       input (p->sub: p->plane floats per channel, set by mmd__conv_plan). */
+    if (!p->sub) p->plane = 0;
+    bytes = (uint64_t)mmd__round_up(p->gk, 8) * sizeof(int64_t) +
+            (uint64_t)(p->threads * 64 * plane + p->gk * p->plane) * sizeof(float) + 64u;
     dst = (float *)mmd_kernel_packed(c, (size_t)(p->gm * p->gk) * sizeof(float), &fresh);
     if (!dst) return c->err->status;
     if (fresh)
@@ -6709,10 +6715,12 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
     const mmd__window *w = &p->w;
     int64_t cg = p->in_ch / p->group, taps = w->k[0] * w->k[1] * w->k[2];
     int64_t out_plane = w->out[0] * w->out[1] * w->out[2], extra = 0;
-    int32_t a, pointwise = 1, shifted = w->k[0] == 1 && w->in[0] == 1;
+    int32_t a, pointwise = 1, shifted = w->k[0] == 1 && w->in[0] == 1, strided = w->in[0] == 1 && p->group == 1;
     uint64_t bytes;
+    p->sub = 0;
     for (a = 0; a < 3; ++a) {
         if (w->k[a] != 1 || w->s[a] != 1 || w->pad[a] || w->pad_end[a]) pointwise = 0;
+        if (w->k[a] != 1 || w->pad[a] || w->pad_end[a]) strided = 0;
         /* A stride past the kernel's extent leaves phases no tap reads (a strided 1x1 kernel
            reads one of four), which SHIFTED would copy for nothing. */
         if (w->s[a] > 1 && w->s[a] > (w->k[a] - 1) * w->d[a] + 1) shifted = 0;
@@ -6725,7 +6733,18 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
 #ifdef MMD_CONV_SMALL
     /* Firmware's choice: every convolution through im2col and the one product. */
     pointwise = shifted = 0;
+    (void)strided;
 #else
+    if (strided && !pointwise) {
+        /* A strided 1x1 kernel (ResNet's downsampling shortcuts) reads one input pixel per
+           output pixel: the input at the output's pixels, gathered into scratch a channel at a
+           time (mmd__conv_sub_range), is the columns of a POINTWISE product, which also takes
+           NARROW's and SWEEP's paths on it. IM2COL gathered the same columns in a band over the
+           K rows, one tap at a time and on one thread below its grain, and left the 7x7 and
+           14x14 outputs to the product's edge tiles. */
+        pointwise = p->sub = 1;
+        p->plane = out_plane;
+    }
     if (p->group > 1 && cg == 1 && w->k[0] == 1 && w->in[0] == 1) {
         /* One share of consecutive channels per thread, the first on the calling thread (see
            mmd__pool_run): a product split by rows before it (MobileNetV2's expansions at 14x14
@@ -6788,7 +6807,7 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
         if (st != MMD_OK || chosen) return st;
     }
 #endif
-    if (pointwise && out_plane == 1 && p->group == 1 && !(c->input_count > 3 && c->inputs[3])) {
+    if (pointwise && !p->sub && out_plane == 1 && p->group == 1 && !(c->input_count > 3 && c->inputs[3])) {
         mmd_status st = mmd__scratch_request(c, mmd__gemm_scratch(1, p->gm, p->gk, p->isa, p->threads));
         if (st != MMD_OK) return st;
         p->path = MMD__CONV_PIXEL;
@@ -6808,6 +6827,7 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
     if (pointwise) {
         p->path = p->gk <= MMD__SWEEP_K_MAX && p->gm * out_plane >= MMD__SWEEP_FLOATS ? MMD__CONV_SWEEP
                                                                                      : MMD__CONV_POINTWISE;
+        extra = p->sub ? cg * p->plane : 0;
     } else if (shifted) {
         /* A phase plane holds the padded rows r and columns q with r % s[1] and q % s[2] fixed:
            output (y, x) reads padded (y * s + t * d) for tap t, which is phase (t * d) % s at
@@ -8103,6 +8123,24 @@ static void mmd__conv_sweep(const mmd_kernel_ctx *c, const mmd__gemm *g, void *s
 
 #endif
 
+#ifndef MMD_CONV_SMALL
+/* A strided 1x1 convolution (p->sub): input channels [lo, hi) at the output's pixels, into
+   planes of p->plane floats from j->buf. */
+static void mmd__conv_sub_range(void *data, int32_t share, int64_t lo, int64_t hi) {
+    const mmd__conv_job *j = (const mmd__conv_job *)data;
+    const mmd__conv_data *p = j->p;
+    const mmd__window *w = &p->w;
+    int64_t ch, y, x, ow = w->out[2], s2 = w->s[2];
+    (void)share;
+    for (ch = lo; ch < hi; ++ch)
+        for (y = 0; y < w->out[1]; ++y) {
+            const float *src = j->x + (ch * w->in[1] + y * w->s[1]) * w->in[2];
+            float *dst = j->buf + ch * p->plane + y * ow;
+            for (x = 0; x < ow; ++x) dst[x] = src[x * s2];
+        }
+}
+#endif
+
 /* IM2COL: row `index` of the columns, kernel tap (t0, t1, t2) of input channel ci, over the band
    of output rows. */
 static void mmd__conv_im2col_row(const mmd__conv_job *j, int64_t index) {
@@ -8366,7 +8404,7 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
        theirs again). */
     for (q = 0; q < p->gk; ++q) {
         int64_t ci = q / (w->k[1] * w->k[2]), ry = q / w->k[2] % w->k[1] * w->d[1], rx = q % w->k[2] * w->d[2];
-        rows[q] = p->path == MMD__CONV_POINTWISE || p->path == MMD__CONV_SWEEP || p->path == MMD__CONV_NARROW ? q * in_plane
+        rows[q] = p->path == MMD__CONV_POINTWISE || p->path == MMD__CONV_SWEEP || p->path == MMD__CONV_NARROW ? q * (p->sub ? out_plane : in_plane)
                   : p->path == MMD__CONV_SHIFTED || p->path == MMD__CONV_STEM ? ci * p->plane + (ry % w->s[1] * w->s[2] + rx % w->s[2]) * p->hp * p->wp +
                                                        ry / w->s[1] * p->wp + rx / w->s[2]
                                                  : q * p->gn;
@@ -8392,6 +8430,10 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
             g.bias = job.bias ? job.bias + grp * mg : NULL;
             job.x = xg;
 #ifndef MMD_CONV_SMALL
+            if (p->sub) {
+                mmd__parallel_range(c, cg, MMD__EW_GRAIN / out_plane, 1, INT32_MAX, mmd__conv_sub_range, &job);
+                job.x = xg = job.buf;
+            }
             if (p->path == MMD__CONV_POINTWISE || p->path == MMD__CONV_SWEEP) {
                 g.b = xg;
                 g.n = out_plane;

@@ -72,8 +72,8 @@ PHASES = [
     ("depthwise_3x3_s2_pad0_odd_width", (1, 2, 9, 11), 2, (3, 3), (2, 2), (0, 0, 0, 0), (1, 1), 2),
 ]
 
-# Strided convolutions through SHIFTED's phase planes, and the strided 1x1 kernel that IM2COL
-# keeps (its stride passes the kernel's extent); drawn last.
+# Strided convolutions through SHIFTED's phase planes, and a strided 1x1 kernel (its stride
+# passes the kernel's extent: IM2COL's then, subsampled since); drawn last.
 STRIDED = [
     ("shifted_phases_7x7_s2_3ch", (1, 3, 23, 20), 8, (7, 7), (2, 2), (3, 3, 3, 3), (1, 1), 1),
     ("shifted_phases_s2x1_group2_batch2", (2, 4, 9, 10), 6, (3, 3), (2, 1), (1, 0, 2, 1), (1, 1), 2),
@@ -158,6 +158,17 @@ PLANES = [
     ("depthwise_3x3_s1_12x7_batch2_mult2", (2, 2, 12, 7), 4, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 2),
 ]
 
+# Strided 1x1 kernels, their input subsampled into scratch and run as pointwise (p->sub), drawn
+# last: ResNet's downsampling shortcut at 7x7 out of an odd size through NARROW in a batch of
+# two, unequal strides through the product, and 1-D. The first one's input is scaled by 1/4
+# (its last value): a sum of 256 products of unit normals can cancel to an output near 0 whose
+# float error then passes the unpacked check's 1e-5 * (1 + |y|) (1.1e-5 in one draw).
+SUBSAMPLED = [
+    ("sub_1x1_s2_narrow_7x7_batch2", (2, 256, 13, 14), 64, (1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1, 0.25),
+    ("sub_1x1_s3x2_product", (1, 7, 17, 23), 9, (1, 1), (3, 2), (0, 0, 0, 0), (1, 1), 1),
+    ("sub_1x1_1d_s4", (1, 5, 30), 6, (1,), (4,), (0, 0), (1,), 1),
+]
+
 
 def ints(v):
     return ", ".join(str(int(i)) for i in v)
@@ -173,10 +184,10 @@ def main():
              "    const float *x, *w, *b, *y;",
              "};"]
     entries = []
-    def add(name, shape, m, k, s, pads, d, g):
+    def add(name, shape, m, k, s, pads, d, g, scale=1.0):
         i = len(entries)
         n = len(k)
-        x = torch.randn(*shape)
+        x = torch.randn(*shape) * scale
         w = torch.randn(m, shape[1] // g, *k)
         b = torch.randn(m)
         # F.pad takes (last begin, last end, previous begin, previous end, ...).
@@ -208,7 +219,7 @@ def main():
     # The lists in the order their cases were added, so that every case keeps its random draws.
     for cases, make in ((CASES, add), (TRANSPOSED, add_transposed), (BANDS, add), (DISJOINT, add_transposed),
                         (PHASES, add), (STRIDED, add), (WIDE, add), (WIDE_TRANSPOSED, add_transposed), (STEM, add),
-                        (PIXEL, add), (FIVE, add), (NARROW, add), (PLANES, add)):
+                        (PIXEL, add), (FIVE, add), (NARROW, add), (PLANES, add), (SUBSAMPLED, add)):
         for case in cases:
             make(*case)
     lines.append("static const struct conv_case conv_cases[] = {")
