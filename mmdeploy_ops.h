@@ -7756,22 +7756,33 @@ static void mmd__row_phases(int32_t isa, const float *src, int64_t iw, int64_t x
     }
 }
 
-/* SHIFTED: input channels [lo, hi) of the group into their zero-padded phase planes. */
+/* SHIFTED: input channels [lo, hi) of the group into their zero-padded phase planes. Padded
+   row y is row y / s1 of phases (y % s1, 0..s2-1), each hp * wp floats. Only what the input
+   rows do not cover is zeroed (the padding rows, the padding columns of the input rows and the
+   slack after the last phase): a memset of the whole plane first was 6% of ResNet-18's
+   stride-2 layers (bench_conv --cold), writing every float twice. */
 static void mmd__conv_pad_range(void *data, int32_t share, int64_t lo, int64_t hi) {
     const mmd__conv_job *j = (const mmd__conv_job *)data;
     const mmd__conv_data *p = j->p;
     const mmd__window *w = &p->w;
-    int64_t ch, r, s1 = w->s[1], s2 = w->s[2], iw = w->in[2];
+    int64_t ch, y, x, s1 = w->s[1], s2 = w->s[2], iw = w->in[2], ph = p->hp * p->wp, phases = s1 * s2 * ph;
     (void)share;
     for (ch = lo; ch < hi; ++ch) {
         const float *src = j->x + ch * w->in[1] * iw;
         float *dst = j->buf + ch * p->plane;
-        memset(dst, 0, (size_t)p->plane * sizeof(float));
-        for (r = 0; r < w->in[1]; ++r) {
-            int64_t y = r + w->pad[1];
-            mmd__row_phases(p->isa, src + r * iw, iw, w->pad[2], s2, dst + y % s1 * s2 * p->hp * p->wp + y / s1 * p->wp,
-                            p->hp * p->wp);
+        for (y = 0; y < s1 * p->hp; ++y) {
+            float *row = dst + y % s1 * s2 * ph + y / s1 * p->wp;
+            if (y < w->pad[1] || y >= w->pad[1] + w->in[1]) {
+                for (x = 0; x < s2; ++x) memset(row + x * ph, 0, (size_t)p->wp * sizeof(float));
+                continue;
+            }
+            for (x = 0; x < s2 * p->wp; ++x) {
+                if (x == w->pad[2]) x += iw;
+                if (x < s2 * p->wp) row[x % s2 * ph + x / s2] = 0.0f;
+            }
+            mmd__row_phases(p->isa, src + (y - w->pad[1]) * iw, iw, w->pad[2], s2, row, ph);
         }
+        memset(dst + phases, 0, (size_t)(p->plane - phases) * sizeof(float));
     }
 }
 
