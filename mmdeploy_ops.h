@@ -6715,12 +6715,10 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
     const mmd__window *w = &p->w;
     int64_t cg = p->in_ch / p->group, taps = w->k[0] * w->k[1] * w->k[2];
     int64_t out_plane = w->out[0] * w->out[1] * w->out[2], extra = 0;
-    int32_t a, pointwise = 1, shifted = w->k[0] == 1 && w->in[0] == 1, strided = w->in[0] == 1 && p->group == 1;
+    int32_t a, pointwise = 1, shifted = w->k[0] == 1 && w->in[0] == 1;
     uint64_t bytes;
-    p->sub = 0;
     for (a = 0; a < 3; ++a) {
         if (w->k[a] != 1 || w->s[a] != 1 || w->pad[a] || w->pad_end[a]) pointwise = 0;
-        if (w->k[a] != 1 || w->pad[a] || w->pad_end[a]) strided = 0;
         /* A stride past the kernel's extent leaves phases no tap reads (a strided 1x1 kernel
            reads one of four), which SHIFTED would copy for nothing. */
         if (w->s[a] > 1 && w->s[a] > (w->k[a] - 1) * w->d[a] + 1) shifted = 0;
@@ -6733,16 +6731,18 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
 #ifdef MMD_CONV_SMALL
     /* Firmware's choice: every convolution through im2col and the one product. */
     pointwise = shifted = 0;
-    (void)strided;
 #else
-    if (strided && !pointwise) {
+    p->sub = !pointwise && p->group == 1 && w->in[0] == 1;
+    for (a = 0; a < 3; ++a)
+        if (w->k[a] != 1 || w->pad[a] || w->pad_end[a]) p->sub = 0;
+    if (p->sub) {
         /* A strided 1x1 kernel (ResNet's downsampling shortcuts) reads one input pixel per
            output pixel: the input at the output's pixels, gathered into scratch a channel at a
            time (mmd__conv_sub_range), is the columns of a POINTWISE product, which also takes
            NARROW's and SWEEP's paths on it. IM2COL gathered the same columns in a band over the
            K rows, one tap at a time and on one thread below its grain, and left the 7x7 and
            14x14 outputs to the product's edge tiles. */
-        pointwise = p->sub = 1;
+        pointwise = 1;
         p->plane = out_plane;
     }
     if (p->group > 1 && cg == 1 && w->k[0] == 1 && w->in[0] == 1) {
