@@ -2,7 +2,7 @@
 """The speed table of issue 11: our reference kernels (no backend) next to ONNX Runtime, at one
 and two threads, on the same model and input in one run.
 
-    /usr/bin/python3 bench/bench_speed.py [--iters N] [--warmup N] [MODEL...]
+    /usr/bin/python3 bench/bench_speed.py [--rounds N] [--iters N] [--warmup N] [MODEL...]
 
 Models (all exported with random weights, once, into build/bench):
     resnet18      torchvision ResNet-18, 1x3x224x224
@@ -24,8 +24,13 @@ vectors and FMA;
 build/mmdeploy-portable-native), and of ONNX Runtime (bench/ort_bench.js, intraOpNumThreads 1 and 2); every time also as a multiple of
 ORT's 1-thread median (x ORT1: below 1 is faster). The last column is the GFLOP/s our
 convolutions achieve at one thread: the Conv/ConvTranspose/FusedConv multiply-adds of the model
-(x2) over the time `bench --profile` gives those nodes (QLinearConv: integer operations). The machine's other load shows in the
-medians; the best times are the steadier figures.
+(x2) over the time `bench --profile` gives those nodes (QLinearConv: integer operations).
+
+A virtual machine's speed drifts by 10-30% within minutes, so the columns are measured side by
+side: in each of --rounds rounds (5) every column of a model runs once (--iters timed runs after
+--warmup, 20 and 3), in turn. "median ms" is the median of the rounds' medians, "best ms" the
+fastest run of all rounds, "x ORT1" the median over the rounds of each round's ratio to ORT's
+1-thread median of the same round, and "best x ORT1" the ratio of the best times.
 """
 import json
 import os
@@ -196,6 +201,9 @@ def conv_gflop(model_path):
     for v in list(m.graph.value_info) + list(m.graph.output) + list(m.graph.input):
         shapes[v.name] = [d.dim_value for d in v.type.tensor_type.shape.dim]
     weights = {t.name: list(t.dims) for t in m.graph.initializer}
+    for n in m.graph.node:  # QDQ models: a Conv's weights are a DequantizeLinear of an initializer
+        if n.op_type == "DequantizeLinear" and n.input[0] in weights:
+            weights[n.output[0]] = weights[n.input[0]]
     total = 0.0
     for n in m.graph.node:
         w = weights.get(n.input[1]) if n.op_type in ("Conv", "ConvTranspose") else None
@@ -222,15 +230,39 @@ def conv_ms(model, x):
     return total
 
 
+def median(values):
+    v = sorted(values)
+    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
+
+
+def combine(runs):
+    """One result per column from its rounds: the median of the rounds' medians, the fastest run,
+    the median load time, and the median over the rounds of the ratio to ORT's 1-thread median of
+    the same round (the rounds where both ran)."""
+    ort = runs.get("ORT 1t") or []
+    results = {}
+    for label, rs in runs.items():
+        if not rs:
+            continue
+        r = dict(rs[0])
+        r["median_ms"] = median([x["median_ms"] for x in rs])
+        r["min_ms"] = min(x["min_ms"] for x in rs)
+        r["load_ms"] = median([x["load_ms"] for x in rs])
+        pairs = [x["median_ms"] / o["median_ms"] for x, o in zip(rs, ort)]
+        r["ratio"] = median(pairs) if pairs else 0.0
+        results[label] = r
+    return results
+
+
 def main(argv):
-    iters, warmup, names = 20, 3, []
+    opts, names = {"--rounds": 5, "--iters": 20, "--warmup": 3}, []
     args = iter(argv[1:])
     for a in args:
-        if a in ("--iters", "--warmup"):
-            value = int(next(args, "0"))
-            iters, warmup = (value, warmup) if a == "--iters" else (iters, value)
+        if a in opts:
+            opts[a] = int(next(args, "0"))
         else:
             names.append(a)
+    rounds, iters, warmup = max(opts["--rounds"], 1), opts["--iters"], opts["--warmup"]
     names = names or ["resnet18", "mobilenet_v2", "dbnet", "resnet18_qdq", "mobilenet_v2_qdq"]
     for exe in (CLI, PORTABLE, PORTABLE_NATIVE):
         if not os.access(exe, os.X_OK):
@@ -264,20 +296,25 @@ def main(argv):
     rows, notes, version = [], [], ""
     for name in names:
         model, x = files[name]
-        results = {}
+        runs = {}  # label -> that column's result in each round
         extra = [("ours float 1t", [CLI, "--no-rewrites"], 1)] if name.endswith("_qdq") else []
-        for label, exe, threads in cols + extra:
-            if exe:
-                r, why = run(exe[:1] + ["bench", model, "--input", f"input={x}", "--threads", str(threads),
-                                        "--iters", str(iters), "--warmup", str(warmup)] + exe[1:], env)
-            else:
-                r, why = run(["node", os.path.join(ROOT, "bench", "ort_bench.js"), model, x, str(iters),
-                              str(warmup), str(threads)], env)
-                version = version or (r or {}).get("version", "")
-            if r:
-                results[label] = r
-            else:
-                notes.append(f"{name} {label}: {why}")
+        for _ in range(rounds):
+            for label, exe, threads in cols + extra:
+                if label in runs and runs[label] is None:
+                    continue  # failed in an earlier round: noted once
+                if exe:
+                    r, why = run(exe[:1] + ["bench", model, "--input", f"input={x}", "--threads", str(threads),
+                                            "--iters", str(iters), "--warmup", str(warmup)] + exe[1:], env)
+                else:
+                    r, why = run(["node", os.path.join(ROOT, "bench", "ort_bench.js"), model, x, str(iters),
+                                  str(warmup), str(threads)], env)
+                    version = version or (r or {}).get("version", "")
+                if r:
+                    runs.setdefault(label, []).append(r)
+                else:
+                    runs[label] = None
+                    notes.append(f"{name} {label}: {why}")
+        results = combine(runs)
         ms = conv_ms(model, x)
         gflops = conv_gflop(model) / (ms / 1e3) if ms > 0 else 0.0
         rows.append((name, results, gflops))
@@ -285,7 +322,7 @@ def main(argv):
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     isa = next((r["ours 1t"].get("isa", "") for _, r, _ in rows if "ours 1t" in r), "")
     print(f"{cpu}, {os.cpu_count()} cores, our kernels for {isa}; ONNX Runtime {version}; "
-          f"{iters} timed runs after {warmup} warmup")
+          f"{rounds} rounds of {iters} timed runs after {warmup} warmup, columns in turn")
     print(f"{'model':<16} {'run':<15} {'median ms':>10} {'best ms':>9} {'x ORT1':>7} {'best x ORT1':>11}")
     for name, results, gflops in rows:
         ort = results.get("ORT 1t")
@@ -294,7 +331,7 @@ def main(argv):
             if not r:
                 continue
             med, best = r["median_ms"], r["min_ms"]
-            ratio = f"{med / ort['median_ms']:7.2f}" if ort else f"{'-':>7}"
+            ratio = f"{r['ratio']:7.2f}" if ort else f"{'-':>7}"
             best_ratio = f"{best / ort['min_ms']:11.2f}" if ort else f"{'-':>11}"
             print(f"{name:<16} {label:<15} {med:10.2f} {best:9.2f} {ratio} {best_ratio}")
         print(f"{name:<16} {'conv GFLOP/s (ours, 1 thread)':<40} {gflops:.1f}")
