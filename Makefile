@@ -150,6 +150,7 @@ test: all $(addprefix $(BUILD)/,$(C_TESTS)) $(BUILD)/test_node $(NODE_DIR)/node 
 	    $(addprefix $(PORTABLE_BUILD)/,$(PORTABLE_TESTS)) \
 	    "$(PORTABLE_BUILD)/test_node $(NODE_DIR)/node tests/node_expected_fail.txt" \
 	    "MMDEPLOY_BIN=$(BUILD)/mmdeploy-portable $(PY) tests/test_models.py" \
+	    $(addprefix $(PORTABLE_NATIVE_BUILD)/,$(PORTABLE_NATIVE_TESTS)) \
 	    "$(PY) tests/test_custom_ops_sampling.py" \
 	    "$(PY) tests/test_custom_ops_det.py" \
 	    "$(PY) tests/test_rnn_models.py" \
@@ -212,6 +213,17 @@ test: $(addprefix $(PORTABLE_BUILD)/,$(PORTABLE_TESTS) test_node) $(BUILD)/mmdep
 $(PORTABLE_BUILD)/test_%: tests/test_%.c tests/test.h tests/kernel_harness.h $(HEADERS) tools/mmd_npy.h
 	mkdir -p $(PORTABLE_BUILD)
 	$(CC) $(WARN) $(CFLAGS) -DMMD_NO_SIMD -I. -Itests -Itools $< -lm -o $@
+
+# The kernels whose portable loops take their sizes from the compiler's vector width (>>ops simd),
+# built as the speed table's portable native column is (PORTABLE_NATIVE_FLAGS, below), so the
+# wide-vector tiles are tested too.
+PORTABLE_NATIVE_BUILD := $(BUILD)/portable-native
+PORTABLE_NATIVE_TESTS := test_kernels_gemm test_kernels_conv test_kernels_nn
+test: $(addprefix $(PORTABLE_NATIVE_BUILD)/,$(PORTABLE_NATIVE_TESTS))
+
+$(PORTABLE_NATIVE_BUILD)/test_%: tests/test_%.c tests/test.h tests/kernel_harness.h $(HEADERS) tools/mmd_npy.h
+	mkdir -p $(PORTABLE_NATIVE_BUILD)
+	$(CC) $(WARN) $(PORTABLE_NATIVE_FLAGS) -DMMD_NO_SIMD -I. -Itests -Itools $< -lm -o $@
 
 # ==== the SDK layer (mmdeploy_sdk.h) ===========================================================
 # MMDeploy's C API and model directories. It needs Debian's cJSON and stb (libcjson-dev,
