@@ -790,6 +790,13 @@ MMD__TARGET_AVX2 static __m256i mmd__tail_avx2(int64_t rem) {
 /* The lanes of a 16-float step at i of n: all of them but in the last step. */
 #define MMD__MASK16(i, n) ((n) - (i) >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << ((n) - (i))) - 1u))
 
+/* The lanes l of a 16-float vector of a row of n whose column from + l lies in [0, n): masked
+   loads that start before a row or run past its end (none when the vector misses the row). */
+static inline __mmask16 mmd__lanes16(int64_t from, int64_t n) {
+    int64_t a = from < 0 ? -from : 0, b = n - from < 16 ? n - from : 16;
+    return b <= a ? (__mmask16)0 : (__mmask16)(((1u << b) - 1u) & ~((1u << a) - 1u));
+}
+
 /* One loop per activation, the formula a vector expression of v; max and min take the bound
    first so that a NaN input (their second operand) passes through, as the comparisons of the
    portable loop let it. */
@@ -7085,12 +7092,6 @@ MMD__TARGET_AVX512 static int32_t mmd__dw_bounds_avx512(const mmd__act *act, __m
     return in_regs;
 }
 
-/* The lanes l of a vector of a row of n whose column from + l lies in [0, n). */
-static __mmask16 mmd__dw_lanes(int64_t from, int64_t n) {
-    int64_t a = from < 0 ? -from : 0, b = n - from < 16 ? n - from : 16;
-    return b <= a ? (__mmask16)0 : (__mmask16)(((1u << b) - 1u) & ~((1u << a) - 1u));
-}
-
 /* Z, then Relu or Clip between lo and hi (none: -inf, inf), then the lanes m of one vector. */
 MMD__TARGET_AVX512 static void mmd__dw_store_avx512(float *y, const float *z, __mmask16 m, __m512 a, __m512 lo,
                                                     __m512 hi) {
@@ -7134,8 +7135,8 @@ MMD__TARGET_AVX512 static void mmd__dw_rows3_avx512(float *y, const float *z, co
             __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
             __m512 x0, x1, x2;
             const int64_t c0 = v - w->pad[2], top = r0 - w->pad[1];
-            const __mmask16 m = MMD__MASK16(v, ow), ma = mmd__dw_lanes(c0, iw), mb = mmd__dw_lanes(c0 + 1, iw);
-            const __mmask16 mc = mmd__dw_lanes(c0 + 2, iw);
+            const __mmask16 m = MMD__MASK16(v, ow), ma = mmd__lanes16(c0, iw), mb = mmd__lanes16(c0 + 1, iw);
+            const __mmask16 mc = mmd__lanes16(c0 + 2, iw);
             int64_t cnt = rows - r0 < 8 ? rows - r0 : 8, at = r0 * ow + v, i;
             int32_t in;
             const float *p;
@@ -7190,8 +7191,8 @@ MMD__TARGET_AVX512 static void mmd__dw_rows3s2_avx512(float *y, const float *z, 
             __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
             __m512 x0, x1, x2, lo16, hi16;
             const int64_t c0 = 2 * v - w->pad[2], top = 2 * r0 - w->pad[1];
-            const __mmask16 m = MMD__MASK16(v, ow), ma = mmd__dw_lanes(c0, iw), mb = mmd__dw_lanes(c0 + 16, iw);
-            const __mmask16 mc = mmd__dw_lanes(c0 + 32, iw) & 1u;
+            const __mmask16 m = MMD__MASK16(v, ow), ma = mmd__lanes16(c0, iw), mb = mmd__lanes16(c0 + 16, iw);
+            const __mmask16 mc = mmd__lanes16(c0 + 32, iw) & 1u;
             int64_t cnt = oh - r0 < 8 ? oh - r0 : 8, at = r0 * ow + v, i;
             int32_t in;
             const float *p;
@@ -7258,8 +7259,8 @@ MMD__TARGET_AVX512 static void mmd__dw_rows5_avx512(float *y, const float *z, co
             __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
             __m512 x0, x1, x2, x3, x4;
             const int64_t c0 = v - w->pad[2], top = r0 - w->pad[1];
-            const __mmask16 m = MMD__MASK16(v, ow), m0 = mmd__dw_lanes(c0, iw), m1 = mmd__dw_lanes(c0 + 1, iw);
-            const __mmask16 m2 = mmd__dw_lanes(c0 + 2, iw), m3 = mmd__dw_lanes(c0 + 3, iw), m4 = mmd__dw_lanes(c0 + 4, iw);
+            const __mmask16 m = MMD__MASK16(v, ow), m0 = mmd__lanes16(c0, iw), m1 = mmd__lanes16(c0 + 1, iw);
+            const __mmask16 m2 = mmd__lanes16(c0 + 2, iw), m3 = mmd__lanes16(c0 + 3, iw), m4 = mmd__lanes16(c0 + 4, iw);
             int64_t cnt = rows - r0 < 8 ? rows - r0 : 8, at = r0 * ow + v;
             const float *p;
 /* Input row top + ir (zeros outside the plane) as five shifted vectors. */
@@ -7312,9 +7313,9 @@ MMD__TARGET_AVX512 static void mmd__dw_rows5s2_avx512(float *y, const float *z, 
             __m512 a0 = _mm512_set1_ps(bias), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
             __m512 x0, x1, x2, x3, x4, lo16, hi16;
             const int64_t c0 = 2 * v - w->pad[2], top = 2 * r0 - w->pad[1];
-            const __mmask16 m = MMD__MASK16(v, ow), ma = mmd__dw_lanes(c0, iw), mb = mmd__dw_lanes(c0 + 16, iw);
-            const __mmask16 m32 = mmd__dw_lanes(c0 + 32, iw) & 1u, m33 = mmd__dw_lanes(c0 + 33, iw) & 1u;
-            const __mmask16 m34 = mmd__dw_lanes(c0 + 34, iw) & 1u;
+            const __mmask16 m = MMD__MASK16(v, ow), ma = mmd__lanes16(c0, iw), mb = mmd__lanes16(c0 + 16, iw);
+            const __mmask16 m32 = mmd__lanes16(c0 + 32, iw) & 1u, m33 = mmd__lanes16(c0 + 33, iw) & 1u;
+            const __mmask16 m34 = mmd__lanes16(c0 + 34, iw) & 1u;
             int64_t cnt = rows - r0 < 8 ? rows - r0 : 8, at = r0 * ow + v;
             const float *p;
             /* The next tile's sixteen new rows, these columns (see mmd__dw_rows3s2_avx512). */
@@ -8729,7 +8730,6 @@ static void mmd__pool_rows_q8(void *data, int32_t share, int64_t lo, int64_t hi)
    columns: a tap's shift within two blocks of vertical maxima is at most 16 (see below). */
 #define MMD__POOL_ROWS_MAX 16
 #define MMD__POOL_TAPS_MAX 17
-#define MMD__POOL_MASK(cnt) ((cnt) >= 16 ? (__mmask16)0xffff : (cnt) <= 0 ? (__mmask16)0 : (__mmask16)((1u << (cnt)) - 1u))
 
 /* The maximum over the nr rows of the 16 columns from off (-16 <= off) of rows len floats
    long, the columns outside them -inf; *bad gets the columns where a row holds a NaN. Columns
@@ -8740,7 +8740,7 @@ MMD__TARGET_AVX512 static inline __m512 mmd__pool_vmax_avx512(const float *const
                                                              int64_t len, __mmask16 *bad) {
     const __m512 fill = _mm512_set1_ps(-INFINITY);
     int64_t at = off < 0 ? 0 : off, r;
-    __mmask16 ml = MMD__POOL_MASK(len - at);
+    __mmask16 ml = mmd__lanes16(0, len - at);
     __m512 m = _mm512_mask_loadu_ps(fill, ml, rows[0] + at), v;
     if (nr == 1) *bad |= _mm512_cmp_ps_mask(m, m, _CMP_UNORD_Q);
     for (r = 1; r < nr; ++r) {
@@ -8801,7 +8801,7 @@ MMD__TARGET_AVX512 static void mmd__pool_max_row_avx512(const float *const *rows
             m = _mm512_max_ps(v, m);
         }
         if (!(bad0 | bad1)) {
-            _mm512_mask_storeu_ps(y + i, MMD__POOL_MASK(n - i), m);
+            _mm512_mask_storeu_ps(y + i, mmd__lanes16(0, n - i), m);
         } else {
             for (o = i; o < n && o < i + 16; ++o) {
                 float w = -INFINITY;
@@ -8820,7 +8820,6 @@ MMD__TARGET_AVX512 static void mmd__pool_max_row_avx512(const float *const *rows
     }
 #undef MMD__POOL_BLOCK
 }
-#undef MMD__POOL_MASK
 #endif
 
 static void mmd__pool_rows_f32(void *data, int32_t share, int64_t lo, int64_t hi) {
