@@ -275,7 +275,8 @@ typedef const mmd_kernel *(*mmd_kernel_find_fn)(const char *domain, const char *
    scale, into a clamp of its requantisation (exact); folds
    BatchNormalization, and Mul and Add by per-channel constants, into the Conv, ConvTranspose
    or Gemm before them; fuses the activation after a Conv, Gemm or MatMul, and a residual Add
-   after a Conv, into com.microsoft FusedConv or FusedGemm; drops Transpose and Reshape chains
+   after a Conv, into com.microsoft FusedConv or FusedGemm, and the activation after a
+   ConvTranspose into its `activation` attribute; drops Transpose and Reshape chains
    that do nothing or fold into one. Weights it changes are copied into a (the model bytes are
    never written); m->rewrites lists each rewrite. Only nodes with a kernel and no backend (claims[i] < 0, or claims NULL) are touched;
    claims is compacted with the nodes. fixed_shapes 1 says that the declared input shapes are
@@ -1960,6 +1961,8 @@ MMD_API mmd_status mmd_graph_partition(const mmd_model *m, const uint8_t *candid
                HardSwish as exporters write it before opset 14, as "HardSigmoidMul") into FusedConv or
                FusedGemm, whose kernels apply it to the result before storing it (>>ops
                activations); a MatMul becomes a FusedGemm when both its operands are matrices;
+               after a ConvTranspose, the node keeps its op and takes FusedConv's `activation`
+               and `activation_params`, which its kernel applies the same way;
      4. drop   Transpose and Reshape that do nothing, and fold a Transpose or Reshape into the
                one that reads it.
    The rules that keep a rewrite exact:
@@ -2555,12 +2558,16 @@ static mmd_attr *mmd__rw_add_attrs(mmd__rw *rw, int32_t i, int32_t count) {
 }
 
 /* 1 when node i is a Conv or Gemm (or MatMul of two matrices, with shapes) whose epilogue can
-   take an activation: not fused with one already, its fused kernel present. */
+   take an activation: not fused with one already, its fused kernel present. *gemm says which
+   kind: 0 a Conv (FusedConv), 1 a Gemm or MatMul (FusedGemm), 2 a ConvTranspose, which keeps
+   its op and takes FusedConv's activation attributes (its kernel reads them, as QLinearConv's
+   does: ONNX Runtime has no fused ConvTranspose to name) and no residual Add. */
 static int32_t mmd__rw_epilogue_of(mmd__rw *rw, int32_t i, int32_t *gemm) {
     const mmd_node *n = &rw->m->nodes[i];
     if (!mmd__rw_free(rw, i) || n->output_count != 1 || n->outputs[0] < 0) return 0;
     *gemm = 1;
     if (mmd__rw_is(n, "", "Conv") || mmd__rw_is(n, "com.microsoft", "FusedConv")) *gemm = 0;
+    else if (mmd__rw_is(n, "", "ConvTranspose")) *gemm = 2;
     else if (mmd__rw_is(n, "", "MatMul")) {
         if (!rw->shapes || n->input_count != 2 || !n->in[0] || !n->in[1] || n->in[0]->rank != 2 ||
             n->in[1]->rank != 2 || n->in[0]->dynamic || n->in[1]->dynamic || n->out[0]->dynamic)
@@ -2569,13 +2576,13 @@ static int32_t mmd__rw_epilogue_of(mmd__rw *rw, int32_t i, int32_t *gemm) {
         return 0;
     }
     /* A Gemm without C gets one of [N] (see mmd__rw_make_fused), N from the trial plan. */
-    if (*gemm && (n->input_count < 3 || n->inputs[2] < 0) &&
+    if (*gemm == 1 && (n->input_count < 3 || n->inputs[2] < 0) &&
         (!rw->shapes || n->out[0]->rank != 2 || n->out[0]->dynamic))
         return 0;
     /* A fused node already naming an activation, or stray parameters for one, keeps them. */
     return !mmd_node_attr(n, "activation") && !mmd_node_attr(n, "activation_params") &&
            !mmd_node_attr(n, "activation_alpha") && !mmd_node_attr(n, "activation_beta") &&
-           rw->find("com.microsoft", *gemm ? "FusedGemm" : "FusedConv", 1) != NULL;
+           (*gemm == 2 || rw->find("com.microsoft", *gemm ? "FusedGemm" : "FusedConv", 1) != NULL);
 }
 
 /* Node i becomes FusedConv or FusedGemm (kernel rebound). A Gemm or MatMul without C gets a
@@ -2818,7 +2825,7 @@ static mmd_status mmd__rw_residuals(mmd__rw *rw) {
 }
 
 /* Pass 3: the activation, or Sigmoid or HardSigmoid and the Mul of x by it (SiLU,
-   HardSigmoidMul), after a Conv, Gemm or MatMul. */
+   HardSigmoidMul), after a Conv, Gemm, MatMul or ConvTranspose. */
 static mmd_status mmd__rw_activations(mmd__rw *rw) {
     mmd_model *m = rw->m;
     int32_t i, gemm, np, a, mul;
@@ -2856,13 +2863,13 @@ static mmd_status mmd__rw_activations(mmd__rw *rw) {
         spare = mmd__rw_take_output(rw, i, m->nodes[mul >= 0 ? mul : a].outputs[0]);
         mmd__rw_kill(rw, a, "fuse", what, i);
         if (mul >= 0) mmd__rw_kill(rw, mul, NULL, NULL, i);
-        if ((st = mmd__rw_make_fused(rw, i, gemm, spare)) != MMD_OK) return st;
-        if (!(at = mmd__rw_add_attrs(rw, i, 1 + (np ? (gemm ? np : 1) : 0)))) return rw->err->status;
+        if (gemm != 2 && (st = mmd__rw_make_fused(rw, i, gemm, spare)) != MMD_OK) return st;
+        if (!(at = mmd__rw_add_attrs(rw, i, 1 + (np ? (gemm == 1 ? np : 1) : 0)))) return rw->err->status;
         at[0].name = "activation";
         at[0].type = MMD_ATTR_STRING;
         at[0].s = act;
         at[0].s_len = strlen(act);
-        if (np && gemm) {
+        if (np && gemm == 1) {
             /* FusedGemm names its parameters activation_alpha and activation_beta. */
             at[1].name = "activation_alpha";
             at[1].type = MMD_ATTR_FLOAT;

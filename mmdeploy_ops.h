@@ -9260,12 +9260,17 @@ static mmd_status mmd__conv_transpose_f32_prepare(mmd_kernel_ctx *c) {
     dims[0] = p->batch;
     dims[1] = p->out_ch;
     if ((st = mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, x->rank, dims)) != MMD_OK) return st;
+    /* The activation the load-time rewrites fuse into it (mmdeploy_ir.h's pass 3), named as
+       FusedConv names it; ONNX's ConvTranspose has no such attribute, so a model's own
+       ConvTranspose has none. */
+    if ((st = mmd__act_attrs(c, &p->act)) != MMD_OK) return st;
     return mmd__conv_transpose_plan(c, p);
 }
 
 /* col2im for output channel `index` of the group: every tap's column row of the band added
    where the tap puts it, after the bias fill (with the first band); the band's rows run
-   r0 .. r1 (axes 0 and 1 of X flattened). */
+   r0 .. r1 (axes 0 and 1 of X flattened). With the last band the channel's sums are complete
+   and the fused activation goes over its plane. */
 static void mmd__col2im_task(void *data, int32_t index) {
     const mmd__conv_job *j = (const mmd__conv_job *)data;
     const mmd__conv_data *p = j->p;
@@ -9295,6 +9300,7 @@ static void mmd__col2im_task(void *data, int32_t index) {
                 for (i = lo; i < hi; ++i) dst[i * s2] += src[i];
         }
     }
+    if (p->act.kind != MMD__ACT_NONE && j->r1 == w->in[0] * w->in[1]) mmd__act_f32(&p->act, y, out_plane);
 }
 
 #ifndef MMD_CONV_SMALL
@@ -9305,31 +9311,41 @@ static void mmd__col2im_task(void *data, int32_t index) {
 #endif
 
 #if defined(MMD__X86)
-/* d[2i] = a[i] + bias and d[2i + 1] = b[i] + bias for i in [0, n): two interleaved rows
-   written as one, a vector of each making two whole vectors of d. */
-MMD__TARGET_AVX512 static void mmd__zip2_avx512(float *d, const float *a, const float *b, float bias, int64_t n) {
+/* d[2i] = act(a[i] + bias) and d[2i + 1] = act(b[i] + bias) for i in [0, n): two interleaved
+   rows written as one, a vector of each making two whole vectors of d, the tail under masks.
+   act is one mmd__act_has_avx512 lists (or none), applied in registers before the store. */
+MMD__TARGET_AVX512 static void mmd__zip2_avx512(float *d, const float *a, const float *b, float bias, const mmd__act *act,
+                                                int64_t n) {
     const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
     const __m512i hi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    const __m512 vb = _mm512_set1_ps(bias);
+    const __m512 vb = _mm512_set1_ps(bias), al = _mm512_set1_ps(act->alpha), be = _mm512_set1_ps(act->beta);
+    const int32_t kind = act->kind;
     int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        __m512 x = _mm512_add_ps(_mm512_loadu_ps(a + i), vb), y = _mm512_add_ps(_mm512_loadu_ps(b + i), vb);
-        _mm512_storeu_ps(d + 2 * i, _mm512_permutex2var_ps(x, lo, y));
-        _mm512_storeu_ps(d + 2 * i + 16, _mm512_permutex2var_ps(x, hi, y));
+    for (; i < n; i += 16) {
+        __mmask16 m = MMD__MASK16(i, n);
+        __m512 x = _mm512_add_ps(_mm512_maskz_loadu_ps(m, a + i), vb), y = _mm512_add_ps(_mm512_maskz_loadu_ps(m, b + i), vb);
+        x = mmd__act_vec_avx512(kind, x, al, be);
+        y = mmd__act_vec_avx512(kind, y, al, be);
+        _mm512_mask_storeu_ps(d + 2 * i, mmd__lanes16(0, 2 * (n - i)), _mm512_permutex2var_ps(x, lo, y));
+        _mm512_mask_storeu_ps(d + 2 * i + 16, mmd__lanes16(16, 2 * (n - i)), _mm512_permutex2var_ps(x, hi, y));
     }
-    for (; i < n; ++i) d[2 * i] = a[i] + bias, d[2 * i + 1] = b[i] + bias;
 }
 #endif
 
 /* DISJOINT: column rows [q0, q1) ((channel, tap) pairs) and columns [n0, n1) (pixels of the
    band) stored with the bias at their outputs, o * s + t on each axis. The bias is added to
-   the finished sum, as the fill-and-add of col2im does, so both paths give the same values. */
+   the finished sum, as the fill-and-add of col2im does, so both paths give the same values;
+   so is the fused activation (one formula per element, mmd__act_vec_avx512's where the CPU has
+   AVX-512), here while the values are in registers or the row in L1, instead of a pass of its
+   own over the output (DBNet's head: ConvTranspose, BatchNormalization folded, Relu). A strided
+   row is finished in its columns (this share's alone) before it is scattered. */
 static void mmd__conv_transpose_store(void *user, int64_t q0, int64_t q1, int64_t n0, int64_t n1) {
     const mmd__conv_job *j = (const mmd__conv_job *)user;
     const mmd__window *w = &j->p->w;
+    const mmd__act *act = &j->p->act;
     int64_t taps = w->k[0] * w->k[1] * w->k[2], in2 = w->in[2], cols = (j->r1 - j->r0) * in2, q, at, i;
     int64_t out_plane = w->out[0] * w->out[1] * w->out[2], s2 = w->s[2];
-    int32_t pairs = 0;
+    int32_t pairs = 0, after = act->kind != MMD__ACT_NONE;
 #if defined(MMD__X86)
     /* A 2-wide kernel at stride 2 (DBNet's head): the rows of column taps 0 and 1 fill one
        output row between them, written whole and in order, not as two strided halves. */
@@ -9339,21 +9355,29 @@ static void mmd__conv_transpose_store(void *user, int64_t q0, int64_t q1, int64_
         int64_t m = q / taps, t = q % taps, t2 = t % w->k[2], t1 = t / w->k[2] % w->k[1], t0 = t / (w->k[1] * w->k[2]);
         int32_t pair = pairs && t2 == 0 && q + 1 < q1;
         float b = j->bias ? j->bias[m] : 0.0f;
-        const float *src = j->buf + q * cols;
+        float *src = j->buf + q * cols;
         for (at = n0; at < n1;) {
             /* The run of input row r from column ix to the row's end or n1. */
             int64_t r = j->r0 + at / in2, ix = at % in2, end = n1 - at < in2 - ix ? ix + (n1 - at) : in2;
             int64_t o0 = r / w->in[1] * w->s[0] + t0, o1 = r % w->in[1] * w->s[1] + t1;
             float *dst = j->y + m * out_plane + (o0 * w->out[1] + o1) * w->out[2] + t2;
-            const float *sr = src + at - ix;
+            float *sr = src + at - ix;
 #if defined(MMD__X86)
-            if (pair) mmd__zip2_avx512(dst + 2 * ix, sr + ix, sr + cols + ix, b, end - ix);
-            else
+            if (pair) {
+                mmd__zip2_avx512(dst + 2 * ix, sr + ix, sr + cols + ix, b, act, end - ix);
+                if (after && !mmd__act_has_avx512(act->kind)) mmd__act_f32(act, dst + 2 * ix, 2 * (end - ix));
+            } else
 #endif
-            if (s2 == 1)
+            if (s2 == 1) {
                 for (i = ix; i < end; ++i) dst[i] = sr[i] + b;
-            else
+                if (after) mmd__act_f32(act, dst + ix, end - ix);
+            } else if (after) {
+                for (i = ix; i < end; ++i) sr[i] += b;
+                mmd__act_f32(act, sr + ix, end - ix);
+                for (i = ix; i < end; ++i) dst[i * s2] = sr[i];
+            } else {
                 for (i = ix; i < end; ++i) dst[i * s2] = sr[i] + b;
+            }
             at += end - ix;
         }
         q += pair;
@@ -9389,6 +9413,7 @@ static mmd_status mmd__conv_transpose_f32_eval(mmd_kernel_ctx *c) {
         /* No input rows, no bands: outputs that output_padding adds hold the bias alone. */
         for (b = 0; b < p->batch * p->out_ch; ++b)
             for (q = 0; q < out_plane; ++q) y[b * out_plane + q] = bias ? bias[b % p->out_ch] : 0.0f;
+        if (p->act.kind != MMD__ACT_NONE) mmd__act_f32(&p->act, y, p->batch * p->out_ch * out_plane);
         return MMD_OK;
     }
     for (b = 0; b < p->batch; ++b)

@@ -182,6 +182,25 @@ def main():
     save("fpn_lateral_add", [c, up, helper.make_node("Add", ["u", "l"], ["y"], name="add")],
          x + [f32("coarse", [1, 4, 4, 4])], [f32("y", [1, 4, 8, 8])],
          ci + [numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")])
+    # ConvTranspose -> activation, each of the kernel's ways to store its sums: stride = kernel
+    # 2 wide (DBNet's head: BatchNormalization folded, Relu; rows past 16 pixels and a masked
+    # tail), the same with an activation that has no vector formula (Tanh, applied to the row
+    # after), stride = kernel 3 (a strided scatter: LeakyRelu), and overlapping taps with
+    # output_padding (col2im: Sigmoid over each finished plane).
+    ct = helper.make_node("ConvTranspose", ["x4", "convt_w", "convt_b"], ["c"], name="convt", strides=[2, 2])
+    b, bi = bn("bn", "c", "b", 3)
+    save("convtranspose_bn_relu", [ct, b, helper.make_node("Relu", ["b"], ["y"], name="relu")],
+         [f32("x4", [1, 4, 5, 21])], [f32("y", [1, 3, 10, 42])], [init("convt_w", [4, 3, 2, 2]), init("convt_b", [3])] + bi)
+    ct = helper.make_node("ConvTranspose", ["x4", "convt_w"], ["c"], name="convt", strides=[2, 2])
+    save("convtranspose_tanh", [ct, helper.make_node("Tanh", ["c"], ["y"], name="tanh")],
+         [f32("x4", [1, 4, 3, 19])], [f32("y", [1, 2, 6, 38])], [init("convt_w", [4, 2, 2, 2], -2.0, 2.0)])
+    ct = helper.make_node("ConvTranspose", ["x4", "convt_w", "convt_b"], ["c"], name="convt", strides=[3, 3])
+    save("convtranspose_s3_leakyrelu", [ct, helper.make_node("LeakyRelu", ["c"], ["y"], name="leaky", alpha=0.2)],
+         [f32("x4", [1, 4, 4, 6])], [f32("y", [1, 3, 12, 18])], [init("convt_w", [4, 3, 3, 3]), init("convt_b", [3])])
+    ct = helper.make_node("ConvTranspose", ["x4", "convt_w", "convt_b"], ["c"], name="convt", strides=[2, 2],
+                          pads=[1, 1, 1, 1], output_padding=[1, 1], group=2)
+    save("convtranspose_overlap_sigmoid", [ct, helper.make_node("Sigmoid", ["c"], ["y"], name="sig")],
+         [f32("x4", [1, 4, 5, 5])], [f32("y", [1, 4, 10, 10])], [init("convt_w", [4, 2, 3, 3]), init("convt_b", [4])])
 
 
 if __name__ == "__main__":

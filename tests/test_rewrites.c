@@ -119,6 +119,10 @@ static const expect cases[] = {
     {"miss_input_scale", 0, 2, "Mul", NULL, 1},
     {"miss_broadcast", 0, 3, "Mul", NULL, 1},
     {"miss_residual_broadcast", 0, 4, "Elu", NULL, 1},
+    {"convtranspose_bn_relu", 2, 1, "ConvTranspose", "Relu", 1},
+    {"convtranspose_tanh", 1, 1, "ConvTranspose", "Tanh", 1},
+    {"convtranspose_s3_leakyrelu", 1, 1, "ConvTranspose", "LeakyRelu", 1},
+    {"convtranspose_overlap_sigmoid", 1, 1, "ConvTranspose", "Sigmoid", 1},
 };
 
 static void check_case(const expect *e) {
@@ -187,7 +191,8 @@ static void test_each_rewrite_fires_and_computes_the_same(void) {
 
 /* A blob stores the rewritten graph, folded weights included, and runs without rewriting. */
 static void test_blob_of_a_rewritten_graph(void) {
-    static const char *const names[] = {"conv_bn_relu6", "residual", "gemm_bn_mul_add_leakyrelu"};
+    static const char *const names[] = {"conv_bn_relu6", "residual", "gemm_bn_mul_add_leakyrelu",
+                                        "convtranspose_s3_leakyrelu"};
     size_t k;
     for (k = 0; k < sizeof(names) / sizeof(names[0]); ++k) {
         test_bytes b = load(names[k]);
@@ -212,7 +217,8 @@ static void test_blob_of_a_rewritten_graph(void) {
             const mmd_model *m = mmd_session_model(fw);
             int32_t i, fused = 0;
             CHECK(m->rewrite_count == 0);
-            for (i = 0; i < m->node_count; ++i) fused += strncmp(m->nodes[i].op_type, "Fused", 5) == 0;
+            for (i = 0; i < m->node_count; ++i)
+                fused += strncmp(m->nodes[i].op_type, "Fused", 5) == 0 || mmd_node_attr(&m->nodes[i], "activation");
             CHECK(fused > 0);
             inputs_make(ref, 1, &in);
             CHECK(run(fw, &in));
