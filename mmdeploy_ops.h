@@ -121,8 +121,8 @@
                        tile then fits the FPU's registers)
        MMD_NO_WINOGRAD no Winograd F(4x4, 3x3) (nor the portable build's F(2x2, 3x3)) path for
                        3x3 stride-1 convolutions (>>ops winograd; MMD_CONV_SMALL leaves it out
-                       too); MMD_WINOGRAD_TILES_MIN and
-                       MMD_WINOGRAD_CHANNELS_MIN (48, 32) set where it is chosen, and
+                       too); MMD_WINOGRAD_TILES_MIN, MMD_WINOGRAD_CHANNELS_MIN and
+                       MMD_WINOGRAD_OUT_CHANNELS_MIN (48, 32 in, 8 out) set where it is chosen, and
                        MMD_WINOGRAD_TILES_NARROW (16) below how many 4x4 tiles the portable
                        build runs F(2x2, 3x3) instead
        MMD_GEMM_MR_AVX512  rows of the AVX-512 micro-kernel, 8 (default: 16 sums in registers,
@@ -6109,8 +6109,19 @@ typedef struct mmd__conv_job {
                                         /* 3x3, caches flushed: 1.36-1.37 -> 1.20-1.23 ms); 14x14 */
                                         /* planes, 16 tiles, run no faster than SHIFTED */
 #ifndef MMD_WINOGRAD_CHANNELS_MIN
-#define MMD_WINOGRAD_CHANNELS_MIN 32    /* fewest input and output channels for WINOGRAD: with */
-#endif                                  /* fewer the transforms cost more than they save */
+#define MMD_WINOGRAD_CHANNELS_MIN 32    /* fewest input channels for WINOGRAD: with fewer the */
+#endif                                  /* transforms cost more than they save */
+/* Output channels matter less: the input transform is paid per input channel and the output
+   one per output channel, while the product's 4x saving is per pair of them, so a convolution
+   of many inputs to few outputs (the DBNet's FPN smoothing and head, 96 -> 24) still saves
+   most of its multiply-adds; SHIFTED, which those took under the old shared minimum of 32,
+   fills the micro-kernel's rows badly with so few. ab.sh, one thread, 3x3 stride 1, WINOGRAD
+   over SHIFTED: 96 -> 24 at 160x120 about 0.55x (bench --profile, under load), 64 -> 24 at
+   80x60 0.58x, 96 -> 16 at 160x120 0.81x, 32 -> 16 at 80x60 0.72x, 96 -> 8 at 160x120 0.53x;
+   fewer than 8 were not measured. */
+#ifndef MMD_WINOGRAD_OUT_CHANNELS_MIN
+#define MMD_WINOGRAD_OUT_CHANNELS_MIN 8
+#endif
 /* The portable micro-kernel's product is several times slower next to the transforms than the
    vector ones' (which run near the core's peak), so it takes WINOGRAD from a sixteenth of those
    tiles and half those channels: with MMD_NO_SIMD, ResNet-18's 28x28 and 14x14 3x3 layers and
@@ -6495,7 +6506,8 @@ static int64_t mmd__wino_rows(int64_t th, int64_t tw, int64_t col_bytes, int64_t
 
 /* Takes the WINOGRAD path for a convolution that fits it (3x3, stride and dilation 1, one
    group, 2-D, constant weights that the plan can pack) when its output has at least
-   MMD_WINOGRAD_TILES_MIN 4x4 tiles and MMD_WINOGRAD_CHANNELS_MIN channels in and out: sizes the
+   MMD_WINOGRAD_TILES_MIN 4x4 tiles, MMD_WINOGRAD_CHANNELS_MIN input channels and
+   MMD_WINOGRAD_OUT_CHANNELS_MIN output channels: sizes the
    blocks (tile rows whose V and M stay within MMD_WINOGRAD_BLOCK bytes, and at least one block
    per thread) and the scratch, and packs the transformed weights. *chosen tells whether it did.
    The portable build runs planes of fewer than MMD_WINOGRAD_TILES_NARROW 4x4 tiles as
@@ -6514,7 +6526,7 @@ static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
     *chosen = 0;
     if (p->group != 1 || w->k[0] != 1 || w->in[0] != 1 || w->k[1] != 3 || w->k[2] != 3 || w->s[1] != 1 ||
         w->s[2] != 1 || w->d[1] != 1 || w->d[2] != 1 || !mmd_tensor_is_const(c->inputs[1]) ||
-        p->gm < MMD__WINO_CHANNELS_MIN(p->isa) || p->in_ch < MMD__WINO_CHANNELS_MIN(p->isa) || p->gm < 1 || p->in_ch < 1 ||
+        p->gm < MMD_WINOGRAD_OUT_CHANNELS_MIN || p->in_ch < MMD__WINO_CHANNELS_MIN(p->isa) || p->gm < 1 || p->in_ch < 1 ||
         p->in_ch > MMD__ELEMS_MAX / 64 || p->gm > MMD__ELEMS_MAX / 64)
         return MMD_OK;
     th = (w->out[1] + 3) / 4;

@@ -25,6 +25,7 @@
 #define MMD_WINOGRAD_TILES_MIN 1
 #define MMD_WINOGRAD_TILES_NARROW 10
 #define MMD_WINOGRAD_CHANNELS_MIN 1
+#define MMD_WINOGRAD_OUT_CHANNELS_MIN 1
 #include "mmdeploy.h"
 #include "test.h"
 #include "kernel_harness.h"
