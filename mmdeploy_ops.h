@@ -5956,7 +5956,8 @@ enum { MMD__CONV_DIRECT, MMD__CONV_POINTWISE, MMD__CONV_SHIFTED, MMD__CONV_IM2CO
 typedef struct mmd__conv_data {
     mmd__window w;
     int64_t batch, in_ch, out_ch, group;
-    mmd__act act;                       /* FusedConv: applied after the sum */
+    mmd__act act;                       /* FusedConv, and ConvTranspose given one by the
+                                           rewrites: applied after the sum */
     int32_t has_z;                      /* FusedConv: input 3 (Z, the output's shape) is added */
     int32_t path, isa, threads;         /* MMD__CONV_*; instruction set and threads of the product */
     int64_t gm, gk, gn;                 /* product per image and group: M, K and N (columns) */
