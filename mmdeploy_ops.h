@@ -6650,7 +6650,8 @@ static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
 /* ==== >>ops narrow ==== */
 /* NARROW: on AVX-512, POINTWISE single-group convolutions with 7- or 14-column outputs of at
    most 196 pixels (MobileNetV2's 7x7 and 14x14 layers), at least MMD__NARROW_K_MIN input
-   channels and at least 48 output channels in whole 16s. The product's 8 x 32 tile computes
+   channels unless the product's 32-column panels would leave a fifth of their columns or more
+   empty (planes of 49 and 98 pixels), and at least 48 output channels in whole 16s. The product's 8 x 32 tile computes
    such a plane in 32-column panels, 64 columns for 49 pixels and 224 for 196, up to 31% of its
    multiply-adds on nothing. Here the vectors run along the output channels instead: a tile is
    MMD__NARROW_PIX consecutive pixels of the plane by one panel of 32 to 64 channels (the
@@ -6670,13 +6671,20 @@ static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
    registers and the next block's weights asked for ahead, 96 -> 576 at 14x14 ran 0.140-0.145
    -> 0.167-0.173 ms warm, and 160 -> 960 at 7x7, faster warm (0.116-0.139 -> 0.105-0.120 ms),
    ran 0.164-0.175 -> 0.167-0.189 ms with the input warm and the weights out of cache, as in a
-   model (medians of 7 to 11 alternating bench_conv runs), hence the floor. The 3x3
+   model (medians of 7 to 11 alternating bench_conv runs), hence the floor. Since the input's
+   next line is asked for ahead and the sums stay in registers (mmd__narrow_tile_vecs_avx512),
+   NARROW wins at 7x7 at any K (warm, 1 thread: 160 -> 960 0.111-0.128 -> 0.097-0.099 ms, 96 ->
+   576 0.047-0.050 -> 0.038-0.040, 32 -> 192 0.009 -> 0.006; 14x7, 160 -> 960 0.218-0.226 ->
+   0.195-0.200) and MobileNetV2's 160 -> 960 at 7x7 ran 0.86x the product's time in the model
+   (per node, 1 thread, lower quartile of 100 runs, median of 9 rounds), but at 14x14, whose
+   last panel wastes 28 of 224 columns, 96 -> 576 still ran 1.05x (0.144-0.145 -> 0.148-0.153
+   warm): the floor stays where the product wastes less than a fifth. The 3x3
    convolutions of ResNet-18's layer3 and layer4 through the same tile (over SHIFTED's padded
    planes, K = 9 C) ran no faster than the product (1.55-1.62 vs 1.56-1.62 ms, 1.80-2.12 vs
    1.89-2.00 ms). */
 #define MMD__NARROW_PIX 7
 #define MMD__NARROW_PREFETCH 1024       /* floats of a panel (16 K steps of 64) asked for ahead */
-#define MMD__NARROW_K_MIN 256           /* fewest input channels (see above) */
+#define MMD__NARROW_K_MIN 256           /* fewest input channels where the product wastes little (see above) */
 #define MMD__NARROW_KC 64               /* K steps per block: at most 16 KiB of weights, which stay in L1 */
 #define MMD__NARROW_HINT _MM_HINT_T0    /* where the next block's weights are asked into */
 
@@ -6696,14 +6704,14 @@ static void mmd__narrow_panel(int64_t gm, int64_t m, int64_t *first, int32_t *ve
    per thread) and packs the weights. *chosen tells whether it did. */
 static mmd_status mmd__narrow_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *chosen) {
     const mmd__window *w = &p->w;
-    int64_t m, q, i, first, plane = w->out[1] * w->out[2];
+    int64_t m, q, i, first, plane = w->out[1] * w->out[2], cols = mmd__round_up(plane, mmd__gemm_nr(p->isa));
     int32_t vecs, fresh;
     uint64_t bytes;
     float *dst;
     *chosen = 0;
     if (p->isa != MMD__ISA_AVX512 || p->group != 1 || w->in[0] != 1 || p->gm % 16 || p->gm < 48 ||
-        p->gk < MMD__NARROW_K_MIN || (w->out[2] != 7 && w->out[2] != 14) || plane > 196 ||
-        p->gm > MMD__ELEMS_MAX / p->gk || !mmd_tensor_is_const(c->inputs[1]))
+        (p->gk < MMD__NARROW_K_MIN && 5 * (cols - plane) < cols) || (w->out[2] != 7 && w->out[2] != 14) ||
+        plane > 196 || p->gm > MMD__ELEMS_MAX / p->gk || !mmd_tensor_is_const(c->inputs[1]))
         return MMD_OK;
     /* Eval's buffers of sums (job.tmp) start right after the offsets, or after the subsampled
        input (p->sub: p->plane floats per channel, set by mmd__conv_plan). */

@@ -169,6 +169,15 @@ SUBSAMPLED = [
     ("sub_1x1_1d_s4", (1, 5, 30), 6, (1,), (4,), (0, 0), (1,), 1),
 ]
 
+# NARROW below MMD__NARROW_K_MIN input channels, where the product's 32-column panels would
+# leave a fifth of their columns or more empty (49 and 98 pixels), drawn last: MobileNetV2's
+# expansion at 7x7 with its K of 160 (two whole K blocks and a short one) into two panels of 48,
+# and a batch of two at 14x7 whose K of 24 is one short block.
+NARROW_SMALL_K = [
+    ("narrow_small_k_1x1_7x7_k160", (1, 160, 7, 7), 96, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
+    ("narrow_small_k_1x1_14x7_k24_batch2", (2, 24, 14, 7), 48, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
+]
+
 
 def ints(v):
     return ", ".join(str(int(i)) for i in v)
@@ -219,7 +228,8 @@ def main():
     # The lists in the order their cases were added, so that every case keeps its random draws.
     for cases, make in ((CASES, add), (TRANSPOSED, add_transposed), (BANDS, add), (DISJOINT, add_transposed),
                         (PHASES, add), (STRIDED, add), (WIDE, add), (WIDE_TRANSPOSED, add_transposed), (STEM, add),
-                        (PIXEL, add), (FIVE, add), (NARROW, add), (PLANES, add), (SUBSAMPLED, add)):
+                        (PIXEL, add), (FIVE, add), (NARROW, add), (PLANES, add), (SUBSAMPLED, add),
+                        (NARROW_SMALL_K, add)):
         for case in cases:
             make(*case)
     lines.append("static const struct conv_case conv_cases[] = {")
