@@ -6678,7 +6678,11 @@ static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
    0.195-0.200) and MobileNetV2's 160 -> 960 at 7x7 ran 0.86x the product's time in the model
    (per node, 1 thread, lower quartile of 100 runs, median of 9 rounds), but at 14x14, whose
    last panel wastes 28 of 224 columns, 96 -> 576 still ran 1.05x (0.144-0.145 -> 0.148-0.153
-   warm): the floor stays where the product wastes less than a fifth. The 3x3
+   warm): the floor stays where the product wastes less than a fifth. Neither of the suspects
+   for that fixed cost was it: with the output's masked stores (7 floats a channel row, each
+   line written by 2 or 3 tiles) sent to one scratch line instead, 96 -> 576 at 14x14 ran as
+   slowly, and asking for the output lines ahead, or for the next block's weights into L2
+   rather than L1, or blocks of 32 K steps gained nothing in the model. The 3x3
    convolutions of ResNet-18's layer3 and layer4 through the same tile (over SHIFTED's padded
    planes, K = 9 C) ran no faster than the product (1.55-1.62 vs 1.56-1.62 ms, 1.80-2.12 vs
    1.89-2.00 ms). */
