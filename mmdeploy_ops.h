@@ -7863,10 +7863,6 @@ MMD__TARGET_AVX512 static void mmd__stem_tile_avx512(const float *in, const int6
         MMD__STEM_ROW(7);
     }
 #undef MMD__STEM_ROW
-    acc[0] = c0_0, acc[1] = c0_1, acc[2] = c0_2, acc[3] = c1_0, acc[4] = c1_1, acc[5] = c1_2;
-    acc[6] = c2_0, acc[7] = c2_1, acc[8] = c2_2, acc[9] = c3_0, acc[10] = c3_1, acc[11] = c3_2;
-    acc[12] = c4_0, acc[13] = c4_1, acc[14] = c4_2, acc[15] = c5_0, acc[16] = c5_1, acc[17] = c5_2;
-    acc[18] = c6_0, acc[19] = c6_1, acc[20] = c6_2, acc[21] = c7_0, acc[22] = c7_1, acc[23] = c7_2;
     /* A whole tile without Z, its activation vectorised (every tile but the last rows' and
        the last panel's): stored straight from the registers, the activation's kind switched
        on in each expansion, where the loop below spills the 24 sums to the stack first; with
@@ -7890,7 +7886,13 @@ MMD__TARGET_AVX512 static void mmd__stem_tile_avx512(const float *in, const int6
 #undef MMD__STEM_OUT1
         return;
     }
-    /* The bias first, then Z, then the activation, as SHIFTED's product and compaction apply them. */
+    /* The bias first, then Z, then the activation, as SHIFTED's product and compaction apply
+       them. The sums go to the stack only here: spilled before the whole tile's test above, they
+       were 24 stores on every tile. */
+    acc[0] = c0_0, acc[1] = c0_1, acc[2] = c0_2, acc[3] = c1_0, acc[4] = c1_1, acc[5] = c1_2;
+    acc[6] = c2_0, acc[7] = c2_1, acc[8] = c2_2, acc[9] = c3_0, acc[10] = c3_1, acc[11] = c3_2;
+    acc[12] = c4_0, acc[13] = c4_1, acc[14] = c4_2, acc[15] = c5_0, acc[16] = c5_1, acc[17] = c5_2;
+    acc[18] = c6_0, acc[19] = c6_1, acc[20] = c6_2, acc[21] = c7_0, acc[22] = c7_1, acc[23] = c7_2;
     for (i = 0; i < nm; ++i)
         for (r = 0; r < nr; ++r) {
             __m512 v = acc[i * MMD__STEM_ROWS + r];
@@ -7919,21 +7921,22 @@ static void mmd__stem_range(void *data, int32_t share, int64_t lo, int64_t hi) {
     int64_t oh = w->out[1], ow = w->out[2], plane = oh * ow, s1 = w->s[1], s2 = w->s[2], ph = p->hp * p->wp;
     int64_t per = (p->band + MMD__STEM_ROWS - 1) / MMD__STEM_ROWS, bands = (hi - lo + per - 1) / per;
     int64_t bt = (hi - lo + bands - 1) / bands;
-    int64_t panels = (p->gm + MMD__STEM_MR - 1) / MMD__STEM_MR, vecs = (ow + 15) / 16;
-    int64_t band, m, x0, ci, py, i, r0, r1, r, q;
+    int64_t band, m, x0, ci, py, i, r0, r1, r;
     float *buf = (float *)(void *)((char *)j->buf + (size_t)share * (size_t)p->share);
     memset(buf, 0, (size_t)p->share);
     for (band = 0; band < bands; ++band) {
-        /* The next band's input rows [y0, y1) of each channel, lines of 16 floats, and the
-           tiles of this band that ask for them in turn. */
-        int64_t y0 = ((lo + (band + 1) * bt) * MMD__STEM_ROWS * s1 - w->pad[1]), y1 = y0 + p->hp * s1, lines, tiles;
+        /* The next band's input rows [y0, y1) of each channel, lines of 16 floats, as many a
+           tile (pf) as spread them over this band's tiles; line pl of channel pc next. */
+        int64_t y0 = ((lo + (band + 1) * bt) * MMD__STEM_ROWS * s1 - w->pad[1]), y1 = y0 + p->hp * s1, lines, pf;
+        int64_t pc = 0, pl = 0;
         r0 = (lo + band * bt) * MMD__STEM_ROWS;
         r1 = (lo + (band + 1) * bt < hi ? lo + (band + 1) * bt : hi) * MMD__STEM_ROWS;
         if (r1 > oh) r1 = oh;
         if (y0 < 0) y0 = 0;
         if (y1 > w->in[1]) y1 = w->in[1];
         lines = band + 1 < bands && y1 > y0 ? ((y1 - y0) * w->in[2] + 15) / 16 : 0;
-        tiles = (r1 - r0 + MMD__STEM_ROWS - 1) / MMD__STEM_ROWS * panels * vecs;
+        pf = (r1 - r0 + MMD__STEM_ROWS - 1) / MMD__STEM_ROWS * ((p->gm + MMD__STEM_MR - 1) / MMD__STEM_MR) * ((ow + 15) / 16);
+        pf = (lines * p->in_ch + pf - 1) / pf;
         for (ci = 0; ci < p->in_ch; ++ci)
             for (py = 0; py < s1; ++py)
                 for (i = 0; i < p->hp; ++i) {
@@ -7944,11 +7947,11 @@ static void mmd__stem_range(void *data, int32_t share, int64_t lo, int64_t hi) {
                     else
                         for (x0 = 0; x0 < s2; ++x0) memset(row + x0 * ph, 0, (size_t)p->wp * sizeof(float));
                 }
-        for (r = r0, q = 0; r < r1; r += MMD__STEM_ROWS) {
+        for (r = r0; r < r1; r += MMD__STEM_ROWS) {
             int64_t nr = r1 - r < MMD__STEM_ROWS ? r1 - r : MMD__STEM_ROWS, off[MMD__STEM_ROWS], t;
             for (t = 0; t < MMD__STEM_ROWS; ++t) off[t] = (r - r0 + (t < nr ? t : nr - 1)) * p->wp;
             for (m = 0; m < p->gm; m += MMD__STEM_MR)
-                for (x0 = 0; x0 < ow; x0 += 16, ++q) {
+                for (x0 = 0; x0 < ow; x0 += 16) {
                     int64_t at = m * plane + r * ow + x0, nm = x0 + 16 < ow ? m : m + MMD__STEM_MR;
                     int64_t nx = x0 + 16 < ow ? x0 + 16 : 0, i, t2, l;
                     /* The next tile's output lines (and Z's), asked for now: a tile writes 24
@@ -7965,12 +7968,16 @@ static void mmd__stem_range(void *data, int32_t share, int64_t lo, int64_t hi) {
                     /* This tile's part of the next band's input lines, into L2: the band's copy
                        read them from memory or L3 at their latency otherwise (MobileNetV2's
                        stem with its input warm took 0.27 ms, cold 0.31, bench_conv --cold, one
-                       thread). MobileNetV2's stem, bench_conv --cold, one thread, 8 rounds
-                       alternating with the copy unaided (loaded machine): 0.95x; the DBNet's
-                       0.97x; in the model, median of 16 alternating rounds, 0.84x. */
-                    for (l = q * lines * p->in_ch / tiles; l < (q + 1) * lines * p->in_ch / tiles; ++l)
-                        _mm_prefetch((const char *)(j->x + (l / lines * w->in[1] + y0) * w->in[2] + l % lines * 16),
-                                     _MM_HINT_T1);
+                       thread). With it and the sums kept off the stack (mmd__stem_tile_avx512),
+                       bench_conv --cold, one thread, two runs of 8 to 10 rounds alternating
+                       with neither (loaded machine): MobileNetV2's stem 0.87x and 0.96x, the
+                       DBNet's 0.88x and 0.99x, ResNet-18's 0.92x and 0.99x; warm 0.97x, 1.03x
+                       and 0.99x. A running count, not a division per tile: two divisions per
+                       tile cost as much as the prefetch saved with the input warm. */
+                    for (l = 0; l < pf && pc < p->in_ch; ++l) {
+                        _mm_prefetch((const char *)(j->x + (pc * w->in[1] + y0) * w->in[2] + 16 * pl), _MM_HINT_T1);
+                        if (++pl == lines) pl = 0, ++pc;
+                    }
                     mmd__stem_tile_avx512(buf + x0, j->range, p->gk, j->wt + m * p->gk, off, j->y + at,
                                           j->z ? j->z + at : NULL, plane, ow,
                                           (int32_t)(p->gm - m < MMD__STEM_MR ? p->gm - m : MMD__STEM_MR), (int32_t)nr,
