@@ -170,12 +170,22 @@ SUBSAMPLED = [
 ]
 
 # NARROW below MMD__NARROW_K_MIN input channels, where the product's 32-column panels would
-# leave a fifth of their columns or more empty (49 and 98 pixels), drawn last: MobileNetV2's
-# expansion at 7x7 with its K of 160 (two whole K blocks and a short one) into two panels of 48,
+# leave a fifth of their columns or more empty (49 and 98 pixels), drawn after the lists above:
+# MobileNetV2's expansion at 7x7 with its K of 160 (two whole K blocks and a short one) into two panels of 48,
 # and a batch of two at 14x7 whose K of 24 is one short block.
 NARROW_SMALL_K = [
     ("narrow_small_k_1x1_7x7_k160", (1, 160, 7, 7), 96, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
     ("narrow_small_k_1x1_14x7_k24_batch2", (2, 24, 14, 7), 48, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
+]
+
+# Pointwise convolutions through SWEEP (test_kernels_conv.c lowers its size floor and its input
+# bound, and makes its blocks 96 columns), drawn after NARROW_SMALL_K: 667 columns in blocks of 96 with a
+# partial last panel and 20 output channels (a partial last row panel); two groups in a batch
+# of two; a strided 1x1 (its input subsampled first).
+SWEPT = [
+    ("sweep_1x1_blocks", (1, 12, 23, 29), 20, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
+    ("sweep_1x1_group2_batch2", (2, 8, 16, 33), 20, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 2),
+    ("sweep_1x1_s2", (1, 6, 40, 50), 24, (1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1),
 ]
 
 
@@ -229,7 +239,7 @@ def main():
     for cases, make in ((CASES, add), (TRANSPOSED, add_transposed), (BANDS, add), (DISJOINT, add_transposed),
                         (PHASES, add), (STRIDED, add), (WIDE, add), (WIDE_TRANSPOSED, add_transposed), (STEM, add),
                         (PIXEL, add), (FIVE, add), (NARROW, add), (PLANES, add), (SUBSAMPLED, add),
-                        (NARROW_SMALL_K, add)):
+                        (NARROW_SMALL_K, add), (SWEPT, add)):
         for case in cases:
             make(*case)
     lines.append("static const struct conv_case conv_cases[] = {")

@@ -26,6 +26,11 @@
 #define MMD_WINOGRAD_TILES_NARROW 10
 #define MMD_WINOGRAD_CHANNELS_MIN 1
 #define MMD_WINOGRAD_OUT_CHANNELS_MIN 1
+/* SWEEP takes pointwise products of at least 4096 outputs (only the sweep_ cases), sweeping
+   every share in blocks of 96 columns. */
+#define MMD__SWEEP_FLOATS 4096
+#define MMD__SWEEP_INPUT 1
+#define MMD__SWEEP_COLUMNS 96
 #include "mmdeploy.h"
 #include "test.h"
 #include "kernel_harness.h"
