@@ -5947,11 +5947,16 @@ enum { MMD__CONV_DIRECT, MMD__CONV_POINTWISE, MMD__CONV_SHIFTED, MMD__CONV_IM2CO
    streams than the prefetchers follow: MobileNetV2's 16 -> 96 layer at 112x112 (4.8 MB out)
    took 0.74 ms (median of 100, one thread) that way and takes 0.43 ms sweeping eight rows at a
    time, while its 800 KB of input stays in L2 for the twelve sweeps (a DBNet's 16 -> 64 at
-   160x120: 0.79 -> 0.57 ms). Outputs that fit this Xeon's 2 MB L2 gain little or nothing (24 ->
-   144 at 56x56, 1.8 MB, +-6%; 32 -> 192 at 28x28 3% slower), hence the size floor. */
-#define MMD__SWEEP_K_MAX 32
+   160x120: 0.79 -> 0.57 ms). Outputs of less than 1 MB gain little or nothing (32 -> 192 at
+   28x28 3% slower), hence the size floor. Since the tiles prefetch the output rows ahead
+   (MMD__GK_PREFETCH_C) SWEEP also wins from 1 to 2 MB and past 32 input channels, per node in
+   the models (thread CPU time, four alternations of 30 and 200 runs on a loaded 2-core Xeon):
+   the DBNet's lateral.1 (40 -> 96 at 80x60 with Z, 1.8 MB) 0.60-0.71 -> 0.47-0.51 ms and
+   features.7 block.0 (40 -> 240 at 40x30, 1.2 MB) 1.01-1.06 -> 0.77-0.88, MobileNetV2's
+   features.3 and .4 conv.0 (24 -> 144 at 56x56, 1.8 MB) 0.26-0.32 -> 0.20-0.22 ms each. */
+#define MMD__SWEEP_K_MAX 48
 #ifndef MMD__SWEEP_FLOATS
-#define MMD__SWEEP_FLOATS ((int64_t)1 << 19)
+#define MMD__SWEEP_FLOATS ((int64_t)1 << 18)
 #endif
 /* A share whose input (K rows of its columns) is more than MMD__SWEEP_INPUT floats, half this
    Xeon's L2, is swept in blocks of MMD__SWEEP_COLUMNS columns, all row panels over one block

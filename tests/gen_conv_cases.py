@@ -181,11 +181,12 @@ NARROW_SMALL_K = [
 # Pointwise convolutions through SWEEP (test_kernels_conv.c lowers its size floor and its input
 # bound, and makes its blocks 96 columns), drawn after NARROW_SMALL_K: 667 columns in blocks of 96 with a
 # partial last panel and 20 output channels (a partial last row panel); two groups in a batch
-# of two; a strided 1x1 (its input subsampled first).
+# of two; a strided 1x1 (its input subsampled first); 40 input channels (K past 32).
 SWEPT = [
     ("sweep_1x1_blocks", (1, 12, 23, 29), 20, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
     ("sweep_1x1_group2_batch2", (2, 8, 16, 33), 20, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 2),
     ("sweep_1x1_s2", (1, 6, 40, 50), 24, (1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1),
+    ("sweep_1x1_k40", (1, 40, 9, 30), 24, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
 ]
 
 
