@@ -5277,9 +5277,13 @@ MMD__TARGET_AVX2 static void mmd__gemm_ukernel_avx2(int64_t kc, const float *a, 
    columns) runs 2.38 -> 2.03 ms with it (thread CPU time, medians of 60 runs alternating on a
    loaded 2-core Xeon; 256 floats on 2.05, 64 on 2.07, prefetchw instead 2.02). */
 #define MMD__C_PREFETCH 128
-MMD__TARGET_AVX512 static void mmd__gemm_ukernel_avx512(int64_t kc, const float *a, const float *b,
-                                                        const int64_t *boff, float *c, int64_t ldc,
-                                                        const float *bias, int32_t flags, float lo, float hi) {
+/* With `pack` (not NULL) the tile also stores each K step's row of B there, 32 floats a step,
+   for the row panels after it (repack in mmd__gemm_block). The body is inlined into the
+   dispatch's kernel, which passes NULL, and into mmd__gemm_ukernel_avx512_pack, so that the
+   kernel every product runs does not test `pack` on every K step. */
+MMD__TARGET_AVX512 static inline __attribute__((always_inline)) void
+mmd__gemm_ukernel_avx512_body(int64_t kc, const float *a, const float *b, const int64_t *boff, float *c, int64_t ldc,
+                              const float *bias, int32_t flags, float lo, float hi, float *pack) {
     __m512 c0_0 = _mm512_setzero_ps(), c0_1 = c0_0, c1_0 = c0_0, c1_1 = c0_0, c2_0 = c0_0, c2_1 = c0_0;
     __m512 c3_0 = c0_0, c3_1 = c0_0, c4_0 = c0_0, c4_1 = c0_0, c5_0 = c0_0, c5_1 = c0_0;
     __m512 c6_0 = c0_0, c6_1 = c0_0, c7_0 = c0_0, c7_1 = c0_0;
@@ -5304,6 +5308,10 @@ MMD__TARGET_AVX512 static void mmd__gemm_ukernel_avx512(int64_t kc, const float 
         if (flags & MMD__GK_PREFETCH_C)
             _mm_prefetch((const char *)(c + p % MMD_GEMM_MR_AVX512 * ldc + MMD__C_PREFETCH + p / MMD_GEMM_MR_AVX512 % 2 * 16),
                          _MM_HINT_T0);
+        if (pack) {
+            _mm512_storeu_ps(pack + p * 32, b0);
+            _mm512_storeu_ps(pack + p * 32 + 16, b1);
+        }
         MMD__GEMM_ROW_512(0);
         MMD__GEMM_ROW_512(1);
         MMD__GEMM_ROW_512(2);
@@ -5335,6 +5343,21 @@ MMD__TARGET_AVX512 static void mmd__gemm_ukernel_avx512(int64_t kc, const float 
                            _mm512_max_ps, _mm512_min_ps, acc[2 * i + 1], cr + 16);
     }
 }
+
+MMD__TARGET_AVX512 static void mmd__gemm_ukernel_avx512(int64_t kc, const float *a, const float *b,
+                                                        const int64_t *boff, float *c, int64_t ldc,
+                                                        const float *bias, int32_t flags, float lo, float hi) {
+    mmd__gemm_ukernel_avx512_body(kc, a, b, boff, c, ldc, bias, flags, lo, hi, NULL);
+}
+
+#ifndef MMD_CONV_SMALL
+MMD__TARGET_AVX512 static void mmd__gemm_ukernel_avx512_pack(int64_t kc, const float *a, const float *b,
+                                                             const int64_t *boff, float *c, int64_t ldc,
+                                                             const float *bias, int32_t flags, float lo, float hi,
+                                                             float *pack) {
+    mmd__gemm_ukernel_avx512_body(kc, a, b, boff, c, ldc, bias, flags, lo, hi, pack);
+}
+#endif
 #endif
 
 #if defined(MMD__X86)
@@ -5616,6 +5639,20 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
     int32_t clamp = g->act.kind == MMD__ACT_RELU || g->act.kind == MMD__ACT_CLIP;
     float lo = g->act.kind == MMD__ACT_CLIP ? g->act.alpha : 0.0f;
     float hi = g->act.kind == MMD__ACT_CLIP ? g->act.beta : INFINITY;
+#if defined(MMD__X86) && !defined(MMD_CONV_SMALL)
+    /* B read in place under more than three AVX-512 row panels: the first row panel over each
+       column panel also copies it into bpack (unused with B in place), where the other row
+       panels, and the later row blocks, read it. In place, a panel's K rows are a plane apart,
+       each on its own page and, with planes a multiple of 1 KB, in a few sets of L1, so every
+       row panel paid for TLB and L1 misses the packed copy does not have: the micro-kernel alone
+       runs 151 GFLOP/s over a 256 x 32 panel read with rows 1200 floats apart and 207 over the
+       packed panel, all in cache. With process CPU time (bench_conv, medians of 5 alternations,
+       1 thread) the DBNet's 480 -> 112 and 672 -> 112 at 40x30 run 1.01 -> 0.82 and 1.38 ->
+       1.15 ms, 112 -> 672 1.26 -> 1.05, MobileNetV2's 192 -> 32 at 28x28 0.074 -> 0.066,
+       256 -> 64 at 56x56 0.78 -> 0.69. With three row panels (24 rows) the copy costs more than
+       the two panels that read it gain: 72 -> 24 at 160x120 0.63 -> 0.68 ms. */
+    int32_t repack = g->isa == MMD__ISA_AVX512 && g->b_rows && !b_packed && m1 - m0 > 3 * mr;
+#endif
     if (kcmax < 1) kcmax = 1;
     apack = scratch;
     bpack = apack + mmd__round_up(mcmax * kcmax, 16);
@@ -5689,14 +5726,30 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
 #else
                     int32_t kf = flags, kb0 = flags; /* firmware's kernel has no use for PREFETCH */
 #endif
+#if defined(MMD__X86) && !defined(MMD_CONV_SMALL)
+                    float *pack = NULL;
+#endif
                     if (nrr < nr && g->b_rows && !b_packed) {
                         bp = bedge;
                         bo = poff;
                     }
+#if defined(MMD__X86) && !defined(MMD_CONV_SMALL)
+                    else if (repack) {
+                        if (ic == m0) pack = bpack + jr / nr * kc * nr;
+                        else bp = bpack + jr / nr * kc * nr, bo = poff;
+                    }
+#endif
                     for (ir = 0; ir < mc; ir += mr) {
                         int64_t mrr = mc - ir < mr ? mc - ir : mr, i, j;
                         float *ct = g->c + (ic + ir) * g->ldc + jc + jr;
                         const float *bias = g->bias ? g->bias + ic + ir : NULL;
+#if defined(MMD__X86) && !defined(MMD_CONV_SMALL)
+                        if (pack) {
+                            mmd__gemm_ukernel_avx512_pack(kc, ablk, bp, bo, ct, g->ldc, bias, kb0, lo, hi, pack);
+                            bp = pack, bo = poff, pack = NULL;
+                            continue;
+                        }
+#endif
                         if (mrr == mr && nrr == nr) {
                             kern(kc, ablk + ir * kc, bp, bo, ct, g->ldc, bias, ir == 0 ? kb0 : kf, lo, hi);
                             continue;
