@@ -5483,6 +5483,10 @@ typedef struct mmd__gemm {
     int32_t prefetch_c;                 /* tiles prefetch C's rows ahead (MMD__GK_PREFETCH_C) */
     mmd__act act;
     int32_t isa;
+#ifndef MMD_CONV_SMALL
+    int32_t rows_first;                 /* C's next reader splits it by rows: split by rows if the
+                                           shares balance nearly as well (see mmd__split_step) */
+#endif
 } mmd__gemm;
 
 static int64_t mmd__round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
@@ -5580,13 +5584,15 @@ static int32_t mmd__split_shares(int64_t m, int64_t n, int64_t mr, int64_t nr, i
    tiles than the largest column share, since the fork waits for its largest share: ResNet-18's
    14x14 3x3 layers (224 columns, 256 rows) split 128:96 by columns but 128:128 by rows. Else
    by columns, where each share reads only its part of B (ResNet-18's first layer, im2col
-   columns of 4 MB, has 884 tiles a share by rows and 888 by columns). *step rows or columns
-   (whole mr- or nr-panels) per share. Returns the number of shares that hold work. */
+   columns of 4 MB, has 884 tiles a share by rows and 888 by columns). *by_rows set on entry
+   asks for rows when their largest share has at most an eighth more tiles than the columns'
+   (mmd__gemm's rows_first; firmware ignores it). *step rows or columns (whole mr- or
+   nr-panels) per share. Returns the number of shares that hold work. */
 static int32_t mmd__split_step(int64_t m, int64_t n, int64_t mr, int64_t nr, int32_t shares, int32_t *by_rows,
                                int64_t *step) {
 #ifndef MMD_CONV_SMALL
     int64_t pm = (m + mr - 1) / mr, pn = (n + nr - 1) / nr, rp = (pm + shares - 1) / shares, cp = (pn + shares - 1) / shares;
-    int32_t rows = n / (2 * nr) < shares || 16 * rp * pn < 15 * cp * pm;
+    int32_t rows = n / (2 * nr) < shares || 16 * rp * pn < 15 * cp * pm || (*by_rows && 8 * rp * pn <= 9 * cp * pm);
     int64_t panels = rows ? pm : pn, per = rows ? rp : cp;
     *by_rows = rows;
     *step = per * (rows ? mr : nr);
@@ -5842,6 +5848,9 @@ static void mmd__gemm_run_then(const mmd_kernel_ctx *c, const mmd__gemm *g, void
 #else
     (void)then, (void)user, (void)chunk; /* firmware has no DISJOINT ConvTranspose to call them */
 #endif
+#ifndef MMD_CONV_SMALL
+    job.by_rows = g->rows_first;
+#endif
     shares = mmd__split_step(g->m, g->n, mmd__gemm_mr(g->isa), nr, shares, &job.by_rows, &job.step);
     mmd_kernel_parallel(c, mmd__gemm_task, &job, shares);
 }
@@ -6029,6 +6038,23 @@ enum { MMD__CONV_DIRECT, MMD__CONV_POINTWISE, MMD__CONV_SHIFTED, MMD__CONV_IM2CO
 #ifndef MMD__SWEEP_COLUMNS
 #define MMD__SWEEP_COLUMNS 2048 /* a multiple of every micro-kernel's column panel */
 #endif
+
+/* POINTWISE splits an expansion (at least twice as many channels out as in, not strided) by
+   rows, that is by output channels, when a thread's share of the output and the whole input
+   fit in this Xeon's 2 MB L2 with room to spare: the depthwise convolution after it splits by
+   channels (mmd__dw_task) and then finds its input in its own core's cache, where split by
+   columns half of it was in the other core's; the expansion reads all of its small input for
+   that instead of half. Past this size the output leaves for the shared L3 anyway and the
+   whole input read cost more than the depthwise gained: the DBNet's 80 -> 480 at 40x30 (1.5 MB)
+   0.34 -> 0.39 ms for 0.13 -> 0.12. At 2 threads, per-node minima of 200 runs with the two
+   splits alternating run by run in one process (loaded machine), MobileNetV2: 32 -> 192 at
+   28x28 0.051-0.064 -> 0.038-0.057 ms and the depthwise after it 0.034 -> 0.025-0.027,
+   24 -> 144 at 56x56 0.152 -> 0.129 (features.4) and 0.175 -> 0.193 (features.3), their
+   depthwise 0.048-0.051 -> 0.031 and 0.100 -> 0.084-0.087; the sum of the node minima 0.986
+   and 0.995 of columns'. DBNet (80 runs): 160 -> 960 and 160 -> 672 at 20x15 0.35 -> 0.29 ms,
+   the depthwise layers after its 40x30 expansions 0.052-0.059 -> 0.040-0.046. A strided 1x1
+   (ResNet's downsample) is left alone: the convolution that reads it as Z splits by columns. */
+#define MMD__ROWS_FIRST_FLOATS ((int64_t)5 << 16)
 
 /* Floats of padded input rows a depthwise share holds at once (16 KiB: they stay in L1 while
    the output rows that read them are computed). */
@@ -8624,6 +8650,7 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
                 g.ldc = out_plane;
                 g.load = zg != NULL;
                 g.c0 = zg;
+                g.rows_first = p->gm >= 2 * p->gk && !p->sub && (p->gm / p->threads + p->gk) * out_plane <= MMD__ROWS_FIRST_FLOATS;
                 if (p->path == MMD__CONV_SWEEP) mmd__conv_sweep(c, &g, c->scratch, p->threads);
                 else mmd__gemm_run(c, &g, c->scratch, p->threads);
                 continue;
@@ -14778,6 +14805,9 @@ static void mmd__qgemm_run(const mmd_kernel_ctx *c, const mmd__qgemm *g, void *s
     job.fused = g->out && !g->out->per_col && g->path == MMD__QG_VNNI && !job.col_sums && !g->zb_step;
     job.scratch = s + mmd__round_up(g->m * 4, 64) + mmd__round_up(g->n * 4, 64);
     job.share = mmd__qgemm_share_bytes(g->m, g->n, g->k, g->path);
+#ifndef MMD_CONV_SMALL
+    job.by_rows = 0;
+#endif
     shares = mmd__split_step(g->m, g->n, mmd__qgemm_mr(g->path), nr, shares, &job.by_rows, &job.step);
     mmd_kernel_parallel(c, mmd__qgemm_task, &job, shares);
 }
