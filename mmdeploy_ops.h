@@ -5656,7 +5656,15 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
        1 thread) the DBNet's 480 -> 112 and 672 -> 112 at 40x30 run 1.01 -> 0.82 and 1.38 ->
        1.15 ms, 112 -> 672 1.26 -> 1.05, MobileNetV2's 192 -> 32 at 28x28 0.074 -> 0.066,
        256 -> 64 at 56x56 0.78 -> 0.69. With three row panels (24 rows) the copy costs more than
-       the two panels that read it gain: 72 -> 24 at 160x120 0.63 -> 0.68 ms. */
+       the two panels that read it gain: 72 -> 24 at 160x120 0.63 -> 0.68 ms. The copy is kept
+       for the later row blocks (in the panel's place in bpack) only when there are any; else
+       every panel goes to the start of bpack, which stays in L1: with a place of its own, the
+       24 KB panels of MobileNetV2's 144 -> 32 and 192 -> 32 at 28x28 streamed 600 KB through
+       the caches and those layers ran 0.054 -> 0.077 and 0.079 -> 0.092 ms in the model
+       instead of faster. In the model (per-node minima of 40-200 runs, packing on and off
+       alternating run by run, 1 thread) the DBNet's 480 -> 112 and 672 -> 112 at 40x30 run
+       0.97 -> 0.74 and 1.31 -> 1.08 ms, the sum of its nodes 0.969 of before; MobileNetV2's
+       expansions at 14x14 and 7x7 0.94, its sum 0.988. */
     int32_t repack = g->isa == MMD__ISA_AVX512 && g->b_rows && !b_packed && m1 - m0 > 3 * mr;
 #endif
     if (kcmax < 1) kcmax = 1;
@@ -5741,8 +5749,9 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                     }
 #if defined(MMD__X86) && !defined(MMD_CONV_SMALL)
                     else if (repack) {
-                        if (ic == m0) pack = bpack + jr / nr * kc * nr;
-                        else bp = bpack + jr / nr * kc * nr, bo = poff;
+                        float *slot = bpack + (m1 - m0 > mcb ? jr / nr * kc * nr : 0);
+                        if (ic == m0) pack = slot;
+                        else bp = slot, bo = poff;
                     }
 #endif
                     for (ir = 0; ir < mc; ir += mr) {
