@@ -6055,14 +6055,14 @@ enum { MMD__CONV_DIRECT, MMD__CONV_POINTWISE, MMD__CONV_SHIFTED, MMD__CONV_IM2CO
    columns half of it was in the other core's; the expansion reads all of its small input for
    that instead of half. Past this size the output leaves for the shared L3 anyway and the
    whole input read cost more than the depthwise gained: the DBNet's 80 -> 480 at 40x30 (1.5 MB)
-   0.34 -> 0.39 ms for 0.13 -> 0.12. At 2 threads, per-node minima of 200 runs with the two
-   splits alternating run by run in one process (loaded machine), MobileNetV2: 32 -> 192 at
-   28x28 0.051-0.064 -> 0.038-0.057 ms and the depthwise after it 0.034 -> 0.025-0.027,
-   24 -> 144 at 56x56 0.152 -> 0.129 (features.4) and 0.175 -> 0.193 (features.3), their
-   depthwise 0.048-0.051 -> 0.031 and 0.100 -> 0.084-0.087; the sum of the node minima 0.986
-   and 0.995 of columns'. DBNet (80 runs): 160 -> 960 and 160 -> 672 at 20x15 0.35 -> 0.29 ms,
-   the depthwise layers after its 40x30 expansions 0.052-0.059 -> 0.040-0.046. A strided 1x1
-   (ResNet's downsample) is left alone: the convolution that reads it as Z splits by columns. */
+   0.34 -> 0.39 ms for 0.13 -> 0.12. At 2 threads, per-node minima of 200 (MobileNetV2) and 50
+   (DBNet) runs with the two splits alternating run by run in one process (loaded machine):
+   MobileNetV2's 32 -> 192 at 28x28 0.047-0.055 -> 0.035-0.070 ms (one of the three slower) and
+   the depthwise layers after them 0.017-0.033 -> 0.010-0.027, 160 -> 960 at 7x7 0.056 -> 0.060,
+   the sum of its node minima 0.995 of columns'; the DBNet's 160 -> 960 and 160 -> 672 at 20x15
+   0.36-0.37 -> 0.31 ms, the depthwise layers after its 40x30 expansions 0.053-0.061 -> 0.044-0.049,
+   the sum of its node minima 0.983. A strided 1x1 (ResNet's downsample) is left alone: the
+   convolution that reads it as Z splits by columns. */
 #define MMD__ROWS_FIRST_FLOATS ((int64_t)5 << 16)
 
 /* Floats of padded input rows a depthwise share holds at once (16 KiB: they stay in L1 while
