@@ -5480,10 +5480,10 @@ typedef struct mmd__gemm {
     const float *c0;                    /* with load, or NULL: C's start values (ldc apart), which
                                            each share copies into its own block of C first, so
                                            that the copy (a fused Conv's Z) runs on every thread */
-    int32_t prefetch_c;                 /* tiles prefetch C's rows ahead (MMD__GK_PREFETCH_C) */
     mmd__act act;
     int32_t isa;
 #ifndef MMD_CONV_SMALL
+    int32_t prefetch_c;                 /* tiles prefetch C's rows ahead (MMD__GK_PREFETCH_C) */
     int32_t rows_first;                 /* C's next reader splits it by rows: split by rows if the
                                            shares balance nearly as well (see mmd__split_step) */
 #endif
