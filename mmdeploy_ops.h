@@ -6645,7 +6645,21 @@ static int64_t mmd__wino_rows(int64_t th, int64_t tw, int64_t col_bytes, int64_t
    products stream 16/9 of the weights, where F(4x4)'s 36 streamed 4x and were bound by
    memory (with the tiles as the rows of transposed products): its three 512-channel 7x7
    layers take 0.76x to 0.89x the time they took so, and their transformed weights 50 MB of
-   the plan instead of 113, which ResNet-18's load spent a third of its time writing. */
+   the plan instead of 113, which ResNet-18's load spent a third of its time writing.
+   The vector builds leave those 7x7 planes to SHIFTED: on AVX-512, F(2x2, 3x3) lost to it
+   there every way it was tried. With the 16 tiles as the columns, half of each 32-column panel
+   stays empty (layer4 3x3 2.34 -> 2.56 ms in the model). With the tiles as the rows of
+   transposed products (two full 8-row panels, output channels as the columns, the transformed
+   weights packed as B) the 16.8 MB of transformed weights, each read by 16 rows only, are
+   wanted faster than one core's memory delivers them (about 10 GB/s here): bench_conv --cold
+   2.7-3.1 ms (best of 30) against SHIFTED's 1.6-1.7, 1.9 ms with the micro-kernel's prefetch
+   (B read in place), 1.25-1.4 ms with all 16 positions reading one position's 1 MB. With the
+   9.4 MB of plain weights transformed at run time instead, 64 input channels and four
+   positions at a time into B panels that stay in L1, the next chunk prefetched between the
+   micro-kernel calls: level with SHIFTED in bench_conv at best (warm 1.74-2.0 against
+   1.75-1.91 ms, caches flushed best 2.04-2.34 against 1.92-2.17, alternating runs on a loaded
+   machine) and slower in the model (one thread, all 12 per-node comparisons of four
+   alternating profiles, by 0.05 to 2.9 ms), for three new functions and a second fork. */
 static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *chosen) {
     const mmd__window *w = &p->w;
     int64_t nr = mmd__gemm_nr(p->isa), th, tw, rb, blocks, per, np;
