@@ -190,6 +190,16 @@ SWEPT = [
 ]
 
 
+# Strided 1x1 kernels whose subsampling takes the even columns by permutes on AVX-512 (rows of
+# 16 outputs or more, mmd__conv_sub_range), drawn last: 34 outputs a row out of 67 columns (two
+# whole vectors and a masked tail of 3) with 10 input channels, and 32 outputs a row out of 64
+# (one whole vector and a tail of 31) with 64 channels in a batch of two.
+SUBSAMPLED_WIDE = [
+    ("sub_1x1_s2_rows_of_34", (1, 10, 9, 67), 12, (1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1),
+    ("sub_1x1_s2_rows_of_32_batch2", (2, 64, 6, 64), 16, (1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1),
+]
+
+
 def ints(v):
     return ", ".join(str(int(i)) for i in v)
 
@@ -240,7 +250,7 @@ def main():
     for cases, make in ((CASES, add), (TRANSPOSED, add_transposed), (BANDS, add), (DISJOINT, add_transposed),
                         (PHASES, add), (STRIDED, add), (WIDE, add), (WIDE_TRANSPOSED, add_transposed), (STEM, add),
                         (PIXEL, add), (FIVE, add), (NARROW, add), (PLANES, add), (SUBSAMPLED, add),
-                        (NARROW_SMALL_K, add), (SWEPT, add)):
+                        (NARROW_SMALL_K, add), (SWEPT, add), (SUBSAMPLED_WIDE, add)):
         for case in cases:
             make(*case)
     lines.append("static const struct conv_case conv_cases[] = {")
