@@ -20,6 +20,13 @@ typedef struct pool_case {
 
 /* Every nan_every-th input element (from the third on) NaN, when set (maxpool_nan_matches_reference). */
 static int64_t nan_every;
+/* When set, the AVX-512 row kind (mmd__pool_data's vec) each case must take on a CPU with
+   AVX-512 (0 elsewhere), so that a case meant for a path is known to run it. */
+static int32_t want_vec;
+
+static void check_vec(const op_case *f) {
+    if (want_vec) CHECK(((const mmd__pool_data *)f->c.op_data)->vec == (mmd__isa() == MMD__ISA_AVX512 ? want_vec : 0));
+}
 
 /* MaxPool of pc over x by its definition with NaN: NaN where the window holds one, else the
    maximum of the window's input elements (-FLT_MAX for a window past the input, ceil_mode).
@@ -112,6 +119,7 @@ static void check_pool(const pool_case *pc) {
             out = output("y");
             CHECK(case_prepare_threads(&f, threads, pc->op, 11, attrs, nattr, in, 1, o, 1) == MMD_OK);
             CHECK(f.c.scratch_size > 0);
+            check_vec(&f);
             CHECK(case_eval(&f) == MMD_OK);
             CHECK(maxpool_nan_mismatches(pc, x, (const float *)out.data, pc->h ? out.dims[2] : 1, out.dims[out.rank - 1]) == 0);
             case_free(&f);
@@ -129,6 +137,7 @@ static void check_pool(const pool_case *pc) {
         o[0] = &out;
         CHECK(case_prepare_threads(&f, threads, pc->op, 11, attrs, nattr, in, 1, o, 1) == MMD_OK);
         CHECK(f.c.scratch_size > 0); /* the row path, not the generic loops */
+        check_vec(&f);
         CHECK(case_eval(&f) == MMD_OK);
         half = mmd_tensor_numel(&out) / planes;
         CHECK(mmd_tensor_numel(&out3) == 2 * mmd_tensor_numel(&out));
@@ -181,6 +190,40 @@ static void maxpool_rows_match_generic(void) {
     };
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) check_pool(&cases[i]);
+}
+
+/* The 3x3 stride-2 rows (mmd__pool_max3s2_avx512): left pads 1 and 0, widths around its
+   blocks of 32 columns (15 to 70 outputs), odd and even heights with and without ceil_mode
+   (a last window of one or two rows), right pads that differ from the left, ResNet's
+   112 x 112; then NaN, densely and sparsely, also in column 0 with no left pad. */
+static void maxpool_3x3s2_rows_match_generic(void) {
+    static const pool_case cases[] = {
+        {"MaxPool", 1, 2, 9, 31, {3, 3}, {2, 2}, {1, 1, 1, 1}, 0, 0},
+        {"MaxPool", 1, 2, 8, 32, {3, 3}, {2, 2}, {1, 1, 1, 1}, 1, 0},
+        {"MaxPool", 1, 2, 10, 33, {3, 3}, {2, 2}, {1, 0, 1, 0}, 0, 0},
+        {"MaxPool", 1, 2, 11, 64, {3, 3}, {2, 2}, {0, 0, 0, 0}, 1, 0},
+        {"MaxPool", 2, 2, 12, 65, {3, 3}, {2, 2}, {0, 0, 1, 1}, 0, 0},
+        {"MaxPool", 1, 2, 7, 95, {3, 3}, {2, 2}, {1, 0, 0, 2}, 1, 0},
+        {"MaxPool", 1, 3, 5, 140, {3, 3}, {2, 2}, {2, 1, 2, 1}, 1, 0},
+        {"MaxPool", 1, 8, 112, 112, {3, 3}, {2, 2}, {1, 1, 1, 1}, 0, 0},
+    };
+    static const int64_t every[] = {0, 5, 61};
+    size_t i, e;
+    want_vec = 2;
+    for (e = 0; e < sizeof every / sizeof every[0]; ++e)
+        for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+            nan_every = every[e];
+            check_pool(&cases[i]);
+        }
+    {
+        /* NaNs at 2, 120 and 238: output row 1 (input rows 2 to 4) holds one NaN only, in
+           column 0 of row 3, which with no left pad no block loads. */
+        static const pool_case c0 = {"MaxPool", 1, 1, 6, 40, {3, 3}, {2, 2}, {0, 0, 0, 0}, 0, 0};
+        nan_every = 118;
+        check_pool(&c0);
+    }
+    nan_every = 0;
+    want_vec = 0;
 }
 
 /* NaN inputs, densely (most windows hold one) and sparsely: a window that holds a NaN gives
@@ -301,6 +344,7 @@ static void averagepool_rows_match_generic(void) {
 int main(void) {
     TEST_RUN(maxpool_rows_match_generic);
     TEST_RUN(maxpool_nan_matches_reference);
+    TEST_RUN(maxpool_3x3s2_rows_match_generic);
     TEST_RUN(averagepool_rows_match_generic);
     TEST_RUN(maxpool_bytes_match_float);
     return test_summary();
