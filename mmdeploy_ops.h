@@ -5050,7 +5050,7 @@ static mmd_status mmd__einsum_eval(mmd_kernel_ctx *c) {
    AVX-512 kernel asks for the lines of C's rows MMD__C_PREFETCH floats on (a product whose
    tiles run along one row panel, mmd__gemm.prefetch_c). */
 enum { MMD__GK_FIRST = 1, MMD__GK_LOAD = 2, MMD__GK_CLAMP = 4, MMD__GK_PREFETCH = 8, MMD__GK_PREFETCH_B = 16,
-       MMD__GK_PREFETCH_C = 32 };
+       MMD__GK_PREFETCH_C = 32, MMD__GK_SPREAD = 64 };
 
 typedef void (*mmd__gemm_ukernel)(int64_t kc, const float *a, const float *b, const int64_t *boff,
                                   float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
@@ -5111,9 +5111,20 @@ static int64_t mmd__gemm_kc(int32_t isa) {
    thread, thread CPU time, medians of 20 runs alternating with and without in one process
    (a cache flush before each): ResNet-18's 512-channel 7x7 3x3 (F(2x2) Winograd, 16.8 MB of
    transformed weights) 6.33 -> 4.82 ms, its 256-channel 14x14 3x3 3.51 -> 2.95, its
-   256 -> 512 3x3 stride 2 5.22 -> 4.24; with warm caches 0.91, 0.95 and 0.96 of before. */
+   256 -> 512 3x3 stride 2 5.22 -> 4.24; with warm caches 0.91, 0.95 and 0.96 of before.
+   SPREAD (the 4 x 8 tile of SSE2-sized builds only, see mmd__gemm_block): A comes spread, each
+   value four times in a row ([kc][4][4]), so that a K step loads its four rows' values as
+   vectors instead of broadcasting them; SSE2 has no broadcast load, and its four shuffles a
+   step shared the vector ports with the eight multiplies and eight additions (in L1, 4 x 8 over
+   K = 256: about 35 GFLOP/s broadcasting, 41 spread, on a Xeon whose mulps + addps peak is
+   45.6). */
 #if !defined(MMD_CONV_SMALL) && (defined(__GNUC__) || defined(__clang__))
 #define MMD__GEMM_PREFETCH_C 1
+#endif
+#if !defined(MMD_CONV_SMALL) && MMD__GEMM_MR_PORTABLE == 4 && MMD_GEMM_NR_PORTABLE == 8
+#define MMD__GEMM_SPREAD_C 1
+#define MMD__GEMM_SPREAD_KMAX 160       /* most K, and fewest columns of a block, for SPREAD */
+#define MMD__GEMM_SPREAD_NMIN 512
 #endif
 static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, const int64_t *boff,
                                 float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
@@ -5147,6 +5158,18 @@ static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, cons
 #else
 #define MMD__GEMM_STEP_C                                                                         \
     MMD__GEMM_ROW_C(0, a[0]), MMD__GEMM_ROW_C(1, a[1]), MMD__GEMM_ROW_C(2, a[2]), MMD__GEMM_ROW_C(3, a[3])
+#endif
+#ifdef MMD__GEMM_SPREAD_C
+#define MMD__GEMM_SPREAD4_C(r, j)                                                                \
+    acc[r][j] += a[4 * (r)] * bp[j], acc[r][(j) + 1] += a[4 * (r) + 1] * bp[(j) + 1],              \
+    acc[r][(j) + 2] += a[4 * (r) + 2] * bp[(j) + 2], acc[r][(j) + 3] += a[4 * (r) + 3] * bp[(j) + 3]
+    if (flags & MMD__GK_SPREAD)
+        for (; p < kc; ++p, a += 16) {
+            const float *bp = b + boff[p];
+            MMD__GEMM_SPREAD4_C(0, 0), MMD__GEMM_SPREAD4_C(0, 4), MMD__GEMM_SPREAD4_C(1, 0), MMD__GEMM_SPREAD4_C(1, 4),
+            MMD__GEMM_SPREAD4_C(2, 0), MMD__GEMM_SPREAD4_C(2, 4), MMD__GEMM_SPREAD4_C(3, 0), MMD__GEMM_SPREAD4_C(3, 4);
+        }
+#undef MMD__GEMM_SPREAD4_C
 #endif
 #ifdef MMD__GEMM_PREFETCH_C
     if (flags & MMD__GK_PREFETCH)
@@ -5587,8 +5610,12 @@ static int64_t mmd__gemm_share_floats(int64_t m, int64_t n, int64_t k, int32_t i
     int64_t mc = mmd__round_up(m < mmd__gemm_mc(isa) ? m : mmd__gemm_mc(isa), mmd__gemm_mr(isa));
     int64_t nc = mmd__round_up(n < MMD_GEMM_NC ? n : MMD_GEMM_NC, nr);
     if (kc < 1) kc = 1;
+    int64_t spread = 0;
+#ifdef MMD__GEMM_SPREAD_C
+    if (isa == MMD__ISA_PORTABLE && k <= MMD__GEMM_SPREAD_KMAX) spread = 4 * mc * kc; /* A spread (mmd__gemm_block) */
+#endif
     return mmd__round_up(mc * kc, 16) + mmd__round_up(kc * nc, 16) + mmd__round_up(kc * nr, 16) +
-           mmd__round_up(2 * kc, 16) + mmd__round_up(MMD__GEMM_MR_MAX * (nr + 1), 16);
+           mmd__round_up(2 * kc, 16) + mmd__round_up(MMD__GEMM_MR_MAX * (nr + 1), 16) + spread;
 }
 
 /* How many shares an m x n product (float or integer, in mr-row and nr-column panels) is split
@@ -5752,6 +5779,29 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                     mmd__gemm_pack_a_block(g->a, g->a_rs, g->a_cs, g->m, ic, mc, pc, kc, mr, apack);
                     ablk = apack;
                 }
+#ifdef MMD__GEMM_SPREAD_C
+                /* SPREAD (see mmd__gemm_ukernel_c) where K is short and the block wide: the block
+                   of A is spread once into scratch (after ctile) and each row panel, 16 KB at
+                   most, then stays in L1 across all the column panels, which run inside the
+                   row panels here. A spread A read in the usual order, from L2 for every tile,
+                   ran no faster than the broadcasts; nor did products of longer K in this order,
+                   whose B panels then came from L2 for every tile (256 -> 64 at 56x56 1.10x the
+                   time). MMD_NO_SIMD, one thread, thread CPU time, medians of 20 runs
+                   alternating in one process: ResNet-18's stem (K = 147) 7.64 -> 6.70 ms,
+                   MobileNetV2's 16 -> 96 at 112x112 1.52 -> 1.37, the DBNet's 16 -> 64 at
+                   320x240 7.07 -> 6.40, 24 -> 96 at 160x120 3.49 -> 3.15, ResNet-18's 1x1
+                   stride-2 64 -> 128 0.95x. */
+                if (g->isa == MMD__ISA_PORTABLE && g->k <= MMD__GEMM_SPREAD_KMAX && nc >= MMD__GEMM_SPREAD_NMIN &&
+                    !(nc % nr) && !(mc % mr)) {
+                    float *spread = ctile + mmd__round_up(MMD__GEMM_MR_MAX * (nr + 1), 16);
+                    int64_t q;
+                    for (q = 0; q < mc * kc; ++q) spread[4 * q] = spread[4 * q + 1] = spread[4 * q + 2] = spread[4 * q + 3] = ablk[q];
+                    for (ir = 0; ir < mc; ir += mr)
+                        for (jr = 0; jr < nc; jr += nr)
+                            kern(kc, spread + 4 * ir * kc, bsrc + jr / nr * bstep, boff, g->c + (ic + ir) * g->ldc + jc + jr,
+                                 g->ldc, g->bias ? g->bias + ic + ir : NULL, flags | MMD__GK_SPREAD, lo, hi);
+                } else
+#endif
                 for (jr = 0; jr < nc; jr += nr) {
                     int64_t nrr = nc - jr < nr ? nc - jr : nr;
                     const float *bp = bsrc + jr / nr * bstep;
