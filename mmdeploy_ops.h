@@ -5531,6 +5531,8 @@ typedef struct mmd__gemm {
     int32_t prefetch_c;                 /* tiles prefetch C's rows ahead (MMD__GK_PREFETCH_C) */
     int32_t rows_first;                 /* C's next reader splits it by rows: split by rows if the
                                            shares balance nearly as well (see mmd__split_step) */
+    int32_t spread;                     /* B's rows lie close (SHIFTED's phase planes): SPREAD
+                                           at any K (see mmd__gemm_block) */
 #endif
 } mmd__gemm;
 
@@ -5612,7 +5614,7 @@ static int64_t mmd__gemm_share_floats(int64_t m, int64_t n, int64_t k, int32_t i
     if (kc < 1) kc = 1;
     int64_t spread = 0;
 #ifdef MMD__GEMM_SPREAD_C
-    if (isa == MMD__ISA_PORTABLE && k <= MMD__GEMM_SPREAD_KMAX) spread = 4 * mc * kc; /* A spread (mmd__gemm_block) */
+    if (isa == MMD__ISA_PORTABLE) spread = 4 * mc * kc; /* A spread (mmd__gemm_block) */
 #endif
     return mmd__round_up(mc * kc, 16) + mmd__round_up(kc * nc, 16) + mmd__round_up(kc * nr, 16) +
            mmd__round_up(2 * kc, 16) + mmd__round_up(MMD__GEMM_MR_MAX * (nr + 1), 16) + spread;
@@ -5790,9 +5792,13 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                    alternating in one process: ResNet-18's stem (K = 147) 7.64 -> 6.70 ms,
                    MobileNetV2's 16 -> 96 at 112x112 1.52 -> 1.37, the DBNet's 16 -> 64 at
                    320x240 7.07 -> 6.40, 24 -> 96 at 160x120 3.49 -> 3.15, ResNet-18's 1x1
-                   stride-2 64 -> 128 0.95x. */
-                if (g->isa == MMD__ISA_PORTABLE && g->k <= MMD__GEMM_SPREAD_KMAX && nc >= MMD__GEMM_SPREAD_NMIN &&
-                    !(nc % nr) && !(mc % mr)) {
+                   stride-2 64 -> 128 0.95x. SHIFTED's products (mmd__gemm.spread), whose B rows lie
+                   within phase planes of a few KB, take it at any K over 32 columns or more:
+                   ResNet-18's 3x3 stride-2 64 -> 128 and 128 -> 256 3.68 -> 3.44 and 3.74 -> 3.55
+                   ms (medians of 3 alternations of 20-run medians), 256 -> 512 (49 columns)
+                   level. */
+                if (g->isa == MMD__ISA_PORTABLE && !(nc % nr) && !(mc % mr) &&
+                    (g->spread ? nc >= 4 * nr : g->k <= MMD__GEMM_SPREAD_KMAX && nc >= MMD__GEMM_SPREAD_NMIN)) {
                     float *spread = ctile + mmd__round_up(MMD__GEMM_MR_MAX * (nr + 1), 16);
                     int64_t q;
                     for (q = 0; q < mc * kc; ++q) spread[4 * q] = spread[4 * q + 1] = spread[4 * q + 2] = spread[4 * q + 3] = ablk[q];
@@ -8816,6 +8822,7 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
                 g.n = p->gn;
                 g.c = job.tmp;
                 g.ldc = p->gn;
+                g.spread = 1;
                 if (zg) g.act.kind = MMD__ACT_NONE;
                 job.y = yg;
                 job.z = zg;

@@ -191,12 +191,19 @@ SWEPT = [
 
 
 # Strided 1x1 kernels whose subsampling takes the even columns by permutes on AVX-512 (rows of
-# 16 outputs or more, mmd__conv_sub_range), drawn last: 34 outputs a row out of 67 columns (two
+# 16 outputs or more, mmd__conv_sub_range), drawn after SWEPT: 34 outputs a row out of 67 columns (two
 # whole vectors and a masked tail of 3) with 10 input channels, and 32 outputs a row out of 64
 # (one whole vector and a tail of 31) with 64 channels in a batch of two.
 SUBSAMPLED_WIDE = [
     ("sub_1x1_s2_rows_of_34", (1, 10, 9, 67), 12, (1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1),
     ("sub_1x1_s2_rows_of_32_batch2", (2, 64, 6, 64), 16, (1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1),
+]
+
+# Drawn after SUBSAMPLED_WIDE: a 3x3 stride-2 SHIFTED convolution of 24 input channels (K = 216,
+# past the 160 up to which any product may take the portable build's SPREAD) over 272 product
+# columns, which SHIFTED's products spread at any K (mmd__gemm_block, MMD_NO_SIMD builds).
+SPREAD = [
+    ("shifted_spread_3x3_s2_k216", (1, 24, 30, 34), 8, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1),
 ]
 
 
@@ -250,7 +257,8 @@ def main():
     for cases, make in ((CASES, add), (TRANSPOSED, add_transposed), (BANDS, add), (DISJOINT, add_transposed),
                         (PHASES, add), (STRIDED, add), (WIDE, add), (WIDE_TRANSPOSED, add_transposed), (STEM, add),
                         (PIXEL, add), (FIVE, add), (NARROW, add), (PLANES, add), (SUBSAMPLED, add),
-                        (NARROW_SMALL_K, add), (SWEPT, add), (SUBSAMPLED_WIDE, add)):
+                        (NARROW_SMALL_K, add), (SWEPT, add), (SUBSAMPLED_WIDE, add),
+                        (SPREAD, add)):
         for case in cases:
             make(*case)
     lines.append("static const struct conv_case conv_cases[] = {")
