@@ -5603,7 +5603,8 @@ static void mmd__gemm_pack_b(const float *b, int64_t rs, int64_t cs, int64_t k, 
 }
 
 /* Per-share scratch, in floats (each part rounded to 64 bytes): A's block, B's block, one B
-   edge panel, the row offsets of a packed panel and the edge tile of C. Sized for the worst
+   edge panel, the row offsets of a packed panel, the edge tile of C and, in the portable 4 x 8
+   builds, A's block spread for SPREAD (four floats each, see mmd__gemm_block). Sized for the worst
    case whatever is prepacked, so that a plan from ONNX (packed weights) and one from a .mmd
    blob (none) need the same scratch. */
 static int64_t mmd__gemm_share_floats(int64_t m, int64_t n, int64_t k, int32_t isa) {
@@ -5611,8 +5612,8 @@ static int64_t mmd__gemm_share_floats(int64_t m, int64_t n, int64_t k, int32_t i
     int64_t kc = k < mmd__gemm_kc(isa) ? k : mmd__gemm_kc(isa);
     int64_t mc = mmd__round_up(m < mmd__gemm_mc(isa) ? m : mmd__gemm_mc(isa), mmd__gemm_mr(isa));
     int64_t nc = mmd__round_up(n < MMD_GEMM_NC ? n : MMD_GEMM_NC, nr);
-    if (kc < 1) kc = 1;
     int64_t spread = 0;
+    if (kc < 1) kc = 1;
 #ifdef MMD__GEMM_SPREAD_C
     if (isa == MMD__ISA_PORTABLE) spread = 4 * mc * kc; /* A spread (mmd__gemm_block) */
 #endif
@@ -5801,7 +5802,8 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                     (g->spread ? nc >= 4 * nr : g->k <= MMD__GEMM_SPREAD_KMAX && nc >= MMD__GEMM_SPREAD_NMIN)) {
                     float *spread = ctile + mmd__round_up(MMD__GEMM_MR_MAX * (nr + 1), 16);
                     int64_t q;
-                    for (q = 0; q < mc * kc; ++q) spread[4 * q] = spread[4 * q + 1] = spread[4 * q + 2] = spread[4 * q + 3] = ablk[q];
+                    for (q = 0; q < mc * kc; ++q)
+                        spread[4 * q] = spread[4 * q + 1] = spread[4 * q + 2] = spread[4 * q + 3] = ablk[q];
                     for (ir = 0; ir < mc; ir += mr)
                         for (jr = 0; jr < nc; jr += nr)
                             kern(kc, spread + 4 * ir * kc, bsrc + jr / nr * bstep, boff, g->c + (ic + ir) * g->ldc + jc + jr,
