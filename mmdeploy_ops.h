@@ -541,6 +541,15 @@ static mmd_status mmd__scratch_request(mmd_kernel_ctx *c, uint64_t bytes) {
      MMD_NO_AMX       never choose the int8 product's AMX tiles (mmd__amx_int8) */
 enum { MMD__ISA_PORTABLE, MMD__ISA_AVX2, MMD__ISA_AVX512, MMD__ISA_NEON };
 
+/* The one prefetch of portable code: asks for the cache line at P, through GCC's and Clang's
+   builtin on any target (other compilers get nothing). The intrinsics paths give their own
+   instruction's hints; the portable micro-kernel (mmd__gemm_ukernel_c) and the strided
+   convolutions' copies (mmd__prefetch_floats) take this one. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MMD__HAS_PREFETCH 1
+#define MMD__PREFETCH(P) __builtin_prefetch(P)
+#endif
+
 #if !defined(MMD_NO_SIMD) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define MMD__X86 1
 #include <immintrin.h>
@@ -5118,7 +5127,7 @@ static int64_t mmd__gemm_kc(int32_t isa) {
    step shared the vector ports with the eight multiplies and eight additions (in L1, 4 x 8 over
    K = 256: about 35 GFLOP/s broadcasting, 41 spread, on a Xeon whose mulps + addps peak is
    45.6). */
-#if !defined(MMD_CONV_SMALL) && (defined(__GNUC__) || defined(__clang__))
+#if !defined(MMD_CONV_SMALL) && defined(MMD__HAS_PREFETCH)
 #define MMD__GEMM_PREFETCH_C 1
 #endif
 #if !defined(MMD_CONV_SMALL) && MMD__GEMM_MR_PORTABLE == 4 && MMD_GEMM_NR_PORTABLE == 8
@@ -5175,7 +5184,7 @@ static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, cons
     if (flags & MMD__GK_PREFETCH)
         for (; p < kc; ++p, a += MMD__GEMM_MR_PORTABLE) {
             const float *bp = b + boff[p];
-            __builtin_prefetch(a + kc * MMD__GEMM_MR_PORTABLE);
+            MMD__PREFETCH(a + kc * MMD__GEMM_MR_PORTABLE);
             MMD__GEMM_STEP_C;
         }
 #endif
@@ -8003,17 +8012,17 @@ static void mmd__row_phases(int32_t isa, const float *src, int64_t iw, int64_t x
     }
 }
 
-/* Asks for the lines of n floats from src into L1 (x86; elsewhere nothing). The strided
+/* Asks for the lines of n floats from src (MMD__PREFETCH; nothing without it). The strided
    convolutions' copies (mmd__conv_pad_range, mmd__conv_sub_range) ask for the next channel's
    row while copying this one's: in ResNet-18 their input has left L2 by the time they read it
    (the 1x1 downsample reads the block's input after its 3x3 convolution has streamed its
    phase planes and weights through), and the rows they read are too short and, for the 1x1,
    too far apart for the hardware prefetchers. */
 static void mmd__prefetch_floats(const float *src, int64_t n) {
-#if defined(MMD__X86)
+#ifdef MMD__HAS_PREFETCH
     const char *at = (const char *)src, *end = (const char *)(src + n);
-    for (; at < end; at += 64) _mm_prefetch(at, _MM_HINT_T0);
-    _mm_prefetch(end - 1, _MM_HINT_T0);
+    for (; at < end; at += 64) MMD__PREFETCH(at);
+    MMD__PREFETCH(end - 1);
 #else
     (void)src, (void)n;
 #endif
