@@ -119,10 +119,13 @@
        MMD_GEMM_NR_PORTABLE  columns of the portable micro-kernel, 8 (default), 16 (the default
                        of MMD_NO_SIMD builds for AVX2: see >>ops simd) or 4 (Cortex-M: its
                        tile then fits the FPU's registers)
-       MMD_NO_WINOGRAD no Winograd F(4x4, 3x3) (nor the portable build's F(2x2, 3x3)) path for
+       MMD_NO_WINOGRAD no Winograd F(4x4, 3x3) (nor F(2x2, 3x3)) path for
                        3x3 stride-1 convolutions (>>ops winograd; MMD_CONV_SMALL leaves it out
                        too); MMD_WINOGRAD_TILES_MIN, MMD_WINOGRAD_CHANNELS_MIN and
-                       MMD_WINOGRAD_OUT_CHANNELS_MIN (48, 32 in, 8 out) set where it is chosen, and
+                       MMD_WINOGRAD_OUT_CHANNELS_MIN (48, 32 in, 8 out) set where it is chosen,
+                       MMD_WINOGRAD_TILES_SMALL and MMD_WINOGRAD_SMALL_CHANNELS_MIN (16 tiles,
+                       128 channels in and out) where the x86 vector builds take it on smaller
+                       planes too, as F(2x2, 3x3) or F(4x4, 3x3), whichever computes less, and
                        MMD_WINOGRAD_TILES_NARROW (16) below how many 4x4 tiles the portable
                        build runs F(2x2, 3x3) instead
        MMD_GEMM_MR_AVX512  rows of the AVX-512 micro-kernel, 8 (default: 16 sums in registers,
@@ -6318,14 +6321,14 @@ typedef struct mmd__conv_job {
    which the compiler turns into permutes (phases there, and a gather back into rows, cost
    ResNet-18's 56x56 layers about 15%). Rounding: the transforms' sums run over terms up to 8x the inputs, so results
    differ from the direct sum by a few float ulps more (checked against float64 in
-   tests/test_winograd.py). The portable build takes F(2x2, 3x3) on planes of few tiles (see
-   mmd__wino_plan): 4x4 input tiles, 16 products. MMD_NO_WINOGRAD leaves these convolutions to
+   tests/test_winograd.py). Planes of few tiles take F(2x2, 3x3) (see mmd__wino_plan): 4x4
+   input tiles, 16 products. MMD_NO_WINOGRAD leaves these convolutions to
    the SHIFTED path. */
 #ifndef MMD_WINOGRAD_TILES_MIN
-#define MMD_WINOGRAD_TILES_MIN 48       /* fewest output tiles for which WINOGRAD is chosen: */
-#endif                                  /* 28x28 planes, 49 tiles, take it (ResNet-18's layer2 */
-                                        /* 3x3, caches flushed: 1.36-1.37 -> 1.20-1.23 ms); 14x14 */
-                                        /* planes, 16 tiles, run no faster than SHIFTED */
+#define MMD_WINOGRAD_TILES_MIN 48       /* fewest output tiles for which F(4x4) is chosen */
+#endif                                  /* alone: 28x28 planes, 49 tiles, take it (ResNet-18's */
+                                        /* layer2 3x3, caches flushed: 1.36-1.37 -> 1.20-1.23 */
+                                        /* ms); smaller ones see MMD_WINOGRAD_TILES_SMALL */
 #ifndef MMD_WINOGRAD_CHANNELS_MIN
 #define MMD_WINOGRAD_CHANNELS_MIN 32    /* fewest input channels for WINOGRAD: with fewer the */
 #endif                                  /* transforms cost more than they save */
@@ -6348,6 +6351,33 @@ typedef struct mmd__conv_job {
    F(2x2, 3x3) instead (mmd__wino_plan), so that ResNet-18's 7x7 layers, 4 tiles, take it too;
    its 14x14 layers (16 tiles) ran 1.1x to 1.8x slower that way. */
 #define MMD__WINO_TILES_MIN(isa) ((isa) == MMD__ISA_PORTABLE ? MMD_WINOGRAD_TILES_MIN / 16 : MMD_WINOGRAD_TILES_MIN)
+/* Below MMD_WINOGRAD_TILES_MIN 4x4 tiles, from MMD_WINOGRAD_TILES_SMALL of them (16 unless
+   set) and MMD_WINOGRAD_SMALL_CHANNELS_MIN input and output channels (128), the x86 vector
+   builds take WINOGRAD too, as whichever of F(2x2, 3x3) and F(4x4, 3x3) computes fewer panel
+   columns times positions (mmd__wino_cost): at 14x14 F(4x4)'s 16 tiles fill half of one
+   32-column panel, where F(2x2)'s 49 fill 49 of 64 with 16 positions instead of 36.
+   bench_conv --cold, one thread, AVX-512, SHIFTED / F(2x2) / F(4x4) in ms (medians of the
+   best of 7 alternated rounds, on a loaded 2-core Xeon): 256 -> 256 at 14x14 (ResNet-18's
+   layer3) 1.39 / 0.98 / 1.11; 512 -> 512 at 14x14 5.33 / 3.44 / 3.96; 128 -> 128 at 14x14
+   0.373 / 0.314 / 0.322; 256 at 16x16 1.77 / 1.11 / 1.11; 256 at 20x20 2.72 / 1.89 / 1.41
+   (F(4x4) chosen); 128 at 24x24 1.02 / 0.69 / 0.64 (F(4x4) chosen). With fewer channels
+   the transforms, paid per channel, outweigh the product's saving, paid per pair: 96 -> 96
+   at 14x14 0.221 / 0.203 / 0.218, 64 -> 64 0.111 / 0.121 / 0.123, 256 -> 64 0.392 / 0.410
+   / 0.419, and the DBNet's 96 -> 24 at 20x15 0.114 / 0.160 / 0.120, which stay on SHIFTED.
+   Two threads: 256 at 14x14 1.69 / 1.36 / 2.43, 512 at 14x14 7.4 / 4.9 / 13.7. AVX2 (16
+   columns a panel, where F(4x4)'s 16 tiles fill one, so it takes F(4x4) on all of these):
+   256 at 14x14 2.55 / 1.77 / 1.46, 512 at 14x14 18.2 / 10.7 / 5.8, 128 at 14x14 0.671 /
+   0.532 / 0.431, 256 at 20x20 9.1 / 2.9 / 2.2. In ResNet-18, per-node minima of 50 runs,
+   median of 10 alternated rounds: its three layer3 3x3 convolutions 1.59-1.61 -> 1.20-1.29
+   ms at one thread and 0.86-0.89 -> 0.71-0.76 at two; the sum of the nodes 22.2 -> 21.2 ms
+   and 12.6 -> 12.0. NEON is left as it was (unmeasured: qemu-aarch64 only). */
+#ifndef MMD_WINOGRAD_TILES_SMALL
+#define MMD_WINOGRAD_TILES_SMALL 16
+#endif
+#ifndef MMD_WINOGRAD_SMALL_CHANNELS_MIN
+#define MMD_WINOGRAD_SMALL_CHANNELS_MIN 128
+#endif
+#define MMD__WINO_SMALL(isa) ((isa) == MMD__ISA_AVX512 || (isa) == MMD__ISA_AVX2)
 #ifndef MMD_WINOGRAD_TILES_NARROW
 #define MMD_WINOGRAD_TILES_NARROW 16
 #endif
@@ -6457,10 +6487,12 @@ MMD__TARGET_AVX2 static void mmd__wino_out_avx2(const float *m, int64_t mstep, f
 #undef MMD__WINO_IN_BODY
 #undef MMD__WINO_OUT_BODY
 
-/* F(2x2, 3x3), which the portable build takes on planes of few tiles (see mmd__wino_plan): the
-   input transform V = B^T d B of MMD__WINO_T 4x4 tiles whose 4 rows of phases start at ph
-   (rows 2 * len apart), into V[pos] at v + pos * vstep; the output transform Y = A^T M A into
-   2 rows of o, 2 * len apart, columns in order. */
+/* F(2x2, 3x3), which planes of few tiles take (see mmd__wino_plan): the input transform
+   V = B^T d B of MMD__WINO_T 4x4 tiles whose 4 rows of phases start at ph (rows 2 * len
+   apart), into V[pos] at v + pos * vstep; the output transform Y = A^T M A into 2 rows of o,
+   2 * len apart, columns in order. Plain C in every build: compiled for AVX-512 as F(4x4)'s
+   are, ResNet-18's 14x14 layers ran no faster (per-node minima 1.251 / 1.199 / 1.191 ms
+   with these, 1.253 / 1.197 / 1.180 so), their product taking four times the time. */
 static void mmd__wino2_in_c(const float *ph, int64_t len, float *v, int64_t vstep) {
     float tmp[4][4][MMD__WINO_T];
     int32_t r, j, t;
@@ -6632,8 +6664,8 @@ static void mmd__wino_task(void *data, int32_t index) {
     mmd__wino_out_fn tout = e == 2 ? mmd__wino2_out_c : mmd__wino_out_c;
     mmd__gemm g;
 #if defined(MMD__X86)
-    if (p->isa == MMD__ISA_AVX512) tin = mmd__wino_in_avx512, tout = mmd__wino_out_avx512;
-    else if (p->isa == MMD__ISA_AVX2) tin = mmd__wino_in_avx2, tout = mmd__wino_out_avx2;
+    if (e == 4 && p->isa == MMD__ISA_AVX512) tin = mmd__wino_in_avx512, tout = mmd__wino_out_avx512;
+    else if (e == 4 && p->isa == MMD__ISA_AVX2) tin = mmd__wino_in_avx2, tout = mmd__wino_out_avx2;
 #endif
     for (q = 0; q < cn; ++q) rows[q] = q * vs;
     memset(&g, 0, sizeof g);
@@ -6702,7 +6734,7 @@ static int64_t mmd__wino_stride(int64_t rb, int64_t tw, int64_t nr) {
    and two of 3 and 4 rows (32 each) at two run the layer faster (bench_conv --cold, best of 5
    alternating rounds: 1.32 -> 1.10 ms at one thread). */
 static int64_t mmd__wino_rows(int64_t th, int64_t tw, int64_t col_bytes, int64_t weight_bytes, int64_t nr,
-                              int64_t threads) {
+                              int64_t threads, int64_t *busiest) {
     int64_t r, best = 0, best_cols = 0, best_blocks = 0, least = (MMD__WINO_T + tw - 1) / tw;
     for (r = 1; r <= th; ++r) {
         int64_t shares = (th + r - 1) / r, i, cols = 0, blocks = 0;
@@ -6719,13 +6751,25 @@ static int64_t mmd__wino_rows(int64_t th, int64_t tw, int64_t col_bytes, int64_t
         if (!best || cols < best_cols || (cols == best_cols && blocks < best_blocks))
             best = r, best_cols = cols, best_blocks = blocks;
     }
+    *busiest = best_cols;
     return best;
+}
+
+/* What the product costs with the tile size e: positions times the columns the busiest share
+   computes (in whole panels of nr), counted for one thread so that the choice, and with it the
+   rounding, does not depend on the thread count. */
+static int64_t mmd__wino_cost(const mmd__conv_data *p, int64_t e, int64_t nr) {
+    int64_t np = (e + 2) * (e + 2), th = (p->w.out[1] + e - 1) / e, tw = (p->w.out[2] + e - 1) / e, cols;
+    mmd__wino_rows(th, tw, np * 4 * (p->in_ch + p->gm), np * 4 * p->in_ch * p->gm, nr, 1, &cols);
+    return np * cols;
 }
 
 /* Takes the WINOGRAD path for a convolution that fits it (3x3, stride and dilation 1, one
    group, 2-D, constant weights that the plan can pack) when its output has at least
    MMD_WINOGRAD_TILES_MIN 4x4 tiles, MMD_WINOGRAD_CHANNELS_MIN input channels and
-   MMD_WINOGRAD_OUT_CHANNELS_MIN output channels: sizes the
+   MMD_WINOGRAD_OUT_CHANNELS_MIN output channels, or in the x86 vector builds at least
+   MMD_WINOGRAD_TILES_SMALL tiles and MMD_WINOGRAD_SMALL_CHANNELS_MIN channels each way, with
+   the tile size mmd__wino_cost prices lower: sizes the
    blocks (tile rows whose V and M stay within MMD_WINOGRAD_BLOCK bytes, and at least one block
    per thread) and the scratch, and packs the transformed weights. *chosen tells whether it did.
    The portable build runs planes of fewer than MMD_WINOGRAD_TILES_NARROW 4x4 tiles as
@@ -6751,10 +6795,10 @@ static int64_t mmd__wino_rows(int64_t th, int64_t tw, int64_t col_bytes, int64_t
    alternating profiles, by 0.05 to 2.9 ms), for three new functions and a second fork. */
 static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *chosen) {
     const mmd__window *w = &p->w;
-    int64_t nr = mmd__gemm_nr(p->isa), th, tw, rb, blocks, per, np;
+    int64_t nr = mmd__gemm_nr(p->isa), th, tw, rb, blocks, per, np, cols;
     uint64_t bytes;
     float *dst;
-    int32_t fresh;
+    int32_t fresh, small;
     *chosen = 0;
     if (p->group != 1 || w->k[0] != 1 || w->in[0] != 1 || w->k[1] != 3 || w->k[2] != 3 || w->s[1] != 1 ||
         w->s[2] != 1 || w->d[1] != 1 || w->d[2] != 1 || !mmd_tensor_is_const(c->inputs[1]) ||
@@ -6763,12 +6807,17 @@ static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
         return MMD_OK;
     th = (w->out[1] + 3) / 4;
     tw = (w->out[2] + 3) / 4;
-    if (th * tw < MMD__WINO_TILES_MIN(p->isa) || tw > MMD__ELEMS_MAX / (36 * (p->in_ch + p->gm))) return MMD_OK;
+    small = MMD__WINO_SMALL(p->isa) && th * tw < MMD_WINOGRAD_TILES_MIN;
+    if (th * tw < (small ? MMD_WINOGRAD_TILES_SMALL : MMD__WINO_TILES_MIN(p->isa)) ||
+        (small && (p->in_ch < MMD_WINOGRAD_SMALL_CHANNELS_MIN || p->gm < MMD_WINOGRAD_SMALL_CHANNELS_MIN)) ||
+        tw > MMD__ELEMS_MAX / (36 * (p->in_ch + p->gm)))
+        return MMD_OK;
     p->wino_e = p->isa == MMD__ISA_PORTABLE && th * tw < MMD_WINOGRAD_TILES_NARROW ? 2 : 4;
+    if (small) p->wino_e = mmd__wino_cost(p, 2, nr) <= mmd__wino_cost(p, 4, nr) ? 2 : 4;
     np = (p->wino_e + 2) * (p->wino_e + 2);
     th = (w->out[1] + p->wino_e - 1) / p->wino_e;
     tw = (w->out[2] + p->wino_e - 1) / p->wino_e;
-    rb = mmd__wino_rows(th, tw, np * 4 * (p->in_ch + p->gm), np * 4 * p->in_ch * p->gm, nr, p->threads);
+    rb = mmd__wino_rows(th, tw, np * 4 * (p->in_ch + p->gm), np * 4 * p->in_ch * p->gm, nr, p->threads, &cols);
     blocks = (th + rb - 1) / rb;
     p->wino_th = th;
     p->wino_tw = tw;

@@ -19,10 +19,15 @@
 /* STEM copies the input rows of one tile of output rows at a time (bands that overlap, a short
    last band). */
 #define MMD__STEM_BAND_FLOATS 1
-/* Every 3x3 stride-1 case through WINOGRAD when the weights are packed; in the portable build
-   (MMD_NO_SIMD) those of fewer than 10 4x4 tiles (4 and 9) as F(2x2, 3x3), the others (12 and
-   34) as F(4x4, 3x3), as the vector builds run them. */
-#define MMD_WINOGRAD_TILES_MIN 1
+/* Every 3x3 stride-1 case through WINOGRAD when the weights are packed. In the portable build
+   (MMD_NO_SIMD) those of fewer than 10 4x4 tiles (4 and 9) as F(2x2, 3x3), the others (12, 16,
+   25 and 34) as F(4x4, 3x3). In the vector builds those of 26 or more (34) as F(4x4, 3x3) and
+   the smaller ones as whichever of the two computes fewer columns: F(4x4) for the 25 tiles of
+   winograd_small_f4_20x19, F(2x2) for the others (checked for the winograd_small_ cases); NEON
+   leaves those below 26 to SHIFTED. */
+#define MMD_WINOGRAD_TILES_MIN 26
+#define MMD_WINOGRAD_TILES_SMALL 1
+#define MMD_WINOGRAD_SMALL_CHANNELS_MIN 1
 #define MMD_WINOGRAD_TILES_NARROW 10
 #define MMD_WINOGRAD_CHANNELS_MIN 1
 #define MMD_WINOGRAD_OUT_CHANNELS_MIN 1
@@ -56,6 +61,7 @@ static float *run_case(const struct conv_case *k, const float *z, int32_t thread
     mmd_attr attrs[6];
     op_case t;
     float *y = NULL;
+    mmd_status st;
     in[0] = &tx, in[1] = &tw, in[2] = &tb, in[3] = &tz, out[0] = &ty;
     for (i = 0; i < 2 * n; ++i) pads[i] = k->pads[i];
     attrs[nattr++] = attr_int("group", k->group);
@@ -85,7 +91,14 @@ static float *run_case(const struct conv_case *k, const float *z, int32_t thread
     t.c.threads = threads;
     t.c.parallel = threads > 1 ? backwards : NULL;
     t.c.arena = harness_arena;
-    if (t.k->prepare(&t.c) == MMD_OK && case_eval(&t) == MMD_OK) {
+    st = t.k->prepare(&t.c);
+    if (st == MMD_OK && harness_arena && !strncmp(k->name, "winograd_small_f", 16)) {
+        /* The small planes' cases take WINOGRAD with the tile size their name says. */
+        const mmd__conv_data *p = (const mmd__conv_data *)t.c.op_data;
+        CHECK(p->path == MMD__CONV_WINOGRAD || p->isa == MMD__ISA_NEON);
+        CHECK(!MMD__WINO_SMALL(p->isa) || p->wino_e == k->name[16] - '0');
+    }
+    if (st == MMD_OK && case_eval(&t) == MMD_OK) {
         check_dims(&ty, k->rank, k->y_dims);
         y = (float *)ty.data;
         ty.data = NULL;
