@@ -6193,6 +6193,7 @@ typedef struct mmd__conv_data {
     const float *packed;                /* the weights packed per group (WINOGRAD: transformed), or NULL */
     int64_t wino_th, wino_tw, wino_rows; /* WINOGRAD: tile rows and columns, tile rows per block */
     int64_t wino_len, wino_vs;          /* WINOGRAD: phase row length, V's row stride (tiles) */
+    int64_t wino_cs;                    /* WINOGRAD: V's columns per tile row, tw or tw + 1 */
     int32_t wino_shares;                /* WINOGRAD: shares run at once */
     int32_t wino_e;                     /* WINOGRAD: output tile size, 4 or 2 (see mmd__wino_plan) */
     size_t gemm_bytes;                  /* scratch of the product, the rest follows it */
@@ -6390,27 +6391,31 @@ typedef struct mmd__conv_job {
 
 static void mmd__row_phases(int32_t isa, const float *src, int64_t iw, int64_t x0, int64_t s2, float *row, int64_t pstride);
 
-/* Column modulo e (the tile size, 4 or 2) of padded rows: phase q of a row holds its columns
-   eu + q, u in [0, len) (mmd__row_phases, which SHIFTED's planes take too; len leaves room
-   for the row's last column). */
+/* Column modulo e (the tile size, 4 or 2) of padded rows, into dst zeroed by the caller:
+   phase q of row r holds its columns eu + q at dst + (r % e) * e * len + (r / e) * rs + q * len
+   + u (mmd__row_phases, which SHIFTED's planes take too). With rs = e * e * len each row's
+   phases follow the last row's (rows of len, which leaves room for the last column); with
+   rs = wino_cs the rows e apart follow one another in e * e planes of len (see
+   mmd__wino_task). */
 static void mmd__wino_phases(int32_t isa, const float *x, int64_t h, int64_t w, int64_t y0, int64_t rows,
-                             int64_t pad_t, int64_t pad_l, int64_t len, int64_t e, float *dst) {
-    int64_t r;
-    for (r = 0; r < rows; ++r, dst += e * len) {
+                             int64_t pad_t, int64_t pad_l, int64_t len, int64_t rs, int64_t e, float *dst) {
+    int64_t r, k = 0, u = 0; /* r % e and r / e, without a division per row */
+    for (r = 0; r < rows; ++r) {
         int64_t iy = y0 + r - pad_t;
-        memset(dst, 0, (size_t)(e * len) * sizeof(float));
-        if (iy >= 0 && iy < h) mmd__row_phases(isa, x + iy * w, w, pad_l, e, dst, len);
+        if (iy >= 0 && iy < h) mmd__row_phases(isa, x + iy * w, w, pad_l, e, dst + k * e * len + u * rs, len);
+        if (++k == e) k = 0, ++u;
     }
 }
 
-/* The input transform of MMD__WINO_T tiles whose 6 rows of phases start at ph (rows 4 * len
-   apart): V[pos] at v + pos * vstep, 16 values each. Written once, as a macro, and compiled
-   for the baseline and for AVX-512. */
+/* The input transform of MMD__WINO_T tiles whose 6 rows of phases start at ph (laid out as
+   mmd__wino_phases says: row r at (r % 4) * 4 * len + (r / 4) * rs): V[pos] at v + pos * vstep,
+   16 values each. Written once, as a macro, and compiled for the baseline and for AVX-512. */
 #define MMD__WINO_IN_BODY                                                                       \
     float tmp[6][6][MMD__WINO_T];                                                             \
     int32_t r, j, t;                                                                          \
     for (r = 0; r < 6; ++r) {                                                                 \
-        const float *p0 = ph + r * 4 * len, *p1 = p0 + len, *p2 = p1 + len, *p3 = p2 + len;   \
+        const float *p0 = ph + (r % 4) * 4 * len + (r / 4) * rs, *p1 = p0 + len;              \
+        const float *p2 = p1 + len, *p3 = p2 + len;                                           \
         for (t = 0; t < MMD__WINO_T; ++t) {                                                   \
             float d0 = p0[t], d1 = p1[t], d2 = p2[t], d3 = p3[t], d4 = p0[t + 1], d5 = p1[t + 1]; \
             tmp[r][0][t] = 4.0f * d0 - 5.0f * d2 + d4;                                        \
@@ -6465,19 +6470,19 @@ static void mmd__wino_phases(int32_t isa, const float *x, int64_t h, int64_t w, 
         }                                                                                     \
     }
 
-typedef void (*mmd__wino_in_fn)(const float *ph, int64_t len, float *v, int64_t vstep);
+typedef void (*mmd__wino_in_fn)(const float *ph, int64_t len, int64_t rs, float *v, int64_t vstep);
 typedef void (*mmd__wino_out_fn)(const float *m, int64_t mstep, float *o, int64_t len);
 
-static void mmd__wino_in_c(const float *ph, int64_t len, float *v, int64_t vstep) { MMD__WINO_IN_BODY }
+static void mmd__wino_in_c(const float *ph, int64_t len, int64_t rs, float *v, int64_t vstep) { MMD__WINO_IN_BODY }
 static void mmd__wino_out_c(const float *m, int64_t mstep, float *o, int64_t len) { MMD__WINO_OUT_BODY }
 #if defined(MMD__X86)
-MMD__TARGET_AVX512 static void mmd__wino_in_avx512(const float *ph, int64_t len, float *v, int64_t vstep) {
+MMD__TARGET_AVX512 static void mmd__wino_in_avx512(const float *ph, int64_t len, int64_t rs, float *v, int64_t vstep) {
     MMD__WINO_IN_BODY
 }
 MMD__TARGET_AVX512 static void mmd__wino_out_avx512(const float *m, int64_t mstep, float *o, int64_t len) {
     MMD__WINO_OUT_BODY
 }
-MMD__TARGET_AVX2 static void mmd__wino_in_avx2(const float *ph, int64_t len, float *v, int64_t vstep) {
+MMD__TARGET_AVX2 static void mmd__wino_in_avx2(const float *ph, int64_t len, int64_t rs, float *v, int64_t vstep) {
     MMD__WINO_IN_BODY
 }
 MMD__TARGET_AVX2 static void mmd__wino_out_avx2(const float *m, int64_t mstep, float *o, int64_t len) {
@@ -6488,16 +6493,16 @@ MMD__TARGET_AVX2 static void mmd__wino_out_avx2(const float *m, int64_t mstep, f
 #undef MMD__WINO_OUT_BODY
 
 /* F(2x2, 3x3), which planes of few tiles take (see mmd__wino_plan): the input transform
-   V = B^T d B of MMD__WINO_T 4x4 tiles whose 4 rows of phases start at ph (rows 2 * len
-   apart), into V[pos] at v + pos * vstep; the output transform Y = A^T M A into 2 rows of o,
+   V = B^T d B of MMD__WINO_T 4x4 tiles whose 4 rows of phases start at ph (row r at
+   (r % 2) * 2 * len + (r / 2) * rs), into V[pos] at v + pos * vstep; the output transform Y = A^T M A into 2 rows of o,
    2 * len apart, columns in order. Plain C in every build: compiled for AVX-512 as F(4x4)'s
    are, ResNet-18's 14x14 layers ran no faster (per-node minima 1.251 / 1.199 / 1.191 ms
    with these, 1.253 / 1.197 / 1.180 so), their product taking four times the time. */
-static void mmd__wino2_in_c(const float *ph, int64_t len, float *v, int64_t vstep) {
+static void mmd__wino2_in_c(const float *ph, int64_t len, int64_t rs, float *v, int64_t vstep) {
     float tmp[4][4][MMD__WINO_T];
     int32_t r, j, t;
     for (r = 0; r < 4; ++r) {
-        const float *p0 = ph + r * 2 * len, *p1 = p0 + len;
+        const float *p0 = ph + (r % 2) * 2 * len + (r / 2) * rs, *p1 = p0 + len;
         for (t = 0; t < MMD__WINO_T; ++t) {
             float d0 = p0[t], d1 = p1[t], d2 = p0[t + 1], d3 = p1[t + 1];
             tmp[r][0][t] = d0 - d2;
@@ -6599,11 +6604,18 @@ static void mmd__wino_pack(const float *w, int64_t m, int64_t c, int32_t isa, in
    transform's 36 loads all fell in one set of the 12-way L1 and evicted one another. */
 #define MMD__WINO_SKEW 16
 
+/* Floats of one channel's phases for a block of rows tile rows (see mmd__wino_task), which
+   also hold the output transform's e rows. */
+static int64_t mmd__wino_phase_floats(const mmd__conv_data *p, int64_t rows) {
+    int64_t e = p->wino_e;
+    return p->wino_cs > p->wino_tw ? e * e * p->wino_len : (e * rows + 2) * e * p->wino_len;
+}
+
 /* Floats of one share's scratch (see mmd__wino_task). */
 static int64_t mmd__wino_share(const mmd__conv_data *p) {
-    int64_t rows = p->wino_rows, cg = p->in_ch, mg = p->gm, vs = p->wino_vs, e = p->wino_e;
+    int64_t cg = p->in_ch, mg = p->gm, vs = p->wino_vs, e = p->wino_e;
     return mmd__round_up(mmd__gemm_share_floats(mg, vs, cg, p->isa), 16) + mmd__round_up(cg, 8) * 2 +
-           (e * rows + 2) * e * p->wino_len + (e + 2) * (e + 2) * ((cg + mg) * vs + 2 * MMD__WINO_SKEW);
+           mmd__wino_phase_floats(p, p->wino_rows) + (e + 2) * (e + 2) * ((cg + mg) * vs + 2 * MMD__WINO_SKEW);
 }
 
 /* The per-position per of the packed transformed weights (floats). */
@@ -6646,18 +6658,27 @@ static void mmd__wino_store(const float *src, float bias, const float *z, const 
    even split, whatever the block size), in blocks of up to wino_rows tile rows. Its
    scratch: the product's, the row offsets of V, one channel's phases (reused for the output
    rows), V [36][C][vs] and M [36][M][vs]; transposed, after the product's own scratch, M^T of
-   one position [tiles][M], which the product writes and which is then turned into M[pos]. */
+   one position [tiles][M], which the product writes and which is then turned into M[pos].
+   Tile (r, t) of a block is V's column r * wino_cs + t. With wino_cs = tw + 1 (rows packed,
+   mmd__wino_cs) the phases of the rows e apart follow one another, wino_cs columns each, in
+   e * e planes of wino_len (mmd__wino_phases), so that the column c of V takes the same
+   offsets from c in every row and the transforms run over all the block's tiles at once; the
+   column after each row's last tile is a garbage tile (it reads the next row's first
+   columns), whose outputs are not stored. Per node in ResNet-18 (minima of 50 runs, median
+   of 12 alternated rounds, one thread), packed over one row at a time: the 14x14 layers
+   (F(2x2)) 1.17-1.23 -> 1.07-1.15 ms, the 28x28 ones (F(4x4)) 0.75-0.79 -> 0.69-0.73. */
 static void mmd__wino_task(void *data, int32_t index) {
     const mmd__conv_job *j = (const mmd__conv_job *)data;
     const mmd__conv_data *p = j->p;
     const mmd__window *w = &p->w;
     int64_t cn = p->in_ch, mn = p->gm, th = p->wino_th, tw = p->wino_tw, rb = p->wino_rows, len = p->wino_len;
     int64_t vs = p->wino_vs, oh = w->out[1], ow = w->out[2], ih = w->in[1], iw = w->in[2];
-    int64_t e = p->wino_e, np = (e + 2) * (e + 2), per = mmd__wino_per(p), q, r, t0, i, r0;
+    int64_t e = p->wino_e, np = (e + 2) * (e + 2), per = mmd__wino_per(p), q, r, t0, i, r0, k;
+    int64_t cs = p->wino_cs, rs = cs > tw ? cs : e * e * len; /* see mmd__wino_phases */
     int64_t end = th * (index + 1) / p->wino_shares;
     float *gs = j->buf + index * mmd__wino_share(p);
     int64_t *rows = (int64_t *)(void *)(gs + mmd__round_up(mmd__gemm_share_floats(mn, vs, cn, p->isa), 16));
-    float *ph = (float *)(void *)(rows + mmd__round_up(cn, 8)), *v = ph + (e * rb + 2) * e * len;
+    float *ph = (float *)(void *)(rows + mmd__round_up(cn, 8)), *v = ph + mmd__wino_phase_floats(p, rb);
     int64_t vps = cn * vs + MMD__WINO_SKEW, mps = mn * vs + MMD__WINO_SKEW; /* position strides of V and M */
     float *mx = v + np * vps;
     mmd__wino_in_fn tin = e == 2 ? mmd__wino2_in_c : mmd__wino_in_c;
@@ -6675,7 +6696,11 @@ static void mmd__wino_task(void *data, int32_t index) {
     g.ldc = vs;
     g.isa = p->isa;
     for (r0 = th * index / p->wino_shares; r0 < end; r0 += rb) {
-        int64_t nr = end - r0 < rb ? end - r0 : rb, tiles = nr * tw, pos, ci, m;
+        int64_t nr = end - r0 < rb ? end - r0 : rb, tiles = nr * cs, pos, ci, m;
+        /* Rows packed (cs > tw): the transforms run over all the block's tile rows at once,
+           each a column of padding after the last (its garbage tile, whose outputs are not
+           stored); otherwise one tile row at a time. */
+        int64_t span = cs > tw ? tiles : tw, step = cs > tw ? nr : 1, phs = mmd__wino_phase_floats(p, nr);
         /* The product covers the block's tiles in whole micro-kernel panels, not all vs
            columns; the output transform's last group of MMD__WINO_T tiles reads past them
            into columns it discards, which are zeroed once (later blocks leave finite values). */
@@ -6686,10 +6711,10 @@ static void mmd__wino_task(void *data, int32_t index) {
             for (pos = 0; pos < np; ++pos)
                 for (m = 0; m < mn; ++m) memset(mx + pos * mps + m * vs + cols, 0, (size_t)(vs - cols) * sizeof(float));
         for (ci = 0; ci < cn; ++ci) {
-            mmd__wino_phases(p->isa, j->x + ci * ih * iw, ih, iw, e * r0, e * nr + 2, w->pad[1], w->pad[2], len, e, ph);
-            for (r = 0; r < nr; ++r)
-                for (t0 = 0; t0 < tw; t0 += MMD__WINO_T)
-                    tin(ph + e * r * e * len + t0, len, v + ci * vs + r * tw + t0, vps);
+            memset(ph, 0, (size_t)phs * sizeof(float));
+            mmd__wino_phases(p->isa, j->x + ci * ih * iw, ih, iw, e * r0, e * nr + 2, w->pad[1], w->pad[2], len, rs, e, ph);
+            for (r = 0; r < nr; r += step)
+                for (t0 = 0; t0 < span; t0 += MMD__WINO_T) tin(ph + r * rs + t0, len, rs, v + ci * vs + r * cs + t0, vps);
         }
         for (pos = 0; pos < np; ++pos)
             for (ci = 0; ci < cn; ++ci)
@@ -6702,25 +6727,36 @@ static void mmd__wino_task(void *data, int32_t index) {
         }
         for (m = 0; m < mn; ++m) {
             float bias = j->bias ? j->bias[m] : 0.0f;
-            for (r = 0; r < nr; ++r) {
-                for (t0 = 0; t0 < tw; t0 += MMD__WINO_T) tout(mx + m * vs + r * tw + t0, mps, ph + e * t0, len);
-                for (i = 0; i < e && e * (r0 + r) + i < oh; ++i) {
-                    int64_t at = (m * oh + e * (r0 + r) + i) * ow;
-                    mmd__wino_store(ph + i * e * len, bias, j->z ? j->z + at : NULL, &p->act, j->y + at, ow);
-                    if (p->act.kind != MMD__ACT_RELU && p->act.kind != MMD__ACT_CLIP) mmd__act_f32(&p->act, j->y + at, ow);
-                }
+            for (r = 0; r < nr; r += step) {
+                for (t0 = 0; t0 < span; t0 += MMD__WINO_T) tout(mx + m * vs + r * cs + t0, mps, ph + e * t0, len);
+                for (k = r; k < r + step; ++k)
+                    for (i = 0; i < e && e * (r0 + k) + i < oh; ++i) {
+                        int64_t at = (m * oh + e * (r0 + k) + i) * ow;
+                        mmd__wino_store(ph + i * e * len + e * (k - r) * cs, bias, j->z ? j->z + at : NULL, &p->act, j->y + at, ow);
+                        if (p->act.kind != MMD__ACT_RELU && p->act.kind != MMD__ACT_CLIP) mmd__act_f32(&p->act, j->y + at, ow);
+                    }
             }
         }
     }
 }
 
-/* V's row stride (tiles) for blocks of rb tile rows of tw tiles: the input transform writes
-   whole groups of MMD__WINO_T tiles, and the product reads whole panels of nr columns. */
-static int64_t mmd__wino_stride(int64_t rb, int64_t tw, int64_t nr) {
-    return mmd__round_up((rb - 1) * tw + mmd__round_up(tw, MMD__WINO_T), nr > MMD__WINO_T ? nr : MMD__WINO_T);
+/* V's columns per tile row for th rows of tw tiles (wino_cs): tw + 1 where a row is at most
+   half of the MMD__WINO_T tiles the transforms run at once and the plane's tiles fill as many
+   panels of nr columns so, tw elsewhere. With tw + 1 the tile rows are packed (see
+   mmd__wino_task): ResNet-18's 7 tiles a row at 14x14 (F(2x2)) and 28x28 (F(4x4)) took one
+   transform of 16 tiles per row, 9 of them empty, and now take one per two rows. */
+static int64_t mmd__wino_cs(int64_t th, int64_t tw, int64_t nr) {
+    return 2 * (tw + 1) <= MMD__WINO_T && mmd__round_up(th * (tw + 1), nr) == mmd__round_up(th * tw, nr) ? tw + 1 : tw;
 }
 
-/* Tile rows per block, for th rows of tw tiles over the threads (share i takes the rows
+/* V's row stride (tiles) for blocks of rb tile rows of tw tiles, cs columns a row: the input
+   transform writes whole groups of MMD__WINO_T tiles, and the product reads whole panels of
+   nr columns. */
+static int64_t mmd__wino_stride(int64_t rb, int64_t tw, int64_t cs, int64_t nr) {
+    return mmd__round_up(cs > tw ? rb * cs : (rb - 1) * tw + mmd__round_up(tw, MMD__WINO_T), nr > MMD__WINO_T ? nr : MMD__WINO_T);
+}
+
+/* Tile rows per block, for th rows of tw tiles (cs columns a row) over the threads (share i takes the rows
    [th * i / shares, th * (i + 1) / shares), in blocks of rb), where a column of V and M takes
    col_bytes and the transformed weights weight_bytes. The product computes each block's tiles
    in whole panels of nr columns, and every block reads all the transformed weights, so rb is
@@ -6733,18 +6769,18 @@ static int64_t mmd__wino_stride(int64_t rb, int64_t tw, int64_t nr) {
    columns on one thread and 64 on the other; one block of 49 tiles (64 columns) at one thread
    and two of 3 and 4 rows (32 each) at two run the layer faster (bench_conv --cold, best of 5
    alternating rounds: 1.32 -> 1.10 ms at one thread). */
-static int64_t mmd__wino_rows(int64_t th, int64_t tw, int64_t col_bytes, int64_t weight_bytes, int64_t nr,
+static int64_t mmd__wino_rows(int64_t th, int64_t tw, int64_t cs, int64_t col_bytes, int64_t weight_bytes, int64_t nr,
                               int64_t threads, int64_t *busiest) {
     int64_t r, best = 0, best_cols = 0, best_blocks = 0, least = (MMD__WINO_T + tw - 1) / tw;
     for (r = 1; r <= th; ++r) {
         int64_t shares = (th + r - 1) / r, i, cols = 0, blocks = 0;
-        if (r > least && (uint64_t)mmd__wino_stride(r, tw, nr) * (uint64_t)col_bytes >
+        if (r > least && (uint64_t)mmd__wino_stride(r, tw, cs, nr) * (uint64_t)col_bytes >
                              (uint64_t)MMD_WINOGRAD_BLOCK + (uint64_t)weight_bytes)
             break;
         if (shares > threads) shares = threads;
         for (i = 0; i < shares; ++i) {
             int64_t r0, end = th * (i + 1) / shares, c = 0, b = 0;
-            for (r0 = th * i / shares; r0 < end; r0 += r, ++b) c += mmd__round_up((end - r0 < r ? end - r0 : r) * tw, nr);
+            for (r0 = th * i / shares; r0 < end; r0 += r, ++b) c += mmd__round_up((end - r0 < r ? end - r0 : r) * cs, nr);
             if (c > cols) cols = c;
             if (b > blocks) blocks = b;
         }
@@ -6760,7 +6796,7 @@ static int64_t mmd__wino_rows(int64_t th, int64_t tw, int64_t col_bytes, int64_t
    rounding, does not depend on the thread count. */
 static int64_t mmd__wino_cost(const mmd__conv_data *p, int64_t e, int64_t nr) {
     int64_t np = (e + 2) * (e + 2), th = (p->w.out[1] + e - 1) / e, tw = (p->w.out[2] + e - 1) / e, cols;
-    mmd__wino_rows(th, tw, np * 4 * (p->in_ch + p->gm), np * 4 * p->in_ch * p->gm, nr, 1, &cols);
+    mmd__wino_rows(th, tw, mmd__wino_cs(th, tw, nr), np * 4 * (p->in_ch + p->gm), np * 4 * p->in_ch * p->gm, nr, 1, &cols);
     return np * cols;
 }
 
@@ -6817,13 +6853,17 @@ static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
     np = (p->wino_e + 2) * (p->wino_e + 2);
     th = (w->out[1] + p->wino_e - 1) / p->wino_e;
     tw = (w->out[2] + p->wino_e - 1) / p->wino_e;
-    rb = mmd__wino_rows(th, tw, np * 4 * (p->in_ch + p->gm), np * 4 * p->in_ch * p->gm, nr, p->threads, &cols);
+    p->wino_cs = mmd__wino_cs(th, tw, nr);
+    rb = mmd__wino_rows(th, tw, p->wino_cs, np * 4 * (p->in_ch + p->gm), np * 4 * p->in_ch * p->gm, nr, p->threads, &cols);
     blocks = (th + rb - 1) / rb;
     p->wino_th = th;
     p->wino_tw = tw;
     p->wino_rows = rb;
-    p->wino_len = mmd__round_up(tw, MMD__WINO_T) + MMD__WINO_T;
-    p->wino_vs = mmd__wino_stride(rb, tw, nr);
+    /* A phase row, or with packed rows a plane of the block's rows e apart (rb + 1 of them,
+       and the next row's columns, which the last garbage tile reads), plus what the last
+       transform reads past them; it also holds the output transform's rows. */
+    p->wino_len = p->wino_cs > tw ? (rb + 2) * p->wino_cs + MMD__WINO_T : mmd__round_up(tw, MMD__WINO_T) + MMD__WINO_T;
+    p->wino_vs = mmd__wino_stride(rb, tw, p->wino_cs, nr);
     p->wino_shares = (int32_t)(blocks < p->threads ? blocks : p->threads);
     bytes = (uint64_t)p->wino_shares * (uint64_t)mmd__wino_share(p) * sizeof(float) + 64u;
     per = mmd__wino_per(p);

@@ -208,12 +208,13 @@ SPREAD = [
 
 
 # 3x3 stride-1 planes below MMD_WINOGRAD_TILES_MIN 4x4 tiles (26 in test_kernels_conv.c), which
-# the vector builds run as whichever of F(2x2, 3x3) and F(4x4, 3x3) computes fewer panel
-# columns (mmd__wino_plan), drawn after SPREAD: 14x14, ResNet-18's layer3 plane (16 tiles of
-# 4x4 in a half-empty panel, 49 of 2x2 in two), as F(2x2); 20x19 (25 tiles of 4x4 in one
-# panel, 100 of 2x2 in four) as F(4x4). test_kernels_conv checks that they take those.
+# the x86 vector builds run as whichever of F(2x2, 3x3) and F(4x4, 3x3) computes fewer panel
+# columns (mmd__wino_plan), drawn after SPREAD: 10x10 (9 tiles of 4x4 in one panel,
+# 25 of 2x2 in as many, rows packed 6 columns apart) as F(2x2); 20x19 (25 tiles of 4x4 in one
+# panel, rows packed 6 apart, 100 of 2x2 in more) as F(4x4), on AVX-512 (32-column panels)
+# and AVX2 (16) alike. test_kernels_conv checks that they take those.
 WINO_SMALL = [
-    ("winograd_small_f2_14x14", (1, 6, 14, 14), 5, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+    ("winograd_small_f2_10x10", (1, 6, 10, 10), 5, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
     ("winograd_small_f4_20x19", (1, 4, 20, 19), 6, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
 ]
 

@@ -20,11 +20,11 @@
    last band). */
 #define MMD__STEM_BAND_FLOATS 1
 /* Every 3x3 stride-1 case through WINOGRAD when the weights are packed. In the portable build
-   (MMD_NO_SIMD) those of fewer than 10 4x4 tiles (4 and 9) as F(2x2, 3x3), the others (12, 16,
+   (MMD_NO_SIMD) those of fewer than 10 4x4 tiles (4, 9 and 9) as F(2x2, 3x3), the others (12,
    25 and 34) as F(4x4, 3x3). In the vector builds those of 26 or more (34) as F(4x4, 3x3) and
-   the smaller ones as whichever of the two computes fewer columns: F(4x4) for the 25 tiles of
-   winograd_small_f4_20x19, F(2x2) for the others (checked for the winograd_small_ cases); NEON
-   leaves those below 26 to SHIFTED. */
+   the smaller ones as whichever of the two computes fewer columns (checked for the
+   winograd_small_ cases: F(2x2) for the 9 tiles of winograd_small_f2_10x10, F(4x4) for the 25
+   of winograd_small_f4_20x19); NEON leaves those below 26 to SHIFTED. */
 #define MMD_WINOGRAD_TILES_MIN 26
 #define MMD_WINOGRAD_TILES_SMALL 1
 #define MMD_WINOGRAD_SMALL_CHANNELS_MIN 1
