@@ -5130,9 +5130,6 @@ static int64_t mmd__gemm_kc(int32_t isa) {
    step shared the vector ports with the eight multiplies and eight additions (in L1, 4 x 8 over
    K = 256: about 35 GFLOP/s broadcasting, 41 spread, on a Xeon whose mulps + addps peak is
    45.6). */
-#if !defined(MMD_CONV_SMALL) && defined(MMD__HAS_PREFETCH)
-#define MMD__GEMM_PREFETCH_C 1
-#endif
 #if !defined(MMD_CONV_SMALL) && MMD__GEMM_MR_PORTABLE == 4 && MMD_GEMM_NR_PORTABLE == 8
 #define MMD__GEMM_SPREAD_C 1
 #define MMD__GEMM_SPREAD_KMAX 160       /* most K, and fewest columns of a block, for SPREAD */
@@ -5183,7 +5180,7 @@ static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, cons
         }
 #undef MMD__GEMM_SPREAD4_C
 #endif
-#ifdef MMD__GEMM_PREFETCH_C
+#if !defined(MMD_CONV_SMALL) && defined(MMD__HAS_PREFETCH)
     if (flags & MMD__GK_PREFETCH)
         for (; p < kc; ++p, a += MMD__GEMM_MR_PORTABLE) {
             const float *bp = b + boff[p];
@@ -6391,11 +6388,11 @@ typedef struct mmd__conv_job {
 
 static void mmd__row_phases(int32_t isa, const float *src, int64_t iw, int64_t x0, int64_t s2, float *row, int64_t pstride);
 
-/* Column modulo e (the tile size, 4 or 2) of padded rows, zero-padded: phase q of row r holds its columns eu + q at dst + (r % e) * e * len + (r / e) * rs + q * len
-   + u (mmd__row_phases, which SHIFTED's planes take too). With rs = e * e * len each row's
-   phases follow the last row's (rows of len, which leaves room for the last column); with
-   rs = wino_cs the rows e apart follow one another in e * e planes of len (see
-   mmd__wino_task). */
+/* Column modulo e (the tile size, 4 or 2) of padded rows, zero-padded: phase q of row r holds
+   its columns eu + q at dst + (r % e) * e * len + (r / e) * rs + q * len + u (mmd__row_phases,
+   which SHIFTED's planes take too). With rs = e * e * len each row's phases follow the last
+   row's (rows of len, which leaves room for the last column); with rs = wino_cs the rows e
+   apart follow one another in e * e planes of len (see mmd__wino_task). */
 static void mmd__wino_phases(int32_t isa, const float *x, int64_t h, int64_t w, int64_t y0, int64_t rows,
                              int64_t pad_t, int64_t pad_l, int64_t len, int64_t rs, int64_t e, float *dst) {
     int64_t r, k = 0, u = 0, packed = rs != e * e * len; /* k, u: r % e and r / e, without dividing */
@@ -6498,8 +6495,8 @@ MMD__TARGET_AVX2 static void mmd__wino_out_avx2(const float *m, int64_t mstep, f
 
 /* F(2x2, 3x3), which planes of few tiles take (see mmd__wino_plan): the input transform
    V = B^T d B of MMD__WINO_T 4x4 tiles whose 4 rows of phases start at ph (row r at
-   (r % 2) * 2 * len + (r / 2) * rs), into V[pos] at v + pos * vstep; the output transform Y = A^T M A into 2 rows of o,
-   2 * len apart, columns in order. Plain C in every build: compiled for AVX-512 as F(4x4)'s
+   (r % 2) * 2 * len + (r / 2) * rs), into V[pos] at v + pos * vstep; the output transform
+   Y = A^T M A into 2 rows of o, 2 * len apart, columns in order. Plain C in every build: compiled for AVX-512 as F(4x4)'s
    are, ResNet-18's 14x14 layers ran no faster (per-node minima 1.251 / 1.199 / 1.191 ms
    with these, 1.253 / 1.197 / 1.180 so), their product taking four times the time. */
 static void mmd__wino2_in_c(const float *ph, int64_t len, int64_t rs, float *v, int64_t vstep) {
@@ -6759,9 +6756,9 @@ static int64_t mmd__wino_stride(int64_t rb, int64_t tw, int64_t cs, int64_t nr) 
     return mmd__round_up(cs > tw ? rb * cs : (rb - 1) * tw + mmd__round_up(tw, MMD__WINO_T), nr > MMD__WINO_T ? nr : MMD__WINO_T);
 }
 
-/* Tile rows per block, for th rows of tw tiles (cs columns a row) over the threads (share i takes the rows
-   [th * i / shares, th * (i + 1) / shares), in blocks of rb), where a column of V and M takes
-   col_bytes and the transformed weights weight_bytes. The product computes each block's tiles
+/* Tile rows per block, for th rows of tw tiles (cs columns a row) over the threads (share i
+   takes the rows [th * i / shares, th * (i + 1) / shares), in blocks of rb), where a column of
+   V and M takes col_bytes and the transformed weights weight_bytes. The product computes each block's tiles
    in whole panels of nr columns, and every block reads all the transformed weights, so rb is
    the one whose busiest share computes the fewest columns, then (on a tie) runs the fewest
    blocks; a block's V and M stay within MMD_WINOGRAD_BLOCK bytes plus the weights' (past that,
@@ -6771,7 +6768,8 @@ static int64_t mmd__wino_stride(int64_t rb, int64_t tw, int64_t cs, int64_t nr) 
    ran in blocks of 3 rows: 21, 21 and 7 tiles in 96 columns at one thread and, at two, 32
    columns on one thread and 64 on the other; one block of 49 tiles (64 columns) at one thread
    and two of 3 and 4 rows (32 each) at two run the layer faster (bench_conv --cold, best of 5
-   alternating rounds: 1.32 -> 1.10 ms at one thread). */
+   alternating rounds: 1.32 -> 1.10 ms at one thread). *busiest, unless NULL, gets that
+   share's columns (see mmd__wino_cost). */
 static int64_t mmd__wino_rows(int64_t th, int64_t tw, int64_t cs, int64_t col_bytes, int64_t weight_bytes, int64_t nr,
                               int64_t threads, int64_t *busiest) {
     int64_t r, best = 0, best_cols = 0, best_blocks = 0, least = (MMD__WINO_T + tw - 1) / tw;
@@ -6790,7 +6788,7 @@ static int64_t mmd__wino_rows(int64_t th, int64_t tw, int64_t cs, int64_t col_by
         if (!best || cols < best_cols || (cols == best_cols && blocks < best_blocks))
             best = r, best_cols = cols, best_blocks = blocks;
     }
-    *busiest = best_cols;
+    if (busiest) *busiest = best_cols;
     return best;
 }
 
@@ -6834,7 +6832,7 @@ static int64_t mmd__wino_cost(const mmd__conv_data *p, int64_t e, int64_t nr) {
    alternating profiles, by 0.05 to 2.9 ms), for three new functions and a second fork. */
 static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *chosen) {
     const mmd__window *w = &p->w;
-    int64_t nr = mmd__gemm_nr(p->isa), th, tw, rb, blocks, per, np, cols;
+    int64_t nr = mmd__gemm_nr(p->isa), th, tw, rb, blocks, per, np;
     uint64_t bytes;
     float *dst;
     int32_t fresh, small;
@@ -6857,7 +6855,7 @@ static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
     th = (w->out[1] + p->wino_e - 1) / p->wino_e;
     tw = (w->out[2] + p->wino_e - 1) / p->wino_e;
     p->wino_cs = mmd__wino_cs(th, tw, nr);
-    rb = mmd__wino_rows(th, tw, p->wino_cs, np * 4 * (p->in_ch + p->gm), np * 4 * p->in_ch * p->gm, nr, p->threads, &cols);
+    rb = mmd__wino_rows(th, tw, p->wino_cs, np * 4 * (p->in_ch + p->gm), np * 4 * p->in_ch * p->gm, nr, p->threads, NULL);
     blocks = (th + rb - 1) / rb;
     p->wino_th = th;
     p->wino_tw = tw;
@@ -6972,9 +6970,9 @@ static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
 /* NARROW: on AVX-512, POINTWISE single-group convolutions with 7- or 14-column outputs of at
    most 196 pixels (MobileNetV2's 7x7 and 14x14 layers), at least MMD__NARROW_K_MIN input
    channels unless the product's 32-column panels would leave a fifth of their columns or more
-   empty (planes of 49 and 98 pixels), and at least 48 output channels in whole 16s. The product's 8 x 32 tile computes
-   such a plane in 32-column panels, 64 columns for 49 pixels and 224 for 196, up to 31% of its
-   multiply-adds on nothing. Here the vectors run along the output channels instead: a tile is
+   empty (planes of 49 and 98 pixels), and at least 48 output channels in whole 16s. The
+   product's 8 x 32 tile computes such a plane in 32-column panels, 64 columns for 49 pixels
+   and 224 for 196, up to 31% of its multiply-adds on nothing. Here the vectors run along the output channels instead: a tile is
    MMD__NARROW_PIX consecutive pixels of the plane by one panel of 32 to 64 channels (the
    fewest panels of at most 64 channels, their widths in 16s as even as can be: 96 channels
    make two panels of 48 and 160 make 64 + 48 + 48, where panels of 64 and a last narrow one
@@ -7009,7 +7007,8 @@ static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
    1.89-2.00 ms). */
 #define MMD__NARROW_PIX 7
 #define MMD__NARROW_PREFETCH 1024       /* floats of a panel (16 K steps of 64) asked for ahead */
-#define MMD__NARROW_K_MIN 256           /* fewest input channels where the product wastes little (see above) */
+#define MMD__NARROW_K_MIN 256           /* fewest input channels where the product wastes */
+                                        /* little (see above) */
 #define MMD__NARROW_KC 64               /* K steps per block: at most 16 KiB of weights, which stay in L1 */
 #define MMD__NARROW_HINT _MM_HINT_T0    /* where the next block's weights are asked into */
 

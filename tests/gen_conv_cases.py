@@ -171,17 +171,17 @@ SUBSAMPLED = [
 
 # NARROW below MMD__NARROW_K_MIN input channels, where the product's 32-column panels would
 # leave a fifth of their columns or more empty (49 and 98 pixels), drawn after the lists above:
-# MobileNetV2's expansion at 7x7 with its K of 160 (two whole K blocks and a short one) into two panels of 48,
-# and a batch of two at 14x7 whose K of 24 is one short block.
+# MobileNetV2's expansion at 7x7 with its K of 160 (two whole K blocks and a short one) into two
+# panels of 48, and a batch of two at 14x7 whose K of 24 is one short block.
 NARROW_SMALL_K = [
     ("narrow_small_k_1x1_7x7_k160", (1, 160, 7, 7), 96, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
     ("narrow_small_k_1x1_14x7_k24_batch2", (2, 24, 14, 7), 48, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
 ]
 
 # Pointwise convolutions through SWEEP (test_kernels_conv.c lowers its size floor and its input
-# bound, and makes its blocks 96 columns), drawn after NARROW_SMALL_K: 667 columns in blocks of 96 with a
-# partial last panel and 20 output channels (a partial last row panel); two groups in a batch
-# of two; a strided 1x1 (its input subsampled first); 40 input channels (K past 32).
+# bound, and makes its blocks 96 columns), drawn after NARROW_SMALL_K: 667 columns in blocks of
+# 96 with a partial last panel and 20 output channels (a partial last row panel); two groups in
+# a batch of two; a strided 1x1 (its input subsampled first); 40 input channels (K past 32).
 SWEPT = [
     ("sweep_1x1_blocks", (1, 12, 23, 29), 20, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
     ("sweep_1x1_group2_batch2", (2, 8, 16, 33), 20, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 2),
@@ -189,11 +189,10 @@ SWEPT = [
     ("sweep_1x1_k40", (1, 40, 9, 30), 24, (1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
 ]
 
-
 # Strided 1x1 kernels whose subsampling takes the even columns by permutes on AVX-512 (rows of
-# 16 outputs or more, mmd__conv_sub_range), drawn after SWEPT: 34 outputs a row out of 67 columns (two
-# whole vectors and a masked tail of 3) with 10 input channels, and 32 outputs a row out of 64
-# (one whole vector and a tail of 31) with 64 channels in a batch of two.
+# 16 outputs or more, mmd__conv_sub_range), drawn after SWEPT: 34 outputs a row out of 67
+# columns (two whole vectors and a masked tail of 3) with 10 input channels, and 32 outputs a row
+# out of 64 (one whole vector and a tail of 31) with 64 channels in a batch of two.
 SUBSAMPLED_WIDE = [
     ("sub_1x1_s2_rows_of_34", (1, 10, 9, 67), 12, (1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1),
     ("sub_1x1_s2_rows_of_32_batch2", (2, 64, 6, 64), 16, (1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1),
@@ -205,7 +204,6 @@ SUBSAMPLED_WIDE = [
 SPREAD = [
     ("shifted_spread_3x3_s2_k216", (1, 24, 30, 34), 8, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1),
 ]
-
 
 # 3x3 stride-1 planes below MMD_WINOGRAD_TILES_MIN 4x4 tiles (26 in test_kernels_conv.c), which
 # the x86 vector builds run as whichever of F(2x2, 3x3) and F(4x4, 3x3) computes fewer panel

@@ -161,6 +161,17 @@ static void check_pool(const pool_case *pc) {
     free(x3);
 }
 
+/* Every case with every nan_every of every (0: no NaN). */
+static void check_pools_nan(const pool_case *cases, size_t n, const int64_t *every, size_t ne) {
+    size_t i, e;
+    for (e = 0; e < ne; ++e)
+        for (i = 0; i < n; ++i) {
+            nan_every = every[e];
+            check_pool(&cases[i]);
+        }
+    nan_every = 0;
+}
+
 /* ResNet's stem pool (3x3, stride 2, pads 1) and the shapes around it: widths that are no
    multiple of the vector width, ceil_mode, stride 1 with pads 2 (YOLO's SPPF), uneven pads. */
 static void maxpool_rows_match_generic(void) {
@@ -208,13 +219,8 @@ static void maxpool_3x3s2_rows_match_generic(void) {
         {"MaxPool", 1, 8, 112, 112, {3, 3}, {2, 2}, {1, 1, 1, 1}, 0, 0},
     };
     static const int64_t every[] = {0, 5, 61};
-    size_t i, e;
     want_vec = 2;
-    for (e = 0; e < sizeof every / sizeof every[0]; ++e)
-        for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-            nan_every = every[e];
-            check_pool(&cases[i]);
-        }
+    check_pools_nan(cases, sizeof cases / sizeof cases[0], every, sizeof every / sizeof every[0]);
     {
         /* NaNs at 2, 120 and 238: output row 1 (input rows 2 to 4) holds one NaN only, in
            column 0 of row 3, which with no left pad no block loads. */
@@ -238,13 +244,7 @@ static void maxpool_nan_matches_reference(void) {
         {"MaxPool", 1, 2, 5, 99, {2, 17}, {2, 2}, {0, 3, 1, 16}, 0, 0},
     };
     static const int64_t every[] = {7, 97};
-    size_t i, e;
-    for (e = 0; e < sizeof every / sizeof every[0]; ++e)
-        for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-            nan_every = every[e];
-            check_pool(&cases[i]);
-        }
-    nan_every = 0;
+    check_pools_nan(cases, sizeof cases / sizeof cases[0], every, sizeof every / sizeof every[0]);
 }
 
 /* MaxPool on int8 and uint8 (the row path on bytes, as the QDQ rewrite runs it) against
