@@ -7380,6 +7380,45 @@ static void mmd__dw_row_c(float *MMD__RESTRICT o, const float *const *p, const f
     }
 }
 
+/* Nine-tap depthwise kernels (3x3, the MobileNets'), portable: `rows` output rows of ow floats
+   into y (rows ow apart), output (r, x) = bias + sum over taps t of w[t] * p[t][r * pitch + x],
+   the taps in order as mmd__dw_row_c sums them, then clamped to [lo, hi] (Relu, Clip; none:
+   -inf, inf) as mmd__wino_store clamps. The taps' pointers and weights are locals for the whole
+   call, so that a step of outputs costs a load, a multiply and an add per tap where
+   mmd__dw_row_c's loop over a table also loads the tap's pointer and broadcasts its weight;
+   a step's sums are one loop of constant trip count, which GCC's -O2 vectorises across the
+   outputs. Each row's last step computes a whole step (reading up to 2 * MMD__C_VEC - 1
+   floats past the row, which the band's slack or its next rows hold) and stores what the row
+   has: the output is written once, straight to y, with no flat row to copy from and no
+   pass of the activation over it. */
+#define MMD__DW9_W (2 * MMD__C_VEC)
+static void mmd__dw9_c(float *MMD__RESTRICT y, const float *const *p, int64_t pitch, int64_t rows, int64_t ow,
+                       const float *w, float bias, float lo, float hi) {
+    const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7], w8 = w[8];
+    int64_t r, j;
+    int32_t l;
+    for (r = 0; r < rows; ++r, y += ow) {
+        const float *q0 = p[0] + r * pitch, *q1 = p[1] + r * pitch, *q2 = p[2] + r * pitch;
+        const float *q3 = p[3] + r * pitch, *q4 = p[4] + r * pitch, *q5 = p[5] + r * pitch;
+        const float *q6 = p[6] + r * pitch, *q7 = p[7] + r * pitch, *q8 = p[8] + r * pitch;
+        for (j = 0; j < ow; j += MMD__DW9_W) {
+            float acc[MMD__DW9_W];
+            for (l = 0; l < MMD__DW9_W; ++l) {
+                float a = bias;
+                a += w0 * q0[j + l], a += w1 * q1[j + l], a += w2 * q2[j + l];
+                a += w3 * q3[j + l], a += w4 * q4[j + l], a += w5 * q5[j + l];
+                a += w6 * q6[j + l], a += w7 * q7[j + l], a += w8 * q8[j + l];
+                a = a < lo ? lo : a;
+                acc[l] = a > hi ? hi : a;
+            }
+            if (j + MMD__DW9_W <= ow)
+                for (l = 0; l < MMD__DW9_W; ++l) y[j + l] = acc[l];
+            else
+                for (l = 0; l < ow - j; ++l) y[j + l] = acc[l];
+        }
+    }
+}
+
 #if defined(MMD__X86)
 /* Stride 1 and 2; a stride-2 step of 8 outputs reads 16 inputs, of which it keeps the even ones,
    and stops one short of the row's end (the last output reads p[t][2n - 2] only). */
@@ -8062,11 +8101,12 @@ static void mmd__row_phases2(int32_t isa, const float *src, int64_t iw, int64_t 
 #endif
     (void)isa;
     if (pad % 2) o[pad / 2] = src[0], ix = 1;
-    for (u = (ix + pad) / 2; ix + 16 <= iw; ix += 16, u += 8) {
-        float pair[16];
+    for (u = (ix + pad) / 2; ix + 17 <= iw; ix += 16, u += 8) {
+        float pair[16], next[16];
         for (l = 0; l < 16; ++l) pair[l] = src[ix + l];
+        for (l = 0; l < 16; ++l) next[l] = src[ix + 1 + l];
         for (l = 0; l < 8; ++l) e[u + l] = pair[2 * l];
-        for (l = 0; l < 8; ++l) o[u + l] = pair[2 * l + 1];
+        for (l = 0; l < 8; ++l) o[u + l] = next[2 * l];
     }
     for (; ix + 1 < iw; ix += 2, ++u) e[u] = src[ix], o[u] = src[ix + 1];
     if (ix < iw) e[u] = src[ix];
@@ -8658,6 +8698,10 @@ static void mmd__dw_task(void *data, int32_t index) {
        x + b / 2: a stride-1 flat row of pitch h. */
     int32_t phased = mmd__dw_flat(p) == 2;
     int64_t h = phased ? (len + 1) / 2 : len, plane = (p->ring + 1) / 2 * h;
+    /* Relu and Clip, which the nine-tap kernel applies as it stores (see mmd__dw9_c). */
+    int32_t clamp = p->act.kind == MMD__ACT_RELU || p->act.kind == MMD__ACT_CLIP;
+    float lo = p->act.kind == MMD__ACT_CLIP ? p->act.alpha : 0.0f;
+    float hi = p->act.kind == MMD__ACT_CLIP ? p->act.beta : INFINITY;
     void (*row)(float *, const float *const *, const float *, int64_t, float, int64_t, int64_t) = mmd__dw_row_c;
 #if defined(MMD__X86)
     int32_t wide = w->s[2] <= 2 && p->isa == MMD__ISA_AVX512, mode = mmd__dw_inplace(p);
@@ -8742,6 +8786,13 @@ static void mmd__dw_task(void *data, int32_t index) {
                             ptr[n] = phased ? rows + (2 * (a % 2) + bx % 2) * plane + a / 2 * h + bx / 2 : rows + a * len + bx;
                             wv[n] = k[kh * kw + t];
                         }
+                    if (taps == 9) {
+                        mmd__dw9_c(y, ptr, h, y1 - y0, ow, wv, bias, z || !clamp ? -INFINITY : lo, z || !clamp ? INFINITY : hi);
+                        if (z)
+                            for (t = 0; t < (y1 - y0) * ow; ++t) y[t] += z[t];
+                        if (z || !clamp) mmd__act_f32(&p->act, y, (y1 - y0) * ow);
+                        continue;
+                    }
                     row(flat, ptr, wv, n, bias, count_flat, 1);
                     if (!z) mmd__act_f32(&p->act, flat, count_flat);
                     for (r = 0; r < y1 - y0; ++r, y += ow) {
