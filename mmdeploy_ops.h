@@ -8088,9 +8088,13 @@ MMD__TARGET_AVX512 static void mmd__row_phases4_avx512(const float *src, int64_t
 /* Stride 2's column phases of one padded row (SHIFTED's planes, DEPTHWISE's flat 2): input row
    src of iw floats into the even and odd columns of its padded row (column c = ix + pad goes to
    e or o by c % 2, at c / 2). An odd pad puts column 0 in the odd plane; then pairs, sixteen
-   columns at a time through an array (loops of constant trip count, which GCC's -O2
-   vectorises), then the pairs and the column left; on AVX-512, mmd__row_phases2_avx512. */
-static void mmd__row_phases2(int32_t isa, const float *src, int64_t iw, int64_t pad, float *e, float *o) {
+   and then eight columns at a time (loops of constant trip count, which GCC's -O2 vectorises
+   into two loads and two shuffles per eight columns, where e, o and src are restrict: through
+   a local array the odd columns stayed scalar, and MobileNetV2's 112x112 stride-2 depthwise
+   layer ran 0.47 ms instead of 0.37, best of 200, MMD_NO_SIMD), then the pairs and the column
+   left; on AVX-512, mmd__row_phases2_avx512. */
+static void mmd__row_phases2(int32_t isa, const float *MMD__RESTRICT src, int64_t iw, int64_t pad,
+                             float *MMD__RESTRICT e, float *MMD__RESTRICT o) {
     int64_t ix = 0, u;
     int32_t l;
 #if defined(MMD__X86)
@@ -8101,13 +8105,10 @@ static void mmd__row_phases2(int32_t isa, const float *src, int64_t iw, int64_t 
 #endif
     (void)isa;
     if (pad % 2) o[pad / 2] = src[0], ix = 1;
-    for (u = (ix + pad) / 2; ix + 17 <= iw; ix += 16, u += 8) {
-        float pair[16], next[16];
-        for (l = 0; l < 16; ++l) pair[l] = src[ix + l];
-        for (l = 0; l < 16; ++l) next[l] = src[ix + 1 + l];
-        for (l = 0; l < 8; ++l) e[u + l] = pair[2 * l];
-        for (l = 0; l < 8; ++l) o[u + l] = next[2 * l];
-    }
+    for (u = (ix + pad) / 2; ix + 16 <= iw; ix += 16, u += 8)
+        for (l = 0; l < 8; ++l) e[u + l] = src[ix + 2 * l], o[u + l] = src[ix + 2 * l + 1];
+    for (; ix + 8 <= iw; ix += 8, u += 4)
+        for (l = 0; l < 4; ++l) e[u + l] = src[ix + 2 * l], o[u + l] = src[ix + 2 * l + 1];
     for (; ix + 1 < iw; ix += 2, ++u) e[u] = src[ix], o[u] = src[ix + 1];
     if (ix < iw) e[u] = src[ix];
 }
