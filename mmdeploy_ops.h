@@ -6236,6 +6236,25 @@ static int64_t mmd__dw_rows_floats(const mmd__conv_data *p) {
     int64_t f = mmd__dw_flat(p) == 2 ? 4 * ((p->ring + 1) / 2) * ((p->row_len + 1) / 2) : p->ring * p->row_len;
     return mmd__round_up(f, 16);
 }
+
+/* Input columns up to which DEPTHWISE's portable nine-tap kernels run four channels at once
+   (mmd__dw9x4_c), where a channel's own rows are too short for its per-row costs. */
+#ifndef MMD__DW_QUAD_W
+#define MMD__DW_QUAD_W 14
+#endif
+/* Floats of the four channels' interleaved padded plane that mmd__dw9x4_c reads (its rows and
+   columns, the input's extent the taps reach, times 4), or 0 where the quads are not taken:
+   only 2-D 3x3 (nine-tap) portable kernels with one output channel per input channel, over
+   planes whose four copies fit in a band's floats (they stay in L1). */
+static int64_t mmd__dw_quad_floats(const mmd__conv_data *p) {
+    const mmd__window *w = &p->w;
+    int64_t ph = (w->out[1] - 1) * w->s[1] + (w->k[1] - 1) * w->d[1] + 1;
+    int64_t pw = (w->out[2] - 1) * w->s[2] + (w->k[2] - 1) * w->d[2] + 1;
+    if (!mmd__dw_flat(p) || w->k[1] * w->k[2] != 9 || p->out_ch != p->in_ch || w->in[2] > MMD__DW_QUAD_W ||
+        ph > MMD__DW_BAND_FLOATS / 4 / pw)
+        return 0;
+    return 4 * ph * pw;
+}
 #endif
 
 /* The checks Conv and ConvTranspose share, which fill p's batch, channels and group: float32
@@ -7124,7 +7143,8 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
         p->step = (count + shares - 1) / shares;
         p->share = (int64_t)sizeof(float) * (mmd__dw_rows_floats(p) + MMD__DW_SLACK + mmd__round_up(taps, 16)) +
                    (int64_t)sizeof(float *) * mmd__round_up(taps, 8) +
-                   (mmd__dw_flat(p) ? (int64_t)sizeof(float) * mmd__round_up(p->band * p->row_len, 16) : 0);
+                   (mmd__dw_flat(p) ? (int64_t)sizeof(float) * mmd__round_up(p->band * p->row_len, 16) : 0) +
+                   (int64_t)sizeof(float) * (mmd__round_up(mmd__dw_quad_floats(p), 16) + 64);
         /* In place at stride 2: a permutation and a mask per kernel column (2), or nothing (3, 4).
            Whole planes: the taps' offsets, then a mask per tap and vector of the plane. */
         if (mmd__dw_inplace(p) == 2) p->share = 64 * 8 + 64;
@@ -7417,6 +7437,37 @@ static void mmd__dw9_c(float *MMD__RESTRICT y, const float *const *p, int64_t pi
                 for (l = 0; l < ow - j; ++l) y[j + l] = acc[l];
         }
     }
+}
+
+/* mmd__dw9_c over four channels at once, for planes whose rows are too short for a row's steps
+   (MMD__DW_QUAD_W): in is the four channels' input interleaved (four floats a pixel, the
+   channels in order), zero-padded over the extent the taps reach, rows `pitch` floats apart;
+   tap t of output (r, x) reads in[r * s1 * pitch + x * s2 * 4 + off[t] + c] for channel c, with
+   the weights w4[4 t + c] and the biases b4[c], so that the multiply-adds of one output run
+   across the four channels as one vector (GCC -O2 vectorises the loop of four), every output a
+   whole step, whatever the plane's width, and the strides cost nothing. The sums are
+   mmd__dw9_c's, term for term; output c goes to y + c * plane. */
+static void mmd__dw9x4_c(float *MMD__RESTRICT y, int64_t plane, const float *MMD__RESTRICT in, int64_t pitch,
+                         const int64_t *off, int64_t s1, int64_t s2, int64_t oh, int64_t ow,
+                         const float *MMD__RESTRICT w4, const float *MMD__RESTRICT b4, float lo, float hi) {
+    const int64_t o0 = off[0], o1 = off[1], o2 = off[2], o3 = off[3], o4 = off[4], o5 = off[5], o6 = off[6];
+    const int64_t o7 = off[7], o8 = off[8];
+    int64_t r, x;
+    int32_t c;
+    for (r = 0; r < oh; ++r, y += ow)
+        for (x = 0; x < ow; ++x) {
+            const float *q = in + r * s1 * pitch + x * s2 * 4;
+            float acc[4];
+            for (c = 0; c < 4; ++c) {
+                float a = b4[c];
+                a += w4[c] * q[o0 + c], a += w4[4 + c] * q[o1 + c], a += w4[8 + c] * q[o2 + c];
+                a += w4[12 + c] * q[o3 + c], a += w4[16 + c] * q[o4 + c], a += w4[20 + c] * q[o5 + c];
+                a += w4[24 + c] * q[o6 + c], a += w4[28 + c] * q[o7 + c], a += w4[32 + c] * q[o8 + c];
+                a = a < lo ? lo : a;
+                acc[c] = a > hi ? hi : a;
+            }
+            y[x] = acc[0], y[plane + x] = acc[1], y[2 * plane + x] = acc[2], y[3 * plane + x] = acc[3];
+        }
 }
 
 #if defined(MMD__X86)
@@ -8699,7 +8750,8 @@ static void mmd__dw_task(void *data, int32_t index) {
        x + b / 2: a stride-1 flat row of pitch h. */
     int32_t phased = mmd__dw_flat(p) == 2;
     int64_t h = phased ? (len + 1) / 2 : len, plane = (p->ring + 1) / 2 * h;
-    /* Relu and Clip, which the nine-tap kernel applies as it stores (see mmd__dw9_c). */
+    int64_t quad = mmd__dw_quad_floats(p);
+    /* Relu and Clip, which the nine-tap kernels apply as they store (see mmd__dw9_c). */
     int32_t clamp = p->act.kind == MMD__ACT_RELU || p->act.kind == MMD__ACT_CLIP;
     float lo = p->act.kind == MMD__ACT_CLIP ? p->act.alpha : 0.0f;
     float hi = p->act.kind == MMD__ACT_CLIP ? p->act.beta : INFINITY;
@@ -8747,10 +8799,42 @@ static void mmd__dw_task(void *data, int32_t index) {
         return;
     }
 #endif
+    /* Four channels at a time where their rows are short (see mmd__dw9x4_c): each quad's input
+       interleaved into the padded plane, whose padding is zero once and for all, and its
+       weights and biases; the channels left (fewer than four) take the rows below. */
+    ch = index * p->step;
+    if (quad) {
+        float *in = flat + mmd__round_up(p->band * p->row_len, 16), *w4 = in + mmd__round_up(quad, 16), *b4 = w4 + 36;
+        int64_t pw = (ow - 1) * w->s[2] + 2 * w->d[2] + 1, ph = quad / 4 / pw, off[9], c, iy, ix;
+        int64_t ny = ih < ph - w->pad[1] ? ih : ph - w->pad[1], nx = iw < pw - w->pad[2] ? iw : pw - w->pad[2];
+        memset(in, 0, (size_t)quad * sizeof(float));
+        for (t = 0; t < 9; ++t) off[t] = 4 * (t / 3 * w->d[1] * pw + t % 3 * w->d[2]);
+        for (; ch + 4 <= count && ch + 4 <= (index + 1) * p->step; ch += 4) {
+            const float *xc = j->x + ch * ih * iw;
+            for (iy = 0; iy < ny; ++iy) {
+                float *e = in + 4 * ((w->pad[1] + iy) * pw + w->pad[2]);
+                for (ix = 0; ix < nx; ++ix)
+                    for (c = 0; c < 4; ++c) e[4 * ix + c] = xc[c * ih * iw + iy * iw + ix];
+            }
+            for (c = 0; c < 4; ++c) {
+                m = (ch + c) % p->in_ch;
+                for (t = 0; t < 9; ++t) w4[4 * t + c] = j->wt[m * 9 + t];
+                b4[c] = j->bias ? j->bias[m] : 0.0f;
+            }
+            mmd__dw9x4_c(j->y + ch * oh * ow, oh * ow, in, 4 * pw, off, w->s[1], w->s[2], oh, ow, w4, b4,
+                         j->z || !clamp ? -INFINITY : lo, j->z || !clamp ? INFINITY : hi);
+            for (c = 0; c < 4 && (j->z || !clamp); ++c) {
+                float *y = j->y + (ch + c) * oh * ow;
+                if (j->z)
+                    for (t = 0; t < oh * ow; ++t) y[t] += j->z[(ch + c) * oh * ow + t];
+                mmd__act_f32(&p->act, y, oh * ow);
+            }
+        }
+    }
     /* The padding columns (and the slack) are zero once and for all; only the middle of a row
        is copied. */
     memset(rows, 0, (size_t)(mmd__dw_rows_floats(p) + MMD__DW_SLACK) * sizeof(float));
-    for (ch = index * p->step; ch < count && ch < (index + 1) * p->step; ++ch) {
+    for (; ch < count && ch < (index + 1) * p->step; ++ch) {
         const float *xc = j->x + ch * ih * iw;
         int64_t cin = ch % p->in_ch, b = ch / p->in_ch;
         for (y0 = 0; y0 < oh; y0 = y1) {
