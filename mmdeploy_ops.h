@@ -6244,13 +6244,13 @@ static int64_t mmd__dw_rows_floats(const mmd__conv_data *p) {
 #endif
 /* Floats of the four channels' interleaved padded plane that mmd__dw9x4_c reads (its rows and
    columns, the input's extent the taps reach, times 4), or 0 where the quads are not taken:
-   only 2-D 3x3 (nine-tap) portable kernels with one output channel per input channel, over
+   only 2-D 3x3 portable kernels with one output channel per input channel, over
    planes whose four copies fit in a band's floats (they stay in L1). */
 static int64_t mmd__dw_quad_floats(const mmd__conv_data *p) {
     const mmd__window *w = &p->w;
     int64_t ph = (w->out[1] - 1) * w->s[1] + (w->k[1] - 1) * w->d[1] + 1;
     int64_t pw = (w->out[2] - 1) * w->s[2] + (w->k[2] - 1) * w->d[2] + 1;
-    if (!mmd__dw_flat(p) || w->k[1] * w->k[2] != 9 || p->out_ch != p->in_ch || w->in[2] > MMD__DW_QUAD_W ||
+    if (!mmd__dw_flat(p) || w->k[1] != 3 || w->k[2] != 3 || p->out_ch != p->in_ch || w->in[2] > MMD__DW_QUAD_W ||
         ph > MMD__DW_BAND_FLOATS / 4 / pw)
         return 0;
     return 4 * ph * pw;
