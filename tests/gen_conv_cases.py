@@ -217,17 +217,17 @@ WINO_SMALL = [
 ]
 
 # Portable 3x3 depthwise kernels (mmd__dw9_c, mmd__dw9x4_c), drawn after WINO_SMALL: planes of up
-# to 14 input columns run four channels at once, the channels left over on the rows: 6 channels
+# to 28 input columns run four channels at once, the channels left over on the rows: 6 channels
 # at 11x13 with a dilation and asymmetric pads; a batch of two of 5 channels at stride 2 with no
 # padding and odd sizes (the second quad straddles the two images); 4 channels at 14x14 stride 2
-# with pads at the end only; 7 channels at 16x15, just past the quads' width, so rows of 15 run
-# a whole step and a partial one; and nine taps that are not 3x3 (1x9, the rows' kernel, not
-# the quads').
+# with pads at the end only; 7 channels at 16x29, just past the quads' width, so rows of 29 run
+# three whole steps and a partial one; and nine taps that are not 3x3 (1x9, the rows' kernel,
+# not the quads').
 DW9 = [
     ("dw9_quads_dil2_asym_11x13", (1, 6, 11, 13), 6, (3, 3), (1, 1), (2, 0, 1, 2), (2, 2), 6),
     ("dw9_quads_s2_pad0_batch2_13x11", (2, 5, 13, 11), 5, (3, 3), (2, 2), (0, 0, 0, 0), (1, 1), 5),
     ("dw9_quads_s2_pad_end_14x14", (1, 4, 14, 14), 4, (3, 3), (2, 2), (0, 0, 1, 1), (1, 1), 4),
-    ("dw9_rows_16x15", (1, 7, 16, 15), 7, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 7),
+    ("dw9_rows_16x29", (1, 7, 16, 29), 7, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 7),
     ("dw9_rows_1x9", (1, 5, 6, 12), 5, (1, 9), (1, 1), (0, 4, 0, 4), (1, 1), 5),
 ]
 
