@@ -7127,7 +7127,9 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
            10-25% slower on 2 threads (fastest of 480 runs per node, every one of the 17 layers).
            Per share: a band of padded input rows (each long enough for the last output's last
            tap; as many as `band` output rows read, the band sized to stay in L1 with the rows
-           it writes), the taps' weights and pointers. */
+           it writes), the taps' weights and pointers; the portable kernels' flat row (not for
+           nine taps, whose rows mmd__dw9_c stores straight to the output) or in its place the
+           quads' interleaved plane with their weights and biases (mmd__dw9x4_c). */
         int64_t count = p->batch * p->in_ch, shares = p->threads > 1 ? p->threads : 1;
         int64_t reach = (w->out[2] - 1) * w->s[2] + (w->k[2] - 1) * w->d[2] + 1, span = (w->k[1] - 1) * w->d[1] + 1;
         p->path = MMD__CONV_DEPTHWISE;
@@ -7146,7 +7148,7 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
         p->step = (count + shares - 1) / shares;
         p->share = (int64_t)sizeof(float) * (mmd__dw_rows_floats(p) + MMD__DW_SLACK + mmd__round_up(taps, 16)) +
                    (int64_t)sizeof(float *) * mmd__round_up(taps, 8) +
-                   (mmd__dw_flat(p) ? (int64_t)sizeof(float) * mmd__round_up(p->band * p->row_len, 16) : 0) +
+                   (mmd__dw_flat(p) && taps != 9 ? (int64_t)sizeof(float) * mmd__round_up(p->band * p->row_len, 16) : 0) +
                    (mmd__dw_quad_floats(p) ? (int64_t)sizeof(float) * (mmd__round_up(mmd__dw_quad_floats(p), 16) + 64) : 0);
         /* In place at stride 2: a permutation and a mask per kernel column (2), or nothing (3, 4).
            Whole planes: the taps' offsets, then a mask per tap and vector of the plane. */
@@ -8838,7 +8840,7 @@ static void mmd__dw_task(void *data, int32_t index) {
        weights and biases; the channels left (fewer than four) take the rows below. */
     ch = index * p->step;
     if (quad) {
-        float *in = flat + mmd__round_up(p->band * p->row_len, 16), *w4 = in + mmd__round_up(quad, 16), *b4 = w4 + 36;
+        float *in = flat, *w4 = in + mmd__round_up(quad, 16), *b4 = w4 + 36;
         int64_t pw = (ow - 1) * w->s[2] + 2 * w->d[2] + 1, ph = quad / 4 / pw, c, iy, ix;
         int64_t ny = ih < ph - w->pad[1] ? ih : ph - w->pad[1], nx = iw < pw - w->pad[2] ? iw : pw - w->pad[2];
         memset(in, 0, (size_t)quad * sizeof(float));
