@@ -5134,6 +5134,8 @@ static int64_t mmd__gemm_kc(int32_t isa) {
 #define MMD__GEMM_SPREAD_C 1
 #define MMD__GEMM_SPREAD_KMAX 160       /* most K, and fewest columns of a block, for SPREAD */
 #define MMD__GEMM_SPREAD_NMIN 512
+#define MMD__GEMM_SPREAD_PANELS 8       /* or at least this many column panels in a block whose */
+#define MMD__GEMM_SPREAD_BMAX 163840    /* K block of B is at most this many floats (640 KB) */
 #endif
 static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, const int64_t *boff,
                                 float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
@@ -5238,6 +5240,53 @@ static void mmd__gemm_row_c(int64_t kc, const float *a, const float *b, const in
         for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) acc[j] += av * bp[j];
     }
     MMD__GEMM_STORE_C(c, acc, bias);
+}
+
+/* The last nrr (< NR) columns of a full row panel, where the tile kernel would compute all NR
+   columns (zeros past the edge) and go through a copy of C in scratch: vectors run along the
+   panel's MR rows instead, a K step multiplying the MR packed values of A by one value of B,
+   four columns at a time (four independent sums) and then one at a time. Each sum is the tile
+   kernel's bit for bit (the same products added in the same order, the same epilogue). Its
+   stores are scalars, a few per tile. MobileNetV2's 7x7 planes are six full panels and one
+   column: MMD_NO_SIMD, one thread, warm (bench_conv, best of 30, three alternations) its
+   960 -> 320, 320 -> 1280 and 160 -> 960 there run 32.2-33.0 -> 34.5-35.5 GFLOP/s. Reading
+   B's columns up to NR is safe: an edge panel read in place is copied zero-filled first (see
+   mmd__gemm_block) and packed panels are zero-filled past the edge. */
+static void mmd__gemm_cols_c(int64_t kc, const float *a, const float *b, const int64_t *boff, int64_t nrr,
+                             float *c, int64_t ldc, const float *bias, int32_t flags, float lo, float hi) {
+    float acc[4][MMD__GEMM_MR_PORTABLE];
+    int64_t p, j0, w;
+    int32_t i, jj;
+    for (j0 = 0; j0 < nrr; j0 += w) {
+        const float *ap = a;
+        w = nrr - j0 >= 4 ? 4 : 1;
+        memset(acc, 0, sizeof acc);
+        if (w == 4)
+            for (p = 0; p < kc; ++p, ap += MMD__GEMM_MR_PORTABLE) {
+                const float *bp = b + boff[p] + j0;
+                float b0 = bp[0], b1 = bp[1], b2 = bp[2], b3 = bp[3];
+                for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i) acc[0][i] += ap[i] * b0;
+                for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i) acc[1][i] += ap[i] * b1;
+                for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i) acc[2][i] += ap[i] * b2;
+                for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i) acc[3][i] += ap[i] * b3;
+            }
+        else
+            for (p = 0; p < kc; ++p, ap += MMD__GEMM_MR_PORTABLE) {
+                float b0 = b[boff[p] + j0];
+                for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i) acc[0][i] += ap[i] * b0;
+            }
+        for (jj = 0; jj < w; ++jj)
+            for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i) {
+                float *cr = c + i * ldc + j0 + jj, v = acc[jj][i];
+                if ((flags & MMD__GK_FIRST) && bias) v += bias[i];
+                if (!(flags & MMD__GK_FIRST) || (flags & MMD__GK_LOAD)) v += *cr;
+                if (flags & MMD__GK_CLAMP) {
+                    v = v < lo ? lo : v;
+                    v = v > hi ? hi : v;
+                }
+                *cr = v;
+            }
+    }
 }
 #undef MMD__GEMM_STORE_C
 #endif
@@ -5702,7 +5751,7 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
     int64_t ncmax = mmd__round_up(g->n < MMD_GEMM_NC ? g->n : MMD_GEMM_NC, nr);
     float *apack, *bpack, *bedge, *ctile;
     int64_t *poff, mp = mmd__round_up(g->m, mr), np = mmd__round_up(g->n, nr);
-    int64_t jc, pc, ic, jr, ir, p;
+    int64_t jc, pc, ic, jr, ir, p, jstart = 0;
     int32_t clamp = g->act.kind == MMD__ACT_RELU || g->act.kind == MMD__ACT_CLIP;
     float lo = g->act.kind == MMD__ACT_CLIP ? g->act.alpha : 0.0f;
     float hi = g->act.kind == MMD__ACT_CLIP ? g->act.beta : INFINITY;
@@ -5806,20 +5855,33 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                    within phase planes of a few KB, take it at any K over 32 columns or more:
                    ResNet-18's 3x3 stride-2 64 -> 128 and 128 -> 256 3.68 -> 3.44 and 3.74 -> 3.55
                    ms (medians of 3 alternations of 20-run medians), 256 -> 512 (49 columns)
-                   level. */
-                if (g->isa == MMD__ISA_PORTABLE && !(nc % nr) && !(mc % mr) &&
-                    (g->spread ? nc >= 4 * nr : g->k <= MMD__GEMM_SPREAD_KMAX && nc >= MMD__GEMM_SPREAD_NMIN)) {
+                   level. Products of any K take it too where the block has eight panels or
+                   more and its K block of B, read again for every row panel, stays in L2
+                   (MMD__GEMM_SPREAD_BMAX): MobileNetV2's 14x14 layers (24 panels and a half,
+                   the half through the loop below) and 192 -> 32 at 28x28, the DBNet's 160 ->
+                   960 at 20x15. MMD_NO_SIMD, one thread, warm (bench_conv, best of 30, two
+                   alternations): 96 -> 576, 384 -> 96, 576 -> 96 at 14x14 36.9-37.0 -> 40.5-40.7,
+                   36.8-37.1 -> 42.4, 36.7 -> 42.3 GFLOP/s, 192 -> 32 at 28x28 36.6-36.8 ->
+                   39.1-39.8, 160 -> 960 at 20x15 36.5-37.3 -> 41.7. Six panels (7x7 planes)
+                   ran slower spread (32.7 -> 31.1), and so did B blocks past L2 (256 -> 64 at
+                   56x56, 1 MB: 31.9 -> 30.2). */
+                jstart = 0;
+                if (g->isa == MMD__ISA_PORTABLE && !(mc % mr) &&
+                    (g->spread ? nc >= 4 * nr
+                               : (g->k <= MMD__GEMM_SPREAD_KMAX && nc >= MMD__GEMM_SPREAD_NMIN) ||
+                                     (nc >= MMD__GEMM_SPREAD_PANELS * nr && kc * nc <= MMD__GEMM_SPREAD_BMAX))) {
                     float *spread = ctile + mmd__round_up(MMD__GEMM_MR_MAX * (nr + 1), 16);
                     int64_t q;
+                    jstart = nc - nc % nr; /* the partial panel, if any, is the loop's below */
                     for (q = 0; q < mc * kc; ++q)
                         spread[4 * q] = spread[4 * q + 1] = spread[4 * q + 2] = spread[4 * q + 3] = ablk[q];
                     for (ir = 0; ir < mc; ir += mr)
-                        for (jr = 0; jr < nc; jr += nr)
+                        for (jr = 0; jr < jstart; jr += nr)
                             kern(kc, spread + 4 * ir * kc, bsrc + jr / nr * bstep, boff, g->c + (ic + ir) * g->ldc + jc + jr,
                                  g->ldc, g->bias ? g->bias + ic + ir : NULL, flags | MMD__GK_SPREAD, lo, hi);
-                } else
+                }
 #endif
-                for (jr = 0; jr < nc; jr += nr) {
+                for (jr = jstart; jr < nc; jr += nr) {
                     int64_t nrr = nc - jr < nr ? nc - jr : nr;
                     const float *bp = bsrc + jr / nr * bstep;
                     const int64_t *bo = boff;
@@ -5865,6 +5927,10 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                         }
 #endif
 #ifndef MMD_CONV_SMALL
+                        if (mrr == mr && nrr < nr && g->isa == MMD__ISA_PORTABLE) {
+                            mmd__gemm_cols_c(kc, ablk + ir * kc, bp, bo, nrr, ct, g->ldc, bias, flags, lo, hi);
+                            continue;
+                        }
                         if (mrr == 1 && nrr == nr && g->isa == MMD__ISA_PORTABLE) {
                             mmd__gemm_row_c(kc, ablk + ir * kc, bp, bo, ct, bias, flags, lo, hi);
                             continue;
