@@ -5155,6 +5155,7 @@ static int64_t mmd__gemm_kc(int32_t isa) {
 #define MMD__GEMM_SPREAD_NMIN 512
 #define MMD__GEMM_SPREAD_PANELS 8       /* or at least this many column panels in a block whose */
 #define MMD__GEMM_SPREAD_BMAX 163840    /* K block of B is at most this many floats (640 KB) */
+#define MMD__GEMM_BSPREAD_MMIN 256      /* fewest rows of a share for BSPREAD (mmd__gemm_block) */
 #endif
 static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, const int64_t *boff,
                                 float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
@@ -5307,6 +5308,64 @@ static void mmd__gemm_cols_c(int64_t kc, const float *a, const float *b, const i
             }
     }
 }
+
+#ifdef MMD__GEMM_SPREAD_C
+/* BSPREAD (see mmd__gemm_block): the K block of B spread, each value four times in a row, in
+   panels of four columns ([kc][4][4] each), columns past nc zero. B's element (p, j) is at
+   b + j / nr * bstep + boff[p] + j % nr whichever way B comes (packed, in place, or packed per
+   block); in place, columns past nc are not read. */
+static void mmd__gemm_spread_b(const float *b, const int64_t *boff, int64_t bstep, int64_t nr, int64_t nc,
+                               int64_t kc, float *dst) {
+    int64_t j0, p;
+    int32_t j, x;
+    for (j0 = 0; j0 < nc; j0 += 4) {
+        const float *bg = b + j0 / nr * bstep + j0 % nr; /* nr is a multiple of 4 */
+        int32_t w = nc - j0 < 4 ? (int32_t)(nc - j0) : 4;
+        for (p = 0; p < kc; ++p, dst += 16) {
+            const float *row = bg + boff[p];
+            for (j = 0; j < 4; ++j) {
+                float v = j < w ? row[j] : 0.0f;
+                for (x = 0; x < 4; ++x) dst[4 * j + x] = v;
+            }
+        }
+    }
+}
+
+/* The BSPREAD tile: eight rows of C (two row panels of packed A) by four columns, vectors
+   along the rows: a K step multiplies each row panel's four values of A, loaded as a vector,
+   by each column's spread value of B, with neither broadcasts nor shuffles, as SPREAD does with
+   A spread. The last ncols (1 to 4) columns are stored, element by element. Each sum is the tile
+   kernel's bit for bit (the same products added in the same order, the same epilogue). */
+static void mmd__gemm_ukernel_bt_c(int64_t kc, const float *a, const float *bs, float *c, int64_t ldc,
+                                   int64_t ncols, const float *bias, int32_t flags, float lo, float hi) {
+    float acc[4][8];
+    const float *a0 = a, *a1 = a + 4 * kc;
+    int64_t p, j;
+    int32_t i;
+    memset(acc, 0, sizeof acc);
+    for (p = 0; p < kc; ++p, a0 += 4, a1 += 4, bs += 16) {
+        for (i = 0; i < 4; ++i) acc[0][i] += a0[i] * bs[i];
+        for (i = 0; i < 4; ++i) acc[0][4 + i] += a1[i] * bs[i];
+        for (i = 0; i < 4; ++i) acc[1][i] += a0[i] * bs[4 + i];
+        for (i = 0; i < 4; ++i) acc[1][4 + i] += a1[i] * bs[4 + i];
+        for (i = 0; i < 4; ++i) acc[2][i] += a0[i] * bs[8 + i];
+        for (i = 0; i < 4; ++i) acc[2][4 + i] += a1[i] * bs[8 + i];
+        for (i = 0; i < 4; ++i) acc[3][i] += a0[i] * bs[12 + i];
+        for (i = 0; i < 4; ++i) acc[3][4 + i] += a1[i] * bs[12 + i];
+    }
+    for (j = 0; j < ncols; ++j)
+        for (i = 0; i < 8; ++i) {
+            float *cr = c + i * ldc + j, v = acc[j][i];
+            if ((flags & MMD__GK_FIRST) && bias) v += bias[i];
+            if (!(flags & MMD__GK_FIRST) || (flags & MMD__GK_LOAD)) v += *cr;
+            if (flags & MMD__GK_CLAMP) {
+                v = v < lo ? lo : v;
+                v = v > hi ? hi : v;
+            }
+            *cr = v;
+        }
+}
+#endif
 #undef MMD__GEMM_STORE_C
 #endif
 
@@ -5771,6 +5830,9 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
     float *apack, *bpack, *bedge, *ctile;
     int64_t *poff, mp = mmd__round_up(g->m, mr), np = mmd__round_up(g->n, nr);
     int64_t jc, pc, ic, jr, ir, p, jstart = 0;
+#ifdef MMD__GEMM_SPREAD_C
+    int32_t bspread;
+#endif
     int32_t clamp = g->act.kind == MMD__ACT_RELU || g->act.kind == MMD__ACT_CLIP;
     float lo = g->act.kind == MMD__ACT_CLIP ? g->act.alpha : 0.0f;
     float hi = g->act.kind == MMD__ACT_CLIP ? g->act.beta : INFINITY;
@@ -5850,6 +5912,26 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                 for (q = 0; q < kc; ++q)
                     for (j = 0; j < nr; ++j) bedge[q * nr + j] = j < nc % nr ? src[boff[q] + j] : 0.0f;
             }
+#ifdef MMD__GEMM_SPREAD_C
+            /* BSPREAD where SPREAD has too few column panels to pay for spreading A (MobileNetV2's
+               7x7 planes, six panels and a column) and there are enough rows to pay for
+               spreading B, once per K block for all the share's row blocks: the tiles then run
+               eight rows by four columns with vectors along the rows (mmd__gemm_ukernel_bt_c),
+               no broadcasts and no partial panel (four-column groups, the last 1 to 4 wide).
+               Its spread B (16 floats a K step for each four columns) takes the scratch of
+               SPREAD's A, which holds it while the columns, rounded to fours, are at most A's
+               rows. MMD_NO_SIMD, one thread, warm (bench_conv, best of 30, two alternations):
+               MobileNetV2's 960 -> 320, 320 -> 1280 and 160 -> 960 at 7x7 36.0-36.6 ->
+               39.0-41.7 GFLOP/s, ResNet-18's 1x1 stride-2 256 -> 512 36.1 -> 40.3, its layer4
+               and layer3 3x3 (Winograd, whose products have 16 or 49 columns) 4.34-4.44 ->
+               3.89-4.06 ms and 2.45-2.53 -> 2.33-2.40. With fewer rows the spread costs more
+               than it gains: 160 rows gained 3-5%, ResNet-18's 64-channel layer1 3x3 ran 10%
+               slower and the DBNet's 96 -> 24 3x3 at 20x15 15%. */
+            bspread = g->isa == MMD__ISA_PORTABLE && !g->spread && nc < MMD__GEMM_SPREAD_PANELS * nr &&
+                      mmd__round_up(nc, 4) <= mcmax && m1 - m0 >= MMD__GEMM_BSPREAD_MMIN;
+            if (bspread)
+                mmd__gemm_spread_b(bsrc, boff, bstep, nr, nc, kc, ctile + mmd__round_up(MMD__GEMM_MR_MAX * (nr + 1), 16));
+#endif
             for (ic = m0; ic < m1; ic += mcb) {
                 int64_t mc = m1 - ic < mcb ? m1 - ic : mcb;
                 const float *ablk;
@@ -5885,7 +5967,15 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                    ran slower spread (32.7 -> 31.1), and so did B blocks past L2 (256 -> 64 at
                    56x56, 1 MB: 31.9 -> 30.2). */
                 jstart = 0;
-                if (g->isa == MMD__ISA_PORTABLE && !(mc % mr) &&
+                if (bspread && !(mc % 8)) {
+                    const float *bs = ctile + mmd__round_up(MMD__GEMM_MR_MAX * (nr + 1), 16);
+                    for (jr = 0; jr < nc; jr += 4)
+                        for (ir = 0; ir < mc; ir += 8)
+                            mmd__gemm_ukernel_bt_c(kc, ablk + ir * kc, bs + jr * kc * 4, g->c + (ic + ir) * g->ldc + jc + jr,
+                                                   g->ldc, nc - jr < 4 ? nc - jr : 4, g->bias ? g->bias + ic + ir : NULL,
+                                                   flags, lo, hi);
+                    jstart = nc;
+                } else if (g->isa == MMD__ISA_PORTABLE && !(mc % mr) &&
                     (g->spread ? nc >= 4 * nr
                                : (g->k <= MMD__GEMM_SPREAD_KMAX && nc >= MMD__GEMM_SPREAD_NMIN) ||
                                      (nc >= MMD__GEMM_SPREAD_PANELS * nr && kc * nc <= MMD__GEMM_SPREAD_BMAX))) {

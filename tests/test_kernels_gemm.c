@@ -132,12 +132,14 @@ static int32_t isas(int32_t *out) {
    a whole tile (AVX-512 runs those rows through its single-row kernel). Whole row panels over
    8 to 25 column panels and a partial one take the portable 4 x 8 build's SPREAD at any K, and
    its partial panel the column kernel (mmd__gemm_cols_c): four columns and one, one alone
-   (K = 1), three. */
+   (K = 1), three. 256 rows or more over fewer than eight panels take BSPREAD (groups of four
+   columns, the last of one), the last row block of 260 (20 rows, not whole pairs of row
+   panels) the usual loop. */
 static void every_kernel_and_operand_layout_matches_double(void) {
     static const int64_t shapes[][3] = {{1, 1, 1},    {6, 16, 8},    {7, 17, 3},     {5, 33, 300},
                                         {13, 9, 257},  {125, 40, 19}, {3, 1100, 5},   {37, 70, 600},
                                         {1, 100, 600}, {9, 64, 300},  {40, 69, 300},  {8, 65, 1},
-                                        {124, 203, 45}};
+                                        {124, 203, 45}, {264, 49, 300}, {260, 5, 7},  {256, 13, 1}};
     int32_t list[4], ni = isas(list), ii, s, mode;
     for (ii = 0; ii < ni; ++ii)
         for (s = 0; s < (int32_t)(sizeof shapes / sizeof shapes[0]); ++s)
@@ -206,9 +208,9 @@ static void empty_k_gives_the_start_values(void) {
 
 /* Splitting by columns (wide C) and by rows (narrow C) over 1 to 4 threads changes nothing. */
 static void threads_give_bit_identical_results(void) {
-    static const int64_t shapes[][3] = {{40, 3000, 70}, {500, 20, 300}, {64, 203, 300}};
+    static const int64_t shapes[][3] = {{40, 3000, 70}, {500, 20, 300}, {64, 203, 300}, {320, 49, 600}};
     int32_t s, th;
-    for (s = 0; s < 3; ++s) {
+    for (s = 0; s < 4; ++s) {
         int64_t mn = shapes[s][0] * shapes[s][1];
         float *one = (float *)malloc((size_t)mn * sizeof(float)), *many = (float *)malloc((size_t)mn * sizeof(float));
         for (th = 1; th <= 4; ++th) {
