@@ -5155,7 +5155,7 @@ static int64_t mmd__gemm_kc(int32_t isa) {
 #define MMD__GEMM_SPREAD_NMIN 512
 #define MMD__GEMM_SPREAD_PANELS 8       /* or at least this many column panels in a block whose */
 #define MMD__GEMM_SPREAD_BMAX 163840    /* K block of B is at most this many floats (640 KB) */
-#define MMD__GEMM_BSPREAD_MMIN 256      /* fewest rows of a share for BSPREAD (mmd__gemm_block) */
+#define MMD__GEMM_BSPREAD_MMIN 320      /* fewest rows of a share for BSPREAD (mmd__gemm_block) */
 #endif
 static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, const int64_t *boff,
                                 float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
@@ -5335,7 +5335,12 @@ static void mmd__gemm_spread_b(const float *b, const int64_t *boff, int64_t bste
    along the rows: a K step multiplies each row panel's four values of A, loaded as a vector,
    by each column's spread value of B, with neither broadcasts nor shuffles, as SPREAD does with
    A spread. The last ncols (1 to 4) columns are stored, element by element. Each sum is the tile
-   kernel's bit for bit (the same products added in the same order, the same epilogue). */
+   kernel's bit for bit (the same products added in the same order, the same epilogue). With
+   PREFETCH (the first four columns over a block of A) each K step asks for the next two row
+   panels' lines as far on, as the tile kernel does for one: without it, with the caches flushed
+   before each run (bench_conv --cold, best of 30), ResNet-18's Winograd layer4 3x3, whose 16.8
+   MB of transformed weights come from memory, ran 4.39-4.56 ms against main's 4.20, with it
+   3.82-3.87. */
 static void mmd__gemm_ukernel_bt_c(int64_t kc, const float *a, const float *bs, float *c, int64_t ldc,
                                    int64_t ncols, const float *bias, int32_t flags, float lo, float hi) {
     float acc[4][8];
@@ -5344,6 +5349,12 @@ static void mmd__gemm_ukernel_bt_c(int64_t kc, const float *a, const float *bs, 
     int32_t i;
     memset(acc, 0, sizeof acc);
     for (p = 0; p < kc; ++p, a0 += 4, a1 += 4, bs += 16) {
+#if defined(MMD__HAS_PREFETCH)
+        if (flags & MMD__GK_PREFETCH) {
+            MMD__PREFETCH(a0 + 8 * kc);
+            MMD__PREFETCH(a1 + 8 * kc);
+        }
+#endif
         for (i = 0; i < 4; ++i) acc[0][i] += a0[i] * bs[i];
         for (i = 0; i < 4; ++i) acc[0][4 + i] += a1[i] * bs[i];
         for (i = 0; i < 4; ++i) acc[1][i] += a0[i] * bs[4 + i];
@@ -5923,10 +5934,11 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                rows. MMD_NO_SIMD, one thread, warm (bench_conv, best of 30, two alternations):
                MobileNetV2's 960 -> 320, 320 -> 1280 and 160 -> 960 at 7x7 36.0-36.6 ->
                39.0-41.7 GFLOP/s, ResNet-18's 1x1 stride-2 256 -> 512 36.1 -> 40.3, its layer4
-               and layer3 3x3 (Winograd, whose products have 16 or 49 columns) 4.34-4.44 ->
-               3.89-4.06 ms and 2.45-2.53 -> 2.33-2.40. With fewer rows the spread costs more
-               than it gains: 160 rows gained 3-5%, ResNet-18's 64-channel layer1 3x3 ran 10%
-               slower and the DBNet's 96 -> 24 3x3 at 20x15 15%. */
+               3x3 (Winograd, whose products have 16 columns) 4.34-4.44 -> 3.89-4.06 ms. With
+               fewer rows the spread costs more than it gains: 160 rows gained 3-5%, ResNet-18's
+               64-channel layer1 3x3 ran 10% slower and the DBNet's 96 -> 24 3x3 at 20x15 15%;
+               its 256-channel layer3 3x3 gained 2-8% warm but ran 1-4% slower in the model
+               (per node, six alternated rounds of 20 runs), hence 320. */
             bspread = g->isa == MMD__ISA_PORTABLE && !g->spread && nc < MMD__GEMM_SPREAD_PANELS * nr &&
                       mmd__round_up(nc, 4) <= mcmax && m1 - m0 >= MMD__GEMM_BSPREAD_MMIN;
             if (bspread)
@@ -5973,7 +5985,7 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                         for (ir = 0; ir < mc; ir += 8)
                             mmd__gemm_ukernel_bt_c(kc, ablk + ir * kc, bs + jr * kc * 4, g->c + (ic + ir) * g->ldc + jc + jr,
                                                    g->ldc, nc - jr < 4 ? nc - jr : 4, g->bias ? g->bias + ic + ir : NULL,
-                                                   flags, lo, hi);
+                                                   jr == 0 ? flags | MMD__GK_PREFETCH : flags, lo, hi);
                     jstart = nc;
                 } else if (g->isa == MMD__ISA_PORTABLE && !(mc % mr) &&
                     (g->spread ? nc >= 4 * nr

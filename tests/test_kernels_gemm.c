@@ -132,14 +132,14 @@ static int32_t isas(int32_t *out) {
    a whole tile (AVX-512 runs those rows through its single-row kernel). Whole row panels over
    8 to 25 column panels and a partial one take the portable 4 x 8 build's SPREAD at any K, and
    its partial panel the column kernel (mmd__gemm_cols_c): four columns and one, one alone
-   (K = 1), three. 256 rows or more over fewer than eight panels take BSPREAD (groups of four
-   columns, the last of one), the last row block of 260 (20 rows, not whole pairs of row
+   (K = 1), three. 320 rows or more over fewer than eight panels take BSPREAD (groups of four
+   columns, the last of one), the last row block of 324 (84 rows, not whole pairs of row
    panels) the usual loop. */
 static void every_kernel_and_operand_layout_matches_double(void) {
     static const int64_t shapes[][3] = {{1, 1, 1},    {6, 16, 8},    {7, 17, 3},     {5, 33, 300},
                                         {13, 9, 257},  {125, 40, 19}, {3, 1100, 5},   {37, 70, 600},
                                         {1, 100, 600}, {9, 64, 300},  {40, 69, 300},  {8, 65, 1},
-                                        {124, 203, 45}, {264, 49, 300}, {260, 5, 7},  {256, 13, 1}};
+                                        {124, 203, 45}, {328, 49, 300}, {324, 5, 7},  {320, 13, 1}};
     int32_t list[4], ni = isas(list), ii, s, mode;
     for (ii = 0; ii < ni; ++ii)
         for (s = 0; s < (int32_t)(sizeof shapes / sizeof shapes[0]); ++s)
