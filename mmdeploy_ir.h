@@ -2893,7 +2893,107 @@ static mmd_status mmd__rw_activations(mmd__rw *rw) {
     return MMD_OK;
 }
 
-/* ---- pass 4: Transpose and Reshape ---- */
+/* ---- pass 4: a 1x1 convolution into the depthwise convolution after it ---- */
+/* Where the pair's expanded tensor is at least MMD_FUSE_PLANE_MIN floats a plane and the 1x1's
+   input at most MMD_FUSE_INPUT_MAX floats (so that it stays in L2 beside the fused kernel's
+   buffer of 1 MB while every group of channels reads it again, >>ops pointwise depthwise). */
+#ifndef MMD_FUSE_PLANE_MIN
+#define MMD_FUSE_PLANE_MIN 196
+#endif
+#ifndef MMD_FUSE_INPUT_MAX
+#define MMD_FUSE_INPUT_MAX ((int64_t)1 << 19)
+#endif
+
+/* 1 when attribute `name` of n is absent or INTS all equal to v. */
+static int32_t mmd__rw_ints_are(const mmd_node *n, const char *name, int64_t v) {
+    const mmd_attr *a = mmd_node_attr(n, name);
+    int64_t j;
+    if (!a) return 1;
+    if (a->type != MMD_ATTR_INTS) return 0;
+    for (j = 0; j < a->count; ++j)
+        if (a->ints[j] != v) return 0;
+    return 1;
+}
+
+/* 1 when node i is a free 2-D Conv or FusedConv without Z on fixed shapes: input and weight of
+   rank 4, one output, no auto_pad but NOTSET or VALID. */
+static int32_t mmd__rw_conv2d(mmd__rw *rw, int32_t i) {
+    const mmd_node *n = &rw->m->nodes[i];
+    const mmd_attr *ap = mmd_node_attr(n, "auto_pad");
+    if (!mmd__rw_free(rw, i) || (!mmd__rw_is(n, "", "Conv") && !mmd__rw_is(n, "com.microsoft", "FusedConv")) ||
+        n->output_count != 1 || n->outputs[0] < 0 || n->input_count < 2 || n->input_count > 4 ||
+        (n->input_count == 4 && n->inputs[3] >= 0 && mmd__rw_is(n, "", "Conv")) || !n->in[0] || !n->in[1])
+        return 0;
+    if (ap && (ap->type != MMD_ATTR_STRING || (strcmp(ap->s, "NOTSET") && strcmp(ap->s, "VALID")))) return 0;
+    return n->in[0]->rank == 4 && !n->in[0]->dynamic && n->in[1]->rank == 4 && n->out[0]->rank == 4 &&
+           !n->out[0]->dynamic;
+}
+
+/* Pass 4: Conv 1x1 (stride 1, no padding, one group, no Z) -> depthwise Conv (group = channels
+   = the 1x1's output channels, one filter each), the 1x1's output read by the depthwise one
+   alone, becomes mmd PointwiseDepthwise (>>ops pointwise depthwise) in the depthwise node's
+   place, with inputs X, W1, B1, W2, B2 (and its Z), the depthwise node's attributes and the
+   1x1's activation as pointwise_activation(_params). Shapes decide (see MMD_FUSE_PLANE_MIN), so
+   the pass runs only with them fixed. */
+static mmd_status mmd__rw_pointwise_depthwise(mmd__rw *rw) {
+    mmd_model *m = rw->m;
+    int32_t i, j, d, slot;
+    int64_t group, plane;
+    mmd_status st;
+    if (!rw->shapes || !rw->find("mmd", "PointwiseDepthwise", 1)) return MMD_OK;
+    for (i = 0; i < m->node_count; ++i) {
+        const mmd_node *n = &m->nodes[i];
+        mmd_node *dn;
+        const int64_t *k1, *k2;
+        int32_t ins[6], count, na = 0;
+        mmd_attr *at = NULL;
+        if (!mmd__rw_conv2d(rw, i) || (n->input_count == 4 && n->inputs[3] >= 0)) continue;
+        k1 = n->in[1]->dims;
+        plane = n->in[0]->dims[2] * n->in[0]->dims[3];
+        if (k1[1] != n->in[0]->dims[1] || k1[2] != 1 || k1[3] != 1 || !mmd__rw_ints_are(n, "strides", 1) ||
+            !mmd__rw_ints_are(n, "pads", 0) || !mmd__rw_attr_int(n, "group", 1, &group) || group != 1 ||
+            plane < MMD_FUSE_PLANE_MIN || k1[1] * plane > MMD_FUSE_INPUT_MAX)
+            continue;
+        if ((d = mmd__rw_sole_reader(rw, n->outputs[0])) < 0 || !mmd__rw_conv2d(rw, d)) continue;
+        dn = &m->nodes[d];
+        k2 = dn->in[1]->dims;
+        if (dn->inputs[0] != n->outputs[0] || k2[0] != k1[0] || k2[1] != 1 ||
+            !mmd__rw_attr_int(dn, "group", 1, &group) || group != k1[0])
+            continue;
+        ins[0] = n->inputs[0];
+        ins[1] = n->inputs[1];
+        ins[2] = n->input_count > 2 ? n->inputs[2] : -1;
+        ins[3] = dn->inputs[1];
+        ins[4] = dn->input_count > 2 ? dn->inputs[2] : -1;
+        ins[5] = dn->input_count > 3 ? dn->inputs[3] : -1;
+        count = ins[5] >= 0 ? 6 : 5;
+        for (j = 0; j < n->attr_count; ++j)
+            na += !strcmp(n->attrs[j].name, "activation") || !strcmp(n->attrs[j].name, "activation_params");
+        if (na && !(at = mmd__rw_add_attrs(rw, d, na))) return rw->err->status;
+        for (j = 0; na && j < n->attr_count; ++j) {
+            if (!strcmp(n->attrs[j].name, "activation")) {
+                *at = n->attrs[j];
+                (at++)->name = "pointwise_activation";
+            } else if (!strcmp(n->attrs[j].name, "activation_params")) {
+                *at = n->attrs[j];
+                (at++)->name = "pointwise_activation_params";
+            }
+        }
+        /* From the last slot down, so that the list grows once and every tensor moved to a
+           later slot is counted there before its old slot lets it go. */
+        for (slot = count - 1; slot >= 0; --slot)
+            if ((st = mmd__rw_set_input(rw, d, slot, ins[slot])) != MMD_OK) return st;
+        dn->op_type = "PointwiseDepthwise";
+        dn->domain = "mmd";
+        dn->opset = 1;
+        dn->kernel = rw->find(dn->domain, dn->op_type, 1);
+        mmd__rw_orphan(rw, n->outputs[0]);
+        mmd__rw_kill(rw, i, "fuse", NULL, d);
+    }
+    return MMD_OK;
+}
+
+/* ---- pass 5: Transpose and Reshape ---- */
 /* Node d (reading x, writing y) does nothing: its readers read x instead or, when y is a graph
    output, x's producer writes y. Returns 0, changing nothing, when neither is possible. */
 static int32_t mmd__rw_bypass(mmd__rw *rw, int32_t d, int32_t x) {
@@ -3154,12 +3254,15 @@ static mmd_status mmd__rw_layout(mmd__rw *rw) {
     return MMD_OK;
 }
 
-/* 1 when some rewrite would need shapes: an Add, Reshape or MatMul is there. */
+/* 1 when some rewrite would need shapes: an Add, Reshape or MatMul is there, or a Conv of
+   more than one group (pass 4). */
 static int32_t mmd__rw_wants_shapes(const mmd_model *m) {
     int32_t i;
+    int64_t group;
     for (i = 0; i < m->node_count; ++i)
         if (mmd__rw_is(&m->nodes[i], "", "Add") || mmd__rw_is(&m->nodes[i], "", "Reshape") ||
-            mmd__rw_is(&m->nodes[i], "", "MatMul"))
+            mmd__rw_is(&m->nodes[i], "", "MatMul") ||
+            (mmd__rw_is(&m->nodes[i], "", "Conv") && mmd__rw_attr_int(&m->nodes[i], "group", 1, &group) && group > 1))
             return 1;
     return 0;
 }
@@ -3214,7 +3317,8 @@ MMD_API mmd_status mmd_graph_rewrite(mmd_model *m, mmd_arena *a, mmd_kernel_find
         (st = mmd__rw_qpool(&rw)) != MMD_OK || (st = mmd__rw_qadd(&rw)) != MMD_OK ||
         (st = mmd__rw_folds(&rw)) != MMD_OK ||
         (st = mmd__rw_residuals(&rw)) != MMD_OK ||
-        (st = mmd__rw_activations(&rw)) != MMD_OK || (st = mmd__rw_layout(&rw)) != MMD_OK)
+        (st = mmd__rw_activations(&rw)) != MMD_OK ||
+        (st = mmd__rw_pointwise_depthwise(&rw)) != MMD_OK || (st = mmd__rw_layout(&rw)) != MMD_OK)
         return st;
     if (!m->rewrite_count) {
         /* Nothing changed: the bookkeeping is given back too. */

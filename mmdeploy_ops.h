@@ -6278,7 +6278,7 @@ static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_
    and then compacted); IM2COL: the rest (3-D, firmware), whose columns are gathered into
    scratch a band of output rows at a time; DEPTHWISE: one input channel per group in 1-D or
    2-D, any kernel, stride and dilation, as rows of vector multiply-adds over a padded copy of
-   the input plane split by column phase (see mmd__dw_task), or on AVX-512 over the input plane
+   the input plane split by column phase (see mmd__dw_channels), or on AVX-512 over the input plane
    itself, the padding masked off (see mmd__dw_inplace). 3-D depthwise takes DIRECT.
    WINOGRAD: 3x3 stride-1 single-group 2-D convolutions on planes large enough (>>ops winograd).
    STEM: on AVX-512, what SHIFTED would take with 1 to 4 input channels and one group (image
@@ -6396,7 +6396,7 @@ typedef struct mmd__conv_data {
 } mmd__conv_data;
 
 #ifndef MMD_CONV_SMALL
-/* Whether DEPTHWISE computes a band as one flat row (see mmd__dw_task): the portable row
+/* Whether DEPTHWISE computes a band as one flat row (see mmd__dw_channels): the portable row
    kernel's, at stride 1 (1) and at stride 2 on both axes (2, over the band's four phases; a
    flat row over the padded rows themselves would compute the columns past ow, half of it, too:
    MobileNetV2's 112x112 stride-2 layer took 1.3 ms instead of 0.78). p's window and isa set. */
@@ -6456,6 +6456,46 @@ static int64_t mmd__dw_quad_floats(const mmd__conv_data *p) {
         ph > MMD__DW_BAND_FLOATS / 4 / pw)
         return 0;
     return 4 * ph * pw;
+}
+
+/* DEPTHWISE's plan for p (window, batch, channels, isa set): path, padded rows and band, and
+   `step` channels per share over `shares` shares, each with `share` bytes of scratch: a band of
+   padded input rows (each long enough for the last output's last tap; as many as `band` output
+   rows read, the band sized to stay in L1 with the rows it writes), the taps' weights and
+   pointers; the portable kernels' flat row (not for nine taps, whose rows mmd__dw9_c stores
+   straight to the output) or in its place the quads' interleaved plane with their weights and
+   biases (mmd__dw9x4_c); or what the in-place AVX-512 paths keep instead. */
+static mmd_status mmd__dw_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int64_t shares) {
+    const mmd__window *w = &p->w;
+    int64_t count = p->batch * p->in_ch, taps = w->k[0] * w->k[1] * w->k[2];
+    int64_t reach = (w->out[2] - 1) * w->s[2] + (w->k[2] - 1) * w->d[2] + 1, span = (w->k[1] - 1) * w->d[1] + 1;
+    p->path = MMD__CONV_DEPTHWISE;
+    p->row_len = w->pad[2] + w->in[2];
+    if (p->row_len < reach) p->row_len = reach;
+    /* The portable rows run flat (see mmd__dw_channels) over every column of a padded row, so
+       they are padded no further than the taps need. */
+    if (!mmd__dw_flat(p)) p->row_len = mmd__round_up(p->row_len, 16);
+    p->band = (MMD__DW_BAND_FLOATS / p->row_len - span) / w->s[1] + 1;
+    if (p->band > w->out[1]) p->band = w->out[1];
+    if (p->band < 1) p->band = 1;
+    p->ring = (p->band - 1) * w->s[1] + span;
+    if (p->ring > MMD__ELEMS_MAX / p->row_len)
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "padded rows too large");
+    if (shares < 1) shares = 1;
+    if (shares > count) shares = count > 0 ? count : 1;
+    p->step = (count + shares - 1) / shares;
+    p->share = (int64_t)sizeof(float) * (mmd__dw_rows_floats(p) + MMD__DW_SLACK + mmd__round_up(taps, 16)) +
+               (int64_t)sizeof(float *) * mmd__round_up(taps, 8) +
+               (mmd__dw_flat(p) && taps != 9 ? (int64_t)sizeof(float) * mmd__round_up(p->band * p->row_len, 16) : 0) +
+               (mmd__dw_quad_floats(p) ? (int64_t)sizeof(float) * (mmd__round_up(mmd__dw_quad_floats(p), 16) + 64) : 0);
+    /* In place at stride 2: a permutation and a mask per kernel column (2), or nothing (3, 4).
+       Whole planes: the taps' offsets, then a mask per tap and vector of the plane. */
+    if (mmd__dw_inplace(p) == 2) p->share = 64 * 8 + 64;
+    if (mmd__dw_inplace(p) >= 3) p->share = 64;
+    if (mmd__dw_inplace(p) == 1)
+        p->share = (int64_t)sizeof(int64_t) * mmd__round_up(taps, 8) +
+                   (int64_t)sizeof(uint16_t) * mmd__round_up(taps * ((w->in[1] * w->in[2] + 15) / 16), 32);
+    return MMD_OK;
 }
 #endif
 
@@ -7323,40 +7363,10 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
            mmd__pool_run): a product split by rows before it (MobileNetV2's expansions at 14x14
            and 7x7) left those channels in the same core's cache, and each share clears its
            scratch once. Four shares a thread, taken in turn, ran MobileNetV2's depthwise layers
-           10-25% slower on 2 threads (fastest of 480 runs per node, every one of the 17 layers).
-           Per share: a band of padded input rows (each long enough for the last output's last
-           tap; as many as `band` output rows read, the band sized to stay in L1 with the rows
-           it writes), the taps' weights and pointers; the portable kernels' flat row (not for
-           nine taps, whose rows mmd__dw9_c stores straight to the output) or in its place the
-           quads' interleaved plane with their weights and biases (mmd__dw9x4_c). */
-        int64_t count = p->batch * p->in_ch, shares = p->threads > 1 ? p->threads : 1;
-        int64_t reach = (w->out[2] - 1) * w->s[2] + (w->k[2] - 1) * w->d[2] + 1, span = (w->k[1] - 1) * w->d[1] + 1;
-        p->path = MMD__CONV_DEPTHWISE;
-        p->row_len = w->pad[2] + w->in[2];
-        if (p->row_len < reach) p->row_len = reach;
-        /* The portable rows run flat (see mmd__dw_task) over every column of a padded row, so
-           they are padded no further than the taps need. */
-        if (!mmd__dw_flat(p)) p->row_len = mmd__round_up(p->row_len, 16);
-        p->band = (MMD__DW_BAND_FLOATS / p->row_len - span) / w->s[1] + 1;
-        if (p->band > w->out[1]) p->band = w->out[1];
-        if (p->band < 1) p->band = 1;
-        p->ring = (p->band - 1) * w->s[1] + span;
-        if (p->ring > MMD__ELEMS_MAX / p->row_len)
-            return mmd_kernel_fail(c, MMD_ERR_LIMIT, "padded rows too large");
-        if (shares > count) shares = count > 0 ? count : 1;
-        p->step = (count + shares - 1) / shares;
-        p->share = (int64_t)sizeof(float) * (mmd__dw_rows_floats(p) + MMD__DW_SLACK + mmd__round_up(taps, 16)) +
-                   (int64_t)sizeof(float *) * mmd__round_up(taps, 8) +
-                   (mmd__dw_flat(p) && taps != 9 ? (int64_t)sizeof(float) * mmd__round_up(p->band * p->row_len, 16) : 0) +
-                   (mmd__dw_quad_floats(p) ? (int64_t)sizeof(float) * (mmd__round_up(mmd__dw_quad_floats(p), 16) + 64) : 0);
-        /* In place at stride 2: a permutation and a mask per kernel column (2), or nothing (3, 4).
-           Whole planes: the taps' offsets, then a mask per tap and vector of the plane. */
-        if (mmd__dw_inplace(p) == 2) p->share = 64 * 8 + 64;
-        if (mmd__dw_inplace(p) >= 3) p->share = 64;
-        if (mmd__dw_inplace(p) == 1)
-            p->share = (int64_t)sizeof(int64_t) * mmd__round_up(taps, 8) +
-                       (int64_t)sizeof(uint16_t) * mmd__round_up(taps * ((w->in[1] * w->in[2] + 15) / 16), 32);
-        return mmd__scratch_request(c, (uint64_t)((count + p->step - 1) / p->step) * (uint64_t)p->share + 64u);
+           10-25% slower on 2 threads (fastest of 480 runs per node, every one of the 17 layers). */
+        mmd_status st = mmd__dw_plan(c, p, p->threads);
+        if (st != MMD_OK) return st;
+        return mmd__scratch_request(c, (uint64_t)((p->batch * p->in_ch + p->step - 1) / p->step) * (uint64_t)p->share + 64u);
     }
     if (p->group > 1 && cg == 1) {
         /* eval's table of output ranges per kernel tap (see mmd__conv_plane_f32). */
@@ -8945,7 +8955,9 @@ static void mmd__conv_im2col_range(void *data, int32_t share, int64_t lo, int64_
 }
 
 #ifndef MMD_CONV_SMALL
-/* DEPTHWISE: channels [index * step, ...) of the images' channels. On AVX-512, 3x3 undilated
+/* DEPTHWISE: channels [ch0, ch1) of the images' channels, channel ch's input plane at x + (ch -
+   ch0) * its size (the input tensor's, or a fused 1x1's buffer, >>ops pointwise depthwise), with
+   `rows` the share's scratch (p->share bytes). On AVX-512, 3x3 undilated
    kernels and small planes read each channel in place (mmd__dw_inplace). Otherwise `band`
    output rows at a time: the input rows a band reads are copied into zero-padded rows (rows
    above and below the plane are zero rows), so that every tap of every output is a plain read;
@@ -8968,14 +8980,12 @@ static void mmd__conv_im2col_range(void *data, int32_t share, int64_t lo, int64_
    planes of up to MMD__DW_QUAD_W input columns run four channels at once (mmd__dw9x4_c). On
    MobileNetV2 (MMD_NO_SIMD, one thread, sums of per-node minima of 12 rounds of 30 runs,
    alternated on a loaded 2-core Xeon) its 17 depthwise layers take 2.12 ms instead of 4.36. */
-static void mmd__dw_task(void *data, int32_t index) {
-    const mmd__conv_job *j = (const mmd__conv_job *)data;
+static void mmd__dw_channels(const mmd__conv_job *j, float *rows, int64_t ch0, int64_t ch1, const float *x) {
     const mmd__conv_data *p = j->p;
     const mmd__window *w = &p->w;
-    int64_t kw = w->k[2], taps = w->k[1] * kw, mg = p->out_ch / p->group, count = p->batch * p->in_ch;
+    int64_t kw = w->k[2], taps = w->k[1] * kw, mg = p->out_ch / p->group;
     int64_t oh = w->out[1], ow = w->out[2], ih = w->in[1], iw = w->in[2], len = p->row_len;
     int64_t ch, m, y0, y1, kh, t, n, r;
-    float *rows = (float *)(void *)((char *)j->buf + (size_t)index * (size_t)p->share);
     float *wv = rows + mmd__dw_rows_floats(p) + MMD__DW_SLACK;
     const float **ptr = (const float **)(void *)(wv + mmd__round_up(taps, 16));
     float *flat = mmd__dw_flat(p) ? (float *)(void *)(ptr + mmd__round_up(taps, 8)) : NULL;
@@ -8999,12 +9009,12 @@ static void mmd__dw_task(void *data, int32_t index) {
 #endif
 #if defined(MMD__X86)
     if (mode >= 3) {
-        for (ch = index * p->step; ch < count && ch < (index + 1) * p->step; ++ch)
+        for (ch = ch0; ch < ch1; ++ch)
             for (m = ch % p->in_ch * mg; m < (ch % p->in_ch + 1) * mg; ++m) {
                 int64_t at = (ch / p->in_ch * p->out_ch + m) * oh * ow;
                 (mode == 3 ? mmd__dw_rows3s2_avx512 : mode == 4 ? mmd__dw_rows3_avx512 : mode == 5 ? mmd__dw_rows5s2_avx512
                                                                                        : mmd__dw_rows5_avx512)(
-                    j->y + at, j->z ? j->z + at : NULL, j->x + ch * ih * iw, w, j->wt + m * taps,
+                    j->y + at, j->z ? j->z + at : NULL, x + (ch - ch0) * ih * iw, w, j->wt + m * taps,
                     j->bias ? j->bias[m] : 0.0f, &p->act);
             }
         return;
@@ -9013,10 +9023,10 @@ static void mmd__dw_task(void *data, int32_t index) {
         __m512i *idx = (__m512i *)(void *)rows;
         __mmask16 *mask = (__mmask16 *)(void *)(idx + 8);
         mmd__dw_pairs_masks_avx512(idx, mask, w);
-        for (ch = index * p->step; ch < count && ch < (index + 1) * p->step; ++ch)
+        for (ch = ch0; ch < ch1; ++ch)
             for (m = ch % p->in_ch * mg; m < (ch % p->in_ch + 1) * mg; ++m) {
                 int64_t at = (ch / p->in_ch * p->out_ch + m) * oh * ow;
-                mmd__dw_pairs_avx512(j->y + at, j->z ? j->z + at : NULL, j->x + ch * ih * iw, w, idx, mask,
+                mmd__dw_pairs_avx512(j->y + at, j->z ? j->z + at : NULL, x + (ch - ch0) * ih * iw, w, idx, mask,
                                      j->wt + m * taps, j->bias ? j->bias[m] : 0.0f, &p->act);
             }
         return;
@@ -9025,10 +9035,10 @@ static void mmd__dw_task(void *data, int32_t index) {
         int64_t *off = (int64_t *)(void *)rows;
         __mmask16 *mask = (__mmask16 *)(void *)(off + mmd__round_up(taps, 8));
         mmd__dw_plane_masks_avx512(mask, off, w);
-        for (ch = index * p->step; ch < count && ch < (index + 1) * p->step; ++ch)
+        for (ch = ch0; ch < ch1; ++ch)
             for (m = ch % p->in_ch * mg; m < (ch % p->in_ch + 1) * mg; ++m) {
                 int64_t at = (ch / p->in_ch * p->out_ch + m) * oh * ow;
-                mmd__dw_plane_avx512(j->y + at, j->z ? j->z + at : NULL, j->x + ch * ih * iw, ih * iw, mask, off, taps,
+                mmd__dw_plane_avx512(j->y + at, j->z ? j->z + at : NULL, x + (ch - ch0) * ih * iw, ih * iw, mask, off, taps,
                                      j->wt + m * taps, j->bias ? j->bias[m] : 0.0f, &p->act);
             }
         return;
@@ -9037,14 +9047,14 @@ static void mmd__dw_task(void *data, int32_t index) {
     /* Four channels at a time where their rows are short (see mmd__dw9x4_c): each quad's input
        interleaved into the padded plane, whose padding is zero once and for all, and its
        weights and biases; the channels left (fewer than four) take the rows below. */
-    ch = index * p->step;
+    ch = ch0;
     if (quad) {
         float *in = flat, *w4 = in + mmd__round_up(quad, 16), *b4 = w4 + 36;
         int64_t pw = (ow - 1) * w->s[2] + 2 * w->d[2] + 1, ph = quad / 4 / pw, c, iy, ix;
         int64_t ny = ih < ph - w->pad[1] ? ih : ph - w->pad[1], nx = iw < pw - w->pad[2] ? iw : pw - w->pad[2];
         memset(in, 0, (size_t)quad * sizeof(float));
-        for (; ch + 4 <= count && ch + 4 <= (index + 1) * p->step; ch += 4) {
-            const float *xc = j->x + ch * ih * iw;
+        for (; ch + 4 <= ch1; ch += 4) {
+            const float *xc = x + (ch - ch0) * ih * iw;
             for (iy = 0; iy < ny; ++iy) {
                 float *MMD__RESTRICT e = in + 4 * ((w->pad[1] + iy) * pw + w->pad[2]);
                 const float *x0 = xc + iy * iw, *x1 = x0 + ih * iw, *x2 = x1 + ih * iw, *x3 = x2 + ih * iw;
@@ -9068,8 +9078,8 @@ static void mmd__dw_task(void *data, int32_t index) {
     /* The padding columns (and the slack) are zero once and for all; only the middle of a row
        is copied. */
     memset(rows, 0, (size_t)(mmd__dw_rows_floats(p) + MMD__DW_SLACK) * sizeof(float));
-    for (; ch < count && ch < (index + 1) * p->step; ++ch) {
-        const float *xc = j->x + ch * ih * iw;
+    for (; ch < ch1; ++ch) {
+        const float *xc = x + (ch - ch0) * ih * iw;
         int64_t cin = ch % p->in_ch, b = ch / p->in_ch;
         for (y0 = 0; y0 < oh; y0 = y1) {
             int64_t top = y0 * w->s[1] - w->pad[1], nin;
@@ -9138,6 +9148,17 @@ static void mmd__dw_task(void *data, int32_t index) {
             }
         }
     }
+}
+
+
+/* DEPTHWISE over the session's threads: share `index` takes channels [index * step, ...) of the
+   images' channels, reading them from the input tensor, its part of the scratch its own. */
+static void mmd__dw_task(void *data, int32_t index) {
+    const mmd__conv_job *j = (const mmd__conv_job *)data;
+    const mmd__conv_data *p = j->p;
+    int64_t count = p->batch * p->in_ch, lo = index * p->step, hi = lo + p->step < count ? lo + p->step : count;
+    mmd__dw_channels(j, (float *)(void *)((char *)j->buf + (size_t)index * (size_t)p->share), lo, hi,
+                     j->x + lo * p->w.in[1] * p->w.in[2]);
 }
 
 #endif
@@ -9344,6 +9365,196 @@ static mmd_status mmd__fused_conv_f32_prepare(mmd_kernel_ctx *c) {
     }
     return MMD_OK;
 }
+
+#ifndef MMD_CONV_SMALL
+/* ==== >>ops pointwise depthwise ==== */
+/* mmd PointwiseDepthwise (made by the load-time rewrites, >>ir rewrites pass 4): a 1x1
+   convolution (stride 1, no padding, one group) and the depthwise convolution that alone reads
+   its output, as one node: Y = act(DW(act1(Conv1x1(X, W1, B1)), W2, B2) + Z). Inputs X [N, C, H,
+   W], W1 [M, C, 1, 1], B1 [M] (optional), W2 [M, 1, kh, kw], B2 [M] (optional), Z (optional, Y's
+   shape); the depthwise convolution's attributes (strides, pads, dilations, auto_pad,
+   kernel_shape, group M, FusedConv's activation and activation_params) and the 1x1's
+   activation as pointwise_activation and pointwise_activation_params. The expanded tensor (M
+   planes of H x W, MobileNetV2's 96 at 112x112 4.8 MB) is never stored: a share computes `rows`
+   of its channels at a time over the whole plane into a buffer that stays in L2 with the 1x1's
+   input (the product's rows [g0, g0 + rows) by mmd__gemm_block, the packed weights of those
+   rows contiguous when C is at most one K block), then the depthwise convolution of those
+   channels reads them there (mmd__dw_channels); shares take groups of channels. Each element is
+   the product's and the depthwise convolution's own sum, taken in the same order as the two
+   nodes take it, so the outputs are theirs bit for bit. */
+#ifndef MMD__PWDW_BUFFER
+#define MMD__PWDW_BUFFER ((int64_t)1 << 18) /* floats of a share's expanded channels (1 MB) */
+#endif
+
+typedef struct mmd__pwdw_data {
+    mmd__conv_data dw;                  /* the depthwise convolution, planned as DEPTHWISE */
+    mmd__act act;                       /* the 1x1's activation */
+    const float *packed;                /* W1 packed for the product (mmd__gemm_pack_a), or NULL */
+    int64_t k, rows, groups;            /* the 1x1's input channels; channels a group, groups an image */
+    int64_t step;                       /* groups (over all images) a share */
+    int32_t shares;
+    int64_t gemm_floats, buf_floats;    /* a share's product scratch and expanded channels */
+    size_t share_bytes;                 /* both and the depthwise share's */
+} mmd__pwdw_data;
+
+static mmd_status mmd__pwdw_f32_prepare(mmd_kernel_ctx *c) {
+    mmd__pwdw_data *p = (mmd__pwdw_data *)c->op_data;
+    mmd__conv_data *d = &p->dw;
+    const mmd_tensor *x, *w1, *b1, *w2, *b2, *z;
+    const int64_t *kshape;
+    int64_t nk, g, m, plane, mr, total, dims[4];
+    mmd_attr act[2];
+    mmd_node pn;
+    mmd_kernel_ctx pc;
+    int32_t j, na = 0;
+    mmd_status st = mmd__check_io(c, 4, 6, 1);
+    if (st == MMD_OK) st = mmd__want_dtype_all(c, MMD_DTYPE_FLOAT32);
+    if (st == MMD_OK) st = mmd__want_rank(c, 0, 4, 4);
+    if (st == MMD_OK) st = mmd__want_rank(c, 1, 4, 4);
+    if (st == MMD_OK) st = mmd__want_rank(c, 3, 4, 4);
+    if (st == MMD_OK) st = mmd_attr_get_int(c, "group", 1, &g);
+    if (st == MMD_OK) st = mmd_attr_get_ints(c, "kernel_shape", &kshape, &nk);
+    if (st != MMD_OK) return st;
+    x = c->inputs[0];
+    w1 = c->inputs[1];
+    b1 = c->inputs[2];
+    w2 = c->inputs[3];
+    b2 = c->input_count > 4 ? c->inputs[4] : NULL;
+    z = c->input_count > 5 ? c->inputs[5] : NULL;
+    m = w1->dims[0];
+    if (w1->dims[1] != x->dims[1] || w1->dims[2] != 1 || w1->dims[3] != 1)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "weight '%s' must be [M, %lld, 1, 1]", w1->name ? w1->name : "",
+                               (long long)x->dims[1]);
+    if (w2->dims[0] != m || w2->dims[1] != 1 || g != m)
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "depthwise weight '%s' must be [%lld, 1, kh, kw] and group %lld is not %lld",
+                               w2->name ? w2->name : "", (long long)m, (long long)g, (long long)m);
+    if ((b1 && (b1->rank != 1 || b1->dims[0] != m)) || (b2 && (b2->rank != 1 || b2->dims[0] != m)))
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "biases must have shape [%lld]", (long long)m);
+    if (nk && (nk != 2 || kshape[0] != w2->dims[2] || kshape[1] != w2->dims[3]))
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "kernel_shape is not the depthwise weight's");
+    memset(d, 0, sizeof *d);
+    d->batch = x->dims[0];
+    d->in_ch = d->out_ch = d->group = m;
+    if ((st = mmd__window_prepare(c, 2, x->dims + 2, w2->dims + 2, 0, &d->w)) != MMD_OK) return st;
+    dims[0] = d->batch;
+    dims[1] = m;
+    dims[2] = d->w.out[1];
+    dims[3] = d->w.out[2];
+    if ((st = mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, 4, dims)) != MMD_OK) return st;
+    if (z) {
+        for (j = 0; j < 4 && z->rank == 4 && z->dims[j] == dims[j]; ++j) {}
+        if (j < 4) return mmd_kernel_fail(c, MMD_ERR_SHAPE, "Z '%s' is not the output's shape", z->name ? z->name : "");
+    }
+    d->has_z = z != NULL;
+    if ((st = mmd__act_attrs(c, &d->act)) != MMD_OK) return st;
+    /* The 1x1's activation, read by the one parser of FusedConv's (mmd__act_attrs) from a copy of
+       the node whose attributes are the two it names under their FusedConv names. */
+    for (j = 0; j < c->node->attr_count; ++j)
+        if (!strcmp(c->node->attrs[j].name, "pointwise_activation") ||
+            !strcmp(c->node->attrs[j].name, "pointwise_activation_params")) {
+            act[na] = c->node->attrs[j];
+            act[na++].name += strlen("pointwise_");
+        }
+    pn = *c->node;
+    pn.attrs = act;
+    pn.attr_count = na;
+    pc = *c;
+    pc.node = &pn;
+    if ((st = mmd__act_attrs(&pc, &p->act)) != MMD_OK) return st;
+    d->isa = mmd__isa();
+    d->threads = c->threads > 1 ? c->threads : 1;
+    p->k = x->dims[1];
+    plane = x->dims[2] * x->dims[3];
+    mr = mmd__gemm_mr(d->isa);
+    /* As many whole row panels as the buffer holds, at least one, and no more than a thread's
+       part of the M rows, so that every thread has a group. */
+    p->rows = plane > 0 ? MMD__PWDW_BUFFER / plane / mr * mr : mr;
+    if (p->rows > mmd__round_up((m + d->threads - 1) / d->threads, mr))
+        p->rows = mmd__round_up((m + d->threads - 1) / d->threads, mr);
+    if (p->rows < mr) p->rows = mr;
+    p->groups = (m + p->rows - 1) / p->rows;
+    total = d->batch * p->groups;
+    p->shares = (int32_t)(total < d->threads ? (total > 0 ? total : 1) : d->threads);
+    p->step = (total + p->shares - 1) / p->shares;
+    if ((st = mmd__dw_plan(c, d, p->shares)) != MMD_OK) return st;
+    if (p->rows > MMD__ELEMS_MAX / (plane > 0 ? plane : 1)) return mmd_kernel_fail(c, MMD_ERR_LIMIT, "planes too large");
+    p->gemm_floats = mmd__round_up(mmd__gemm_share_floats(p->rows, plane, p->k, d->isa), 16);
+    /* The depthwise AVX-512 paths' whole-vector reads stay within MMD__DW_SLACK past a plane. */
+    p->buf_floats = mmd__round_up(p->rows * plane + MMD__DW_SLACK, 16);
+    p->share_bytes = (size_t)(p->gemm_floats + p->buf_floats) * sizeof(float) + (size_t)mmd__round_up(d->share, 64);
+    if ((st = mmd__scratch_request(c, (uint64_t)mmd__round_up(p->k, 8) * sizeof(int64_t) +
+                                          (uint64_t)p->shares * (uint64_t)p->share_bytes + 64u)) != MMD_OK)
+        return st;
+    p->packed = NULL;
+    if (MMD__PACKS && mmd_tensor_is_const(w1) && m > 0 && p->k > 0 && p->k <= mmd__gemm_kc(d->isa)) {
+        int32_t fresh;
+        float *dst = (float *)mmd_kernel_packed(c, (size_t)mmd__gemm_packed_a_size(m, p->k, d->isa) * sizeof(float), &fresh);
+        if (!dst && c->err->status != MMD_OK) return c->err->status;
+        if (dst && fresh) mmd__gemm_pack_a((const float *)w1->data, p->k, 1, m, p->k, d->isa, dst);
+        p->packed = dst;
+    }
+    return MMD_OK;
+}
+
+typedef struct mmd__pwdw_job {
+    const mmd__pwdw_data *p;
+    mmd__gemm g;                        /* the whole 1x1 product; a group takes its rows */
+    mmd__conv_job dw;                   /* the depthwise convolution's weights, bias, Z and Y */
+    const float *x;
+    char *scratch;                      /* 64-byte aligned, share_bytes a share */
+} mmd__pwdw_job;
+
+/* Share `index`: its groups of channels, each expanded into the buffer then convolved. */
+static void mmd__pwdw_task(void *data, int32_t index) {
+    const mmd__pwdw_job *j = (const mmd__pwdw_job *)data;
+    const mmd__pwdw_data *p = j->p;
+    int64_t m = p->dw.out_ch, in_plane = p->dw.w.in[1] * p->dw.w.in[2], total = p->dw.batch * p->groups, q;
+    float *gs = (float *)(void *)(j->scratch + (size_t)index * p->share_bytes), *buf = gs + p->gemm_floats;
+    for (q = index * p->step; q < total && q < (index + 1) * p->step; ++q) {
+        int64_t b = q / p->groups, g0 = q % p->groups * p->rows, g1 = g0 + p->rows < m ? g0 + p->rows : m;
+        mmd__gemm g = j->g;
+        g.m = g1 - g0;
+        g.a += g0 * p->k;
+        if (g.a_packed) g.a_packed += g0 * p->k;
+        if (g.bias) g.bias += g0;
+        g.b = j->x + b * p->k * in_plane;
+        g.c = buf;
+        mmd__gemm_block(&g, 0, g.m, 0, g.n, gs);
+        mmd__dw_channels(&j->dw, buf + p->buf_floats, b * m + g0, b * m + g1, buf);
+    }
+}
+
+static mmd_status mmd__pwdw_f32_eval(mmd_kernel_ctx *c) {
+    const mmd__pwdw_data *p = (const mmd__pwdw_data *)c->op_data;
+    int64_t *rows = (int64_t *)(((uintptr_t)c->scratch + 63u) & ~(uintptr_t)63u), q;
+    int64_t in_plane = p->dw.w.in[1] * p->dw.w.in[2];
+    mmd__pwdw_job job;
+    if (mmd_tensor_numel(c->outputs[0]) == 0) return MMD_OK;
+    memset(&job, 0, sizeof job);
+    job.p = p;
+    job.x = (const float *)c->inputs[0]->data;
+    job.scratch = (char *)(rows + mmd__round_up(p->k, 8));
+    for (q = 0; q < p->k; ++q) rows[q] = q * in_plane;
+    job.g.n = in_plane;
+    job.g.k = p->k;
+    job.g.a = (const float *)c->inputs[1]->data;
+    job.g.a_packed = p->packed;
+    job.g.a_rs = p->k;
+    job.g.a_cs = 1;
+    job.g.b_rows = rows;
+    job.g.ldc = in_plane;
+    job.g.bias = c->inputs[2] ? (const float *)c->inputs[2]->data : NULL;
+    job.g.act = p->act;
+    job.g.isa = p->dw.isa;
+    job.dw.p = &p->dw;
+    job.dw.wt = (const float *)c->inputs[3]->data;
+    job.dw.bias = c->input_count > 4 && c->inputs[4] ? (const float *)c->inputs[4]->data : NULL;
+    job.dw.z = p->dw.has_z ? (const float *)c->inputs[5]->data : NULL;
+    job.dw.y = (float *)c->outputs[0]->data;
+    mmd_kernel_parallel(c, mmd__pwdw_task, &job, p->shares);
+    return MMD_OK;
+}
+#endif
 
 /* |v|^p with the common exponents spelled out, which is both faster and exact. */
 static float mmd__lp_term(float v, float p) {
@@ -16998,6 +17209,11 @@ static const mmd_kernel mmd__kernels[] = {
     MMD__K(com_microsoft_FusedConv, {"com.microsoft", "FusedConv", 1, 1, 0, sizeof(mmd__conv_data), mmd__fused_conv_f32_prepare, mmd__conv_f32_eval})
     MMD__K(com_microsoft_QLinearAdd, {"com.microsoft", "QLinearAdd", 1, 1, 0, sizeof(mmd__qadd_data), mmd__qadd_prepare, mmd__qadd_eval})
     MMD__K(com_microsoft_FusedGemm, {"com.microsoft", "FusedGemm", 1, 1, 0, sizeof(mmd__gemm_data), mmd__fused_gemm_f32_prepare, mmd__gemm_f32_eval})
+#ifndef MMD_CONV_SMALL
+    /* This runtime's own fused operator (>>ops pointwise depthwise), which only its load-time
+       rewrites write. */
+    MMD__K(mmd_PointwiseDepthwise, {"mmd", "PointwiseDepthwise", 1, 1, 0, sizeof(mmd__pwdw_data), mmd__pwdw_f32_prepare, mmd__pwdw_f32_eval})
+#endif
     MMD__K(Softmax, {"", "Softmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval})
     MMD__K(LogSoftmax, {"", "LogSoftmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval})
     MMD__K(Hardmax, {"", "Hardmax", 1, MMD__OPSET_CHECKED, 0, sizeof(mmd__softmax_data), mmd__softmax_f32_prepare, mmd__softmax_f32_eval})
