@@ -9407,7 +9407,7 @@ static mmd_status mmd__pwdw_f32_prepare(mmd_kernel_ctx *c) {
     mmd_node pn;
     mmd_kernel_ctx pc;
     int32_t j, na = 0;
-    mmd_status st = mmd__check_io(c, 4, 6, 1);
+    mmd_status st = mmd__check_io(c, 2, 6, 1);
     if (st == MMD_OK) st = mmd__want_dtype_all(c, MMD_DTYPE_FLOAT32);
     if (st == MMD_OK) st = mmd__want_rank(c, 0, 4, 4);
     if (st == MMD_OK) st = mmd__want_rank(c, 1, 4, 4);

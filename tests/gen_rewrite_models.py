@@ -201,6 +201,29 @@ def main():
                           pads=[1, 1, 1, 1], output_padding=[1, 1], group=2)
     save("convtranspose_overlap_sigmoid", [ct, helper.make_node("Sigmoid", ["c"], ["y"], name="sig")],
          [f32("x4", [1, 4, 5, 5])], [f32("y", [1, 4, 10, 10])], [init("convt_w", [4, 2, 3, 3]), init("convt_b", [4])])
+    # A 1x1 convolution into the depthwise convolution that alone reads it (mmd PointwiseDepthwise),
+    # on planes large enough for the rewrite (MMD_FUSE_PLANE_MIN 196). ReLU6 on both, as in
+    # MobileNetV2, 13 channels (a partial row panel of every micro-kernel) over a 17x15 plane, 3x3
+    # stride 1; then two images of 40 channels over 83x81, more than the fused kernel's buffer
+    # holds (groups of 32 and 8 channels), no biases, Relu on the 1x1, a 5x5 stride-2
+    # depthwise convolution taking a residual Add; and a near miss whose 1x1 output is a graph
+    # output too.
+    lo_hi = [numpy_helper.from_array(np.array(v, np.float32), n) for n, v in (("lo", 0.0), ("hi", 6.0))]
+    pw, pwi = conv("pw", "x5", "e", 5, 13, k=1)
+    dw, dwi = conv("dw", "r", "d", 13, 13, group=13)
+    save("pointwise_depthwise_relu6", [pw, helper.make_node("Clip", ["e", "lo", "hi"], ["r"], name="clip_pw"),
+                                       dw, helper.make_node("Clip", ["d", "lo", "hi"], ["y"], name="clip_dw")],
+         [f32("x5", [1, 5, 17, 15])], [f32("y", [1, 13, 17, 15])], pwi + dwi + lo_hi)
+    pw, pwi = conv("pw", "x3", "e", 3, 40, bias=False, k=1)
+    dw = helper.make_node("Conv", ["r", "dw_w"], ["d"], name="dw", group=40, strides=[2, 2], pads=[2, 2, 2, 2])
+    save("pointwise_depthwise_s2_residual", [pw, helper.make_node("Relu", ["e"], ["r"], name="relu"), dw,
+                                            helper.make_node("Add", ["d", "z"], ["y"], name="add")],
+         [f32("x3", [2, 3, 83, 81]), f32("z", [2, 40, 42, 41])], [f32("y", [2, 40, 42, 41])],
+         pwi + [init("dw_w", [40, 1, 5, 5])])
+    pw, pwi = conv("pw", "x5", "e", 5, 13, k=1)
+    dw, dwi = conv("dw", "e", "y", 13, 13, group=13)
+    save("miss_pointwise_depthwise_output", [pw, dw], [f32("x5", [1, 5, 17, 15])],
+         [f32("y", [1, 13, 17, 15]), f32("e", [1, 13, 17, 15])], pwi + dwi)
 
 
 if __name__ == "__main__":

@@ -134,8 +134,11 @@ REWRITES_RE = re.compile(r"^rewrites \((\d+), (\d+) nodes left", re.M)
 
 def check_rewrites_listed():
     """resnet18 fuses each Relu and residual Add into its Conv; mobilenet_v2 each Clip (ReLU6)
-    and residual Add. Each rewrite is one listed line; --no-rewrites lists none."""
-    for name, want in [("resnet18", 25), ("mobilenet_v2", 45)]:
+    and residual Add, and the 1x1 expansion of each inverted residual block on planes of 14x14
+    and more (at this 96x96 input features.2 to features.4, 48x48 and 24x24) into the depthwise
+    convolution after it (mmd PointwiseDepthwise). Each rewrite is one listed line;
+    --no-rewrites lists none."""
+    for name, want, pointwise in [("resnet18", 25, 0), ("mobilenet_v2", 48, 3)]:
         model = gen_torchvision.paths(MODELS_DIR, name)["op13"]
         out = run([CLI, "info", model])
         m = REWRITES_RE.search(out)
@@ -144,6 +147,9 @@ def check_rewrites_listed():
         lines = [l for l in out.splitlines() if re.match(r"^  (fold|fuse|drop) ", l)]
         if len(lines) != want:
             raise Failure(f"{name}: {len(lines)} rewrite lines for {want} rewrites")
+        fused = [l for l in lines if l.startswith("  fuse FusedConv ") and " into PointwiseDepthwise " in l]
+        if len(fused) != pointwise:
+            raise Failure(f"{name}: {len(fused)} 1x1 convolutions fused into PointwiseDepthwise, want {pointwise}")
         m = REWRITES_RE.search(run([CLI, "info", model, "--no-rewrites"]))
         if not m or int(m.group(1)) != 0:
             raise Failure(f"{name} --no-rewrites: {m.group(0) if m else 'no rewrites line'}")

@@ -88,6 +88,18 @@ static void check_same_outputs(const mmd_session *a, const mmd_session *b, const
     }
 }
 
+/* Every output of a is b's bit for bit (the rewrites that sum each element as the unfused nodes do). */
+static void check_identical_outputs(const mmd_session *a, const mmd_session *b, const char *name) {
+    int32_t i;
+    for (i = 0; i < mmd_session_output_count(a) && i < mmd_session_output_count(b); ++i) {
+        const mmd_tensor *x = mmd_session_output(a, i), *y = mmd_session_output(b, i);
+        int32_t same = mmd_tensor_numel(x) == mmd_tensor_numel(y) &&
+                       memcmp(x->data, y->data, (size_t)mmd_tensor_numel(y) * sizeof(float)) == 0;
+        if (!same) fprintf(stderr, "%s: output %d is not the unfused nodes' bit for bit\n", name, (int)i);
+        CHECK(same);
+    }
+}
+
 typedef struct expect {
     const char *model;
     int32_t rewrites, nodes;         /* rewrite count and nodes left (Constant nodes included) */
@@ -123,6 +135,9 @@ static const expect cases[] = {
     {"convtranspose_tanh", 1, 1, "ConvTranspose", "Tanh", 1},
     {"convtranspose_s3_leakyrelu", 1, 1, "ConvTranspose", "LeakyRelu", 1},
     {"convtranspose_overlap_sigmoid", 1, 1, "ConvTranspose", "Sigmoid", 1},
+    {"pointwise_depthwise_relu6", 3, 1, "PointwiseDepthwise", "Clip", 1},
+    {"pointwise_depthwise_s2_residual", 3, 1, "PointwiseDepthwise", NULL, 1},
+    {"miss_pointwise_depthwise_output", 0, 2, "Conv", NULL, 1},
 };
 
 static void check_case(const expect *e) {
@@ -167,6 +182,7 @@ static void check_case(const expect *e) {
         CHECK(run(s, &in));
         CHECK(run(ref, &in));
         check_same_outputs(s, ref, e->model);
+        if (e->op && strcmp(e->op, "PointwiseDepthwise") == 0) check_identical_outputs(s, ref, e->model);
         inputs_free(&in);
         {
             mmd_plan_stats st;
@@ -192,7 +208,7 @@ static void test_each_rewrite_fires_and_computes_the_same(void) {
 /* A blob stores the rewritten graph, folded weights included, and runs without rewriting. */
 static void test_blob_of_a_rewritten_graph(void) {
     static const char *const names[] = {"conv_bn_relu6", "residual", "gemm_bn_mul_add_leakyrelu",
-                                        "convtranspose_s3_leakyrelu"};
+                                        "convtranspose_s3_leakyrelu", "pointwise_depthwise_s2_residual"};
     size_t k;
     for (k = 0; k < sizeof(names) / sizeof(names[0]); ++k) {
         test_bytes b = load(names[k]);
@@ -218,7 +234,8 @@ static void test_blob_of_a_rewritten_graph(void) {
             int32_t i, fused = 0;
             CHECK(m->rewrite_count == 0);
             for (i = 0; i < m->node_count; ++i)
-                fused += strncmp(m->nodes[i].op_type, "Fused", 5) == 0 || mmd_node_attr(&m->nodes[i], "activation");
+                fused += strncmp(m->nodes[i].op_type, "Fused", 5) == 0 || mmd_node_attr(&m->nodes[i], "activation") ||
+                         strcmp(m->nodes[i].op_type, "PointwiseDepthwise") == 0;
             CHECK(fused > 0);
             inputs_make(ref, 1, &in);
             CHECK(run(fw, &in));
