@@ -495,6 +495,11 @@ typedef struct mmd_options {
     void *parallel_user;             /* passed back to parallel */
     int32_t no_rewrites;             /* 1: run the graph as written, without the load-time
                                         rewrites (folds and fusions, mmd_graph_rewrite) */
+    /* The kernel table the rewrites bind the nodes they make to (mmd_kernel_find_fn); NULL:
+       mmd_ops_find. A rewrite whose op it does not have is not made: `mmdeploy convert` names
+       the ops a firmware build has, so that its .mmd blobs hold no op firmware lacks (such as
+       mmd PointwiseDepthwise, which MMD_CONV_SMALL builds leave out). */
+    const struct mmd_kernel *(*rewrite_ops)(const char *domain, const char *op_type, int64_t opset);
 } mmd_options;
 
 /* Plan figures, for reports and for sizing a firmware arena. */
@@ -1804,8 +1809,8 @@ static mmd_status mmd__session_create(mmd_arena *a, const void *model, size_t si
        plan (for the rewrites that need shapes) runs only without backends, whose kernels'
        prepare it would otherwise call once more. */
     if (!(opts && opts->no_rewrites) && s->whole < 0) {
-        if ((st = mmd_graph_rewrite(m, a, mmd_ops_find, !symbolic && !shapeless && !s->claims, s->claims, err)) !=
-            MMD_OK)
+        if ((st = mmd_graph_rewrite(m, a, opts && opts->rewrite_ops ? opts->rewrite_ops : mmd_ops_find,
+                                    !symbolic && !shapeless && !s->claims, s->claims, err)) != MMD_OK)
             goto fail;
         s->plan_mark = a->used;
     }

@@ -40,3 +40,7 @@ int mmd_firmware_arena(const void *blob, size_t size, size_t *arena_bytes, size_
     mmd_session_destroy(s);
     return 0;
 }
+
+int mmd_firmware_has_op(const char *domain, const char *op_type, long long opset) {
+    return mmd_ops_find(domain, op_type, (int64_t)opset) != NULL;
+}

@@ -762,9 +762,15 @@ static void cli_blob_free(cli_blob *b) {
     free(b->raw);
 }
 
+/* The kernels the rewrites of a blob's graph may bind to: the host's, where a firmware build has
+   the op too (MMD_CONV_SMALL leaves out mmd PointwiseDepthwise, for one). */
+static const mmd_kernel *cli_firmware_ops(const char *domain, const char *op_type, int64_t opset) {
+    return mmd_firmware_has_op(domain, op_type, (long long)opset) ? mmd_ops_find(domain, op_type, opset) : NULL;
+}
+
 /* Converts ONNX or .mmd bytes into b; the blob is loaded back to measure it. The blob holds the
-   graph as rewritten at load (unless no_rewrites), so firmware neither rewrites nor keeps
-   folded weights in RAM: they stay in flash with the rest. */
+   graph as rewritten at load (unless no_rewrites) into ops a firmware build has, so firmware
+   neither rewrites nor keeps folded weights in RAM: they stay in flash with the rest. */
 static mmd_status cli_blob_make(const unsigned char *bytes, size_t size, int no_rewrites, cli_blob *b,
                                 mmd_error *err) {
     mmd_session *s = NULL, *again = NULL;
@@ -773,6 +779,7 @@ static mmd_status cli_blob_make(const unsigned char *bytes, size_t size, int no_
     memset(b, 0, sizeof *b);
     memset(&opts, 0, sizeof opts);
     opts.no_rewrites = no_rewrites;
+    opts.rewrite_ops = cli_firmware_ops;
     mmd_arena_init(&b->arena, NULL, 0, 1);
     /* prepare gives the real reason when the declared shapes cannot be planned. */
     if ((st = mmd_session_create(bytes, size, &opts, &s, err)) != MMD_OK ||
