@@ -272,17 +272,19 @@ typedef const mmd_kernel *(*mmd_kernel_find_fn)(const char *domain, const char *
    (see >>ir rewrites for the list and the rules): turns QDQ Conv and MatMul groups into
    QLinearConv and QLinearMatMul (the same up to one quantum, as ONNX Runtime runs them), and
    the DequantizeLinear -> (Relu or Clip ->) QuantizeLinear after a QLinearConv, in its output
-   scale, into a clamp of its requantisation (exact); folds
-   BatchNormalization, and Mul and Add by per-channel constants, into the Conv, ConvTranspose
-   or Gemm before them; fuses the activation after a Conv, Gemm or MatMul, and a residual Add
-   after a Conv, into com.microsoft FusedConv or FusedGemm, and the activation after a
-   ConvTranspose into its `activation` attribute; drops Transpose and Reshape chains
-   that do nothing or fold into one. Weights it changes are copied into a (the model bytes are
-   never written); m->rewrites lists each rewrite. Only nodes with a kernel and no backend (claims[i] < 0, or claims NULL) are touched;
-   claims is compacted with the nodes. fixed_shapes 1 says that the declared input shapes are
-   the only ones the model will see (no symbolic dims): a trial plan then gives the shapes the
-   residual Add, identity Reshape and MatMul rewrites need. A .mmd blob is left as it is (it
-   stores a graph already rewritten). Allocates from a. Not thread safe on a shared model. */
+   scale, into a clamp of its requantisation (exact); folds BatchNormalization, and Mul and Add
+   by per-channel constants, into the Conv, ConvTranspose or Gemm before them; fuses the
+   activation after a Conv, Gemm or MatMul, and a residual Add after a Conv, into com.microsoft
+   FusedConv or FusedGemm, and the activation after a ConvTranspose into its `activation`
+   attribute; fuses a 1x1 convolution into the depthwise convolution after it (mmd
+   PointwiseDepthwise, where find has it); drops Transpose and Reshape chains that do nothing
+   or fold into one. Weights it changes are copied into a (the model bytes are never written);
+   m->rewrites lists each rewrite. Only nodes with a kernel and no backend (claims[i] < 0, or
+   claims NULL) are touched; claims is compacted with the nodes. fixed_shapes 1 says that the
+   declared input shapes are the only ones the model will see (no symbolic dims): a trial plan
+   then gives the shapes the residual Add, identity Reshape, MatMul and pointwise-depthwise
+   rewrites need. A .mmd blob is left as it is (it stores a graph already rewritten). Allocates
+   from a. Not thread safe on a shared model. */
 MMD_API mmd_status mmd_graph_rewrite(mmd_model *m, mmd_arena *a, mmd_kernel_find_fn find,
                                      int32_t fixed_shapes, int32_t *claims, mmd_error *err);
 
@@ -1938,7 +1940,7 @@ MMD_API mmd_status mmd_graph_partition(const mmd_model *m, const uint8_t *candid
 
 /* ==== >>ir rewrites ==== */
 /* Load-time rewrites, in the spirit of ONNX Runtime's conv_bn_fusion, conv_activation_fusion
-   and conv_add_fusion, run in five passes over the nodes:
+   and conv_add_fusion, run in six passes over the nodes:
      0. fuse   DequantizeLinear -> Conv or MatMul (-> Relu) -> QuantizeLinear with constant
                8-bit weights into QLinearConv or QLinearMatMul, as ONNX Runtime's QDQ
                transformer does, so that QDQ models run as integer products (see
@@ -1963,7 +1965,12 @@ MMD_API mmd_status mmd_graph_partition(const mmd_model *m, const uint8_t *candid
                activations); a MatMul becomes a FusedGemm when both its operands are matrices;
                after a ConvTranspose, the node keeps its op and takes FusedConv's `activation`
                and `activation_params`, which its kernel applies the same way;
-     4. drop   Transpose and Reshape that do nothing, and fold a Transpose or Reshape into the
+     4. fuse   a 1x1 convolution (stride 1, no padding, one group, no Z) into the depthwise
+               convolution that alone reads it, as mmd PointwiseDepthwise, this runtime's own
+               op (>>ops pointwise depthwise), which never stores the expanded tensor between
+               them and sums every element as the two nodes do; on planes where that
+               measured faster (MMD_FUSE_PLANE_MIN, MMD_FUSE_INPUT_MAX);
+     5. drop   Transpose and Reshape that do nothing, and fold a Transpose or Reshape into the
                one that reads it.
    The rules that keep a rewrite exact:
      - every node a rewrite touches has a reference kernel and no backend, and the tensor
@@ -1974,9 +1981,9 @@ MMD_API mmd_status mmd_graph_partition(const mmd_model *m, const uint8_t *candid
      - the values folded are the model's own (initializers or Constant nodes, also through
        Identity nodes, as torch aliases a constant it deduplicated), float32, with a
        broadcast that cannot change the output's shape: one value, or [M] on the channel axis;
-     - what depends on shapes (pass 2, MatMul in pass 3, identity Reshape) runs only when the
-       caller says the input shapes are fixed and a trial plan succeeds without reading an
-       input's value, so no later binding can make the rewritten graph differ;
+     - what depends on shapes (pass 2, MatMul in pass 3, pass 4, identity Reshape) runs only
+       when the caller says the input shapes are fixed and a trial plan succeeds without
+       reading an input's value, so no later binding can make the rewritten graph differ;
      - nodes stay in an order where every input is computed before it is read.
    A rewrite absorbs at least one node, so there are at most node_count of them. The tensor
    between two merged nodes is left without a producer; a fold that needs a bias where the

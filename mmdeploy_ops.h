@@ -128,6 +128,11 @@
                        planes too, as F(2x2, 3x3) or F(4x4, 3x3), whichever computes less, and
                        MMD_WINOGRAD_TILES_NARROW (16) below how many 4x4 tiles the portable
                        build runs F(2x2, 3x3) instead
+       MMD_FUSE_PLANE_MIN, MMD_FUSE_INPUT_MAX  where the load-time rewrites fuse a 1x1
+                       convolution into the depthwise convolution after it (mmd
+                       PointwiseDepthwise, >>ops pointwise depthwise; MMD_CONV_SMALL leaves
+                       it out): planes of at least 196 pixels (14x14), the 1x1's input at most
+                       1 << 19 floats (2 MB) by default
        MMD_GEMM_MR_AVX512  rows of the AVX-512 micro-kernel, 8 (default: 16 sums in registers,
                        the fastest measured on Zen 5) or 12 (24 sums)
 */
