@@ -2922,6 +2922,18 @@ static int32_t mmd__rw_ints_are(const mmd_node *n, const char *name, int64_t v) 
     return 1;
 }
 
+/* PointwiseDepthwise's name for the 1x1's activation attribute `name`, or NULL for another. */
+static const char *mmd__rw_pointwise_name(const char *name) {
+    static const char *const names[4][2] = {{"activation", "pointwise_activation"},
+                                            {"activation_params", "pointwise_activation_params"},
+                                            {"activation_alpha", "pointwise_activation_alpha"},
+                                            {"activation_beta", "pointwise_activation_beta"}};
+    int32_t k;
+    for (k = 0; k < 4; ++k)
+        if (!strcmp(name, names[k][0])) return names[k][1];
+    return NULL;
+}
+
 /* 1 when node i is a free 2-D Conv or FusedConv without Z on fixed shapes: input and weight of
    rank 4, one output, no auto_pad but NOTSET or VALID. */
 static int32_t mmd__rw_conv2d(mmd__rw *rw, int32_t i) {
@@ -2940,7 +2952,7 @@ static int32_t mmd__rw_conv2d(mmd__rw *rw, int32_t i) {
    = the 1x1's output channels, one filter each), the 1x1's output read by the depthwise one
    alone, becomes mmd PointwiseDepthwise (>>ops pointwise depthwise) in the depthwise node's
    place, with inputs X, W1, B1, W2, B2 (and its Z), the depthwise node's attributes and the
-   1x1's activation as pointwise_activation(_params). Shapes decide (see MMD_FUSE_PLANE_MIN), so
+   1x1's activation attributes prefixed pointwise_. Shapes decide (see MMD_FUSE_PLANE_MIN), so
    the pass runs only with them fixed. */
 static mmd_status mmd__rw_pointwise_depthwise(mmd__rw *rw) {
     mmd_model *m = rw->m;
@@ -2974,18 +2986,16 @@ static mmd_status mmd__rw_pointwise_depthwise(mmd__rw *rw) {
         ins[4] = dn->input_count > 2 ? dn->inputs[2] : -1;
         ins[5] = dn->input_count > 3 ? dn->inputs[3] : -1;
         count = ins[5] >= 0 ? 6 : 5;
-        for (j = 0; j < n->attr_count; ++j)
-            na += !strcmp(n->attrs[j].name, "activation") || !strcmp(n->attrs[j].name, "activation_params");
+        /* The 1x1's activation attributes (FusedConv's, or FusedGemm-style alpha and beta in a
+           model's own FusedConv) under names of their own. */
+        for (j = 0; j < n->attr_count; ++j) na += mmd__rw_pointwise_name(n->attrs[j].name) != NULL;
+        if (na > 4) continue;
         if (na && !(at = mmd__rw_add_attrs(rw, d, na))) return rw->err->status;
-        for (j = 0; na && j < n->attr_count; ++j) {
-            if (!strcmp(n->attrs[j].name, "activation")) {
+        for (j = 0; na && j < n->attr_count; ++j)
+            if (mmd__rw_pointwise_name(n->attrs[j].name)) {
                 *at = n->attrs[j];
-                (at++)->name = "pointwise_activation";
-            } else if (!strcmp(n->attrs[j].name, "activation_params")) {
-                *at = n->attrs[j];
-                (at++)->name = "pointwise_activation_params";
+                (at++)->name = mmd__rw_pointwise_name(n->attrs[j].name);
             }
-        }
         /* From the last slot down, so that the list grows once and every tensor moved to a
            later slot is counted there before its old slot lets it go. */
         for (slot = count - 1; slot >= 0; --slot)

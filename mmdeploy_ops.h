@@ -9379,7 +9379,7 @@ static mmd_status mmd__fused_conv_f32_prepare(mmd_kernel_ctx *c) {
    W], W1 [M, C, 1, 1], B1 [M] (optional), W2 [M, 1, kh, kw], B2 [M] (optional), Z (optional, Y's
    shape); the depthwise convolution's attributes (strides, pads, dilations, auto_pad,
    kernel_shape, group M, FusedConv's activation and activation_params) and the 1x1's
-   activation as pointwise_activation and pointwise_activation_params. The expanded tensor (M
+   activation attributes prefixed pointwise_ (pointwise_activation, ...). The expanded tensor (M
    planes of H x W, MobileNetV2's 96 at 112x112 4.8 MB) is never stored: a share computes `rows`
    of its channels at a time over the whole plane into a buffer that stays in L2 with the 1x1's
    input (the product's rows [g0, g0 + rows) by mmd__gemm_block, the packed weights of those
@@ -9408,7 +9408,7 @@ static mmd_status mmd__pwdw_f32_prepare(mmd_kernel_ctx *c) {
     const mmd_tensor *x, *w1, *b1, *w2, *b2, *z;
     const int64_t *kshape;
     int64_t nk, g, m, plane, mr, total, dims[4];
-    mmd_attr act[2];
+    mmd_attr act[4];
     mmd_node pn;
     mmd_kernel_ctx pc;
     int32_t j, na = 0;
@@ -9453,10 +9453,10 @@ static mmd_status mmd__pwdw_f32_prepare(mmd_kernel_ctx *c) {
     d->has_z = z != NULL;
     if ((st = mmd__act_attrs(c, &d->act)) != MMD_OK) return st;
     /* The 1x1's activation, read by the one parser of FusedConv's (mmd__act_attrs) from a copy of
-       the node whose attributes are the two it names under their FusedConv names. */
-    for (j = 0; j < c->node->attr_count; ++j)
-        if (!strcmp(c->node->attrs[j].name, "pointwise_activation") ||
-            !strcmp(c->node->attrs[j].name, "pointwise_activation_params")) {
+       the node whose attributes are its pointwise_activation* ones under their FusedConv names
+       (the first four: a repeated name is the model's error, which the parser meets anyway). */
+    for (j = 0; j < c->node->attr_count && na < 4; ++j)
+        if (!strncmp(c->node->attrs[j].name, "pointwise_activation", strlen("pointwise_activation"))) {
             act[na] = c->node->attrs[j];
             act[na++].name += strlen("pointwise_");
         }

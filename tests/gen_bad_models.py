@@ -709,6 +709,21 @@ def cases():
                                               "scores"),
                       numpy_helper.from_array(np.array([3], np.int64), "max"),
                       numpy_helper.from_array(np.array([0.5], np.float32), "iou")])))
+    # This runtime's own fused op (mmd PointwiseDepthwise, which its rewrites write) read from a
+    # model: prepare checks what the rewrite guaranteed. A valid control, then one broken thing each.
+    def pwdw(w1=(4, 4, 1, 1), w2=(4, 1, 3, 3), group=4, inputs=("X", "w1", "b1", "w2")):
+        node = helper.make_node("PointwiseDepthwise", list(inputs), ["Y"], domain="mmd", group=group,
+                                pads=[1, 1, 1, 1], pointwise_activation="Clip",
+                                pointwise_activation_params=[0.0, 6.0])
+        inits = [numpy_helper.from_array(floats(w1), "w1"), numpy_helper.from_array(floats(w2), "w2"),
+                 numpy_helper.from_array(floats((4,)), "b1")]
+        return ser(x_model(node, [1, 4, 2, 2], [t for t in inits if t.name in inputs],
+                           opsets=(("", 13), ("mmd", 1))))
+    add("pointwise_depthwise_valid", "OK", pwdw())
+    add("pointwise_depthwise_w1_not_1x1", "ERR_SHAPE", pwdw(w1=(4, 4, 3, 3)))
+    add("pointwise_depthwise_group_not_channels", "ERR_SHAPE", pwdw(group=2))
+    add("pointwise_depthwise_w2_channels", "ERR_SHAPE", pwdw(w2=(2, 1, 3, 3)))
+    add("pointwise_depthwise_without_w2", "ERR_INVALID_MODEL", pwdw(inputs=("X", "w1")))
     return c
 
 
