@@ -6283,8 +6283,8 @@ static mmd_status mmd__window_prepare(mmd_kernel_ctx *c, int32_t n, const int64_
    and then compacted); IM2COL: the rest (3-D, firmware), whose columns are gathered into
    scratch a band of output rows at a time; DEPTHWISE: one input channel per group in 1-D or
    2-D, any kernel, stride and dilation, as rows of vector multiply-adds over a padded copy of
-   the input plane split by column phase (see mmd__dw_channels), or on AVX-512 over the input plane
-   itself, the padding masked off (see mmd__dw_inplace). 3-D depthwise takes DIRECT.
+   the input plane split by column phase (see mmd__dw_channels), or on AVX-512 over the input
+   plane itself, the padding masked off (see mmd__dw_inplace). 3-D depthwise takes DIRECT.
    WINOGRAD: 3x3 stride-1 single-group 2-D convolutions on planes large enough (>>ops winograd).
    STEM: on AVX-512, what SHIFTED would take with 1 to 4 input channels and one group (image
    models' first convolution), summed straight from band-high phase rows into the NCHW output
@@ -9400,7 +9400,8 @@ typedef struct mmd__pwdw_data {
     mmd__conv_data dw;                  /* the depthwise convolution, planned as DEPTHWISE */
     mmd__act act;                       /* the 1x1's activation */
     const float *packed;                /* W1 packed for the product (mmd__gemm_pack_a), or NULL */
-    int64_t k, rows, groups;            /* the 1x1's input channels; channels a group, groups an image */
+    int64_t k;                          /* the 1x1's input channels */
+    int64_t rows, groups;               /* channels a group, groups an image */
     int64_t step;                       /* groups (over all images) a share */
     int32_t shares;
     int64_t gemm_floats, buf_floats;    /* a share's product scratch and expanded channels */
