@@ -9391,7 +9391,8 @@ static mmd_status mmd__fused_conv_f32_prepare(mmd_kernel_ctx *c) {
    Xeon, AVX-512): MobileNetV2's 16 -> 96 at 112x112 then 3x3 stride 2 0.60 -> 0.45 ms, 24 ->
    144 at 56x56 0.34 -> 0.27 (stride 1) and 0.25 -> 0.20 (stride 2), 0.81-0.93x at 28x28,
    0.91-0.97x at 14x14, but 1.00-1.04x at 7x7, where the expanded tensor fits in L2 anyway
-   (hence MMD_FUSE_PLANE_MIN); 2 threads 0.74-0.79x down to 56x56, 0.91-1.00x below. */
+   (hence MMD_FUSE_PLANE_MIN); at 2 threads (medians of 5 rounds of 200 runs, noisier)
+   0.74-0.79x at 112x112 and 56x56 and on the first 28x28 pair, 0.91-1.00x on the others. */
 #ifndef MMD__PWDW_BUFFER
 #define MMD__PWDW_BUFFER ((int64_t)1 << 18) /* floats of a share's expanded channels (1 MB) */
 #endif
