@@ -134,12 +134,14 @@ static int32_t isas(int32_t *out) {
    its partial panel the column kernel (mmd__gemm_cols_c): four columns and one, one alone
    (K = 1), three. 320 rows or more over fewer than eight panels take BSPREAD (groups of four
    columns, the last of one), the last row block of 324 (84 rows, not whole pairs of row
-   panels) the usual loop. */
+   panels) the usual loop. Two whole row panels over short K take SPREAD over a whole column
+   block (1024 columns) and over the 76 left (nine panels and four columns). */
 static void every_kernel_and_operand_layout_matches_double(void) {
     static const int64_t shapes[][3] = {{1, 1, 1},    {6, 16, 8},    {7, 17, 3},     {5, 33, 300},
                                         {13, 9, 257},  {125, 40, 19}, {3, 1100, 5},   {37, 70, 600},
                                         {1, 100, 600}, {9, 64, 300},  {40, 69, 300},  {8, 65, 1},
-                                        {124, 203, 45}, {328, 49, 300}, {324, 5, 7},  {320, 13, 1}};
+                                        {124, 203, 45}, {328, 49, 300}, {324, 5, 7},  {320, 13, 1},
+                                        {8, 1100, 20}};
     int32_t list[4], ni = isas(list), ii, s, mode;
     for (ii = 0; ii < ni; ++ii)
         for (s = 0; s < (int32_t)(sizeof shapes / sizeof shapes[0]); ++s)
