@@ -24,7 +24,8 @@ vectors and FMA;
 build/mmdeploy-portable-native), and of ONNX Runtime (bench/ort_bench.js, intraOpNumThreads 1 and 2); every time also as a multiple of
 ORT's 1-thread median (x ORT1: below 1 is faster). The last column is the GFLOP/s our
 convolutions achieve at one thread: the Conv/ConvTranspose/FusedConv multiply-adds of the model
-(x2) over the time `bench --profile` gives those nodes (QLinearConv: integer operations).
+(x2) over the time `bench --profile` gives those nodes and the PointwiseDepthwise nodes the
+load-time rewrites make of a 1x1 and a depthwise Conv (QLinearConv: integer operations).
 
 A virtual machine's speed drifts by 10-30% within minutes, so the columns are measured side by
 side: in each of --rounds rounds (5) every column of a model runs once (--iters timed runs after
@@ -222,7 +223,7 @@ def conv_ms(model, x):
     total = 0.0
     for line in p.stdout.splitlines():
         parts = line.split()
-        if len(parts) >= 4 and parts[0] in ("Conv", "ConvTranspose", "FusedConv", "QLinearConv"):
+        if len(parts) >= 4 and parts[0] in ("Conv", "ConvTranspose", "FusedConv", "PointwiseDepthwise", "QLinearConv"):
             try:
                 total += float(parts[2])
             except ValueError:
