@@ -5279,6 +5279,19 @@ static void mmd__gemm_row_c(int64_t kc, const float *a, const float *b, const in
     MMD__GEMM_STORE_C(c, acc, bias);
 }
 
+/* One sum v leaving the portable kernels that store element by element (mmd__gemm_cols_c,
+   mmd__gemm_ukernel_bt_c) into *cr: MMD__GEMM_STORE_C's steps for one element, so that each is
+   the tile kernel's bit for bit (the bias on the first K block, C's old value, the clamp). */
+static void mmd__gemm_store1(float *cr, float v, const float *bias, int32_t flags, float lo, float hi) {
+    if ((flags & MMD__GK_FIRST) && bias) v += *bias;
+    if (!(flags & MMD__GK_FIRST) || (flags & MMD__GK_LOAD)) v += *cr;
+    if (flags & MMD__GK_CLAMP) {
+        v = v < lo ? lo : v;
+        v = v > hi ? hi : v;
+    }
+    *cr = v;
+}
+
 /* The last nrr (< NR) columns of a full row panel, where the tile kernel would compute all NR
    columns (zeros past the edge) and go through a copy of C in scratch: vectors run along the
    panel's MR rows instead, a K step multiplying the MR packed values of A by one value of B,
@@ -5313,16 +5326,8 @@ static void mmd__gemm_cols_c(int64_t kc, const float *a, const float *b, const i
                 for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i) acc[0][i] += ap[i] * b0;
             }
         for (jj = 0; jj < w; ++jj)
-            for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i) {
-                float *cr = c + i * ldc + j0 + jj, v = acc[jj][i];
-                if ((flags & MMD__GK_FIRST) && bias) v += bias[i];
-                if (!(flags & MMD__GK_FIRST) || (flags & MMD__GK_LOAD)) v += *cr;
-                if (flags & MMD__GK_CLAMP) {
-                    v = v < lo ? lo : v;
-                    v = v > hi ? hi : v;
-                }
-                *cr = v;
-            }
+            for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i)
+                mmd__gemm_store1(c + i * ldc + j0 + jj, acc[jj][i], bias ? bias + i : NULL, flags, lo, hi);
     }
 }
 
@@ -5382,16 +5387,7 @@ static void mmd__gemm_ukernel_bt_c(int64_t kc, const float *a, const float *bs, 
         for (i = 0; i < 4; ++i) acc[3][4 + i] += a1[i] * bs[12 + i];
     }
     for (j = 0; j < ncols; ++j)
-        for (i = 0; i < 8; ++i) {
-            float *cr = c + i * ldc + j, v = acc[j][i];
-            if ((flags & MMD__GK_FIRST) && bias) v += bias[i];
-            if (!(flags & MMD__GK_FIRST) || (flags & MMD__GK_LOAD)) v += *cr;
-            if (flags & MMD__GK_CLAMP) {
-                v = v < lo ? lo : v;
-                v = v > hi ? hi : v;
-            }
-            *cr = v;
-        }
+        for (i = 0; i < 8; ++i) mmd__gemm_store1(c + i * ldc + j, acc[j][i], bias ? bias + i : NULL, flags, lo, hi);
 }
 #endif
 #undef MMD__GEMM_STORE_C
@@ -8960,6 +8956,14 @@ static void mmd__conv_im2col_range(void *data, int32_t share, int64_t lo, int64_
 }
 
 #ifndef MMD_CONV_SMALL
+/* n outputs of a depthwise row kernel y: Z added (z, or NULL), then the activation, over them. */
+static void mmd__add_act(float *y, const float *z, int64_t n, const mmd__act *act) {
+    int64_t t;
+    if (z)
+        for (t = 0; t < n; ++t) y[t] += z[t];
+    mmd__act_f32(act, y, n);
+}
+
 /* DEPTHWISE: channels [ch0, ch1) of the images' channels, channel ch's input plane at x + (ch -
    ch0) * its size (the input tensor's, or a fused 1x1's buffer, >>ops pointwise depthwise), with
    `rows` the share's scratch (p->share bytes). On AVX-512, 3x3 undilated
@@ -9001,10 +9005,12 @@ static void mmd__dw_channels(const mmd__conv_job *j, float *rows, int64_t ch0, i
     int32_t phased = mmd__dw_flat(p) == 2;
     int64_t h = phased ? (len + 1) / 2 : len, plane = (p->ring + 1) / 2 * h;
     int64_t quad = mmd__dw_quad_floats(p);
-    /* Relu and Clip, which the nine-tap kernels apply as they store (see mmd__dw9_c). */
-    int32_t clamp = p->act.kind == MMD__ACT_RELU || p->act.kind == MMD__ACT_CLIP;
-    float lo = p->act.kind == MMD__ACT_CLIP ? p->act.alpha : 0.0f;
-    float hi = p->act.kind == MMD__ACT_CLIP ? p->act.beta : INFINITY;
+    /* Relu and Clip, which the nine-tap kernels apply as they store (see mmd__dw9_c) unless Z
+       comes first; then, or for another activation, a pass after them (`after`) adds Z and
+       applies it. */
+    int32_t after = j->z || (p->act.kind != MMD__ACT_RELU && p->act.kind != MMD__ACT_CLIP);
+    float lo = after ? -INFINITY : p->act.kind == MMD__ACT_CLIP ? p->act.alpha : 0.0f;
+    float hi = after || p->act.kind != MMD__ACT_CLIP ? INFINITY : p->act.beta;
     void (*row)(float *, const float *const *, const float *, int64_t, float, int64_t, int64_t) = mmd__dw_row_c;
 #if defined(MMD__X86)
     int32_t wide = w->s[2] <= 2 && p->isa == MMD__ISA_AVX512, mode = mmd__dw_inplace(p);
@@ -9071,13 +9077,9 @@ static void mmd__dw_channels(const mmd__conv_job *j, float *rows, int64_t ch0, i
                 b4[c] = j->bias ? j->bias[m] : 0.0f;
             }
             mmd__dw9x4_c(j->y + ch * oh * ow, oh * ow, in, 4 * pw, w->d[1], w->d[2], w->s[1], w->s[2], oh, ow, w4, b4,
-                         j->z || !clamp ? -INFINITY : lo, j->z || !clamp ? INFINITY : hi);
-            for (c = 0; c < 4 && (j->z || !clamp); ++c) {
-                float *y = j->y + (ch + c) * oh * ow;
-                if (j->z)
-                    for (t = 0; t < oh * ow; ++t) y[t] += j->z[(ch + c) * oh * ow + t];
-                mmd__act_f32(&p->act, y, oh * ow);
-            }
+                         lo, hi);
+            for (c = 0; c < 4 && after; ++c)
+                mmd__add_act(j->y + (ch + c) * oh * ow, j->z ? j->z + (ch + c) * oh * ow : NULL, oh * ow, &p->act);
         }
     }
     /* The padding columns (and the slack) are zero once and for all; only the middle of a row
@@ -9121,10 +9123,8 @@ static void mmd__dw_channels(const mmd__conv_job *j, float *rows, int64_t ch0, i
                             wv[n] = k[kh * kw + t];
                         }
                     if (taps == 9) {
-                        mmd__dw9_c(y, ptr, h, y1 - y0, ow, wv, bias, z || !clamp ? -INFINITY : lo, z || !clamp ? INFINITY : hi);
-                        if (z)
-                            for (t = 0; t < (y1 - y0) * ow; ++t) y[t] += z[t];
-                        if (z || !clamp) mmd__act_f32(&p->act, y, (y1 - y0) * ow);
+                        mmd__dw9_c(y, ptr, h, y1 - y0, ow, wv, bias, lo, hi);
+                        if (after) mmd__add_act(y, z, (y1 - y0) * ow, &p->act);
                         continue;
                     }
                     row(flat, ptr, wv, n, bias, count_flat, 1);
@@ -9146,9 +9146,7 @@ static void mmd__dw_channels(const mmd__conv_job *j, float *rows, int64_t ch0, i
                             wv[n] = k[kh * kw + t];
                         }
                     row(y, ptr, wv, n, bias, ow, w->s[2]);
-                    if (z)
-                        for (t = 0; t < ow; ++t) y[t] += z[r * ow + t];
-                    mmd__act_f32(&p->act, y, ow);
+                    mmd__add_act(y, z ? z + r * ow : NULL, ow, &p->act);
                 }
             }
         }
