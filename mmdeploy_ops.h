@@ -7142,7 +7142,7 @@ static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
 }
 #endif
 
-#if defined(MMD__X86) && !defined(MMD_CONV_SMALL)
+#ifndef MMD_CONV_SMALL
 /* ==== >>ops stem ==== */
 /* STEM: the first convolution of an image model (3 input channels: ResNet-18's 7x7 stride 2,
    MobileNets' 3x3 stride 2), where the product's K (27 or 147) is short and its output large:
@@ -7164,30 +7164,53 @@ static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
 #ifndef MMD__STEM_BAND_FLOATS
 #define MMD__STEM_BAND_FLOATS 32768     /* a band's phase rows at most (128 KiB), or one tile's */
 #endif
+/* Floats after a portable share's phase rows: an edge tile of the portable micro-kernel and
+   the bias of its rows, zeros past the last channel. */
+#define MMD__STEM_EDGE_C mmd__round_up(MMD__GEMM_MR_PORTABLE * (MMD_GEMM_NR_PORTABLE + 1), 16)
 
 /* Takes the STEM path for a 2-D single-group convolution of 1 to MMD__STEM_CIN_MAX input
-   channels with constant weights, on AVX-512 (the caller has checked that SHIFTED's phases
-   suit the strides): sizes the bands (whole tiles of output rows whose phase rows fit
-   MMD__STEM_BAND_FLOATS) and a share's phase rows (p->hp rows of p->wp per phase, with slack
-   for the whole-vector reads past a row's last output and the last tap's shift), the scratch
-   (the taps' offsets, then a share per thread), and packs the weights in panels of
-   MMD__STEM_MR channels, zeros past the last. *chosen tells whether it did. */
-/* STEM's weights [gm][gk] in panels of MMD__STEM_MR output channels, tap-major within a panel
-   ([panel][gk][MMD__STEM_MR]), the last panel's missing channels zero. */
-static void mmd__stem_pack(const float *wt, int64_t gm, int64_t gk, float *dst) {
-    int64_t m, q, rows = (gm + MMD__STEM_MR - 1) / MMD__STEM_MR * MMD__STEM_MR;
+   channels with constant weights, on AVX-512, or on the portable ISA where K fits one K block
+   of the product (so that each sum is the product's, see mmd__stem_rows_c) (the caller has
+   checked that SHIFTED's phases suit the strides): sizes the bands (whole tiles of output rows
+   whose phase rows fit MMD__STEM_BAND_FLOATS) and a share's phase rows (p->hp rows of p->wp
+   per phase, with slack for the whole-vector reads past a row's last output and the last tap's
+   shift; on the portable ISA then an edge tile and its bias), the scratch (the taps' offsets,
+   then a share per thread), and packs the weights in panels of mmd__stem_mr channels, zeros
+   past the last. *chosen tells whether it did. */
+/* Channels of a STEM panel: MMD__STEM_MR on AVX-512, the portable micro-kernel's rows on the
+   portable ISA, whose tiles are that kernel's. */
+static int64_t mmd__stem_mr(int32_t isa) {
+    return isa == MMD__ISA_PORTABLE ? MMD__GEMM_MR_PORTABLE : MMD__STEM_MR;
+}
+
+/* Copies of each weight in a STEM panel: four where the portable micro-kernel takes A spread
+   (MMD__GEMM_SPREAD_C: each value four times in a row, loaded as a vector, no broadcast), else
+   one. */
+static int64_t mmd__stem_copies(int32_t isa) {
+#ifdef MMD__GEMM_SPREAD_C
+    if (isa == MMD__ISA_PORTABLE) return 4;
+#endif
+    (void)isa;
+    return 1;
+}
+
+/* STEM's weights [gm][gk] in panels of mmd__stem_mr output channels, tap-major within a panel
+   ([panel][gk][mr][copies]), the last panel's missing channels zero. */
+static void mmd__stem_pack(const float *wt, int64_t gm, int64_t gk, int32_t isa, float *dst) {
+    int64_t mr = mmd__stem_mr(isa), cp = mmd__stem_copies(isa), rows = (gm + mr - 1) / mr * mr, m, q, l;
     for (m = 0; m < rows; ++m)
-        for (q = 0; q < gk; ++q) dst[(m / MMD__STEM_MR * gk + q) * MMD__STEM_MR + m % MMD__STEM_MR] = m < gm ? wt[m * gk + q] : 0.0f;
+        for (q = 0; q < gk; ++q)
+            for (l = 0; l < cp; ++l) dst[((m / mr * gk + q) * mr + m % mr) * cp + l] = m < gm ? wt[m * gk + q] : 0.0f;
 }
 
 static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *chosen) {
     const mmd__window *w = &p->w;
-    int64_t wp, reach, per_row, tiles, panels;
+    int64_t wp, reach, per_row, tiles, packed;
     uint64_t bytes;
     float *dst;
     int32_t fresh;
     *chosen = 0;
-    if (p->isa != MMD__ISA_AVX512 || p->group != 1 || p->in_ch < 1 || p->in_ch > MMD__STEM_CIN_MAX ||
+    if ((p->isa != MMD__ISA_AVX512 && (p->isa != MMD__ISA_PORTABLE || p->gk > mmd__gemm_kc(p->isa))) || p->group != 1 || p->in_ch < 1 || p->in_ch > MMD__STEM_CIN_MAX ||
         w->k[0] != 1 || w->in[0] != 1 || p->gm < 1 || p->gk < 1 || p->gm > MMD__ELEMS_MAX / p->gk ||
         w->out[1] < 1 || w->out[2] < 1 || !mmd_tensor_is_const(c->inputs[1]))
         return MMD_OK;
@@ -7208,18 +7231,19 @@ static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
     p->hp = p->band - 1 + reach;
     p->wp = wp;
     p->plane = w->s[1] * w->s[2] * p->hp * wp;
-    p->share = (int64_t)sizeof(float) * mmd__round_up(p->in_ch * p->plane + (w->k[2] - 1) * w->d[2] / w->s[2] + 16, 16);
+    p->share = (int64_t)sizeof(float) * (mmd__round_up(p->in_ch * p->plane + (w->k[2] - 1) * w->d[2] / w->s[2] + 16, 16) +
+                                         (p->isa == MMD__ISA_PORTABLE ? MMD__STEM_EDGE_C : 0));
     p->gn = w->out[1] * w->out[2];
-    panels = (p->gm + MMD__STEM_MR - 1) / MMD__STEM_MR;
+    packed = (p->gm + mmd__stem_mr(p->isa) - 1) / mmd__stem_mr(p->isa) * mmd__stem_mr(p->isa) * p->gk * mmd__stem_copies(p->isa);
     /* The scratch also holds the packed weights, which eval packs there when the plan has none
        (a .mmd blob's plan packs nothing), so that the scratch is the same whatever the model's
        form: a blob written from this plan stores what a plan of that blob asks. */
     bytes = (uint64_t)mmd__round_up(p->gk, 8) * sizeof(int64_t) + (uint64_t)p->threads * (uint64_t)p->share + 64u +
-            (uint64_t)(panels * MMD__STEM_MR * p->gk) * sizeof(float);
+            (uint64_t)packed * sizeof(float);
     if (bytes > (uint64_t)SIZE_MAX / 2) return MMD_OK;
-    dst = MMD__PACKS ? (float *)mmd_kernel_packed(c, (size_t)(panels * MMD__STEM_MR * p->gk) * sizeof(float), &fresh) : NULL;
+    dst = MMD__PACKS ? (float *)mmd_kernel_packed(c, (size_t)packed * sizeof(float), &fresh) : NULL;
     if (!dst && c->err->status != MMD_OK) return c->err->status;
-    if (dst && fresh) mmd__stem_pack((const float *)c->inputs[1]->data, p->gm, p->gk, dst);
+    if (dst && fresh) mmd__stem_pack((const float *)c->inputs[1]->data, p->gm, p->gk, p->isa, dst);
     c->scratch_size = (size_t)bytes;
     p->gemm_bytes = 0;
     p->packed = dst;
@@ -7228,6 +7252,9 @@ static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
     return MMD_OK;
 }
 
+#endif
+
+#if defined(MMD__X86) && !defined(MMD_CONV_SMALL)
 /* ==== >>ops narrow ==== */
 /* NARROW: on AVX-512, POINTWISE single-group convolutions with 7- or 14-column outputs of at
    most 196 pixels (MobileNetV2's 7x7 and 14x14 layers), at least MMD__NARROW_K_MIN input
@@ -7382,12 +7409,12 @@ static mmd_status mmd__conv_plan(mmd_kernel_ctx *c, mmd__conv_data *p) {
         if (st != MMD_OK || chosen) return st;
     }
 #endif
-#if defined(MMD__X86)
     if (shifted && !pointwise) {
         int32_t chosen;
         mmd_status st = mmd__stem_plan(c, p, &chosen);
         if (st != MMD_OK || chosen) return st;
     }
+#if defined(MMD__X86)
     if (pointwise) {
         int32_t chosen;
         mmd_status st = mmd__narrow_plan(c, p, &chosen);
@@ -8582,35 +8609,90 @@ MMD__TARGET_AVX512 static void mmd__stem_tile_avx512(const float *in, const int6
         }
 }
 
+#endif
+
+/* STEM on the portable ISA: output rows [r0, r1) from the band's phase rows buf (output row r
+   at phase row r - r0), each tile the portable micro-kernel's (mmd__gemm_ukernel_c, A spread
+   where it takes it): its rows output channels, its columns output columns, B the phase rows
+   read in place at the taps' offsets (j->range), C the NCHW output itself. With K in one K
+   block each sum is SHIFTED's product's bit for bit (the same kernel, the same taps in the same
+   order, the bias, Z and the activation after, as mmd__conv_compact applies them), without
+   SHIFTED's copy of the whole input into phase planes, its output at the phases' width in
+   scratch and its compaction. Edge tiles (the last channels, the last columns) go through
+   edge, a tile in the share's scratch, and their bias through edge's last MR floats.
+   MobileNetV2's stem (3x3 stride 2, 3 -> 32 at 224x224), MMD_NO_SIMD, one thread: see
+   >>ops stem. */
+static void mmd__stem_rows_c(const mmd__conv_job *j, const float *buf, int64_t r0, int64_t r1, float *edge) {
+    const mmd__conv_data *p = j->p;
+    const int64_t mr = MMD__GEMM_MR_PORTABLE, nr = MMD_GEMM_NR_PORTABLE, cp = mmd__stem_copies(p->isa);
+    int64_t ow = p->w.out[2], plane = p->w.out[1] * ow, r, m, x, i, l;
+    int32_t clamp = !j->z && (p->act.kind == MMD__ACT_RELU || p->act.kind == MMD__ACT_CLIP);
+    int32_t flags = MMD__GK_FIRST | (clamp ? MMD__GK_CLAMP : 0) | (cp == 4 ? MMD__GK_SPREAD : 0);
+    float lo = p->act.kind == MMD__ACT_CLIP ? p->act.alpha : 0.0f, hi = p->act.kind == MMD__ACT_CLIP ? p->act.beta : INFINITY;
+    float *ebias = edge + mr * nr;
+    /* K as the product's K blocks are, at most MMD_GEMM_KC (which mmd__stem_plan checked): the
+       bound reaches the kernel with its calls (GCC's interprocedural constant propagation),
+       which the product's calls give it too; with K unbounded here GCC compiled the one
+       kernel with its sums on the stack, and every product ran slower (MobileNetV2's 1x1
+       layers 1.06-1.19x per node). */
+    const int64_t kc = p->gk < 1 ? 1 : p->gk > MMD_GEMM_KC ? MMD_GEMM_KC : p->gk;
+    for (r = r0; r < r1; ++r)
+        for (m = 0; m < p->gm; m += mr) {
+            int64_t mrr = p->gm - m < mr ? p->gm - m : mr;
+            const float *a = j->wt + m * p->gk * cp, *row = buf + (r - r0) * p->wp, *bias = j->bias ? j->bias + m : NULL;
+            float *y = j->y + m * plane + r * ow;
+            const float *next = m + mr < p->gm ? y + mr * plane : j->y + (r + 1 < r1 ? r + 1 : r) * ow;
+            int64_t nn = m + mr < p->gm ? p->gm - m - mr : p->gm;
+            if (bias && mrr < mr) {
+                for (i = 0; i < mr; ++i) ebias[i] = i < mrr ? bias[i] : 0.0f;
+                bias = ebias;
+            }
+            for (x = 0; x < ow; x += nr) {
+#ifdef MMD__HAS_PREFETCH
+                /* The next panel's output lines at these columns (the first panel's of the next
+                   row after the last panel), asked for a line ahead: each output row is a few
+                   lines, the rows of 32 channels whole planes apart, more streams than the
+                   hardware prefetcher follows (see mmd__stem_range's). */
+                if (x % 16 == 0)
+                    for (i = 0; i < mr && i < nn; ++i) MMD__PREFETCH(next + i * plane + x);
+#endif
+                if (mrr == mr && x + nr <= ow) {
+                    mmd__gemm_ukernel_c(kc, a, row + x, j->range, y + x, plane, bias, flags, lo, hi);
+                    continue;
+                }
+                mmd__gemm_ukernel_c(kc, a, row + x, j->range, edge, nr, bias, flags, lo, hi);
+                for (i = 0; i < mrr; ++i)
+                    for (l = 0; l < nr && x + l < ow; ++l) y[i * plane + x + l] = edge[i * nr + l];
+            }
+            if (clamp || (!j->z && p->act.kind == MMD__ACT_NONE)) continue;
+            for (i = 0; i < mrr; ++i) {
+                if (j->z)
+                    for (x = 0; x < ow; ++x) y[i * plane + x] += j->z[(m + i) * plane + r * ow + x];
+                mmd__act_f32(&p->act, y + i * plane, ow);
+            }
+        }
+}
+
 /* STEM: tiles [lo, hi) of MMD__STEM_ROWS output rows of one image, in bands of at most
    p->band rows evened out (ResNet-18's 38 tiles of rows over two threads, at most 6 a band:
    19 a thread, in bands of 5, 5, 5 and 4; bands of the whole image evened out over a multiple
    of the threads went 20 to 18, MobileNetV2's 21 to 17), each in this share's phase rows. Phase
    row i of a band (phase py) is padded row (r0 + i) * s1 + py; the padding columns are zeroed
-   once, rows outside the input each time. */
+   once, rows outside the input each time. The portable ISA's tiles are mmd__stem_rows_c's. */
 static void mmd__stem_range(void *data, int32_t share, int64_t lo, int64_t hi) {
     const mmd__conv_job *j = (const mmd__conv_job *)data;
     const mmd__conv_data *p = j->p;
     const mmd__window *w = &p->w;
-    int64_t oh = w->out[1], ow = w->out[2], plane = oh * ow, s1 = w->s[1], s2 = w->s[2], ph = p->hp * p->wp;
+    int64_t oh = w->out[1], s1 = w->s[1], s2 = w->s[2], ph = p->hp * p->wp;
     int64_t per = (p->band + MMD__STEM_ROWS - 1) / MMD__STEM_ROWS, bands = (hi - lo + per - 1) / per;
     int64_t bt = (hi - lo + bands - 1) / bands;
-    int64_t band, m, x0, ci, py, i, r0, r1, r;
+    int64_t band, x0, ci, py, i, r0, r1;
     float *buf = (float *)(void *)((char *)j->buf + (size_t)share * (size_t)p->share);
     memset(buf, 0, (size_t)p->share);
     for (band = 0; band < bands; ++band) {
-        /* The next band's input rows [y0, y1) of each channel, lines of 16 floats, as many a
-           tile (pf) as spread them over this band's tiles; line pl of channel pc next. */
-        int64_t y0 = ((lo + (band + 1) * bt) * MMD__STEM_ROWS * s1 - w->pad[1]), y1 = y0 + p->hp * s1, lines, pf;
-        int64_t pc = 0, pl = 0;
         r0 = (lo + band * bt) * MMD__STEM_ROWS;
         r1 = (lo + (band + 1) * bt < hi ? lo + (band + 1) * bt : hi) * MMD__STEM_ROWS;
         if (r1 > oh) r1 = oh;
-        if (y0 < 0) y0 = 0;
-        if (y1 > w->in[1]) y1 = w->in[1];
-        lines = band + 1 < bands && y1 > y0 ? ((y1 - y0) * w->in[2] + 15) / 16 : 0;
-        pf = (r1 - r0 + MMD__STEM_ROWS - 1) / MMD__STEM_ROWS * ((p->gm + MMD__STEM_MR - 1) / MMD__STEM_MR) * ((ow + 15) / 16);
-        pf = (lines * p->in_ch + pf - 1) / pf;
         for (ci = 0; ci < p->in_ch; ++ci)
             for (py = 0; py < s1; ++py)
                 for (i = 0; i < p->hp; ++i) {
@@ -8621,46 +8703,65 @@ static void mmd__stem_range(void *data, int32_t share, int64_t lo, int64_t hi) {
                     else
                         for (x0 = 0; x0 < s2; ++x0) memset(row + x0 * ph, 0, (size_t)p->wp * sizeof(float));
                 }
-        for (r = r0; r < r1; r += MMD__STEM_ROWS) {
-            int64_t nr = r1 - r < MMD__STEM_ROWS ? r1 - r : MMD__STEM_ROWS, off[MMD__STEM_ROWS], t;
-            for (t = 0; t < MMD__STEM_ROWS; ++t) off[t] = (r - r0 + (t < nr ? t : nr - 1)) * p->wp;
-            for (m = 0; m < p->gm; m += MMD__STEM_MR)
-                for (x0 = 0; x0 < ow; x0 += 16) {
-                    int64_t at = m * plane + r * ow + x0, nm = x0 + 16 < ow ? m : m + MMD__STEM_MR;
-                    int64_t nx = x0 + 16 < ow ? x0 + 16 : 0, i, t2, l;
-                    /* The next tile's output lines (and Z's), asked for now: a tile writes 24
-                       rows, whole planes apart, more streams than the hardware prefetcher
-                       follows, so each line's first store waited for it to come from memory or
-                       L3 (ResNet-18's 3.2 MB output). ResNet-18's stem, bench_conv --cold, one
-                       thread, the best of each run, median of 12 alternating runs (loaded
-                       machine): 1.80 -> 1.65 ms. */
-                    for (i = nm; i < nm + MMD__STEM_MR && i < p->gm; ++i)
-                        for (t2 = 0; t2 < nr; ++t2) {
-                            _mm_prefetch((const char *)(j->y + i * plane + (r + t2) * ow + nx), _MM_HINT_T0);
-                            if (j->z) _mm_prefetch((const char *)(j->z + i * plane + (r + t2) * ow + nx), _MM_HINT_T0);
-                        }
-                    /* This tile's part of the next band's input lines, into L2: the band's copy
-                       read them from memory or L3 at their latency otherwise (MobileNetV2's
-                       stem with its input warm took 0.27 ms, cold 0.31, bench_conv --cold, one
-                       thread). With it and the sums kept off the stack (mmd__stem_tile_avx512),
-                       bench_conv --cold, one thread, two runs of 8 to 10 rounds alternating
-                       with neither (loaded machine): MobileNetV2's stem 0.87x and 0.96x, the
-                       DBNet's 0.88x and 0.99x, ResNet-18's 0.92x and 0.99x; warm 0.97x, 1.03x
-                       and 0.99x. A running count, not a division per tile: two divisions per
-                       tile cost as much as the prefetch saved with the input warm. */
-                    for (l = 0; l < pf && pc < p->in_ch; ++l) {
-                        _mm_prefetch((const char *)(j->x + (pc * w->in[1] + y0) * w->in[2] + 16 * pl), _MM_HINT_T1);
-                        if (++pl == lines) pl = 0, ++pc;
-                    }
-                    mmd__stem_tile_avx512(buf + x0, j->range, p->gk, j->wt + m * p->gk, off, j->y + at,
-                                          j->z ? j->z + at : NULL, plane, ow,
-                                          (int32_t)(p->gm - m < MMD__STEM_MR ? p->gm - m : MMD__STEM_MR), (int32_t)nr,
-                                          MMD__MASK16(x0, ow), j->bias ? j->bias + m : NULL, &p->act);
-                }
+        if (p->isa == MMD__ISA_PORTABLE) {
+            mmd__stem_rows_c(j, buf, r0, r1, buf + p->share / (int64_t)sizeof(float) - MMD__STEM_EDGE_C);
+            continue;
         }
+#if defined(MMD__X86)
+        {
+            int64_t ow = w->out[2], plane = oh * ow, m, r;
+            /* The next band's input rows [y0, y1) of each channel, lines of 16 floats, as many a
+               tile (pf) as spread them over this band's tiles; line pl of channel pc next. */
+            int64_t y0 = ((lo + (band + 1) * bt) * MMD__STEM_ROWS * s1 - w->pad[1]), y1 = y0 + p->hp * s1, lines, pf;
+            int64_t pc = 0, pl = 0;
+            if (y0 < 0) y0 = 0;
+            if (y1 > w->in[1]) y1 = w->in[1];
+            lines = band + 1 < bands && y1 > y0 ? ((y1 - y0) * w->in[2] + 15) / 16 : 0;
+            pf = (r1 - r0 + MMD__STEM_ROWS - 1) / MMD__STEM_ROWS * ((p->gm + MMD__STEM_MR - 1) / MMD__STEM_MR) * ((ow + 15) / 16);
+            pf = (lines * p->in_ch + pf - 1) / pf;
+            for (r = r0; r < r1; r += MMD__STEM_ROWS) {
+                int64_t nr = r1 - r < MMD__STEM_ROWS ? r1 - r : MMD__STEM_ROWS, off[MMD__STEM_ROWS], t;
+                for (t = 0; t < MMD__STEM_ROWS; ++t) off[t] = (r - r0 + (t < nr ? t : nr - 1)) * p->wp;
+                for (m = 0; m < p->gm; m += MMD__STEM_MR)
+                    for (x0 = 0; x0 < ow; x0 += 16) {
+                        int64_t at = m * plane + r * ow + x0, nm = x0 + 16 < ow ? m : m + MMD__STEM_MR;
+                        int64_t nx = x0 + 16 < ow ? x0 + 16 : 0, i, t2, l;
+                        /* The next tile's output lines (and Z's), asked for now: a tile writes 24
+                           rows, whole planes apart, more streams than the hardware prefetcher
+                           follows, so each line's first store waited for it to come from memory or
+                           L3 (ResNet-18's 3.2 MB output). ResNet-18's stem, bench_conv --cold, one
+                           thread, the best of each run, median of 12 alternating runs (loaded
+                           machine): 1.80 -> 1.65 ms. */
+                        for (i = nm; i < nm + MMD__STEM_MR && i < p->gm; ++i)
+                            for (t2 = 0; t2 < nr; ++t2) {
+                                _mm_prefetch((const char *)(j->y + i * plane + (r + t2) * ow + nx), _MM_HINT_T0);
+                                if (j->z) _mm_prefetch((const char *)(j->z + i * plane + (r + t2) * ow + nx), _MM_HINT_T0);
+                            }
+                        /* This tile's part of the next band's input lines, into L2: the band's copy
+                           read them from memory or L3 at their latency otherwise (MobileNetV2's
+                           stem with its input warm took 0.27 ms, cold 0.31, bench_conv --cold, one
+                           thread). With it and the sums kept off the stack (mmd__stem_tile_avx512),
+                           bench_conv --cold, one thread, two runs of 8 to 10 rounds alternating
+                           with neither (loaded machine): MobileNetV2's stem 0.87x and 0.96x, the
+                           DBNet's 0.88x and 0.99x, ResNet-18's 0.92x and 0.99x; warm 0.97x, 1.03x
+                           and 0.99x. A running count, not a division per tile: two divisions per
+                           tile cost as much as the prefetch saved with the input warm. */
+                        for (l = 0; l < pf && pc < p->in_ch; ++l) {
+                            _mm_prefetch((const char *)(j->x + (pc * w->in[1] + y0) * w->in[2] + 16 * pl), _MM_HINT_T1);
+                            if (++pl == lines) pl = 0, ++pc;
+                        }
+                        mmd__stem_tile_avx512(buf + x0, j->range, p->gk, j->wt + m * p->gk, off, j->y + at,
+                                              j->z ? j->z + at : NULL, plane, ow,
+                                              (int32_t)(p->gm - m < MMD__STEM_MR ? p->gm - m : MMD__STEM_MR), (int32_t)nr,
+                                              MMD__MASK16(x0, ow), j->bias ? j->bias + m : NULL, &p->act);
+                    }
+            }
+        }
+#endif
     }
 }
 
+#if defined(MMD__X86)
 /* NARROW: one tile of MMD__NARROW_PIX output pixels (consecutive in the plane and in the
    input's rows) by one panel of 16 * vecs output channels over kc K steps; vecs is a constant
    in each of mmd__narrow_tile_avx512's calls, so that each width gets its own loop with only
@@ -9285,7 +9386,6 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
                 else mmd__gemm_run(c, &g, c->scratch, p->threads);
                 continue;
             }
-#if defined(MMD__X86)
             if (p->path == MMD__CONV_STEM) {
                 /* Tiles of output rows per thread, a share at least 2^18 multiply-adds so that a
                    small convolution wakes nobody (divided in turn: no product of sizes overflows). */
@@ -9295,7 +9395,7 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
                 job.wt = p->packed;
                 if (!job.wt) {
                     float *wt = (float *)(void *)((char *)job.buf + (size_t)p->threads * (size_t)p->share);
-                    mmd__stem_pack((const float *)c->inputs[1]->data, mg, p->gk, wt);
+                    mmd__stem_pack((const float *)c->inputs[1]->data, mg, p->gk, p->isa, wt);
                     job.wt = wt;
                 }
                 job.y = yg;
@@ -9304,6 +9404,7 @@ static mmd_status mmd__conv_f32_eval(mmd_kernel_ctx *c) {
                 mmd__parallel_range(c, tiles, grain, 1, p->threads, mmd__stem_range, &job);
                 continue;
             }
+#if defined(MMD__X86)
             if (p->path == MMD__CONV_NARROW) {
                 job.y = yg;
                 job.z = zg;
