@@ -9057,6 +9057,22 @@ static void mmd__conv_im2col_range(void *data, int32_t share, int64_t lo, int64_
 }
 
 #ifndef MMD_CONV_SMALL
+/* n floats of four rows, x and then x + step, 2 step and 3 step on, interleaved into e (four
+   floats a pixel, the rows in order): the quads' input (mmd__dw9x4_c). Four pixels at a time,
+   a loop of constant trip count over restrict pointers, which GCC's -O2 vectorises into four
+   loads, eight unpacks and four stores; pixel by pixel (and inline in mmd__dw_channels, even
+   in fours) it stayed four scalar loads and stores a pixel, a fifth of the quads' time. */
+static void mmd__interleave4(const float *x, int64_t step, int64_t n, float *MMD__RESTRICT e) {
+    const float *MMD__RESTRICT x0 = x, *MMD__RESTRICT x1 = x + step, *MMD__RESTRICT x2 = x + 2 * step;
+    const float *MMD__RESTRICT x3 = x + 3 * step;
+    int64_t i;
+    int32_t l;
+    for (i = 0; i + 4 <= n; i += 4)
+        for (l = 0; l < 4; ++l)
+            e[4 * (i + l)] = x0[i + l], e[4 * (i + l) + 1] = x1[i + l], e[4 * (i + l) + 2] = x2[i + l], e[4 * (i + l) + 3] = x3[i + l];
+    for (; i < n; ++i) e[4 * i] = x0[i], e[4 * i + 1] = x1[i], e[4 * i + 2] = x2[i], e[4 * i + 3] = x3[i];
+}
+
 /* n outputs of a depthwise row kernel y: Z added (z, or NULL), then the activation, over them. */
 static void mmd__add_act(float *y, const float *z, int64_t n, const mmd__act *act) {
     int64_t t;
@@ -9162,16 +9178,12 @@ static void mmd__dw_channels(const mmd__conv_job *j, float *rows, int64_t ch0, i
     ch = ch0;
     if (quad) {
         float *in = flat, *w4 = in + mmd__round_up(quad, 16), *b4 = w4 + 36;
-        int64_t pw = (ow - 1) * w->s[2] + 2 * w->d[2] + 1, ph = quad / 4 / pw, c, iy, ix;
+        int64_t pw = (ow - 1) * w->s[2] + 2 * w->d[2] + 1, ph = quad / 4 / pw, c, iy;
         int64_t ny = ih < ph - w->pad[1] ? ih : ph - w->pad[1], nx = iw < pw - w->pad[2] ? iw : pw - w->pad[2];
         memset(in, 0, (size_t)quad * sizeof(float));
         for (; ch + 4 <= ch1; ch += 4) {
             const float *xc = x + (ch - ch0) * ih * iw;
-            for (iy = 0; iy < ny; ++iy) {
-                float *MMD__RESTRICT e = in + 4 * ((w->pad[1] + iy) * pw + w->pad[2]);
-                const float *x0 = xc + iy * iw, *x1 = x0 + ih * iw, *x2 = x1 + ih * iw, *x3 = x2 + ih * iw;
-                for (ix = 0; ix < nx; ++ix) e[4 * ix] = x0[ix], e[4 * ix + 1] = x1[ix], e[4 * ix + 2] = x2[ix], e[4 * ix + 3] = x3[ix];
-            }
+            for (iy = 0; iy < ny; ++iy) mmd__interleave4(xc + iy * iw, ih * iw, nx, in + 4 * ((w->pad[1] + iy) * pw + w->pad[2]));
             for (c = 0; c < 4; ++c) {
                 m = (ch + c) % p->in_ch;
                 for (t = 0; t < 9; ++t) w4[4 * t + c] = j->wt[m * 9 + t];

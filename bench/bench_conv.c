@@ -76,6 +76,24 @@ static const shape shapes[] = {
     {"dbnet smooth 3x3 96->24 20x15", 96, 24, 20, 15, 3, 1, 1},
 };
 
+/* Depthwise shapes (group = channels, m = c): MobileNetV2's 3x3 layers as the unfused ones run
+   (features.1 and the 7x7 ones) and as the depthwise halves of its PointwiseDepthwise pairs
+   compute, and the DBNet's. */
+static const shape dw_shapes[] = {
+    {"dw mobilenetv2 3x3 x32 112x112", 32, 32, 112, 112, 3, 1, 1},
+    {"dw mobilenetv2 3x3/2 x96 112x112", 96, 96, 112, 112, 3, 2, 1},
+    {"dw mobilenetv2 3x3 x144 56x56", 144, 144, 56, 56, 3, 1, 1},
+    {"dw mobilenetv2 3x3/2 x144 56x56", 144, 144, 56, 56, 3, 2, 1},
+    {"dw mobilenetv2 3x3 x192 28x28", 192, 192, 28, 28, 3, 1, 1},
+    {"dw mobilenetv2 3x3/2 x192 28x28", 192, 192, 28, 28, 3, 2, 1},
+    {"dw mobilenetv2 3x3 x384 14x14", 384, 384, 14, 14, 3, 1, 1},
+    {"dw mobilenetv2 3x3 x576 14x14", 576, 576, 14, 14, 3, 1, 1},
+    {"dw mobilenetv2 3x3/2 x576 14x14", 576, 576, 14, 14, 3, 2, 1},
+    {"dw mobilenetv2 3x3 x960 7x7", 960, 960, 7, 7, 3, 1, 1},
+    {"dw dbnet 3x3 x16 320x240", 16, 16, 240, 320, 3, 1, 1},
+    {"dw dbnet 5x5/2 x72 160x120", 72, 72, 120, 160, 5, 2, 2},
+};
+
 static double now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -138,31 +156,33 @@ int main(int argc, char **argv) {
     printf("isa %s, %d thread(s), %s\n", mmd_ops_isa(), (int)threads,
            !cold ? "caches warm, best" : warm_input ? "caches flushed but for the input before each run, median"
                                                   : "caches flushed before each run, median");
-    for (i = 0; i < COUNT(shapes); ++i) {
-        const shape *s = &shapes[i];
-        int64_t xd[4] = {1, s->c, s->h, s->w}, wd[4] = {s->m, s->c, s->k, s->k}, bd[1] = {s->m};
+    for (i = 0; i < COUNT(shapes) + COUNT(dw_shapes); ++i) {
+        const shape *s = i < COUNT(shapes) ? &shapes[i] : &dw_shapes[i - COUNT(shapes)];
+        int64_t group = i < COUNT(shapes) ? 1 : s->c;
+        int64_t xd[4] = {1, s->c, s->h, s->w}, wd[4] = {s->m, s->c / group, s->k, s->k}, bd[1] = {s->m};
         int64_t ks[2] = {s->k, s->k}, st[2] = {s->s, s->s}, pads[4] = {s->pad, s->pad, s->pad, s->pad};
         float *x;
         if (argc > 2 && !strstr(s->what, argv[2])) continue;
         x = (float *)malloc((size_t)(s->c * s->h * s->w) * sizeof(float));
-        float *wt = (float *)malloc((size_t)(s->m * s->c * s->k * s->k) * sizeof(float));
+        float *wt = (float *)malloc((size_t)(s->m * (s->c / group) * s->k * s->k) * sizeof(float));
         float *b = (float *)malloc((size_t)s->m * sizeof(float));
         mmd_tensor tx = runtime("x", MMD_DTYPE_FLOAT32, 4, xd, x), tw = tensor("w", MMD_DTYPE_FLOAT32, 4, wd, wt);
         mmd_tensor tb = tensor("b", MMD_DTYPE_FLOAT32, 1, bd, b), ty = output("y");
         mmd_tensor *in[3] = {&tx, &tw, &tb}, *out[1] = {&ty};
-        mmd_attr at[3] = {attr_ints("kernel_shape", ks, 2), attr_ints("strides", st, 2), attr_ints("pads", pads, 4)};
+        mmd_attr at[4] = {attr_ints("kernel_shape", ks, 2), attr_ints("strides", st, 2), attr_ints("pads", pads, 4),
+                          attr_int("group", group)};
         op_case t;
         double best, flop;
         ramp(x, s->c * s->h * s->w, 7, 13);
-        ramp(wt, s->m * s->c * s->k * s->k, 5, 11);
+        ramp(wt, s->m * (s->c / group) * s->k * s->k, 5, 11);
         ramp(b, s->m, 3, 7);
-        if (case_prepare_threads(&t, threads, "Conv", 13, at, 3, in, 3, out, 1) != MMD_OK) {
+        if (case_prepare_threads(&t, threads, "Conv", 13, at, 4, in, 3, out, 1) != MMD_OK) {
             printf("%s: prepare failed: %s\n", s->what, t.err.msg);
             return 1;
         }
         t.c.parallel = pool ? mmd__pool_run : NULL;
         t.c.parallel_user = pool;
-        flop = 2.0 * (double)(s->m * s->c * s->k * s->k) * (double)(ty.dims[2] * ty.dims[3]);
+        flop = 2.0 * (double)(s->m * (s->c / group) * s->k * s->k) * (double)(ty.dims[2] * ty.dims[3]);
         ty.data = malloc((size_t)mmd_tensor_numel(&ty) * sizeof(float));
         t.c.scratch = t.c.scratch_size ? malloc(t.c.scratch_size) : NULL;
         for (r = 0; r < RUNS; ++r) {
