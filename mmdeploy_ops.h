@@ -7664,7 +7664,16 @@ static void mmd__dw_row_c(float *MMD__RESTRICT o, const float *const *p, const f
         const float *q3 = p[3] + r * pitch, *q4 = p[4] + r * pitch, *q5 = p[5] + r * pitch;    \
         const float *q6 = p[6] + r * pitch, *q7 = p[7] + r * pitch, *q8 = p[8] + r * pitch;    \
         (void)q1, (void)q2, (void)q4, (void)q5, (void)q7, (void)q8;                             \
-        for (j = 0; j < ow; j += MMD__DW9_W) {                                                  \
+        for (j = 0; j + MMD__DW9_W <= ow; j += MMD__DW9_W)                                      \
+            for (l = 0; l < MMD__DW9_W; ++l) {                                                  \
+                float a = bias;                                                                 \
+                a += w0 * (T0), a += w1 * (T1), a += w2 * (T2);                                 \
+                a += w3 * (T3), a += w4 * (T4), a += w5 * (T5);                                 \
+                a += w6 * (T6), a += w7 * (T7), a += w8 * (T8);                                 \
+                a = a < lo ? lo : a;                                                            \
+                y[j + l] = a > hi ? hi : a;                                                     \
+            }                                                                                   \
+        if (j < ow) {                                                                           \
             float acc[MMD__DW9_W];                                                              \
             for (l = 0; l < MMD__DW9_W; ++l) {                                                  \
                 float a = bias;                                                                 \
@@ -7674,10 +7683,7 @@ static void mmd__dw_row_c(float *MMD__RESTRICT o, const float *const *p, const f
                 a = a < lo ? lo : a;                                                            \
                 acc[l] = a > hi ? hi : a;                                                       \
             }                                                                                   \
-            if (j + MMD__DW9_W <= ow)                                                           \
-                for (l = 0; l < MMD__DW9_W; ++l) y[j + l] = acc[l];                             \
-            else                                                                                \
-                for (l = 0; l < ow - j; ++l) y[j + l] = acc[l];                                 \
+            for (l = 0; l < ow - j; ++l) y[j + l] = acc[l];                                     \
         }                                                                                       \
     }
 static void mmd__dw9_c(float *MMD__RESTRICT y, const float *const *p, int64_t pitch, int64_t rows, int64_t ow,
