@@ -7,8 +7,9 @@
    3x3 stride-1 cases take WINOGRAD (odd sizes, pads 0 to 2, channels not a multiple of 16;
    F(2x2, 3x3) on the small planes in the portable build). Each case runs with one thread, with
    two and with three (through a thread hook that runs the shares backwards), which must agree
-   bit for bit, and as FusedConv
-   with Z set to torch's output and Relu, which must give relu(2 * y). The cases are generated
+   bit for bit, as FusedConv
+   with Z set to torch's output and Relu, which must give relu(2 * y), and as FusedConv with
+   Clip and no Z (the clamp the tiles apply as they store), which must give torch's y clamped. The cases are generated
    by tests/gen_conv_cases.py into tests/data/conv_cases.h. */
 #define MMD_IMPLEMENTATION
 /* Columns gathered a few rows at a time, so that every im2col and ConvTranspose case runs in
@@ -47,10 +48,15 @@ static void backwards(void *user, mmd_task_fn task, void *ctx, int32_t count) {
     for (i = count - 1; i >= 0; --i) task(ctx, i);
 }
 
-/* Runs one case as Conv (z NULL) or FusedConv with Z and Relu, on `threads` threads; returns
-   the output (malloc'd) or NULL on failure. */
-static float *run_case(const struct conv_case *k, const float *z, int32_t threads) {
-    int32_t n = k->rank - 2, nattr = 0;
+/* The bounds of the FusedConv runs with Clip and no Z (the activation the product's and STEM's
+   tiles apply as they store). */
+static const float clip_bounds[2] = {-0.5f, 0.75f};
+
+/* Runs one case as Conv (z NULL, clip 0), FusedConv with Z and Relu, or FusedConv with Clip
+   (clip_bounds) and no Z (clip 1), on `threads` threads; returns the output (malloc'd) or NULL
+   on failure. */
+static float *run_case(const struct conv_case *k, const float *z, int32_t clip, int32_t threads) {
+    int32_t n = k->rank - 2, nattr = 0, fused = z || clip;
     int64_t pads[6], i;
     mmd_tensor tx = tensor("x", MMD_DTYPE_FLOAT32, k->rank, k->x_dims, k->x);
     mmd_tensor tw = tensor("w", MMD_DTYPE_FLOAT32, k->rank, k->w_dims, k->w);
@@ -58,7 +64,7 @@ static float *run_case(const struct conv_case *k, const float *z, int32_t thread
     mmd_tensor tz = tensor("z", MMD_DTYPE_FLOAT32, k->rank, k->y_dims, z);
     mmd_tensor ty = output("y");
     mmd_tensor *in[4], *out[1];
-    mmd_attr attrs[6];
+    mmd_attr attrs[7];
     op_case t;
     float *y = NULL;
     mmd_status st;
@@ -69,17 +75,22 @@ static float *run_case(const struct conv_case *k, const float *z, int32_t thread
     attrs[nattr++] = attr_ints("pads", pads, 2 * n);
     attrs[nattr++] = attr_ints("dilations", k->dilations, n);
     if (z) attrs[nattr++] = attr_string("activation", "Relu");
+    if (clip) {
+        attrs[nattr++] = attr_string("activation", "Clip");
+        attrs[nattr++] = attr_floats("activation_params", clip_bounds, 2);
+    }
     if (k->transposed) attrs[nattr++] = attr_ints("output_padding", k->output_padding, n);
     memset(&t, 0, sizeof t);
-    t.k = mmd_ops_find(z ? "com.microsoft" : "", z ? "FusedConv" : k->transposed ? "ConvTranspose" : "Conv", z ? 1 : 11);
+    t.k = mmd_ops_find(fused ? "com.microsoft" : "", fused ? "FusedConv" : k->transposed ? "ConvTranspose" : "Conv",
+                       fused ? 1 : 11);
     CHECK(t.k != NULL);
     if (!t.k) return NULL;
     t.node.name = "n0";
     t.node.op_type = t.k->op_type;
-    t.node.domain = z ? "com.microsoft" : "";
+    t.node.domain = fused ? "com.microsoft" : "";
     t.node.attrs = attrs;
     t.node.attr_count = nattr;
-    t.node.opset = z ? 1 : 11;
+    t.node.opset = fused ? 1 : 11;
     t.c.node = &t.node;
     t.c.opset = t.node.opset;
     t.c.input_count = z ? 4 : 3;
@@ -97,6 +108,12 @@ static float *run_case(const struct conv_case *k, const float *z, int32_t thread
         const mmd__conv_data *p = (const mmd__conv_data *)t.c.op_data;
         CHECK(p->path == MMD__CONV_WINOGRAD || p->isa == MMD__ISA_NEON);
         CHECK(!MMD__WINO_SMALL(p->isa) || p->wino_e == k->name[16] - '0');
+    }
+    if (st == MMD_OK && !strncmp(k->name, "stem_", 5)) {
+        /* The stem_ cases take STEM where it exists: on AVX-512, and on the portable ISA for
+           a K within one K block of the product (all of them). */
+        const mmd__conv_data *p = (const mmd__conv_data *)t.c.op_data;
+        CHECK(p->path == MMD__CONV_STEM || (p->isa != MMD__ISA_AVX512 && p->isa != MMD__ISA_PORTABLE));
     }
     if (st == MMD_OK && case_eval(&t) == MMD_OK) {
         check_dims(&ty, k->rank, k->y_dims);
@@ -117,31 +134,34 @@ static void cases_match_torch(double tol, int32_t whole_scale) {
     for (i = 0; i < COUNT(conv_cases); ++i) {
         const struct conv_case *k = &conv_cases[i];
         int64_t n = 1, j;
-        float *one, *two, *three, *fused;
+        float *one, *two, *three, *fused, *clipped;
         int32_t d, bad = 0;
         double scale = 0.0;
         for (d = 0; d < k->rank; ++d) n *= k->y_dims[d];
         for (j = 0; j < n && whole_scale; ++j) scale = fabs(k->y[j]) > scale ? fabs(k->y[j]) : scale;
-        one = run_case(k, NULL, 1);
-        two = run_case(k, NULL, 2);
-        three = run_case(k, NULL, 3);
-        fused = k->transposed ? NULL : run_case(k, k->y, 1);
-        if (!one || !two || !three || (!fused && !k->transposed)) {
-            free(one), free(two), free(three), free(fused);
+        one = run_case(k, NULL, 0, 1);
+        two = run_case(k, NULL, 0, 2);
+        three = run_case(k, NULL, 0, 3);
+        fused = k->transposed ? NULL : run_case(k, k->y, 0, 1);
+        clipped = k->transposed ? NULL : run_case(k, NULL, 1, 1);
+        if (!one || !two || !three || (!fused && !k->transposed) || (!clipped && !k->transposed)) {
+            free(one), free(two), free(three), free(fused), free(clipped);
             continue;
         }
         for (j = 0; j < n; ++j) {
             float twice = 2.0f * k->y[j];
+            float c = k->y[j] < clip_bounds[0] ? clip_bounds[0] : k->y[j] > clip_bounds[1] ? clip_bounds[1] : k->y[j];
             double mag = whole_scale ? scale : fabs(k->y[j]);
             if (!(fabs(one[j] - k->y[j]) <= tol * (1.0 + mag)) ||
-                (fused && !(fabs(fused[j] - (twice > 0.0f ? twice : 0.0f)) <= 2.0 * tol * (1.0 + 2.0 * mag))))
+                (fused && !(fabs(fused[j] - (twice > 0.0f ? twice : 0.0f)) <= 2.0 * tol * (1.0 + 2.0 * mag))) ||
+                (clipped && !(fabs(clipped[j] - c) <= tol * (1.0 + mag))))
                 bad = 1;
         }
         if (bad) fprintf(stderr, "%s: differs from torch\n", k->name);
         CHECK(!bad);
         CHECK(memcmp(one, two, (size_t)n * sizeof(float)) == 0);
         CHECK(memcmp(one, three, (size_t)n * sizeof(float)) == 0);
-        free(one), free(two), free(three), free(fused);
+        free(one), free(two), free(three), free(fused), free(clipped);
     }
 }
 
