@@ -7657,7 +7657,10 @@ static void mmd__dw_row_c(float *MMD__RESTRICT o, const float *const *p, const f
    (stride 1, no dilation: p[3 a + b] = p[3 a] + b) they are read through three row pointers
    at constant offsets, which leaves GCC registers it spent reloading six pointers every step:
    MMD_NO_SIMD, medians of 200 warm, MobileNetV2's 112x112x32 0.293 -> 0.268 ms, 56x56x144
-   0.34 -> 0.31, 28x28x192 0.141 -> 0.126. */
+   0.34 -> 0.31, 28x28x192 0.141 -> 0.126. At stride 2 in phases (mmd__dw_flat's 2) a kernel
+   row's outer taps are consecutive floats of one phase plane and its middle tap is in the
+   other, six pointers for nine: bench_conv warm, medians of 10 alternated runs, stride-2 3x3
+   x96 from 112x112 0.398 -> 0.391 ms, x144 from 56x56 0.180 -> 0.173. */
 #define MMD__DW9_W (2 * MMD__C_VEC)
 #define MMD__DW9_ROWS(T0, T1, T2, T3, T4, T5, T6, T7, T8)                                      \
     for (r = 0; r < rows; ++r, y += ow) {                                                       \
@@ -7696,6 +7699,11 @@ static void mmd__dw9_c(float *MMD__RESTRICT y, const float *const *p, int64_t pi
         p[8] == p[6] + 2) {
         MMD__DW9_ROWS(q0[j + l], q0[j + l + 1], q0[j + l + 2], q3[j + l], q3[j + l + 1], q3[j + l + 2], q6[j + l],
                       q6[j + l + 1], q6[j + l + 2])
+        return;
+    }
+    if (p[2] == p[0] + 1 && p[5] == p[3] + 1 && p[8] == p[6] + 1) {
+        MMD__DW9_ROWS(q0[j + l], q1[j + l], q0[j + l + 1], q3[j + l], q4[j + l], q3[j + l + 1], q6[j + l], q7[j + l],
+                      q6[j + l + 1])
         return;
     }
     MMD__DW9_ROWS(q0[j + l], q1[j + l], q2[j + l], q3[j + l], q4[j + l], q5[j + l], q6[j + l], q7[j + l], q8[j + l])
