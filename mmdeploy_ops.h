@@ -7211,8 +7211,8 @@ static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
     float *dst;
     int32_t fresh;
     *chosen = 0;
-    if ((p->isa != MMD__ISA_AVX512 && (p->isa != MMD__ISA_PORTABLE || p->gk > mmd__gemm_kc(p->isa))) || p->group != 1 || p->in_ch < 1 || p->in_ch > MMD__STEM_CIN_MAX ||
-        w->k[0] != 1 || w->in[0] != 1 || p->gm < 1 || p->gk < 1 || p->gm > MMD__ELEMS_MAX / p->gk ||
+    if ((p->isa != MMD__ISA_AVX512 && (p->isa != MMD__ISA_PORTABLE || p->gk > mmd__gemm_kc(p->isa))) ||
+        p->group != 1 || p->in_ch < 1 || p->in_ch > MMD__STEM_CIN_MAX || w->k[0] != 1 || w->in[0] != 1 || p->gm < 1 || p->gk < 1 || p->gm > MMD__ELEMS_MAX / p->gk ||
         w->out[1] < 1 || w->out[2] < 1 || !mmd_tensor_is_const(c->inputs[1]))
         return MMD_OK;
     wp = (w->in[2] + w->pad[2] + w->pad_end[2] + w->s[2] - 1) / w->s[2];
@@ -7235,7 +7235,7 @@ static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
     p->share = (int64_t)sizeof(float) * (mmd__round_up(p->in_ch * p->plane + (w->k[2] - 1) * w->d[2] / w->s[2] + 16, 16) +
                                          (p->isa == MMD__ISA_PORTABLE ? MMD__STEM_EDGE_C : 0));
     p->gn = w->out[1] * w->out[2];
-    packed = (p->gm + mmd__stem_mr(p->isa) - 1) / mmd__stem_mr(p->isa) * mmd__stem_mr(p->isa) * p->gk * mmd__stem_copies(p->isa);
+    packed = mmd__round_up(p->gm, mmd__stem_mr(p->isa)) * p->gk * mmd__stem_copies(p->isa);
     /* The scratch also holds the packed weights, which eval packs there when the plan has none
        (a .mmd blob's plan packs nothing), so that the scratch is the same whatever the model's
        form: a blob written from this plan stores what a plan of that blob asks. */
@@ -9086,7 +9086,8 @@ static void mmd__interleave4(const float *x, int64_t step, int64_t n, float *MMD
     int32_t l;
     for (i = 0; i + 4 <= n; i += 4)
         for (l = 0; l < 4; ++l)
-            e[4 * (i + l)] = x0[i + l], e[4 * (i + l) + 1] = x1[i + l], e[4 * (i + l) + 2] = x2[i + l], e[4 * (i + l) + 3] = x3[i + l];
+            e[4 * (i + l)] = x0[i + l], e[4 * (i + l) + 1] = x1[i + l], e[4 * (i + l) + 2] = x2[i + l],
+            e[4 * (i + l) + 3] = x3[i + l];
     for (; i < n; ++i) e[4 * i] = x0[i], e[4 * i + 1] = x1[i], e[4 * i + 2] = x2[i], e[4 * i + 3] = x3[i];
 }
 
@@ -9200,7 +9201,8 @@ static void mmd__dw_channels(const mmd__conv_job *j, float *rows, int64_t ch0, i
         memset(in, 0, (size_t)quad * sizeof(float));
         for (; ch + 4 <= ch1; ch += 4) {
             const float *xc = x + (ch - ch0) * ih * iw;
-            for (iy = 0; iy < ny; ++iy) mmd__interleave4(xc + iy * iw, ih * iw, nx, in + 4 * ((w->pad[1] + iy) * pw + w->pad[2]));
+            for (iy = 0; iy < ny; ++iy)
+                mmd__interleave4(xc + iy * iw, ih * iw, nx, in + 4 * ((w->pad[1] + iy) * pw + w->pad[2]));
             for (c = 0; c < 4; ++c) {
                 m = (ch + c) % p->in_ch;
                 for (t = 0; t < 9; ++t) w4[4 * t + c] = j->wt[m * 9 + t];
