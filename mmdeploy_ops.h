@@ -5161,6 +5161,8 @@ static int64_t mmd__gemm_kc(int32_t isa) {
 #define MMD__GEMM_SPREAD_PANELS 8       /* or at least this many column panels in a block whose */
 #define MMD__GEMM_SPREAD_BMAX 163840    /* K block of B is at most this many floats (640 KB) */
 #define MMD__GEMM_BSPREAD_MMIN 320      /* fewest rows of a share for BSPREAD (mmd__gemm_block) */
+#define MMD__GEMM_SPREAD_ACROSS 8192    /* most floats (32 KB) of spread A a group of row panels */
+#define MMD__GEMM_SPREAD_ACROSS_K 48    /* for K blocks of at most this (see mmd__gemm_block) */
 #endif
 static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, const int64_t *boff,
                                 float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
@@ -6005,14 +6007,39 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                                : (g->k <= MMD__GEMM_SPREAD_KMAX && nc >= MMD__GEMM_SPREAD_NMIN) ||
                                      (nc >= MMD__GEMM_SPREAD_PANELS * nr && kc * nc <= MMD__GEMM_SPREAD_BMAX))) {
                     float *spread = ctile + mmd__round_up(MMD__GEMM_MR_MAX * (nr + 1), 16);
-                    int64_t q;
+                    int64_t q, i0, span;
                     jstart = nc - nc % nr; /* the partial panel, if any, is the loop's below */
                     for (q = 0; q < mc * kc; ++q)
                         spread[4 * q] = spread[4 * q + 1] = spread[4 * q + 2] = spread[4 * q + 3] = ablk[q];
-                    for (ir = 0; ir < mc; ir += mr)
+                    /* Short K (at most MMD__GEMM_SPREAD_ACROSS_K): the row panels in groups whose
+                       spread A stays in L1 beside a panel of B (MMD__GEMM_SPREAD_ACROSS floats), the
+                       column panels outermost within each group, so that each panel of B, read in
+                       place from L2 (a pointwise convolution's K rows are planes apart), serves
+                       the group's row panels from L1 instead of coming again from L2 for each:
+                       tiles of 16 to 48 K steps are too short to hide those reads. Longer K keeps
+                       one row panel a group (the row panels outermost), its A then in L1 across
+                       the columns. The same tiles, so the same sums. MobileNetV2's PointwiseDepthwise
+                       products (16 -> 96 at 112x112 in groups of 20 rows, 24 -> 144 at 56x56 in
+                       groups of 80, 32 -> 192 at 28x28 in two groups of 60 a block), per node in the
+                       model, MMD_NO_SIMD, 1 thread, thread CPU time, medians of 16 alternated
+                       rounds of 30 runs, two sessions: 1.948 -> 1.854 and 1.953 -> 1.804 ms, 1.169
+                       -> 1.133 and 1.068 -> 1.050, 0.967 -> 0.923 and 0.891 -> 0.867, the three 32
+                       -> 192 0.94-1.00x; the whole model (medians of 40 runs, 16-20 rounds) 0.988
+                       and 0.992 of before; the DBNet's 13 pairs 0.95-1.01x, its sum of nodes 0.993.
+                       Long K ran slower grouped: 144 -> 24 at 56x56 1.03-1.05x, 192 -> 32 at 28x28
+                       1.09-1.13x, and in groups of two row panels 1.02x and 1.06x. */
+                    span = mr;
+                    if (kc <= MMD__GEMM_SPREAD_ACROSS_K) {
+                        int64_t panels = mc / mr, most = MMD__GEMM_SPREAD_ACROSS / (4 * mr * kc);
+                        int64_t groups = (panels + most - 1) / most;
+                        span = (panels + groups - 1) / groups * mr;
+                    }
+                    for (i0 = 0; i0 < mc; i0 += span)
                         for (jr = 0; jr < jstart; jr += nr)
-                            kern(kc, spread + 4 * ir * kc, bsrc + jr / nr * bstep, boff, g->c + (ic + ir) * g->ldc + jc + jr,
-                                 g->ldc, g->bias ? g->bias + ic + ir : NULL, flags | MMD__GK_SPREAD, lo, hi);
+                            for (ir = i0; ir < i0 + span && ir < mc; ir += mr)
+                                kern(kc, spread + 4 * ir * kc, bsrc + jr / nr * bstep, boff,
+                                     g->c + (ic + ir) * g->ldc + jc + jr, g->ldc, g->bias ? g->bias + ic + ir : NULL,
+                                     flags | MMD__GK_SPREAD, lo, hi);
                 }
 #endif
                 for (jr = jstart; jr < nc; jr += nr) {

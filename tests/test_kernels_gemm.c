@@ -135,7 +135,10 @@ static int32_t isas(int32_t *out) {
    (K = 1), three. 320 rows or more over fewer than eight panels take BSPREAD (groups of four
    columns, the last of one), the last row block of 324 (84 rows, not whole pairs of row
    panels) the usual loop. Two whole row panels over short K take SPREAD over a whole column
-   block (1024 columns) and over the 76 left (nine panels and four columns). */
+   block (1024 columns) and over the 76 left (nine panels and four columns). SPREAD over short K
+   (at most 48) runs the column panels outermost in groups of row panels: one group in 8 x 1100
+   x 20 and in 40 x 69 x 300's second K block (44), three of ten row panels in 124 x 203 x 45's
+   first 120 rows; the first K block of 40 x 69 x 300 (256) runs the row panels outermost. */
 static void every_kernel_and_operand_layout_matches_double(void) {
     static const int64_t shapes[][3] = {{1, 1, 1},    {6, 16, 8},    {7, 17, 3},     {5, 33, 300},
                                         {13, 9, 257},  {125, 40, 19}, {3, 1100, 5},   {37, 70, 600},
