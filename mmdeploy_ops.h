@@ -5250,35 +5250,48 @@ static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, cons
 }
 
 #ifndef MMD_CONV_SMALL
-/* Row 0 of the portable tile alone, for a tile with one row of C (a batch-1 Gemm or MatMul:
-   MobileNetV2's classifier is 1 x 1280 by 1280 x 1000), as mmd__gemm_row_avx512 is for
-   AVX-512: one row's multiply-adds per K step instead of the tile's four, whose other three
-   rows were zeros, so the product runs at the speed B comes from memory. Its sums are the tile
-   kernel's row 0 bit for bit (the same products added in the same order, the same epilogue).
-   B is read once, from memory: each of its lines is asked for MMD__ROW_PREFETCH_C floats
-   ahead (once per line: a K step reads 8 or 16 floats), as mmd__gemm_row_avx512 does, which
-   the hardware prefetchers alone did not keep up with. MobileNetV2's classifier (5 MB of
-   packed weights) in the model, MMD_NO_SIMD, one thread, medians of 10 alternated rounds of
-   40 runs on a loaded 2-core Xeon: 0.45 -> 0.285 ms 4 KiB ahead (1 KiB ahead 0.39, 8 KiB 0.285;
-   summing even and odd K steps apart, to halve the chains of additions, ran slower); the
-   portable-native build's (16 floats a step) 0.89 of before, per-round median of 12. A
-   prefetch past the end of B is dropped, not a fault. */
-#define MMD__ROW_PREFETCH_C 1024
-static void mmd__gemm_row_c(int64_t kc, const float *a, const float *b, const int64_t *boff, float *c,
-                            const float *bias, int32_t flags, float lo, float hi) {
-    float acc[MMD_GEMM_NR_PORTABLE];
-    int64_t p;
+/* Row 0 of the portable tile alone over `panels` (1 to 4) column panels bstep apart, for a
+   tile with one row of C (a batch-1 Gemm or MatMul: MobileNetV2's classifier is 1 x 1280 by
+   1280 x 1000), as mmd__gemm_row_avx512 is for AVX-512: one row's multiply-adds per K step
+   instead of the tile's four, whose other three rows were zeros, so the product runs at the
+   speed B comes from memory. Its sums are the tile kernel's row 0 bit for bit (the same
+   products added in the same order, the same epilogue). Four panels at a time, so that four
+   chains of additions (a panel's K steps all add into the same NR sums, each step waiting
+   for the last) and four lines of B are in flight at once; each chain keeps its own order. A
+   group of fewer panels reads its first panel in the missing ones' place and stores only its
+   own. B is read once, from memory: each K step that starts a line of B asks for the same
+   line of the panels four on (the next group), which the hardware prefetchers alone did not
+   keep up with. MobileNetV2's classifier alone (Gemm 1 x 1280 x 1000, 5 MB of packed
+   weights), MMD_NO_SIMD, one thread, medians of 100 runs, three alternations of one panel at
+   a time (4 KiB ahead, the kernel before) and four: with 1 GB read before each run (weights
+   from memory) 0.44-0.50 -> 0.39-0.41 ms, with 64 MB (weights from L3) 0.19-0.24 ->
+   0.19-0.22; 1, 2 or 16 KiB ahead instead of the next group ran 3-15% slower, two groups
+   ahead no faster, asking for L2 instead of L1 no differently. The portable-native build
+   (16-float panels) runs level from L3 and 0.38-0.41 -> 0.38 from memory. A prefetch past
+   the end of B is dropped, not a fault. */
+static void mmd__gemm_row_c(int64_t kc, const float *a, const float *b, const int64_t *boff, int64_t bstep,
+                            int64_t panels, float *c, const float *bias, int32_t flags, float lo, float hi) {
+    float acc[4][MMD_GEMM_NR_PORTABLE];
+    int64_t p, o1 = panels > 1 ? bstep : 0, o2 = panels > 2 ? 2 * bstep : 0, o3 = panels > 3 ? 3 * bstep : 0;
     int32_t j;
     memset(acc, 0, sizeof acc);
     for (p = 0; p < kc; ++p, a += MMD__GEMM_MR_PORTABLE) {
         const float *bp = b + boff[p];
         float av = a[0];
 #ifdef MMD__HAS_PREFETCH
-        if (MMD_GEMM_NR_PORTABLE >= 16 || p % (16 / MMD_GEMM_NR_PORTABLE) == 0) MMD__PREFETCH(bp + MMD__ROW_PREFETCH_C);
+        if (MMD_GEMM_NR_PORTABLE >= 16 || p % (16 / MMD_GEMM_NR_PORTABLE) == 0) {
+            MMD__PREFETCH(bp + 4 * bstep);
+            MMD__PREFETCH(bp + 5 * bstep);
+            MMD__PREFETCH(bp + 6 * bstep);
+            MMD__PREFETCH(bp + 7 * bstep);
+        }
 #endif
-        for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) acc[j] += av * bp[j];
+        for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) acc[0][j] += av * bp[j];
+        for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) acc[1][j] += av * bp[o1 + j];
+        for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) acc[2][j] += av * bp[o2 + j];
+        for (j = 0; j < MMD_GEMM_NR_PORTABLE; ++j) acc[3][j] += av * bp[o3 + j];
     }
-    MMD__GEMM_STORE_C(c, acc, bias);
+    for (j = 0; j < panels; ++j) MMD__GEMM_STORE_C(c + j * MMD_GEMM_NR_PORTABLE, acc[j], bias);
 }
 
 /* One sum v leaving the portable kernels that store element by element (mmd__gemm_cols_c,
@@ -6093,7 +6106,11 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                             continue;
                         }
                         if (mrr == 1 && nrr == nr && g->isa == MMD__ISA_PORTABLE) {
-                            mmd__gemm_row_c(kc, ablk + ir * kc, bp, bo, ct, bias, flags, lo, hi);
+                            /* The row's full panels four at a time (see mmd__gemm_row_c): the
+                               three after a group's first are done with it. */
+                            if ((jr - jstart) / nr % 4 == 0)
+                                mmd__gemm_row_c(kc, ablk + ir * kc, bp, bo, bstep, (nc - jr) / nr < 4 ? (nc - jr) / nr : 4, ct,
+                                                bias, flags, lo, hi);
                             continue;
                         }
 #endif

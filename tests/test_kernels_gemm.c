@@ -138,13 +138,16 @@ static int32_t isas(int32_t *out) {
    block (1024 columns) and over the 76 left (nine panels and four columns). SPREAD over short K
    (at most 48) runs the column panels outermost in groups of row panels: one group in 8 x 1100
    x 20 and in 40 x 69 x 300's second K block (44), three of ten row panels in 124 x 203 x 45's
-   first 120 rows; the first K block of 40 x 69 x 300 (256) runs the row panels outermost. */
+   first 120 rows; the first K block of 40 x 69 x 300 (256) runs the row panels outermost. The
+   portable single-row kernel takes a row's full panels four at a time: 1 x 100, 1 x 59 and 1 x
+   42 leave it groups of four, three and one with 8-column panels, and of two and three with
+   16. */
 static void every_kernel_and_operand_layout_matches_double(void) {
     static const int64_t shapes[][3] = {{1, 1, 1},    {6, 16, 8},    {7, 17, 3},     {5, 33, 300},
                                         {13, 9, 257},  {125, 40, 19}, {3, 1100, 5},   {37, 70, 600},
                                         {1, 100, 600}, {9, 64, 300},  {40, 69, 300},  {8, 65, 1},
                                         {124, 203, 45}, {328, 49, 300}, {324, 5, 7},  {320, 13, 1},
-                                        {8, 1100, 20}};
+                                        {8, 1100, 20}, {1, 59, 300},  {1, 42, 3}};
     int32_t list[4], ni = isas(list), ii, s, mode;
     for (ii = 0; ii < ni; ++ii)
         for (s = 0; s < (int32_t)(sizeof shapes / sizeof shapes[0]); ++s)
