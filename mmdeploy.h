@@ -874,7 +874,7 @@ MMD_API mmd_status mmd_tensor_nbytes(const mmd_tensor *t, size_t *out, mmd_error
 typedef struct mmd__block {
     struct mmd__block *next;
     size_t mark;               /* a->used before this block was handed out */
-    size_t pad;                /* keeps the payload 16-byte aligned */
+    size_t pad[2];             /* keeps the payload 16-byte aligned */
 } mmd__block;
 
 MMD_API void mmd_arena_init(mmd_arena *a, void *buf, size_t size, int32_t heap) {
