@@ -159,6 +159,18 @@
 #endif
 #endif
 
+/* Keeps a helper's locals out of its caller's frame, so that the backends' bookkeeping is not
+   on the stack while session creation plans the graph (the firmware stack bound, make mcu-size),
+   and a micro-kernel's loop out of its caller's (mmd__gemm_ukernel_spread6_c). Defined before
+   the layers, for all three headers' implementations. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MMD__NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define MMD__NOINLINE __declspec(noinline)
+#else
+#define MMD__NOINLINE
+#endif
+
 #ifndef MMD_MAX_RANK
 #define MMD_MAX_RANK 8
 #endif
@@ -970,15 +982,6 @@ MMD_API void mmd_arena_release(mmd_arena *a) {
 #include "mmdeploy_ir.h"
 #include "mmdeploy_ops.h"
 
-/* Keeps a helper's locals out of its caller's frame, so that the backends' bookkeeping is not
-   on the stack while session creation plans the graph (the firmware stack bound, make mcu-size). */
-#if defined(__GNUC__) || defined(__clang__)
-#define MMD__NOINLINE __attribute__((noinline))
-#elif defined(_MSC_VER)
-#define MMD__NOINLINE __declspec(noinline)
-#else
-#define MMD__NOINLINE
-#endif
 
 /* ==== >>threads ==== */
 /* The built-in pool behind mmd_options.threads: the calling thread runs index 0 of a parallel

@@ -5163,6 +5163,11 @@ static int64_t mmd__gemm_kc(int32_t isa) {
 #define MMD__GEMM_BSPREAD_MMIN 320      /* fewest rows of a share for BSPREAD (mmd__gemm_block) */
 #define MMD__GEMM_SPREAD_ACROSS 8192    /* most floats (32 KB) of spread A a group of row panels */
 #define MMD__GEMM_SPREAD_ACROSS_K 48    /* for K blocks of at most this (see mmd__gemm_block) */
+/* Four columns (j on) of row r of a SPREAD tile, whose A values of a K step come four times each,
+   row r's at a + 4r. */
+#define MMD__GEMM_SPREAD4_C(r, j)                                                                \
+    acc[r][j] += a[4 * (r)] * bp[j], acc[r][(j) + 1] += a[4 * (r) + 1] * bp[(j) + 1],              \
+    acc[r][(j) + 2] += a[4 * (r) + 2] * bp[(j) + 2], acc[r][(j) + 3] += a[4 * (r) + 3] * bp[(j) + 3]
 #endif
 static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, const int64_t *boff,
                                 float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
@@ -5198,16 +5203,12 @@ static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, cons
     MMD__GEMM_ROW_C(0, a[0]), MMD__GEMM_ROW_C(1, a[1]), MMD__GEMM_ROW_C(2, a[2]), MMD__GEMM_ROW_C(3, a[3])
 #endif
 #ifdef MMD__GEMM_SPREAD_C
-#define MMD__GEMM_SPREAD4_C(r, j)                                                                \
-    acc[r][j] += a[4 * (r)] * bp[j], acc[r][(j) + 1] += a[4 * (r) + 1] * bp[(j) + 1],              \
-    acc[r][(j) + 2] += a[4 * (r) + 2] * bp[(j) + 2], acc[r][(j) + 3] += a[4 * (r) + 3] * bp[(j) + 3]
     if (flags & MMD__GK_SPREAD)
         for (; p < kc; ++p, a += 16) {
             const float *bp = b + boff[p];
             MMD__GEMM_SPREAD4_C(0, 0), MMD__GEMM_SPREAD4_C(0, 4), MMD__GEMM_SPREAD4_C(1, 0), MMD__GEMM_SPREAD4_C(1, 4),
             MMD__GEMM_SPREAD4_C(2, 0), MMD__GEMM_SPREAD4_C(2, 4), MMD__GEMM_SPREAD4_C(3, 0), MMD__GEMM_SPREAD4_C(3, 4);
         }
-#undef MMD__GEMM_SPREAD4_C
 #endif
 #if !defined(MMD_CONV_SMALL) && defined(MMD__HAS_PREFETCH)
     if (flags & MMD__GK_PREFETCH)
@@ -5248,6 +5249,60 @@ static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, cons
 #endif
     }
 }
+
+#ifdef MMD__GEMM_SPREAD_C
+/* SPREAD's main tile, 6 x 8 (A spread [kc][6][4], see mmd__gemm_spread_a): twelve sums, B's two
+   vectors and one of A fit SSE2's 16 registers with nothing spilled, since spread A needs no
+   broadcast temporaries (GCC 12 -O2 keeps all twelve sums in registers through the K loop). Each
+   B panel read from L2 now serves six rows instead of four, and a tile has one epilogue per six
+   rows. Its sums are mmd__gemm_ukernel_c's bit for bit (the same products added in the same
+   order, the same epilogue). The K loop is a do-while (kc >= 1 here): where GCC could not tell
+   that kc >= 1, it cleared the sums' 192-byte stack copy, which only kc = 0 would read, with rep
+   stos on every call, which cost short-K products up to 12% of their time. Never inlined: inside
+   mmd__gemm_block (its one caller) GCC's vectoriser rebuilt the K loop from scalar loads and
+   shuffles with sums spilled to the stack, three times slower, or not, as unrelated code there
+   changed. */
+static MMD__NOINLINE void mmd__gemm_ukernel_spread6_c(int64_t kc, const float *a, const float *b, const int64_t *boff,
+                                                      float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
+                                                      float hi) {
+    float acc[6][MMD_GEMM_NR_PORTABLE];
+    int64_t p = 0;
+    int32_t i;
+    memset(acc, 0, sizeof acc);
+    do {
+        const float *bp = b + boff[p];
+        MMD__GEMM_SPREAD4_C(0, 0), MMD__GEMM_SPREAD4_C(0, 4), MMD__GEMM_SPREAD4_C(1, 0), MMD__GEMM_SPREAD4_C(1, 4),
+        MMD__GEMM_SPREAD4_C(2, 0), MMD__GEMM_SPREAD4_C(2, 4), MMD__GEMM_SPREAD4_C(3, 0), MMD__GEMM_SPREAD4_C(3, 4),
+        MMD__GEMM_SPREAD4_C(4, 0), MMD__GEMM_SPREAD4_C(4, 4), MMD__GEMM_SPREAD4_C(5, 0), MMD__GEMM_SPREAD4_C(5, 4);
+        a += 24;
+    } while (++p < kc);
+    for (i = 0; i < 6; ++i) {
+        float *cr = c + i * ldc, *v = acc[i];
+        MMD__GEMM_STORE_C(cr, v, bias ? bias + i : NULL);
+    }
+}
+
+/* Rows [i0, i0 + rows) (rows 6 or 4) of a packed block of A (row panels [kc][4]) spread for
+   SPREAD, each value four times in a row: [kc][rows][4]. One source pointer per row, set once,
+   and a constant row count in each loop, which GCC unrolls: indexing the packed block per value
+   (a division and a remainder by 4 each) made the spread up to 15% of a 14x14 layer's time
+   (576 -> 96 with the spread left out ran 0.85 of the time). A harness calling mmd__gemm_block,
+   MMD_NO_SIMD, 1 thread, warm, thread CPU time, medians of 5 alternated rounds: 576 -> 96,
+   384 -> 64, 192 -> 64 and 96 -> 576 at 14x14 0.95, 0.91, 0.94 and 0.95 of the time with the
+   per-value index; in the model, whose weights come from L3, the 14x14 1x1 layers 0.97-0.99
+   (process CPU time, medians of 6 alternated rounds of 100 runs). */
+static void mmd__gemm_spread_a(const float *ablk, int64_t kc, int64_t i0, int64_t rows, float *dst) {
+    const float *src[6];
+    int64_t p, r;
+    for (r = 0; r < rows; ++r) src[r] = ablk + (i0 + r) / 4 * 4 * kc + (i0 + r) % 4;
+    if (rows == 6)
+        for (p = 0; p < kc; ++p, dst += 24)
+            for (r = 0; r < 6; ++r) dst[4 * r] = dst[4 * r + 1] = dst[4 * r + 2] = dst[4 * r + 3] = src[r][4 * p];
+    else
+        for (p = 0; p < kc; ++p, dst += 16)
+            for (r = 0; r < 4; ++r) dst[4 * r] = dst[4 * r + 1] = dst[4 * r + 2] = dst[4 * r + 3] = src[r][4 * p];
+}
+#endif
 
 #ifndef MMD_CONV_SMALL
 /* Row 0 of the portable tile alone over `panels` (1 to 4) column panels bstep apart, for a
@@ -6020,10 +6075,9 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                                : (g->k <= MMD__GEMM_SPREAD_KMAX && nc >= MMD__GEMM_SPREAD_NMIN) ||
                                      (nc >= MMD__GEMM_SPREAD_PANELS * nr && kc * nc <= MMD__GEMM_SPREAD_BMAX))) {
                     float *spread = ctile + mmd__round_up(MMD__GEMM_MR_MAX * (nr + 1), 16);
-                    int64_t q, i0, span;
+                    int64_t six = mc % 6 == 2 ? mc - 8 : mc - mc % 6, span = 1, i0, i1, rows;
+                    const float *bp, *bias;
                     jstart = nc - nc % nr; /* the partial panel, if any, is the loop's below */
-                    for (q = 0; q < mc * kc; ++q)
-                        spread[4 * q] = spread[4 * q + 1] = spread[4 * q + 2] = spread[4 * q + 3] = ablk[q];
                     /* Short K (at most MMD__GEMM_SPREAD_ACROSS_K): the row panels in groups whose
                        spread A stays in L1 beside a panel of B (MMD__GEMM_SPREAD_ACROSS floats), the
                        column panels outermost within each group, so that each panel of B, read in
@@ -6040,19 +6094,38 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                        -> 192 0.94-1.00x; the whole model (medians of 40 runs, 16-20 rounds) 0.988
                        and 0.992 of before; the DBNet's 13 pairs 0.95-1.01x, its sum of nodes 0.993.
                        Long K ran slower grouped: 144 -> 24 at 56x56 1.03-1.05x, 192 -> 32 at 28x28
-                       1.09-1.13x, and in groups of two row panels 1.02x and 1.06x. */
-                    span = mr;
+                       1.09-1.13x, and in groups of two row panels 1.02x and 1.06x. (Measured with
+                       four-row tiles; the groups are now whole six-row tiles, the same span.) */
                     if (kc <= MMD__GEMM_SPREAD_ACROSS_K) {
-                        int64_t panels = mc / mr, most = MMD__GEMM_SPREAD_ACROSS / (4 * mr * kc);
-                        int64_t groups = (panels + most - 1) / most;
-                        span = (panels + groups - 1) / groups * mr;
+                        int64_t most = MMD__GEMM_SPREAD_ACROSS / (4 * kc), groups = (mc + most - 1) / most;
+                        span = (mc + groups - 1) / groups;
                     }
-                    for (i0 = 0; i0 < mc; i0 += span)
-                        for (jr = 0; jr < jstart; jr += nr)
-                            for (ir = i0; ir < i0 + span && ir < mc; ir += mr)
-                                kern(kc, spread + 4 * ir * kc, bsrc + jr / nr * bstep, boff,
-                                     g->c + (ic + ir) * g->ldc + jc + jr, g->ldc, g->bias ? g->bias + ic + ir : NULL,
-                                     flags | MMD__GK_SPREAD, lo, hi);
+                    /* The tiles are six rows (mmd__gemm_ukernel_spread6_c), the last four or eight
+                       rows of the block (mc % 6 of 4 or 2) four at a time; a group's rows are
+                       spread just before its tiles, so the spread rows come from L1, not L2. Two
+                       direct calls, not one through a pointer chosen here: GCC then knows every
+                       call of the portable kernel and that kc >= 1 in all of them, and compiles
+                       mmd__gemm_ukernel_c without clearing its sums' stack copy (rep stos) on every
+                       call, which kc = 0 alone would read. B's panel pointer steps on, where jr /
+                       nr (nr not a constant in a portable build) cost a 64-bit division per tile. */
+                    for (i0 = 0; i0 < mc; i0 = i1) {
+                        for (i1 = i0; i1 < mc && i1 - i0 < span; i1 += rows) {
+                            rows = i1 < six ? 6 : 4;
+                            mmd__gemm_spread_a(ablk, kc, i1, rows, spread + 4 * (i1 - i0) * kc);
+                        }
+                        for (jr = 0, bp = bsrc; jr < jstart; jr += nr, bp += bstep)
+                            for (ir = i0; ir < i1; ir += rows) {
+                                float *ct = g->c + (ic + ir) * g->ldc + jc + jr;
+                                const float *as = spread + 4 * (ir - i0) * kc;
+                                rows = ir < six ? 6 : 4;
+                                bias = g->bias ? g->bias + ic + ir : NULL;
+                                if (rows == 6)
+                                    mmd__gemm_ukernel_spread6_c(kc, as, bp, boff, ct, g->ldc, bias, flags | MMD__GK_SPREAD,
+                                                                lo, hi);
+                                else
+                                    kern(kc, as, bp, boff, ct, g->ldc, bias, flags | MMD__GK_SPREAD, lo, hi);
+                            }
+                    }
                 }
 #endif
                 for (jr = jstart; jr < nc; jr += nr) {

@@ -141,13 +141,16 @@ static int32_t isas(int32_t *out) {
    first 120 rows; the first K block of 40 x 69 x 300 (256) runs the row panels outermost. The
    portable single-row kernel takes a row's full panels four at a time: 1 x 100, 1 x 59 and 1 x
    42 leave it groups of four, three and one with 8-column panels, and of two and three with
-   16. */
+   16. SPREAD's tiles are six rows and the rest (4 or 8 rows) four: 12 rows are two sixes (K =
+   1), 20 two sixes and two fours (K = 7), 16 two sixes and a four (K = 257: a K block of one),
+   44 six sixes and two fours over short K and a whole column block. */
 static void every_kernel_and_operand_layout_matches_double(void) {
     static const int64_t shapes[][3] = {{1, 1, 1},    {6, 16, 8},    {7, 17, 3},     {5, 33, 300},
                                         {13, 9, 257},  {125, 40, 19}, {3, 1100, 5},   {37, 70, 600},
                                         {1, 100, 600}, {9, 64, 300},  {40, 69, 300},  {8, 65, 1},
                                         {124, 203, 45}, {328, 49, 300}, {324, 5, 7},  {320, 13, 1},
-                                        {8, 1100, 20}, {1, 59, 300},  {1, 42, 3}};
+                                        {8, 1100, 20}, {1, 59, 300},  {1, 42, 3},     {12, 65, 1},
+                                        {20, 69, 7},   {16, 70, 257}, {44, 1100, 20}};
     int32_t list[4], ni = isas(list), ii, s, mode;
     for (ii = 0; ii < ni; ++ii)
         for (s = 0; s < (int32_t)(sizeof shapes / sizeof shapes[0]); ++s)
