@@ -886,7 +886,7 @@ MMD_API mmd_status mmd_tensor_nbytes(const mmd_tensor *t, size_t *out, mmd_error
 typedef struct mmd__block {
     struct mmd__block *next;
     size_t mark;               /* a->used before this block was handed out */
-    size_t pad[2];             /* keeps the payload 16-byte aligned */
+    size_t pad[2];             /* the header 16 bytes (32-bit) or 32 (64-bit): the payload 16-byte aligned */
 } mmd__block;
 
 MMD_API void mmd_arena_init(mmd_arena *a, void *buf, size_t size, int32_t heap) {
@@ -981,7 +981,6 @@ MMD_API void mmd_arena_release(mmd_arena *a) {
 #define MMD_CORE_IMPLEMENTED
 #include "mmdeploy_ir.h"
 #include "mmdeploy_ops.h"
-
 
 /* ==== >>threads ==== */
 /* The built-in pool behind mmd_options.threads: the calling thread runs index 0 of a parallel
