@@ -7779,6 +7779,14 @@ static void mmd__dw_row_c(float *MMD__RESTRICT o, const float *const *p, const f
    other, six pointers for nine: bench_conv warm, medians of 10 alternated runs, stride-2 3x3
    x96 from 112x112 0.398 -> 0.391 ms, x144 from 56x56 0.180 -> 0.173. */
 #define MMD__DW9_W (2 * MMD__C_VEC)
+/* One output of the nine taps T0..T8 (each an expression in j + l), its bias first, then the
+   lower clamp: a, declared here, for the caller to store with the upper one. */
+#define MMD__DW9_SUM(T0, T1, T2, T3, T4, T5, T6, T7, T8)                                       \
+    float a = bias;                                                                             \
+    a += w0 * (T0), a += w1 * (T1), a += w2 * (T2);                                             \
+    a += w3 * (T3), a += w4 * (T4), a += w5 * (T5);                                             \
+    a += w6 * (T6), a += w7 * (T7), a += w8 * (T8);                                             \
+    a = a < lo ? lo : a
 #define MMD__DW9_ROWS(T0, T1, T2, T3, T4, T5, T6, T7, T8)                                      \
     for (r = 0; r < rows; ++r, y += ow) {                                                       \
         const float *q0 = p[0] + r * pitch, *q1 = p[1] + r * pitch, *q2 = p[2] + r * pitch;    \
@@ -7787,21 +7795,13 @@ static void mmd__dw_row_c(float *MMD__RESTRICT o, const float *const *p, const f
         (void)q1, (void)q2, (void)q4, (void)q5, (void)q7, (void)q8;                             \
         for (j = 0; j + MMD__DW9_W <= ow; j += MMD__DW9_W)                                      \
             for (l = 0; l < MMD__DW9_W; ++l) {                                                  \
-                float a = bias;                                                                 \
-                a += w0 * (T0), a += w1 * (T1), a += w2 * (T2);                                 \
-                a += w3 * (T3), a += w4 * (T4), a += w5 * (T5);                                 \
-                a += w6 * (T6), a += w7 * (T7), a += w8 * (T8);                                 \
-                a = a < lo ? lo : a;                                                            \
+                MMD__DW9_SUM(T0, T1, T2, T3, T4, T5, T6, T7, T8);                               \
                 y[j + l] = a > hi ? hi : a;                                                     \
             }                                                                                   \
         if (j < ow) {                                                                           \
             float acc[MMD__DW9_W];                                                              \
             for (l = 0; l < MMD__DW9_W; ++l) {                                                  \
-                float a = bias;                                                                 \
-                a += w0 * (T0), a += w1 * (T1), a += w2 * (T2);                                 \
-                a += w3 * (T3), a += w4 * (T4), a += w5 * (T5);                                 \
-                a += w6 * (T6), a += w7 * (T7), a += w8 * (T8);                                 \
-                a = a < lo ? lo : a;                                                            \
+                MMD__DW9_SUM(T0, T1, T2, T3, T4, T5, T6, T7, T8);                               \
                 acc[l] = a > hi ? hi : a;                                                       \
             }                                                                                   \
             for (l = 0; l < ow - j; ++l) y[j + l] = acc[l];                                     \
@@ -7826,6 +7826,7 @@ static void mmd__dw9_c(float *MMD__RESTRICT y, const float *const *p, int64_t pi
     MMD__DW9_ROWS(q0[j + l], q1[j + l], q2[j + l], q3[j + l], q4[j + l], q5[j + l], q6[j + l], q7[j + l], q8[j + l])
 }
 #undef MMD__DW9_ROWS
+#undef MMD__DW9_SUM
 
 /* mmd__dw9_c over four channels at once, for planes whose rows are too short for a row's steps
    (MMD__DW_QUAD_W): in is the four channels' input interleaved (four floats a pixel, the
