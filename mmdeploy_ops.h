@@ -934,6 +934,17 @@ static void mmd__act_f32(const mmd__act *a, float *x, int64_t n) {
     mmd__act_map_f32(a, x, x, n);
 }
 
+#ifndef MMD_CONV_SMALL
+/* n outputs y of a kernel that leaves Z and the activation for after its sums (the depthwise
+   rows, the portable STEM's rows): Z added (z, or NULL), then the activation, over them. */
+static void mmd__add_act(float *y, const float *z, int64_t n, const mmd__act *act) {
+    int64_t t;
+    if (z)
+        for (t = 0; t < n; ++t) y[t] += z[t];
+    mmd__act_f32(act, y, n);
+}
+#endif
+
 /* Reads a fused activation from the node: `activation` (absent: none) with its parameters in
    `activation_params` (FusedConv) or `activation_alpha` and `activation_beta` (FusedGemm).
    Clip takes [min, max], LeakyRelu [alpha], HardSigmoid and HardSigmoidMul [alpha, beta];
@@ -8800,11 +8811,8 @@ static void mmd__stem_rows_c(const mmd__conv_job *j, const float *buf, int64_t r
                     for (l = 0; l < nr && x + l < ow; ++l) y[i * plane + x + l] = edge[i * nr + l];
             }
             if (clamp || (!j->z && p->act.kind == MMD__ACT_NONE)) continue;
-            for (i = 0; i < mrr; ++i) {
-                if (j->z)
-                    for (x = 0; x < ow; ++x) y[i * plane + x] += j->z[(m + i) * plane + r * ow + x];
-                mmd__act_f32(&p->act, y + i * plane, ow);
-            }
+            for (i = 0; i < mrr; ++i)
+                mmd__add_act(y + i * plane, j->z ? j->z + (m + i) * plane + r * ow : NULL, ow, &p->act);
         }
 }
 
@@ -9207,14 +9215,6 @@ static void mmd__interleave4(const float *x, int64_t step, int64_t n, float *MMD
             e[4 * (i + l)] = x0[i + l], e[4 * (i + l) + 1] = x1[i + l], e[4 * (i + l) + 2] = x2[i + l],
             e[4 * (i + l) + 3] = x3[i + l];
     for (; i < n; ++i) e[4 * i] = x0[i], e[4 * i + 1] = x1[i], e[4 * i + 2] = x2[i], e[4 * i + 3] = x3[i];
-}
-
-/* n outputs of a depthwise row kernel y: Z added (z, or NULL), then the activation, over them. */
-static void mmd__add_act(float *y, const float *z, int64_t n, const mmd__act *act) {
-    int64_t t;
-    if (z)
-        for (t = 0; t < n; ++t) y[t] += z[t];
-    mmd__act_f32(act, y, n);
 }
 
 /* DEPTHWISE: channels [ch0, ch1) of the images' channels, channel ch's input plane at x + (ch -
