@@ -5076,9 +5076,12 @@ static mmd_status mmd__einsum_eval(mmd_kernel_ctx *c) {
    boff, the next column panel nr floats on), and this is the first row panel over this column
    panel; the AVX-512 kernel prefetches the same rows MMD__B_PREFETCH floats on. PREFETCH_C: the
    AVX-512 kernel asks for the lines of C's rows MMD__C_PREFETCH floats on (a product whose
-   tiles run along one row panel, mmd__gemm.prefetch_c). */
+   tiles run along one row panel, mmd__gemm.prefetch_c). CONT and RAW (the portable six-row
+   SPREAD tile only, a K block split into parts, see mmd__gemm_block): CONT starts the sums from
+   C's floats (an earlier part's), not zero; RAW stores the sums as they are (no bias, start
+   values or clamp: a later part follows). */
 enum { MMD__GK_FIRST = 1, MMD__GK_LOAD = 2, MMD__GK_CLAMP = 4, MMD__GK_PREFETCH = 8, MMD__GK_PREFETCH_B = 16,
-       MMD__GK_PREFETCH_C = 32, MMD__GK_SPREAD = 64 };
+       MMD__GK_PREFETCH_C = 32, MMD__GK_SPREAD = 64, MMD__GK_CONT = 128, MMD__GK_RAW = 256 };
 
 typedef void (*mmd__gemm_ukernel)(int64_t kc, const float *a, const float *b, const int64_t *boff,
                                   float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
@@ -5108,7 +5111,8 @@ static int64_t mmd__gemm_kc(int32_t isa) {
 #ifndef MMD_CONV_SMALL
 /* The epilogue of one row of the portable kernels (V, NR sums, into the row CR; flags, lo and hi
    in scope): the first block adds the bias (*BIAS, or none), then C's old values (LOAD); a later
-   block adds C's partial sums (one addition, so the order of its operands does not matter). The
+   block adds C's partial sums (one addition, so the order of its operands does not matter).
+   MMD__GEMM_STORE_CZ reads those old values or partial sums from the row ZR instead of CR. The
    loops have the constant trip count NR with the flags tested outside them, so GCC's -O2
    vectoriser (which takes only loops whose trip count it knows) turns each into vector operations.
    A macro, as MMD__GEMM_EPILOGUE is for x86: as a function GCC called it for every row of every
@@ -5120,7 +5124,8 @@ static int64_t mmd__gemm_kc(int32_t isa) {
    1.227-1.235 ms, 24 -> 144 at 56x56 (SWEEP) 0.651-0.672 -> 0.596-0.608, 32 -> 192 at 28x28
    0.274-0.280 -> 0.260, 32 -> 16 at 112x112 0.414-0.418 -> 0.397-0.401, 96 -> 576 at 14x14
    0.532-0.546 -> 0.523-0.524. */
-#define MMD__GEMM_STORE_C(CR, V, BIAS)                                                          \
+#define MMD__GEMM_STORE_C(CR, V, BIAS) MMD__GEMM_STORE_CZ(CR, CR, V, BIAS)
+#define MMD__GEMM_STORE_CZ(CR, ZR, V, BIAS)                                                     \
     do {                                                                                       \
         int32_t j_;                                                                            \
         if ((flags & (MMD__GK_FIRST | MMD__GK_LOAD)) == MMD__GK_FIRST && (BIAS)) {             \
@@ -5137,7 +5142,7 @@ static int64_t mmd__gemm_kc(int32_t isa) {
             if ((flags & MMD__GK_FIRST) && (BIAS))                                             \
                 for (j_ = 0; j_ < MMD_GEMM_NR_PORTABLE; ++j_) (V)[j_] += *(BIAS);              \
             if (!(flags & MMD__GK_FIRST) || (flags & MMD__GK_LOAD))                            \
-                for (j_ = 0; j_ < MMD_GEMM_NR_PORTABLE; ++j_) (V)[j_] += (CR)[j_];             \
+                for (j_ = 0; j_ < MMD_GEMM_NR_PORTABLE; ++j_) (V)[j_] += (ZR)[j_];             \
             if (flags & MMD__GK_CLAMP)                                                         \
                 for (j_ = 0; j_ < MMD_GEMM_NR_PORTABLE; ++j_) {                                \
                     (V)[j_] = (V)[j_] < lo ? lo : (V)[j_];                                     \
@@ -5174,6 +5179,9 @@ static int64_t mmd__gemm_kc(int32_t isa) {
 #define MMD__GEMM_BSPREAD_MMIN 320      /* fewest rows of a share for BSPREAD (mmd__gemm_block) */
 #define MMD__GEMM_SPREAD_ACROSS 8192    /* most floats (32 KB) of spread A a group of row panels */
 #define MMD__GEMM_SPREAD_ACROSS_K 48    /* for K blocks of at most this (see mmd__gemm_block) */
+#define MMD__GEMM_SPLIT_B 65536         /* K blocks of B of more floats over few rows, or with */
+#define MMD__GEMM_SET_ROWS 8            /* more rows than this in a set of L1, are split (see */
+                                        /* mmd__gemm_block) */
 /* Four columns (j on) of row r of a SPREAD tile, whose A values of a K step come four times each,
    row r's at a + 4r. */
 #define MMD__GEMM_SPREAD4_C(r, j)                                                                \
@@ -5272,14 +5280,18 @@ static void mmd__gemm_ukernel_c(int64_t kc, const float *a, const float *b, cons
    stos on every call, which cost short-K products up to 12% of their time. Never inlined: inside
    mmd__gemm_block (its one caller) GCC's vectoriser rebuilt the K loop from scalar loads and
    shuffles with sums spilled to the stack, three times slower, or not, as unrelated code there
-   changed. */
+   changed. With LOAD, C's start values are read at z (ldc apart; c itself unless C holds the
+   partial sums of a split K block, MMD__GK_CONT). */
 static MMD__NOINLINE void mmd__gemm_ukernel_spread6_c(int64_t kc, const float *a, const float *b, const int64_t *boff,
                                                       float *c, int64_t ldc, const float *bias, int32_t flags, float lo,
-                                                      float hi) {
+                                                      float hi, const float *z) {
     float acc[6][MMD_GEMM_NR_PORTABLE];
     int64_t p = 0;
     int32_t i;
-    memset(acc, 0, sizeof acc);
+    if (flags & MMD__GK_CONT)
+        for (i = 0; i < 6; ++i) memcpy(acc[i], c + i * ldc, sizeof acc[i]);
+    else
+        memset(acc, 0, sizeof acc);
     do {
         const float *bp = b + boff[p];
         MMD__GEMM_SPREAD4_C(0, 0), MMD__GEMM_SPREAD4_C(0, 4), MMD__GEMM_SPREAD4_C(1, 0), MMD__GEMM_SPREAD4_C(1, 4),
@@ -5287,10 +5299,14 @@ static MMD__NOINLINE void mmd__gemm_ukernel_spread6_c(int64_t kc, const float *a
         MMD__GEMM_SPREAD4_C(4, 0), MMD__GEMM_SPREAD4_C(4, 4), MMD__GEMM_SPREAD4_C(5, 0), MMD__GEMM_SPREAD4_C(5, 4);
         a += 24;
     } while (++p < kc);
-    for (i = 0; i < 6; ++i) {
-        float *cr = c + i * ldc, *v = acc[i];
-        MMD__GEMM_STORE_C(cr, v, bias ? bias + i : NULL);
-    }
+    if (flags & MMD__GK_RAW)
+        for (i = 0; i < 6; ++i) memcpy(c + i * ldc, acc[i], sizeof acc[i]);
+    else
+        for (i = 0; i < 6; ++i) {
+            float *cr = c + i * ldc, *v = acc[i];
+            const float *zr = z + i * ldc;
+            MMD__GEMM_STORE_CZ(cr, zr, v, bias ? bias + i : NULL);
+        }
 }
 
 /* Rows [i0, i0 + rows) (rows 6 or 4) of a packed block of A (row panels [kc][4]) spread for
@@ -5312,6 +5328,21 @@ static void mmd__gemm_spread_a(const float *ablk, int64_t kc, int64_t i0, int64_
     else
         for (p = 0; p < kc; ++p, dst += 16)
             for (r = 0; r < 4; ++r) dst[4 * r] = dst[4 * r + 1] = dst[4 * r + 2] = dst[4 * r + 3] = src[r][4 * p];
+}
+
+/* The most of B's kc rows (offsets boff, in floats) that a column panel finds in one set of a
+   48 KB, 12-way L1 (64 sets of 64-byte lines, a set every 4 KB): planes whose size is a
+   multiple of 1 KB put their rows in 4 to 16 sets, and the 64 or 72 rows of the DBNet's
+   projections at 160x120 (75 KB planes, 16 and 18 rows a set) or the 144 of MobileNetV2's
+   144 -> 24 at 56x56 (12.25 KB planes, 9 a set, beside 216 lines of spread A) then evict each
+   other within a tile: the next tile, over the same rows, reads its B again from L2. */
+static int64_t mmd__gemm_set_rows(const int64_t *boff, int64_t kc) {
+    int64_t n[64] = {0}, p, most = 0;
+    for (p = 0; p < kc; ++p) {
+        int64_t *at = n + (((uint64_t)boff[p] >> 4) & 63);
+        if (++*at > most) most = *at;
+    }
+    return most;
 }
 #endif
 
@@ -6086,7 +6117,7 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                                : (g->k <= MMD__GEMM_SPREAD_KMAX && nc >= MMD__GEMM_SPREAD_NMIN) ||
                                      (nc >= MMD__GEMM_SPREAD_PANELS * nr && kc * nc <= MMD__GEMM_SPREAD_BMAX))) {
                     float *spread = ctile + mmd__round_up(MMD__GEMM_MR_MAX * (nr + 1), 16);
-                    int64_t six = mc % 6 == 2 ? mc - 8 : mc - mc % 6, span = 1, i0, i1, rows;
+                    int64_t six = mc % 6 == 2 ? mc - 8 : mc - mc % 6, span = 1, i0, i1, rows, istart = 0;
                     const float *bp, *bias;
                     jstart = nc - nc % nr; /* the partial panel, if any, is the loop's below */
                     /* Short K (at most MMD__GEMM_SPREAD_ACROSS_K): the row panels in groups whose
@@ -6119,7 +6150,51 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                        mmd__gemm_ukernel_c without clearing its sums' stack copy (rep stos) on every
                        call, which kc = 0 alone would read. B's panel pointer steps on, where jr /
                        nr (nr not a constant in a portable build) cost a 64-bit division per tile. */
-                    for (i0 = 0; i0 < mc; i0 = i1) {
+                    /* Long K over few rows (the six-row tiles' spread A of MMD__GEMM_SPREAD_ACROSS_K K
+                       steps at most MMD__GEMM_SPREAD_ACROSS floats) split into parts of at most that
+                       K, each in the short-K order (the column panels outermost, every six-row
+                       tile over a panel in turn, the part's spread A in L1), the sums going
+                       through C between parts (MMD__GK_RAW, then MMD__GK_CONT): B is then read once
+                       in all instead of once per six rows. Where B's K block over the block's
+                       columns is more than MMD__GEMM_SPLIT_B floats (it comes from L2 or beyond for
+                       each six rows), or a column panel's K rows crowd a set of L1
+                       (mmd__gemm_set_rows: then every tile read its B from L2 again). Each sum is
+                       the same float as in one pass (acc restarts from C's float, its products
+                       added in the same order; the bias, C's start values, which come from c0
+                       (C holds the partial sums), and the clamp after the last part), so only a
+                       product with one K block, and with start values only as c0, is split; the
+                       last 4 or 8 rows (mc % 6 of 4 or 2) run after, in the usual loop. MMD_NO_SIMD,
+                       one thread, per node in the model (thread CPU time, the same binary with the
+                       split switched off alternating, medians of 16 rounds of 40 runs, 8 for the
+                       DBNet): MobileNetV2's 144 -> 24 at 56x56 0.897 -> 0.803 ms, 96 -> 24 at 56x56
+                       0.557 -> 0.535, 144 -> 32 and 192 -> 32 at 28x28 0.98-0.99x; the DBNet's 64 ->
+                       24 and 72 -> 24 at 160x120 (75 KB planes, 16 and 18 rows a set) 2.67 -> 2.29
+                       and 3.22 -> 2.92 ms, 120 -> 40 and 72 -> 40 at 80x60 and its expansions at
+                       40x30 (PointwiseDepthwise bands of 24 and 48 rows) 0.98-1.00x, the whole
+                       DBNet 0.98x. Split, MobileNetV2's 192 -> 64 at 14x14 (B 150 KB) ran 1.08x and
+                       its 32 -> 16 at 112x112 (K = 32 in two parts: 8 rows a set) 1.03x. Leaving out
+                       the copy of c0 into C, which the parts overwrite, made 144 -> 24 1.02x slower:
+                       it brings C's lines into the cache before the parts' stores. */
+                    int64_t parts = (kc + MMD__GEMM_SPREAD_ACROSS_K - 1) / MMD__GEMM_SPREAD_ACROSS_K, kp = (kc + parts - 1) / parts;
+                    if (kc > MMD__GEMM_SPREAD_ACROSS_K && kc == g->k && six && (!g->load || g->c0) &&
+                        4 * six * kp <= MMD__GEMM_SPREAD_ACROSS &&
+                        (kc * nc > MMD__GEMM_SPLIT_B || mmd__gemm_set_rows(boff, kc) > MMD__GEMM_SET_ROWS)) {
+                        int64_t k0, ks;
+                        for (i1 = 0; i1 < six; i1 += 6) mmd__gemm_spread_a(ablk, kc, i1, 6, spread + 4 * i1 * kc);
+                        for (k0 = 0; k0 < kc; k0 += ks) {
+                            int32_t f = (k0 ? MMD__GK_CONT : 0) | (k0 + kp < kc ? MMD__GK_RAW : flags) | MMD__GK_SPREAD;
+                            ks = kc - k0 < kp ? kc - k0 : kp;
+                            for (jr = 0, bp = bsrc; jr < jstart; jr += nr, bp += bstep)
+                                for (ir = 0; ir < six; ir += 6) {
+                                    int64_t at = (ic + ir) * g->ldc + jc + jr;
+                                    mmd__gemm_ukernel_spread6_c(ks, spread + 4 * ir * kc + 24 * k0, bp, boff + k0, g->c + at,
+                                                                g->ldc, g->bias ? g->bias + ic + ir : NULL, f, lo, hi,
+                                                                (g->load ? g->c0 : g->c) + at);
+                                }
+                        }
+                        istart = six;
+                    }
+                    for (i0 = istart; i0 < mc; i0 = i1) {
                         for (i1 = i0; i1 < mc && i1 - i0 < span; i1 += rows) {
                             rows = i1 < six ? 6 : 4;
                             mmd__gemm_spread_a(ablk, kc, i1, rows, spread + 4 * (i1 - i0) * kc);
@@ -6132,7 +6207,7 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                                 bias = g->bias ? g->bias + ic + ir : NULL;
                                 if (rows == 6)
                                     mmd__gemm_ukernel_spread6_c(kc, as, bp, boff, ct, g->ldc, bias, flags | MMD__GK_SPREAD,
-                                                                lo, hi);
+                                                                lo, hi, ct);
                                 else
                                     kern(kc, as, bp, boff, ct, g->ldc, bias, flags | MMD__GK_SPREAD, lo, hi);
                             }

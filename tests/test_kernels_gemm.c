@@ -33,15 +33,17 @@ enum { B_STRIDED, B_TRANSPOSED, B_PACKED, B_ROWS };
 typedef struct gemm_case {
     int64_t m, n, k;
     int32_t isa, bmode, apacked, bias, load, act, threads;
+    int64_t ldb;                        /* B's row stride, n if 0 */
+    int32_t c0;                         /* with load: the start values come as mmd__gemm.c0 */
 } gemm_case;
 
 /* Runs one case and compares with the double-precision product; returns the largest error
    relative to the sum of |terms| (the bound a float sum in any order meets). out, when not
    NULL, receives C. */
 static double run_case(const gemm_case *t, float *out) {
-    int64_t m = t->m, n = t->n, k = t->k, i, j, p;
+    int64_t m = t->m, n = t->n, k = t->k, ldb = t->ldb ? t->ldb : n, i, j, p;
     float *a = (float *)malloc((size_t)(m * k + 1) * sizeof(float));
-    float *b = (float *)malloc((size_t)(k * n + 1) * sizeof(float));
+    float *b = (float *)malloc((size_t)(k * ldb + 1) * sizeof(float));
     float *bt = (float *)malloc((size_t)(k * n + 1) * sizeof(float));
     float *cm = (float *)malloc((size_t)(m * n + 1) * sizeof(float));
     float *c0 = (float *)malloc((size_t)(m * n + 1) * sizeof(float));
@@ -55,13 +57,16 @@ static double run_case(const gemm_case *t, float *out) {
     mmd__gemm g;
     double worst = 0.0;
     fill(a, m * k, 1u + (uint32_t)m);
-    fill(b, k * n, 7u + (uint32_t)n);
+    for (p = 0; p < k; ++p) fill(b + p * ldb, n, 7u + (uint32_t)(n + p * 977));
     fill(c0, m * n, 11u);
     fill(bias, m, 13u);
     for (p = 0; p < k; ++p)
-        for (j = 0; j < n; ++j) bt[j * k + p] = b[p * n + j];
-    for (p = 0; p < k; ++p) rows[p] = p * n;
-    memcpy(cm, c0, (size_t)(m * n) * sizeof(float));
+        for (j = 0; j < n; ++j) bt[j * k + p] = b[p * ldb + j];
+    for (p = 0; p < k; ++p) rows[p] = p * ldb;
+    if (t->c0)
+        for (i = 0; i < m * n; ++i) cm[i] = NAN; /* the product copies c0 in */
+    else
+        memcpy(cm, c0, (size_t)(m * n) * sizeof(float));
     memset(&c, 0, sizeof c);
     c.threads = t->threads;
     c.parallel = t->threads > 1 ? backwards : NULL;
@@ -77,15 +82,16 @@ static double run_case(const gemm_case *t, float *out) {
         g.a_packed = ap;
     }
     switch (t->bmode) {
-    case B_STRIDED: g.b = b, g.b_rs = n, g.b_cs = 1; break;
+    case B_STRIDED: g.b = b, g.b_rs = ldb, g.b_cs = 1; break;
     case B_TRANSPOSED: g.b = bt, g.b_rs = 1, g.b_cs = k; break;
-    case B_PACKED: mmd__gemm_pack_b(b, n, 1, k, n, t->isa, bp), g.b_packed = bp; break;
+    case B_PACKED: mmd__gemm_pack_b(b, ldb, 1, k, n, t->isa, bp), g.b_packed = bp; break;
     default: g.b = b, g.b_rows = rows; break;
     }
     g.c = cm;
     g.ldc = n;
     g.bias = t->bias ? bias : NULL;
     g.load = t->load;
+    g.c0 = t->load && t->c0 ? c0 : NULL;
     g.act.kind = t->act;
     g.act.alpha = t->act == MMD__ACT_CLIP ? -0.25f : 0.1f;
     g.act.beta = t->act == MMD__ACT_CLIP ? 0.5f : 0.6f;
@@ -96,8 +102,8 @@ static double run_case(const gemm_case *t, float *out) {
             double s = 0.0, mag = 0.0;
             float want;
             for (p = 0; p < k; ++p) {
-                s += (double)a[i * k + p] * b[p * n + j];
-                mag += fabs((double)a[i * k + p] * b[p * n + j]);
+                s += (double)a[i * k + p] * b[p * ldb + j];
+                mag += fabs((double)a[i * k + p] * b[p * ldb + j]);
             }
             if (t->bias) s += bias[i], mag += fabs(bias[i]);
             if (t->load) s += c0[i * n + j], mag += fabs(c0[i * n + j]);
@@ -245,6 +251,59 @@ static void threads_give_bit_identical_results(void) {
     }
 }
 
+/* Long K (over MMD__GEMM_SPREAD_ACROSS_K, at most a K block) whose B rows, read in place, crowd
+   a set of L1 (rows 2048 floats apart: all in one set) is split into parts of at most 48 in the
+   portable 4 x 8 build, the partial sums going through C (mmd__gemm_block): each element must
+   be the same float as with the rows 1100 or n floats apart (not split), at 1 and 2 threads.
+   K just over the limit (49), twice it and odd (97), 144, 160 and a whole K block (256); rows
+   in sixes alone (24, 30, 12), sixes and a four (16: the four through the usual loop) and sixes
+   and two fours (26); column blocks of 1024 and a rest of 76, 6 or none, and 600 columns (75
+   panels); with and without a bias, Clip fused or not, and C's start values as c0 (the residual
+   of a fused convolution, added after the bias in the last part) or none. */
+static void split_k_sums_as_one_block(void) {
+    static const int64_t shapes[][3] = {{24, 1100, 49}, {16, 1030, 97}, {26, 1024, 144},
+                                        {30, 600, 160}, {12, 1100, 256}, {24, 1030, 48}};
+    int32_t s, v, th;
+    for (s = 0; s < (int32_t)(sizeof shapes / sizeof shapes[0]); ++s)
+        for (v = 0; v < 4; ++v)
+            for (th = 1; th <= 2; ++th) {
+                int64_t mn = shapes[s][0] * shapes[s][1];
+                float *spaced = (float *)malloc((size_t)mn * sizeof(float)), *dense = (float *)malloc((size_t)mn * sizeof(float));
+                gemm_case t;
+                memset(&t, 0, sizeof t);
+                t.m = shapes[s][0];
+                t.n = shapes[s][1];
+                t.k = shapes[s][2];
+                t.isa = MMD__ISA_PORTABLE;
+                t.bmode = B_ROWS;
+                t.apacked = v % 2;
+                t.bias = v != 1;
+                t.load = t.c0 = v >= 2;
+                t.act = v % 2 ? MMD__ACT_CLIP : MMD__ACT_NONE;
+                t.threads = th;
+                t.ldb = 2048;
+                CHECK(run_case(&t, spaced) <= 1e-5);
+                t.ldb = t.n == 1100 ? 0 : 1100;
+                CHECK(run_case(&t, dense) <= 1e-5);
+                if (memcmp(spaced, dense, (size_t)mn * sizeof(float)))
+                    fprintf(stderr, "m %lld n %lld k %lld variant %d threads %d: split K differs\n", (long long)t.m,
+                            (long long)t.n, (long long)t.k, (int)v, (int)th);
+                CHECK(memcmp(spaced, dense, (size_t)mn * sizeof(float)) == 0);
+                free(spaced);
+                free(dense);
+            }
+#ifdef MMD__GEMM_SPREAD_C
+    {
+        /* The rows 2048 floats apart are split, those 1100 apart are not. */
+        int64_t rows[160], p;
+        for (p = 0; p < 160; ++p) rows[p] = p * 2048;
+        CHECK(mmd__gemm_set_rows(rows, 49) > MMD__GEMM_SET_ROWS);
+        for (p = 0; p < 160; ++p) rows[p] = p * 1100;
+        CHECK(mmd__gemm_set_rows(rows, 160) <= MMD__GEMM_SET_ROWS);
+    }
+#endif
+}
+
 /* A NaN in A survives a fused Relu and Clip, as it does through the operators. */
 static void nan_survives_fused_clamp(void) {
     float a[6 * 4], b[4 * 16], y[6 * 16], scratch_buf[1];
@@ -280,5 +339,6 @@ int main(void) {
     TEST_RUN(empty_k_gives_the_start_values);
     TEST_RUN(threads_give_bit_identical_results);
     TEST_RUN(nan_survives_fused_clamp);
+    TEST_RUN(split_k_sums_as_one_block);
     return test_summary();
 }
