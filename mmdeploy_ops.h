@@ -556,6 +556,7 @@ enum { MMD__ISA_PORTABLE, MMD__ISA_AVX2, MMD__ISA_AVX512, MMD__ISA_NEON };
 #if defined(__GNUC__) || defined(__clang__)
 #define MMD__HAS_PREFETCH 1
 #define MMD__PREFETCH(P) __builtin_prefetch(P)
+#define MMD__PREFETCH_L2(P) __builtin_prefetch(P, 0, 2) /* into L2 (prefetcht1 on x86) */
 #endif
 
 #if !defined(MMD_NO_SIMD) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -6202,11 +6203,34 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                         istart = six;
                     }
                     for (i0 = istart; i0 < mc; i0 = i1) {
+#ifdef MMD__HAS_PREFETCH
+                        const char *pf;
+                        int64_t lines, per, q;
+#endif
                         for (i1 = i0; i1 < mc && i1 - i0 < span; i1 += rows) {
                             rows = i1 < six ? 6 : 4;
                             mmd__gemm_spread_a(ablk, kc, i1, rows, spread + 4 * (i1 - i0) * kc);
                         }
-                        for (jr = 0, bp = bsrc; jr < jstart; jr += nr, bp += bstep)
+#ifdef MMD__HAS_PREFETCH
+                        /* The next group's packed rows of A (as many as this group's) are asked
+                           into L2 while this group's tiles run, a few lines before each column
+                           panel, so that its spread does not wait for them: the weights of a
+                           layer come from memory on every run, and a group's rows, read all at
+                           once by the spread, were a pause the hardware's prefetcher did not
+                           cover (one group, 6 rows of 256 K steps, is 96 lines). After the
+                           block's last group these are the next block's rows when the share has
+                           all of A's rows (packed A is contiguous across its blocks), else lines
+                           nobody reads, up to the end of A. */
+                        pf = (const char *)(ablk + i1 / 4 * 4 * kc);
+                        lines = (a_packed ? a_packed + mp * g->k : ablk + mc * kc) - (ablk + i1 / 4 * 4 * kc);
+                        if (lines > (i1 - i0) * kc) lines = (i1 - i0) * kc;
+                        lines = (lines * (int64_t)sizeof(float) + 63) / 64;
+                        per = (lines + jstart / nr - 1) / (jstart / nr);
+#endif
+                        for (jr = 0, bp = bsrc; jr < jstart; jr += nr, bp += bstep) {
+#ifdef MMD__HAS_PREFETCH
+                            for (q = 0; q < per && lines > 0; ++q, --lines, pf += 64) MMD__PREFETCH_L2(pf);
+#endif
                             for (ir = i0; ir < i1; ir += rows) {
                                 float *ct = g->c + (ic + ir) * g->ldc + jc + jr;
                                 const float *as = spread + 4 * (ir - i0) * kc;
@@ -6218,6 +6242,7 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                                 else
                                     kern(kc, as, bp, boff, ct, g->ldc, bias, flags | MMD__GK_SPREAD, lo, hi);
                             }
+                        }
                     }
                 }
 #endif
