@@ -5466,6 +5466,44 @@ static void mmd__gemm_cols_c(int64_t kc, const float *a, const float *b, const i
 }
 
 #ifdef MMD__GEMM_SPREAD_C
+/* SPREAD's partial column panel (nrr < NR columns, see mmd__gemm_block): `rows` (6 or 4) rows of
+   spread A ([kc][rows][4], the group's own, already in L1) by four columns at a time, a vector of
+   B's four values a K step against each row's spread vector, one sum vector a row: six
+   independent chains of additions a step where mmd__gemm_cols_c, over the packed row panel, had
+   four behind four broadcasts. Each sum is the tile kernel's bit for bit (A's value times B's,
+   added in K order, stored through mmd__gemm_store1). Columns up to NR are read, as
+   mmd__gemm_cols_c reads them (zeros past the edge). Never inlined, and its K loops do-whiles (kc
+   >= 1), as the six-row tile's are (see mmd__gemm_ukernel_spread6_c): else GCC cleared the sums'
+   stack copy with rep stos on every call. MobileNetV2's 14x14 planes are 24 panels and a half: perf's
+   samples over bench_conv (MMD_NO_SIMD, warm) put mmd__gemm_cols_c at 2.9-3.3% of 576 -> 96 and
+   96 -> 576 there (and mmd__gemm_store1 0.1-0.2%), this 2.3-2.9%. */
+static MMD__NOINLINE void mmd__gemm_spread_cols_c(int64_t kc, const float *spread, int64_t rows, const float *b,
+                                                  const int64_t *boff, int64_t nrr, float *c, int64_t ldc,
+                                                  const float *bias, int32_t flags, float lo, float hi) {
+    float acc[6][4];
+    int64_t p, j0;
+    int32_t i, j;
+    for (j0 = 0; j0 < nrr; j0 += 4) {
+        memset(acc, 0, sizeof acc);
+        p = 0;
+        if (rows == 6)
+            do {
+                const float *a = spread + 24 * p, *bp = b + boff[p] + j0;
+                MMD__GEMM_SPREAD4_C(0, 0), MMD__GEMM_SPREAD4_C(1, 0), MMD__GEMM_SPREAD4_C(2, 0),
+                MMD__GEMM_SPREAD4_C(3, 0), MMD__GEMM_SPREAD4_C(4, 0), MMD__GEMM_SPREAD4_C(5, 0);
+            } while (++p < kc);
+        else
+            do {
+                const float *a = spread + 16 * p, *bp = b + boff[p] + j0;
+                MMD__GEMM_SPREAD4_C(0, 0), MMD__GEMM_SPREAD4_C(1, 0), MMD__GEMM_SPREAD4_C(2, 0),
+                MMD__GEMM_SPREAD4_C(3, 0);
+            } while (++p < kc);
+        for (i = 0; i < rows; ++i)
+            for (j = 0; j < 4 && j0 + j < nrr; ++j)
+                mmd__gemm_store1(c + i * ldc + j0 + j, acc[i][j], bias ? bias + i : NULL, flags, lo, hi);
+    }
+}
+
 /* BSPREAD (see mmd__gemm_block): the K block of B spread, each value four times in a row, in
    panels of four columns ([kc][4][4] each), columns past nc zero. B's element (p, j) is at
    b + j / nr * bstep + boff[p] + j % nr whichever way B comes (packed, in place, or packed per
@@ -6140,8 +6178,9 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                                      (nc >= MMD__GEMM_SPREAD_PANELS * nr && kc * nc <= MMD__GEMM_SPREAD_BMAX))) {
                     float *spread = ctile + mmd__round_up(MMD__GEMM_MR_MAX * (nr + 1), 16);
                     int64_t six = mc % 6 == 2 ? mc - 8 : mc - mc % 6, span = 1, i0, i1, rows, istart = 0;
-                    const float *bp, *bias;
-                    jstart = nc - nc % nr; /* the partial panel, if any, is the loop's below */
+                    const float *bp, *bias, *bedge_b = g->b_rows && !b_packed ? bedge : bsrc + (nc - nc % nr) / nr * bstep;
+                    const int64_t *bedge_o = g->b_rows && !b_packed ? poff : boff;
+                    jstart = nc - nc % nr; /* full panels; the partial one, if any, below */
                     /* Short K (at most MMD__GEMM_SPREAD_ACROSS_K): the row panels in groups whose
                        spread A stays in L1 beside a panel of B (MMD__GEMM_SPREAD_ACROSS floats), the
                        column panels outermost within each group, so that each panel of B, read in
@@ -6214,6 +6253,14 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                                                                 (g->load ? g->c0 : g->c) + at);
                                 }
                         }
+                        /* The partial panel of these rows, whole K at once over their spread A
+                           (C there still holds its start values), before the groups below spread
+                           over it. */
+                        if (jstart < nc)
+                            for (ir = 0; ir < six; ir += 6)
+                                mmd__gemm_spread_cols_c(kc, spread + 4 * ir * kc, 6, bedge_b, bedge_o, nc - jstart,
+                                                        g->c + (ic + ir) * g->ldc + jc + jstart, g->ldc,
+                                                        g->bias ? g->bias + ic + ir : NULL, flags, lo, hi);
                         istart = six;
                     }
                     for (i0 = istart; i0 < mc; i0 = i1) {
@@ -6257,7 +6304,17 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
                                     kern(kc, as, bp, boff, ct, g->ldc, bias, flags | MMD__GK_SPREAD, lo, hi);
                             }
                         }
+                        /* The partial panel over the group's spread rows (mmd__gemm_spread_cols_c),
+                           from the zero-filled copy of an edge read in place. */
+                        if (jstart < nc)
+                            for (ir = i0; ir < i1; ir += rows) {
+                                rows = ir < six ? 6 : 4;
+                                mmd__gemm_spread_cols_c(kc, spread + 4 * (ir - i0) * kc, rows, bedge_b, bedge_o, nc - jstart,
+                                                        g->c + (ic + ir) * g->ldc + jc + jstart, g->ldc,
+                                                        g->bias ? g->bias + ic + ir : NULL, flags, lo, hi);
+                            }
                     }
+                    jstart = nc;
                 }
 #endif
                 for (jr = jstart; jr < nc; jr += nr) {
