@@ -137,8 +137,11 @@ static int32_t isas(int32_t *out) {
    256), several M blocks (MC 120) and several N blocks (NC 1024); one row alone and a row past
    a whole tile (AVX-512 runs those rows through its single-row kernel). Whole row panels over
    8 to 25 column panels and a partial one take the portable 4 x 8 build's SPREAD at any K, and
-   its partial panel the column kernel (mmd__gemm_cols_c): four columns and one, one alone
-   (K = 1), three. 320 rows or more over fewer than eight panels take BSPREAD (groups of four
+   its partial panel over the spread rows (mmd__gemm_spread_cols_c): five columns, one alone
+   (K = 1), three, six, four under sixes over two K blocks (18 x 196 x 300, MobileNetV2's 14x14
+   plane), seven under a six and a four (K = 1); a partial panel under rows that are not whole
+   row panels takes the column kernel (mmd__gemm_cols_c: 37 x 70 x 600, four columns and two
+   single ones). 320 rows or more over fewer than eight panels take BSPREAD (groups of four
    columns, the last of one), the last row block of 324 (84 rows, not whole pairs of row
    panels) the usual loop. Two whole row panels over short K take SPREAD over a whole column
    block (1024 columns) and over the 76 left (nine panels and four columns). SPREAD over short K
@@ -156,7 +159,8 @@ static void every_kernel_and_operand_layout_matches_double(void) {
                                         {1, 100, 600}, {9, 64, 300},  {40, 69, 300},  {8, 65, 1},
                                         {124, 203, 45}, {328, 49, 300}, {324, 5, 7},  {320, 13, 1},
                                         {8, 1100, 20}, {1, 59, 300},  {1, 42, 3},     {12, 65, 1},
-                                        {20, 69, 7},   {16, 70, 257}, {44, 1100, 20}};
+                                        {20, 69, 7},   {16, 70, 257}, {44, 1100, 20}, {18, 196, 300},
+                                        {10, 71, 1}};
     int32_t list[4], ni = isas(list), ii, s, mode;
     for (ii = 0; ii < ni; ++ii)
         for (s = 0; s < (int32_t)(sizeof shapes / sizeof shapes[0]); ++s)
