@@ -5426,26 +5426,34 @@ static void mmd__gemm_store1(float *cr, float v, const float *bias, int32_t flag
     *cr = v;
 }
 
-/* The last nrr (< NR) columns of a full row panel, where the tile kernel would compute all NR
-   columns (zeros past the edge) and go through a copy of C in scratch: vectors run along the
-   panel's MR rows instead, a K step multiplying the MR packed values of A by one value of B,
-   four columns at a time (four independent sums) and then one at a time. Each sum is the tile
+/* The last nrr (< NR) columns of `panels` full row panels (a block's, packed kc * MR floats
+   apart), where the tile kernel would compute all NR columns (zeros past the edge) and go
+   through a copy of C in scratch: vectors run along a panel's MR rows instead, a K step
+   multiplying the MR packed values of A by one value of B, four columns at a time (four
+   independent sums), then the last columns one at a time over four row panels at once (four
+   independent sums where one panel's column alone waited on its own additions every step; a
+   group of fewer panels reads its first panel in the missing ones' place and stores only its
+   own). perf's samples over bench_conv (MMD_NO_SIMD, warm): the single column of MobileNetV2's
+   960 -> 160 and 576 -> 160 at 7x7 (160 rows, too few for BSPREAD) 4.3-4.8% of their time
+   panel by panel, 2.5% four panels at a time. Each sum is the tile
    kernel's bit for bit (the same products added in the same order, the same epilogue). Its
    stores are scalars, a few per tile. MobileNetV2's 7x7 planes are six full panels and one
    column: MMD_NO_SIMD, one thread, warm (bench_conv, best of 30, three alternations) its
    960 -> 320, 320 -> 1280 and 160 -> 960 there run 32.2-33.0 -> 34.5-35.5 GFLOP/s. Reading
    B's columns up to NR is safe: an edge panel read in place is copied zero-filled first (see
    mmd__gemm_block) and packed panels are zero-filled past the edge. */
-static void mmd__gemm_cols_c(int64_t kc, const float *a, const float *b, const int64_t *boff, int64_t nrr,
-                             float *c, int64_t ldc, const float *bias, int32_t flags, float lo, float hi) {
+static void mmd__gemm_cols_c(int64_t kc, const float *a, int64_t panels, const float *b, const int64_t *boff,
+                             int64_t nrr, float *c, int64_t ldc, const float *bias, int32_t flags, float lo, float hi) {
     float acc[4][MMD__GEMM_MR_PORTABLE];
-    int64_t p, j0, w;
+    int64_t p, j0, q, q0, step = kc * MMD__GEMM_MR_PORTABLE;
     int32_t i, jj;
-    for (j0 = 0; j0 < nrr; j0 += w) {
-        const float *ap = a;
-        w = nrr - j0 >= 4 ? 4 : 1;
-        memset(acc, 0, sizeof acc);
-        if (w == 4)
+    for (q0 = 0; q0 < panels; ++q0) {
+        const float *pa = a + q0 * step;
+        float *pc = c + q0 * MMD__GEMM_MR_PORTABLE * ldc;
+        const float *pb = bias ? bias + q0 * MMD__GEMM_MR_PORTABLE : NULL;
+        for (j0 = 0; j0 + 4 <= nrr; j0 += 4) {
+            const float *ap = pa;
+            memset(acc, 0, sizeof acc);
             for (p = 0; p < kc; ++p, ap += MMD__GEMM_MR_PORTABLE) {
                 const float *bp = b + boff[p] + j0;
                 float b0 = bp[0], b1 = bp[1], b2 = bp[2], b3 = bp[3];
@@ -5454,15 +5462,29 @@ static void mmd__gemm_cols_c(int64_t kc, const float *a, const float *b, const i
                 for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i) acc[2][i] += ap[i] * b2;
                 for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i) acc[3][i] += ap[i] * b3;
             }
-        else
-            for (p = 0; p < kc; ++p, ap += MMD__GEMM_MR_PORTABLE) {
-                float b0 = b[boff[p] + j0];
-                for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i) acc[0][i] += ap[i] * b0;
-            }
-        for (jj = 0; jj < w; ++jj)
-            for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i)
-                mmd__gemm_store1(c + i * ldc + j0 + jj, acc[jj][i], bias ? bias + i : NULL, flags, lo, hi);
+            for (jj = 0; jj < 4; ++jj)
+                for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i)
+                    mmd__gemm_store1(pc + i * ldc + j0 + jj, acc[jj][i], pb ? pb + i : NULL, flags, lo, hi);
+        }
     }
+    /* The last columns one at a time, four row panels at once (four chains of additions). */
+    for (j0 = nrr - nrr % 4; j0 < nrr; ++j0)
+        for (q0 = 0; q0 < panels; q0 += 4) {
+            const float *a0 = a + q0 * step, *a1 = q0 + 1 < panels ? a0 + step : a0;
+            const float *a2 = q0 + 2 < panels ? a0 + 2 * step : a0, *a3 = q0 + 3 < panels ? a0 + 3 * step : a0;
+            memset(acc, 0, sizeof acc);
+            for (p = 0; p < kc; ++p) {
+                float b0 = b[boff[p] + j0];
+                for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i) acc[0][i] += a0[p * MMD__GEMM_MR_PORTABLE + i] * b0;
+                for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i) acc[1][i] += a1[p * MMD__GEMM_MR_PORTABLE + i] * b0;
+                for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i) acc[2][i] += a2[p * MMD__GEMM_MR_PORTABLE + i] * b0;
+                for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i) acc[3][i] += a3[p * MMD__GEMM_MR_PORTABLE + i] * b0;
+            }
+            for (q = q0; q < q0 + 4 && q < panels; ++q)
+                for (i = 0; i < MMD__GEMM_MR_PORTABLE; ++i)
+                    mmd__gemm_store1(c + (q * MMD__GEMM_MR_PORTABLE + i) * ldc + j0, acc[q - q0][i],
+                                     bias ? bias + q * MMD__GEMM_MR_PORTABLE + i : NULL, flags, lo, hi);
+        }
 }
 
 #ifdef MMD__GEMM_SPREAD_C
@@ -6364,7 +6386,8 @@ static void mmd__gemm_block(const mmd__gemm *g, int64_t m0, int64_t m1, int64_t 
 #endif
 #ifndef MMD_CONV_SMALL
                         if (mrr == mr && nrr < nr && g->isa == MMD__ISA_PORTABLE) {
-                            mmd__gemm_cols_c(kc, ablk + ir * kc, bp, bo, nrr, ct, g->ldc, bias, flags, lo, hi);
+                            /* The block's whole row panels at once (see mmd__gemm_cols_c). */
+                            if (ir == 0) mmd__gemm_cols_c(kc, ablk, mc / mr, bp, bo, nrr, ct, g->ldc, bias, flags, lo, hi);
                             continue;
                         }
                         if (mrr == 1 && nrr == nr && g->isa == MMD__ISA_PORTABLE) {

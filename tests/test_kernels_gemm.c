@@ -141,7 +141,8 @@ static int32_t isas(int32_t *out) {
    (K = 1), three, six, four under sixes over two K blocks (18 x 196 x 300, MobileNetV2's 14x14
    plane), seven under a six and a four (K = 1); a partial panel under rows that are not whole
    row panels takes the column kernel (mmd__gemm_cols_c: 37 x 70 x 600, four columns and two
-   single ones). 320 rows or more over fewer than eight panels take BSPREAD (groups of four
+   single ones over nine row panels, the single ones four panels at a time: two fours and one;
+   324 x 5 x 7's last block, 21 panels, five fours and one). 320 rows or more over fewer than eight panels take BSPREAD (groups of four
    columns, the last of one), the last row block of 324 (84 rows, not whole pairs of row
    panels) the usual loop. Two whole row panels over short K take SPREAD over a whole column
    block (1024 columns) and over the 76 left (nine panels and four columns). SPREAD over short K
