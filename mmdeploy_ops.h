@@ -5494,9 +5494,10 @@ static void mmd__gemm_cols_c(int64_t kc, const float *a, int64_t panels, const f
    independent chains of additions a step where mmd__gemm_cols_c, over the packed row panel, had
    four behind four broadcasts. Each sum is the tile kernel's bit for bit (A's value times B's,
    added in K order, stored through mmd__gemm_store1). Columns up to NR are read, as
-   mmd__gemm_cols_c reads them (zeros past the edge). Never inlined, and its K loops do-whiles (kc
-   >= 1), as the six-row tile's are (see mmd__gemm_ukernel_spread6_c): else GCC cleared the sums'
-   stack copy with rep stos on every call. MobileNetV2's 14x14 planes are 24 panels and a half: perf's
+   mmd__gemm_cols_c reads them (zeros past the edge). Never inlined, as the six-row tile is not
+   (see mmd__gemm_ukernel_spread6_c). GCC 12 -O2 keeps the sums in registers through the K loops
+   but clears their stack copy (rep stos, 96 bytes) once a call for the stores' loop over a row
+   count it does not know, a few dozen cycles against a K loop of a thousand or more. MobileNetV2's 14x14 planes are 24 panels and a half: perf's
    samples over bench_conv (MMD_NO_SIMD, warm) put mmd__gemm_cols_c at 2.9-3.3% of 576 -> 96 and
    96 -> 576 there (and mmd__gemm_store1 0.1-0.2%), this 2.3-2.9%. */
 static MMD__NOINLINE void mmd__gemm_spread_cols_c(int64_t kc, const float *spread, int64_t rows, const float *b,
@@ -5507,19 +5508,18 @@ static MMD__NOINLINE void mmd__gemm_spread_cols_c(int64_t kc, const float *sprea
     int32_t i, j;
     for (j0 = 0; j0 < nrr; j0 += 4) {
         memset(acc, 0, sizeof acc);
-        p = 0;
         if (rows == 6)
-            do {
+            for (p = 0; p < kc; ++p) {
                 const float *a = spread + 24 * p, *bp = b + boff[p] + j0;
                 MMD__GEMM_SPREAD4_C(0, 0), MMD__GEMM_SPREAD4_C(1, 0), MMD__GEMM_SPREAD4_C(2, 0),
                 MMD__GEMM_SPREAD4_C(3, 0), MMD__GEMM_SPREAD4_C(4, 0), MMD__GEMM_SPREAD4_C(5, 0);
-            } while (++p < kc);
+            }
         else
-            do {
+            for (p = 0; p < kc; ++p) {
                 const float *a = spread + 16 * p, *bp = b + boff[p] + j0;
                 MMD__GEMM_SPREAD4_C(0, 0), MMD__GEMM_SPREAD4_C(1, 0), MMD__GEMM_SPREAD4_C(2, 0),
                 MMD__GEMM_SPREAD4_C(3, 0);
-            } while (++p < kc);
+            }
         for (i = 0; i < rows; ++i)
             for (j = 0; j < 4 && j0 + j < nrr; ++j)
                 mmd__gemm_store1(c + i * ldc + j0 + j, acc[i][j], bias ? bias + i : NULL, flags, lo, hi);
