@@ -7494,9 +7494,14 @@ static mmd_status mmd__wino_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *
 #ifndef MMD__STEM_BAND_FLOATS
 #define MMD__STEM_BAND_FLOATS 32768     /* a band's phase rows at most (128 KiB), or one tile's */
 #endif
-/* Floats after a portable share's phase rows: an edge tile of the portable micro-kernel and
-   the bias of its rows, zeros past the last channel. */
+/* Floats after a portable share's phase rows: an edge tile of the portable micro-kernels (six
+   rows where they take A spread, see mmd__stem_six) and the bias of its rows, zeros past the
+   last channel. */
+#ifdef MMD__GEMM_SPREAD_C
+#define MMD__STEM_EDGE_C mmd__round_up(6 * (MMD_GEMM_NR_PORTABLE + 1), 16)
+#else
 #define MMD__STEM_EDGE_C mmd__round_up(MMD__GEMM_MR_PORTABLE * (MMD_GEMM_NR_PORTABLE + 1), 16)
+#endif
 
 /* Takes the STEM path for a 2-D single-group convolution of 1 to MMD__STEM_CIN_MAX input
    channels with constant weights, on AVX-512, or on the portable ISA where K fits one K block
@@ -7524,13 +7529,34 @@ static int64_t mmd__stem_copies(int32_t isa) {
     return 1;
 }
 
-/* STEM's weights [gm][gk] in panels of mmd__stem_mr output channels, tap-major within a panel
-   ([panel][gk][mr][copies]), the last panel's missing channels zero. */
+/* Where A comes spread, the portable STEM's panels below this channel are six channels, the
+   six-row tile's (mmd__gemm_ukernel_spread6_c), and the rest mmd__stem_mr's four, split as the
+   product splits a block (see mmd__gemm_block): gm rounded up to fours, the last four or eight
+   channels (a remainder of 4 or 2 past the sixes) in fours, so 32 channels are 6, 6, 6, 6, 4,
+   4 and 16 are 6, 6, 4. Elsewhere 0: every panel is mmd__stem_mr's. */
+static int64_t mmd__stem_six(int32_t isa, int64_t gm) {
+#ifdef MMD__GEMM_SPREAD_C
+    if (isa == MMD__ISA_PORTABLE) {
+        int64_t rows = mmd__round_up(gm, MMD__GEMM_MR_PORTABLE);
+        return rows % 6 == 2 ? rows - 8 : rows - rows % 6;
+    }
+#endif
+    (void)isa, (void)gm;
+    return 0;
+}
+
+/* STEM's weights [gm][gk] in panels of mmd__stem_mr output channels (six below mmd__stem_six),
+   tap-major within a panel ([gk][panel's channels][copies] from channel m0's m0 * gk * copies
+   on), the last panel's missing channels zero. */
 static void mmd__stem_pack(const float *wt, int64_t gm, int64_t gk, int32_t isa, float *dst) {
-    int64_t mr = mmd__stem_mr(isa), cp = mmd__stem_copies(isa), rows = (gm + mr - 1) / mr * mr, m, q, l;
-    for (m = 0; m < rows; ++m)
+    int64_t mr = mmd__stem_mr(isa), cp = mmd__stem_copies(isa), rows = (gm + mr - 1) / mr * mr;
+    int64_t six = mmd__stem_six(isa, gm), m0, t, m, q, l;
+    for (m0 = 0; m0 < rows; m0 += t) {
+        t = m0 < six ? 6 : mr;
         for (q = 0; q < gk; ++q)
-            for (l = 0; l < cp; ++l) dst[((m / mr * gk + q) * mr + m % mr) * cp + l] = m < gm ? wt[m * gk + q] : 0.0f;
+            for (m = m0; m < m0 + t; ++m)
+                for (l = 0; l < cp; ++l) *dst++ = m < gm ? wt[m * gk + q] : 0.0f;
+    }
 }
 
 static mmd_status mmd__stem_plan(mmd_kernel_ctx *c, mmd__conv_data *p, int32_t *chosen) {
@@ -8958,25 +8984,31 @@ MMD__TARGET_AVX512 static void mmd__stem_tile_avx512(const float *in, const int6
 
 /* STEM on the portable ISA: output rows [r0, r1) from the band's phase rows buf (output row r
    at phase row r - r0), each tile the portable micro-kernel's (mmd__gemm_ukernel_c, A spread
-   where it takes it): its rows output channels, its columns output columns, B the phase rows
+   where it takes it, and then six rows a tile below mmd__stem_six, mmd__gemm_ukernel_spread6_c,
+   as the product's blocks: each B vector loaded serves six channels instead of four, and a
+   row of 32 channels is six tiles instead of eight; MobileNetV2's stem, bench_conv, one thread,
+   alternated runs: warm 0.675-0.703 -> 0.597-0.613 ms, --cold --warm-input 0.832-0.859 ->
+   0.697-0.717, the DBNet's 2.56-2.66 -> 2.18-2.20; in the model, with Clip, 0.860 -> 0.754 ms
+   per node, thread CPU time, medians of 10 alternated rounds of 40 runs): its rows output
+   channels, its columns output columns, B the phase rows
    read in place at the taps' offsets (j->range), C the NCHW output itself. With K in one K
    block each sum is SHIFTED's product's bit for bit (the same kernel, the same taps in the same
    order, the bias, Z and the activation after, as mmd__conv_compact applies them), without
    SHIFTED's copy of the whole input into phase planes, its output at the phases' width in
    scratch and its compaction. Edge tiles (the last channels, the last columns) go through
-   edge, a tile in the share's scratch, and their bias through edge's last MR floats.
+   edge, a tile in the share's scratch, and their bias through edge's last 16 floats.
    MobileNetV2's stem (3x3 stride 2, 3 -> 32 at 224x224), MMD_NO_SIMD, one thread, bench_conv,
    medians of 8 runs alternating with SHIFTED: warm 0.832 -> 0.671 ms, --cold --warm-input
    1.053 -> 0.768; in the model (Clip fused) 0.944 -> 0.797 ms per node (median of the runs'
    times, median of 8 alternated rounds). */
 static void mmd__stem_rows_c(const mmd__conv_job *j, const float *buf, int64_t r0, int64_t r1, float *edge) {
     const mmd__conv_data *p = j->p;
-    const int64_t mr = MMD__GEMM_MR_PORTABLE, nr = MMD_GEMM_NR_PORTABLE, cp = mmd__stem_copies(p->isa);
-    int64_t ow = p->w.out[2], plane = p->w.out[1] * ow, r, m, x, i, l;
+    const int64_t nr = MMD_GEMM_NR_PORTABLE, cp = mmd__stem_copies(p->isa), six = mmd__stem_six(p->isa, p->gm);
+    int64_t ow = p->w.out[2], plane = p->w.out[1] * ow, r, m, x, i, l, mr;
     int32_t clamp = !j->z && (p->act.kind == MMD__ACT_RELU || p->act.kind == MMD__ACT_CLIP);
     int32_t flags = MMD__GK_FIRST | (clamp ? MMD__GK_CLAMP : 0) | (cp == 4 ? MMD__GK_SPREAD : 0);
     float lo = p->act.kind == MMD__ACT_CLIP ? p->act.alpha : 0.0f, hi = p->act.kind == MMD__ACT_CLIP ? p->act.beta : INFINITY;
-    float *ebias = edge + mr * nr;
+    float *ebias = edge + MMD__STEM_EDGE_C - 16;
     /* K as the product's K blocks are, at most MMD_GEMM_KC (which mmd__stem_plan checked): the
        bound reaches the kernel with its calls (GCC's interprocedural constant propagation),
        which the product's calls give it too; with K unbounded here GCC compiled the one
@@ -8985,11 +9017,14 @@ static void mmd__stem_rows_c(const mmd__conv_job *j, const float *buf, int64_t r
     const int64_t kc = p->gk < 1 ? 1 : p->gk > MMD_GEMM_KC ? MMD_GEMM_KC : p->gk;
     for (r = r0; r < r1; ++r)
         for (m = 0; m < p->gm; m += mr) {
-            int64_t mrr = p->gm - m < mr ? p->gm - m : mr;
+            int64_t mrr, nn;
             const float *a = j->wt + m * p->gk * cp, *row = buf + (r - r0) * p->wp, *bias = j->bias ? j->bias + m : NULL;
             float *y = j->y + m * plane + r * ow;
-            const float *next = m + mr < p->gm ? y + mr * plane : j->y + (r + 1 < r1 ? r + 1 : r) * ow;
-            int64_t nn = m + mr < p->gm ? p->gm - m - mr : p->gm;
+            const float *next;
+            mr = m < six ? 6 : MMD__GEMM_MR_PORTABLE;
+            mrr = p->gm - m < mr ? p->gm - m : mr;
+            next = m + mr < p->gm ? y + mr * plane : j->y + (r + 1 < r1 ? r + 1 : r) * ow;
+            nn = m + mr < p->gm ? p->gm - m - mr : p->gm;
             if (bias && mrr < mr) {
                 for (i = 0; i < mr; ++i) ebias[i] = i < mrr ? bias[i] : 0.0f;
                 bias = ebias;
@@ -9004,10 +9039,21 @@ static void mmd__stem_rows_c(const mmd__conv_job *j, const float *buf, int64_t r
                     for (i = 0; i < mr && i < nn; ++i) MMD__PREFETCH(next + i * plane + x);
 #endif
                 if (mrr == mr && x + nr <= ow) {
+#ifdef MMD__GEMM_SPREAD_C
+                    if (mr == 6) {
+                        mmd__gemm_ukernel_spread6_c(kc, a, row + x, j->range, y + x, plane, bias, flags, lo, hi, y + x);
+                        continue;
+                    }
+#endif
                     mmd__gemm_ukernel_c(kc, a, row + x, j->range, y + x, plane, bias, flags, lo, hi);
                     continue;
                 }
-                mmd__gemm_ukernel_c(kc, a, row + x, j->range, edge, nr, bias, flags, lo, hi);
+#ifdef MMD__GEMM_SPREAD_C
+                if (mr == 6)
+                    mmd__gemm_ukernel_spread6_c(kc, a, row + x, j->range, edge, nr, bias, flags, lo, hi, edge);
+                else
+#endif
+                    mmd__gemm_ukernel_c(kc, a, row + x, j->range, edge, nr, bias, flags, lo, hi);
                 for (i = 0; i < mrr; ++i)
                     for (l = 0; l < nr && x + l < ow; ++l) y[i * plane + x + l] = edge[i * nr + l];
             }

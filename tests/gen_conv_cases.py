@@ -231,6 +231,18 @@ DW9 = [
     ("dw9_rows_1x9", (1, 5, 6, 12), 5, (1, 9), (1, 1), (0, 4, 0, 4), (1, 1), 5),
 ]
 
+# The portable STEM's six-row tiles (mmd__stem_six: channels in panels of six, the last four or
+# eight in fours), drawn after DW9, with rows whose last tile of columns is partial (odd widths):
+# 32 channels (6, 6, 6, 6, 4, 4: MobileNetV2's stem), 24 (all sixes), 16 (6, 6, 4: the DBNet's),
+# 8 (4, 4), and 22 (four sixes, the last with four channels through the edge tile).
+STEM_SIX = [
+    ("stem_six_3x3_s2_32ch_odd", (1, 3, 21, 27), 32, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1),
+    ("stem_six_3x3_s2_24ch_odd", (1, 3, 18, 35), 24, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1),
+    ("stem_six_3x3_s2_16ch_odd", (1, 3, 16, 33), 16, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1),
+    ("stem_six_3x3_s2_8ch_2in", (1, 2, 15, 31), 8, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1),
+    ("stem_six_3x3_s2_22ch_odd", (1, 3, 13, 29), 22, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1),
+]
+
 
 def ints(v):
     return ", ".join(str(int(i)) for i in v)
@@ -283,7 +295,7 @@ def main():
                         (PHASES, add), (STRIDED, add), (WIDE, add), (WIDE_TRANSPOSED, add_transposed), (STEM, add),
                         (PIXEL, add), (FIVE, add), (NARROW, add), (PLANES, add), (SUBSAMPLED, add),
                         (NARROW_SMALL_K, add), (SWEPT, add), (SUBSAMPLED_WIDE, add),
-                        (SPREAD, add), (WINO_SMALL, add), (DW9, add)):
+                        (SPREAD, add), (WINO_SMALL, add), (DW9, add), (STEM_SIX, add)):
         for case in cases:
             make(*case)
     lines.append("static const struct conv_case conv_cases[] = {")
