@@ -6770,7 +6770,14 @@ static int64_t mmd__dw_rows_floats(const mmd__conv_data *p) {
    (mmd__dw9x4_c), where a channel's own rows are short for their per-row costs: MobileNetV2's
    28x28x192 layers (MMD_NO_SIMD, medians of 200 warm) run 0.127 -> 0.113 ms at stride 1 and
    0.072 -> 0.049 at stride 2 as quads. Its 56x56 planes fit no band (and with room for them
-   ran 0.31 -> 0.325 ms at stride 1, 0.164 -> 0.148 at stride 2). */
+   ran 0.31 -> 0.325 ms at stride 1, 0.164 -> 0.148 at stride 2). Since mmd__dw9_c's steps are
+   one vector, undilated stride-1 rows of whole vectors of at least 16 outputs take the rows
+   instead, as they ran faster than the quads and their interleave: in L1, nanoseconds a
+   vector of outputs, rows of 16, 20, 24 and 28 2.35, 2.32, 2.19 and 2.09 against the quads'
+   2.34, 2.49, 2.49 and 2.44 plus the interleave's 0.7; MobileNetV2's 28x28x192, bench_conv
+   warm, 4 alternated runs, 0.101-0.106 -> 0.091-0.095 ms (its stride 2 stays on the quads:
+   0.041 against 0.064 on the rows; so do rows of 7 and 14, 2.24 ns plus 0.7 against 3.17 and
+   5.28). */
 #ifndef MMD__DW_QUAD_W
 #define MMD__DW_QUAD_W 28
 #endif
@@ -6783,7 +6790,8 @@ static int64_t mmd__dw_quad_floats(const mmd__conv_data *p) {
     int64_t ph = (w->out[1] - 1) * w->s[1] + (w->k[1] - 1) * w->d[1] + 1;
     int64_t pw = (w->out[2] - 1) * w->s[2] + (w->k[2] - 1) * w->d[2] + 1;
     if (!mmd__dw_flat(p) || w->k[1] != 3 || w->k[2] != 3 || p->out_ch != p->in_ch || w->in[2] > MMD__DW_QUAD_W ||
-        ph > MMD__DW_BAND_FLOATS / 4 / pw)
+        ph > MMD__DW_BAND_FLOATS / 4 / pw ||
+        (w->s[2] == 1 && w->d[2] == 1 && w->out[2] >= 16 && w->out[2] % MMD__C_VEC == 0))
         return 0;
     return 4 * ph * pw;
 }
@@ -8005,9 +8013,16 @@ static void mmd__dw_row_c(float *MMD__RESTRICT o, const float *const *p, const f
    call, so that a step of outputs costs a load, a multiply and an add per tap where
    mmd__dw_row_c's loop over a table also loads the tap's pointer and broadcasts its weight;
    a step's sums are one loop of constant trip count, which GCC's -O2 vectorises across the
-   outputs. Each row's last step computes a whole step (reading up to 2 * MMD__C_VEC - 1
-   floats past the row, which the band's slack or its next rows hold) and stores what the row
-   has: the output is written once, straight to y, with no flat row to copy from and no
+   outputs. A step is one vector (MMD__C_VEC outputs): GCC -O2 does not unroll, so a step of
+   two vectors stayed a loop of two passes inside each step, whose shifted tap pointers it
+   recomputed every step (8 of the 42 instructions a vector, MMD_NO_SIMD); one vector a step is
+   straight-line, 35 a vector, and rows of 28 outputs (stride 2 from 56 columns) are whole
+   steps instead of three and a half. In L1 (the kernel alone, 8 rows a call, thread CPU time,
+   best of 5): stride 1 on 112 and 56 columns 2.15 -> 2.00 and 2.08 -> 1.96 ns a vector of
+   outputs, stride 2 to 56 and 28 outputs 2.27 -> 1.96 and 3.07 -> 2.10; the portable native
+   build (16-float vectors) 1.46 -> 1.01, 1.63 -> 1.47, 1.76 -> 1.43, level at 28. Each row's
+   last step computes a whole step (reading up to MMD__C_VEC - 1 floats past the row, which
+   the band's slack or its next rows hold) and stores what the row has: the output is written once, straight to y, with no flat row to copy from and no
    pass of the activation over it. Where the taps of each kernel row are consecutive floats
    (stride 1, no dilation: p[3 a + b] = p[3 a] + b) they are read through three row pointers
    at constant offsets, which leaves GCC registers it spent reloading six pointers every step:
@@ -8016,7 +8031,7 @@ static void mmd__dw_row_c(float *MMD__RESTRICT o, const float *const *p, const f
    row's outer taps are consecutive floats of one phase plane and its middle tap is in the
    other, six pointers for nine: bench_conv warm, medians of 10 alternated runs, stride-2 3x3
    x96 from 112x112 0.398 -> 0.391 ms, x144 from 56x56 0.180 -> 0.173. */
-#define MMD__DW9_W (2 * MMD__C_VEC)
+#define MMD__DW9_W MMD__C_VEC
 /* One output of the nine taps T0..T8 (each an expression in j + l), its bias first, then the
    lower clamp: a, declared here, for the caller to store with the upper one. */
 #define MMD__DW9_SUM(T0, T1, T2, T3, T4, T5, T6, T7, T8)                                       \

@@ -243,6 +243,16 @@ STEM_SIX = [
     ("stem_six_3x3_s2_22ch_odd", (1, 3, 13, 29), 22, (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1),
 ]
 
+# Portable nine-tap rows of one vector a step (mmd__dw9_c), drawn after STEM_SIX: stride-1 planes
+# of up to 28 input columns whose output rows are whole vectors of at least 16 outputs take the
+# rows instead of the quads (mmd__dw_quad_floats): 20 and 28 columns, and 26 columns (rows of 26
+# outputs, partial last steps) on the quads, each with a batch or odd rows.
+DW9_STEPS = [
+    ("dw9_rows_s1_20_columns_batch2", (2, 5, 13, 20), 5, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 5),
+    ("dw9_rows_s1_28x28", (1, 6, 28, 28), 6, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 6),
+    ("dw9_quads_s1_26_columns", (1, 5, 9, 26), 5, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 5),
+]
+
 
 def ints(v):
     return ", ".join(str(int(i)) for i in v)
@@ -295,7 +305,8 @@ def main():
                         (PHASES, add), (STRIDED, add), (WIDE, add), (WIDE_TRANSPOSED, add_transposed), (STEM, add),
                         (PIXEL, add), (FIVE, add), (NARROW, add), (PLANES, add), (SUBSAMPLED, add),
                         (NARROW_SMALL_K, add), (SWEPT, add), (SUBSAMPLED_WIDE, add),
-                        (SPREAD, add), (WINO_SMALL, add), (DW9, add), (STEM_SIX, add)):
+                        (SPREAD, add), (WINO_SMALL, add), (DW9, add), (STEM_SIX, add),
+                        (DW9_STEPS, add)):
         for case in cases:
             make(*case)
     lines.append("static const struct conv_case conv_cases[] = {")
