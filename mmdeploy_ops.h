@@ -8020,9 +8020,13 @@ static void mmd__dw_row_c(float *MMD__RESTRICT o, const float *const *p, const f
    steps instead of three and a half. In L1 (the kernel alone, 8 rows a call, thread CPU time,
    best of 5): stride 1 on 112 and 56 columns 2.15 -> 2.00 and 2.08 -> 1.96 ns a vector of
    outputs, stride 2 to 56 and 28 outputs 2.27 -> 1.96 and 3.07 -> 2.10; the portable native
-   build (16-float vectors) 1.46 -> 1.01, 1.63 -> 1.47, 1.76 -> 1.43, level at 28. Each row's
-   last step computes a whole step (reading up to MMD__C_VEC - 1 floats past the row, which
-   the band's slack or its next rows hold) and stores what the row has: the output is written once, straight to y, with no flat row to copy from and no
+   build (16-float vectors) 1.46 -> 1.01, 1.63 -> 1.47, 1.76 -> 1.43, level at 28. A row's
+   last outputs short of a step are a whole step ending at the row's end, which computes again
+   (to the same values) some of the step before and stores them whole: through a step's copy
+   and a loop of single stores, rows of 29, 14 and 7 outputs ran 2.91, 3.30 and 5.32 ns a vector
+   in L1, now 2.27, 2.44 and 3.12 (their 14 at stride 2 3.52 -> 2.52). Only rows shorter than
+   a step still compute one into a copy (reading up to MMD__C_VEC - 1 floats past the row, which
+   the band's slack or its next rows hold) and store what the row has: the output is written once, straight to y, with no flat row to copy from and no
    pass of the activation over it. Where the taps of each kernel row are consecutive floats
    (stride 1, no dilation: p[3 a + b] = p[3 a] + b) they are read through three row pointers
    at constant offsets, which leaves GCC registers it spent reloading six pointers every step:
@@ -8046,18 +8050,20 @@ static void mmd__dw_row_c(float *MMD__RESTRICT o, const float *const *p, const f
         const float *q3 = p[3] + r * pitch, *q4 = p[4] + r * pitch, *q5 = p[5] + r * pitch;    \
         const float *q6 = p[6] + r * pitch, *q7 = p[7] + r * pitch, *q8 = p[8] + r * pitch;    \
         (void)q1, (void)q2, (void)q4, (void)q5, (void)q7, (void)q8;                             \
-        for (j = 0; j + MMD__DW9_W <= ow; j += MMD__DW9_W)                                      \
+        for (j = 0; j < ow && ow >= MMD__DW9_W; j += MMD__DW9_W) {                              \
+            if (j > ow - MMD__DW9_W) j = ow - MMD__DW9_W;                                       \
             for (l = 0; l < MMD__DW9_W; ++l) {                                                  \
                 MMD__DW9_SUM(T0, T1, T2, T3, T4, T5, T6, T7, T8);                               \
                 y[j + l] = a > hi ? hi : a;                                                     \
             }                                                                                   \
-        if (j < ow) {                                                                           \
+        }                                                                                       \
+        if (ow < MMD__DW9_W) {                                                                  \
             float acc[MMD__DW9_W];                                                              \
-            for (l = 0; l < MMD__DW9_W; ++l) {                                                  \
+            for (j = 0, l = 0; l < MMD__DW9_W; ++l) {                                           \
                 MMD__DW9_SUM(T0, T1, T2, T3, T4, T5, T6, T7, T8);                               \
                 acc[l] = a > hi ? hi : a;                                                       \
             }                                                                                   \
-            for (l = 0; l < ow - j; ++l) y[j + l] = acc[l];                                     \
+            for (l = 0; l < ow; ++l) y[l] = acc[l];                                             \
         }                                                                                       \
     }
 static void mmd__dw9_c(float *MMD__RESTRICT y, const float *const *p, int64_t pitch, int64_t rows, int64_t ow,

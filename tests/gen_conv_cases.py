@@ -246,11 +246,13 @@ STEM_SIX = [
 # Portable nine-tap rows of one vector a step (mmd__dw9_c), drawn after STEM_SIX: stride-1 planes
 # of up to 28 input columns whose output rows are whole vectors of at least 16 outputs take the
 # rows instead of the quads (mmd__dw_quad_floats): 20 and 28 columns, and 26 columns (rows of 26
-# outputs, partial last steps) on the quads, each with a batch or odd rows.
+# outputs, partial last steps) on the quads, each with a batch or odd rows; rows shorter than a
+# step (two outputs of a 1x9 kernel), which go through a step's copy.
 DW9_STEPS = [
     ("dw9_rows_s1_20_columns_batch2", (2, 5, 13, 20), 5, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 5),
     ("dw9_rows_s1_28x28", (1, 6, 28, 28), 6, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 6),
     ("dw9_quads_s1_26_columns", (1, 5, 9, 26), 5, (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 5),
+    ("dw9_rows_1x9_two_columns", (1, 3, 5, 10), 3, (1, 9), (1, 1), (0, 0, 0, 0), (1, 1), 3),
 ]
 
 
