@@ -1969,7 +1969,10 @@ MMD_API mmd_status mmd_graph_partition(const mmd_model *m, const uint8_t *candid
                convolution that alone reads it, as mmd PointwiseDepthwise, this runtime's own
                op (>>ops pointwise depthwise), which never stores the expanded tensor between
                them and sums every element as the two nodes do; on planes where that
-               measured faster (MMD_FUSE_PLANE_MIN, MMD_FUSE_INPUT_MAX);
+               measured faster (MMD_FUSE_PLANE_MIN, MMD_FUSE_INPUT_MAX); then the 1x1
+               projection (stride 1, no padding, one group, Z or not) that alone reads such
+               a node's output into it, where the expanded tensor leaves L2
+               (MMD_FUSE_PROJECTION_MIN), the block then computed in bands of rows;
      5. drop   Transpose and Reshape that do nothing, and fold a Transpose or Reshape into the
                one that reads it.
    The rules that keep a rewrite exact:
@@ -2925,15 +2928,17 @@ static int32_t mmd__rw_ints_are(const mmd_node *n, const char *name, int64_t v) 
     return 1;
 }
 
-/* PointwiseDepthwise's name for the 1x1's activation attribute `name`, or NULL for another. */
-static const char *mmd__rw_pointwise_name(const char *name) {
-    static const char *const names[4][2] = {{"activation", "pointwise_activation"},
-                                            {"activation_params", "pointwise_activation_params"},
-                                            {"activation_alpha", "pointwise_activation_alpha"},
-                                            {"activation_beta", "pointwise_activation_beta"}};
+/* PointwiseDepthwise's name for activation attribute `name` of the 1x1 before the depthwise
+   convolution (which 1) or of the projection after it (which 2), or NULL for another. */
+static const char *mmd__rw_pointwise_name(const char *name, int32_t which) {
+    static const char *const names[4][3] = {
+        {"activation", "pointwise_activation", "projection_activation"},
+        {"activation_params", "pointwise_activation_params", "projection_activation_params"},
+        {"activation_alpha", "pointwise_activation_alpha", "projection_activation_alpha"},
+        {"activation_beta", "pointwise_activation_beta", "projection_activation_beta"}};
     int32_t k;
     for (k = 0; k < 4; ++k)
-        if (!strcmp(name, names[k][0])) return names[k][1];
+        if (!strcmp(name, names[k][0])) return names[k][which];
     return NULL;
 }
 
@@ -2991,13 +2996,13 @@ static mmd_status mmd__rw_pointwise_depthwise(mmd__rw *rw) {
         count = ins[5] >= 0 ? 6 : 5;
         /* The 1x1's activation attributes (FusedConv's, or FusedGemm-style alpha and beta in a
            model's own FusedConv) under names of their own. */
-        for (j = 0; j < n->attr_count; ++j) na += mmd__rw_pointwise_name(n->attrs[j].name) != NULL;
+        for (j = 0; j < n->attr_count; ++j) na += mmd__rw_pointwise_name(n->attrs[j].name, 1) != NULL;
         if (na > 4) continue;
         if (na && !(at = mmd__rw_add_attrs(rw, d, na))) return rw->err->status;
         for (j = 0; na && j < n->attr_count; ++j)
-            if (mmd__rw_pointwise_name(n->attrs[j].name)) {
+            if (mmd__rw_pointwise_name(n->attrs[j].name, 1)) {
                 *at = n->attrs[j];
-                (at++)->name = mmd__rw_pointwise_name(n->attrs[j].name);
+                (at++)->name = mmd__rw_pointwise_name(n->attrs[j].name, 1);
             }
         /* From the last slot down, so that the list grows once and every tensor moved to a
            later slot is counted there before its old slot lets it go. */
@@ -3009,6 +3014,75 @@ static mmd_status mmd__rw_pointwise_depthwise(mmd__rw *rw) {
         dn->kernel = rw->find(dn->domain, dn->op_type, 1);
         mmd__rw_orphan(rw, n->outputs[0]);
         mmd__rw_kill(rw, i, "fuse", NULL, d);
+    }
+    return MMD_OK;
+}
+
+/* Pass 4, second part: a 1x1 convolution (stride 1, no padding, one group; Conv or FusedConv,
+   with or without Z) that alone reads a PointwiseDepthwise's output (the pair without Z) is
+   folded into it as its projection, where the expanded tensor (M channels of the input's
+   plane) has at least MMD_FUSE_PROJECTION_MIN floats, 1 MB (MobileNetV2's 56x56 and 112x112
+   blocks, not its 28x28 ones, whose bands ran slower than the two nodes): the node, in the 1x1's
+   place, takes inputs X, W1, B1, W2, B2, none, W3, B3, Z3, the pair's attributes and the 1x1's
+   activation attributes prefixed projection_, and computes the block in bands of output rows
+   (>>ops pointwise depthwise). */
+#ifndef MMD_FUSE_PROJECTION_MIN
+#define MMD_FUSE_PROJECTION_MIN ((int64_t)1 << 18)
+#endif
+
+static mmd_status mmd__rw_projection(mmd__rw *rw) {
+    mmd_model *m = rw->m;
+    int32_t i, j, p, slot;
+    int64_t group;
+    mmd_status st;
+    if (!rw->shapes) return MMD_OK;
+    for (i = 0; i < m->node_count; ++i) {
+        const mmd_node *n = &m->nodes[i];
+        mmd_node *pn;
+        const int64_t *k3, *dy;
+        int32_t ins[9], na = 0, count;
+        mmd_attr *at;
+        if (!mmd__rw_free(rw, i) || !mmd__rw_is(n, "mmd", "PointwiseDepthwise") || n->input_count > 5 ||
+            n->input_count < 1 || !n->in[0] || n->in[0]->rank != 4 || n->output_count != 1 || n->outputs[0] < 0 ||
+            n->out[0]->rank != 4 || n->out[0]->dynamic)
+            continue;
+        dy = n->out[0]->dims;
+        if (dy[1] * n->in[0]->dims[2] * n->in[0]->dims[3] < MMD_FUSE_PROJECTION_MIN) continue;
+        if ((p = mmd__rw_sole_reader(rw, n->outputs[0])) < 0 || !mmd__rw_conv2d(rw, p)) continue;
+        pn = &m->nodes[p];
+        k3 = pn->in[1]->dims;
+        if (pn->inputs[0] != n->outputs[0] || k3[1] != dy[1] || k3[2] != 1 || k3[3] != 1 ||
+            !mmd__rw_ints_are(pn, "strides", 1) || !mmd__rw_ints_are(pn, "pads", 0) ||
+            !mmd__rw_attr_int(pn, "group", 1, &group) || group != 1)
+            continue;
+        for (j = 0; j < n->input_count; ++j) ins[j] = n->inputs[j];
+        for (; j < 6; ++j) ins[j] = -1;
+        ins[6] = pn->inputs[1];
+        ins[7] = pn->input_count > 2 ? pn->inputs[2] : -1;
+        ins[8] = pn->input_count > 3 ? pn->inputs[3] : -1;
+        count = ins[8] >= 0 ? 9 : ins[7] >= 0 ? 8 : 7;
+        for (j = 0; j < pn->attr_count; ++j) na += mmd__rw_pointwise_name(pn->attrs[j].name, 2) != NULL;
+        if (na > 4) continue;
+        /* The pair's attributes, then the 1x1's activation under its projection_ names. */
+        if (!(at = (mmd_attr *)mmd_arena_alloc(rw->a, (size_t)(n->attr_count + na + 1) * sizeof(mmd_attr), rw->err)))
+            return rw->err->status;
+        if (n->attr_count) memcpy(at, n->attrs, (size_t)n->attr_count * sizeof(mmd_attr));
+        for (j = 0, na = n->attr_count; j < pn->attr_count; ++j)
+            if (mmd__rw_pointwise_name(pn->attrs[j].name, 2)) {
+                at[na] = pn->attrs[j];
+                at[na++].name = mmd__rw_pointwise_name(pn->attrs[j].name, 2);
+            }
+        /* From the last slot down, as in pass 4. */
+        for (slot = count - 1; slot >= 0; --slot)
+            if ((st = mmd__rw_set_input(rw, p, slot, ins[slot])) != MMD_OK) return st;
+        pn->attrs = at;
+        pn->attr_count = na;
+        pn->op_type = "PointwiseDepthwise";
+        pn->domain = "mmd";
+        pn->opset = 1;
+        pn->kernel = n->kernel;
+        mmd__rw_orphan(rw, n->outputs[0]);
+        mmd__rw_kill(rw, i, "fuse", NULL, p);
     }
     return MMD_OK;
 }
@@ -3338,7 +3412,8 @@ MMD_API mmd_status mmd_graph_rewrite(mmd_model *m, mmd_arena *a, mmd_kernel_find
         (st = mmd__rw_folds(&rw)) != MMD_OK ||
         (st = mmd__rw_residuals(&rw)) != MMD_OK ||
         (st = mmd__rw_activations(&rw)) != MMD_OK ||
-        (st = mmd__rw_pointwise_depthwise(&rw)) != MMD_OK || (st = mmd__rw_layout(&rw)) != MMD_OK)
+        (st = mmd__rw_pointwise_depthwise(&rw)) != MMD_OK || (st = mmd__rw_projection(&rw)) != MMD_OK ||
+        (st = mmd__rw_layout(&rw)) != MMD_OK)
         return st;
     if (!m->rewrite_count) {
         /* Nothing changed: the bookkeeping is given back too. */

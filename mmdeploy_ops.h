@@ -9919,7 +9919,22 @@ static mmd_status mmd__fused_conv_f32_prepare(mmd_kernel_ctx *c) {
    144 at 56x56 0.34 -> 0.27 (stride 1) and 0.25 -> 0.20 (stride 2), 0.81-0.93x at 28x28,
    0.91-0.97x at 14x14, but 1.00-1.04x at 7x7, where the expanded tensor fits in L2 anyway
    (hence MMD_FUSE_PLANE_MIN); at 2 threads (medians of 5 rounds of 200 runs, noisier)
-   0.74-0.79x at 112x112 and 56x56 and on the first 28x28 pair, 0.91-1.00x on the others. */
+   0.74-0.79x at 112x112 and 56x56 and on the first 28x28 pair, 0.91-1.00x on the others.
+   With a projection folded in (>>ir rewrites pass 4; inputs W3 [P, M, 1, 1], B3 [P] and Z3,
+   the output's shape, after an absent Z; its activation attributes prefixed projection_):
+   Y = act3(Conv1x1(DW(...), W3, B3) + Z3), the whole inverted residual block, computed in bands
+   of output rows (mmd__pwdw_band_task), so that the depthwise output (MobileNetV2's 144 x 56 x
+   56, 1.8 MB) is never stored either and the projection reads it from L2, where the separate
+   1x1 node read it back from memory once per six rows of output channels. Again every element
+   is each product's own sum in the nodes' order, the outputs theirs bit for bit. Per block,
+   fused against the pair and the projection node, in the model, 1 thread, thread CPU time
+   (medians of 6 alternated rounds of 60 runs, loaded 2-core Xeon): MMD_NO_SIMD MobileNetV2's
+   features.2 (16 -> 96 at 112x112, 3x3 stride 2, 96 -> 24) 2.36 -> 2.03 ms, features.3 (24 ->
+   144 -> 24 at 56x56 with the residual) 1.93 -> 1.62, features.4 (56x56 to 28x28) 1.05 ->
+   1.02; AVX-512 0.80 -> 0.73, 0.65 -> 0.51, 0.34 -> 0.34. Where the expanded tensor fits in L2
+   anyway the bands cost more than they save (their smaller products, the quads' and the
+   depthwise rows' set-up per band): MobileNetV2's 28x28 and 14x14 blocks ran 1.09-1.24x the
+   two nodes' time, hence MMD_FUSE_PROJECTION_MIN. */
 #ifndef MMD__PWDW_BUFFER
 #define MMD__PWDW_BUFFER ((int64_t)1 << 18) /* floats of a share's expanded channels (1 MB) */
 #endif
@@ -9934,23 +9949,88 @@ typedef struct mmd__pwdw_data {
     int32_t shares;
     int64_t gemm_floats, buf_floats;    /* a share's product scratch and expanded channels */
     size_t share_bytes;                 /* both and the depthwise share's */
+    /* With a projection folded in (inputs 6 to 8): */
+    int64_t proj;                       /* its output channels P, or 0 */
+    mmd__act proj_act;                  /* its activation */
+    const float *proj_packed;           /* W3 packed for its product, or NULL */
+    mmd__conv_data bw;                  /* the depthwise convolution over one band's rows */
+    int64_t brows, ring, bands;         /* output rows a band, expanded rows a channel holds
+                                           (a band's input rows), bands an image */
+    int64_t dw_floats;                  /* a share's band of depthwise outputs */
 } mmd__pwdw_data;
+
+/* The activation whose FusedConv attributes node c carries under `prefix` (pointwise_,
+   projection_), read by the one parser of FusedConv's (mmd__act_attrs) from a copy of the node
+   whose attributes are those under their FusedConv names (the first four: a repeated name is
+   the model's error, which the parser meets anyway). */
+static mmd_status mmd__pwdw_act(mmd_kernel_ctx *c, const char *prefix, mmd__act *act) {
+    mmd_attr at[4];
+    mmd_node pn;
+    mmd_kernel_ctx pc;
+    char name[32];
+    size_t len = strlen(prefix);
+    int32_t j, na = 0;
+    memcpy(name, prefix, len);
+    memcpy(name + len, "activation", sizeof "activation");
+    for (j = 0; j < c->node->attr_count && na < 4; ++j)
+        if (!strncmp(c->node->attrs[j].name, name, strlen(name))) {
+            at[na] = c->node->attrs[j];
+            at[na++].name += len;
+        }
+    pn = *c->node;
+    pn.attrs = at;
+    pn.attr_count = na;
+    pc = *c;
+    pc.node = &pn;
+    return mmd__act_attrs(&pc, act);
+}
+
+/* The projection's band plan (>>ops pointwise depthwise, a projection folded in): output rows
+   a band, chosen so that a band's expanded rows and its depthwise outputs together take at
+   most MMD__PWDW_BAND floats (they stay in L2 with the projection's output rows), and the
+   depthwise convolution planned over one band's window: R input rows (ring) of which the first
+   is a band's first input row, B output rows; only its top padding differs from band to band,
+   and the last band computes all B rows too (over zero rows), of which it stores its own.
+   MobileNetV2's features.2 and .3 take bands of 4 and 8 rows; per block in the model
+   (MMD_NO_SIMD, thread CPU time, medians of 6 rounds of 40 runs), 2^15 to 2^18 floats: 2.35,
+   2.12, 2.10 (3 x 2^15), 2.03, 2.03 (3 x 2^16), 2.13 ms and 1.67, 1.63, 1.64, 1.59, 1.66, 1.74. */
+#ifndef MMD__PWDW_BAND
+#define MMD__PWDW_BAND ((int64_t)1 << 17)
+#endif
+
+static mmd_status mmd__pwdw_band_plan(mmd_kernel_ctx *c, mmd__pwdw_data *p) {
+    const mmd__window *w = &p->dw.w;
+    int64_t m = p->dw.out_ch, s = w->s[1], span = (w->k[1] - 1) * w->d[1] + 1, per = m * (s * w->in[2] + w->out[2]);
+    p->brows = per > 0 ? MMD__PWDW_BAND / per : 1;
+    if (p->brows > w->out[1]) p->brows = w->out[1];
+    /* At least the top padding, so that every band after the first starts inside the plane. */
+    if (p->brows < w->pad[1] / s + 1) p->brows = w->pad[1] / s + 1;
+    if (p->brows < 1) p->brows = 1;
+    p->ring = (p->brows - 1) * s + span;
+    p->bands = (w->out[1] + p->brows - 1) / p->brows;
+    p->bw = p->dw;
+    p->bw.batch = 1;
+    p->bw.w.in[1] = p->ring;
+    p->bw.w.out[1] = p->brows;
+    p->bw.w.pad[1] = 0;
+    p->bw.has_z = 0;
+    if (p->ring > MMD__ELEMS_MAX / (m * w->in[2] + 1)) return mmd_kernel_fail(c, MMD_ERR_LIMIT, "planes too large");
+    return mmd__dw_plan(c, &p->bw, 1);
+}
 
 static mmd_status mmd__pwdw_f32_prepare(mmd_kernel_ctx *c) {
     mmd__pwdw_data *p = (mmd__pwdw_data *)c->op_data;
     mmd__conv_data *d = &p->dw;
-    const mmd_tensor *x, *w1, *b1, *w2, *b2, *z;
+    const mmd_tensor *x, *w1, *b1, *w2, *b2, *z, *w3, *b3, *z3;
     const int64_t *kshape;
-    int64_t nk, g, m, plane, mr, total, dims[4];
-    mmd_attr act[4];
-    mmd_node pn;
-    mmd_kernel_ctx pc;
-    int32_t j, na = 0;
-    mmd_status st = mmd__check_io(c, 2, 6, 1);
+    int64_t nk, g, m, plane, mr, total, dims[4], pa1 = 0, pa3 = 0;
+    int32_t j;
+    mmd_status st = mmd__check_io(c, 2, 9, 1);
     if (st == MMD_OK) st = mmd__want_dtype_all(c, MMD_DTYPE_FLOAT32);
     if (st == MMD_OK) st = mmd__want_rank(c, 0, 4, 4);
     if (st == MMD_OK) st = mmd__want_rank(c, 1, 4, 4);
     if (st == MMD_OK) st = mmd__want_rank(c, 3, 4, 4);
+    if (st == MMD_OK && c->input_count > 6) st = mmd__want_rank(c, 6, 4, 4);
     if (st == MMD_OK) st = mmd_attr_get_int(c, "group", 1, &g);
     if (st == MMD_OK) st = mmd_attr_get_ints(c, "kernel_shape", &kshape, &nk);
     if (st != MMD_OK) return st;
@@ -9960,6 +10040,9 @@ static mmd_status mmd__pwdw_f32_prepare(mmd_kernel_ctx *c) {
     w2 = c->inputs[3];
     b2 = c->input_count > 4 ? c->inputs[4] : NULL;
     z = c->input_count > 5 ? c->inputs[5] : NULL;
+    w3 = c->input_count > 6 ? c->inputs[6] : NULL;
+    b3 = c->input_count > 7 ? c->inputs[7] : NULL;
+    z3 = c->input_count > 8 ? c->inputs[8] : NULL;
     m = w1->dims[0];
     if (w1->dims[1] != x->dims[1] || w1->dims[2] != 1 || w1->dims[3] != 1)
         return mmd_kernel_fail(c, MMD_ERR_SHAPE, "weight '%s' must be [M, %lld, 1, 1]", w1->name ? w1->name : "",
@@ -9971,66 +10054,90 @@ static mmd_status mmd__pwdw_f32_prepare(mmd_kernel_ctx *c) {
         return mmd_kernel_fail(c, MMD_ERR_SHAPE, "biases must have shape [%lld]", (long long)m);
     if (nk && (nk != 2 || kshape[0] != w2->dims[2] || kshape[1] != w2->dims[3]))
         return mmd_kernel_fail(c, MMD_ERR_SHAPE, "kernel_shape is not the depthwise weight's");
+    if (w3 && z) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "the depthwise Z '%s' with a projection", z->name ? z->name : "");
+    p->proj = w3 ? w3->dims[0] : 0;
+    if (w3 && (w3->dims[1] != m || w3->dims[2] != 1 || w3->dims[3] != 1))
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "projection weight '%s' must be [P, %lld, 1, 1]", w3->name ? w3->name : "",
+                               (long long)m);
+    if (b3 && (b3->rank != 1 || b3->dims[0] != p->proj))
+        return mmd_kernel_fail(c, MMD_ERR_SHAPE, "projection bias '%s' must have shape [%lld]", b3->name ? b3->name : "",
+                               (long long)p->proj);
     memset(d, 0, sizeof *d);
     d->batch = x->dims[0];
     d->in_ch = d->out_ch = d->group = m;
     if ((st = mmd__window_prepare(c, 2, x->dims + 2, w2->dims + 2, 0, &d->w)) != MMD_OK) return st;
     dims[0] = d->batch;
-    dims[1] = m;
+    dims[1] = w3 ? p->proj : m;
     dims[2] = d->w.out[1];
     dims[3] = d->w.out[2];
     if ((st = mmd__set_output(c, 0, MMD_DTYPE_FLOAT32, 4, dims)) != MMD_OK) return st;
-    if (z) {
-        for (j = 0; j < 4 && z->rank == 4 && z->dims[j] == dims[j]; ++j) {}
-        if (j < 4) return mmd_kernel_fail(c, MMD_ERR_SHAPE, "Z '%s' is not the output's shape", z->name ? z->name : "");
+    if (z || z3) {
+        const mmd_tensor *zz = z ? z : z3;
+        for (j = 0; j < 4 && zz->rank == 4 && zz->dims[j] == dims[j]; ++j) {}
+        if (j < 4) return mmd_kernel_fail(c, MMD_ERR_SHAPE, "Z '%s' is not the output's shape", zz->name ? zz->name : "");
     }
     d->has_z = z != NULL;
     if ((st = mmd__act_attrs(c, &d->act)) != MMD_OK) return st;
-    /* The 1x1's activation, read by the one parser of FusedConv's (mmd__act_attrs) from a copy of
-       the node whose attributes are its pointwise_activation* ones under their FusedConv names
-       (the first four: a repeated name is the model's error, which the parser meets anyway). */
-    for (j = 0; j < c->node->attr_count && na < 4; ++j)
-        if (!strncmp(c->node->attrs[j].name, "pointwise_activation", strlen("pointwise_activation"))) {
-            act[na] = c->node->attrs[j];
-            act[na++].name += strlen("pointwise_");
-        }
-    pn = *c->node;
-    pn.attrs = act;
-    pn.attr_count = na;
-    pc = *c;
-    pc.node = &pn;
-    if ((st = mmd__act_attrs(&pc, &p->act)) != MMD_OK) return st;
+    if ((st = mmd__pwdw_act(c, "pointwise_", &p->act)) != MMD_OK) return st;
+    if ((st = mmd__pwdw_act(c, "projection_", &p->proj_act)) != MMD_OK) return st;
     d->isa = mmd__isa();
     d->threads = c->threads > 1 ? c->threads : 1;
     p->k = x->dims[1];
     plane = x->dims[2] * x->dims[3];
     mr = mmd__gemm_mr(d->isa);
-    /* As many whole row panels as the buffer holds, at least one, and no more than a thread's
-       part of the M rows, so that every thread has a group. */
-    p->rows = plane > 0 ? MMD__PWDW_BUFFER / plane / mr * mr : mr;
-    if (p->rows > mmd__round_up((m + d->threads - 1) / d->threads, mr))
-        p->rows = mmd__round_up((m + d->threads - 1) / d->threads, mr);
-    if (p->rows < mr) p->rows = mr;
-    p->groups = (m + p->rows - 1) / p->rows;
-    total = d->batch * p->groups;
-    p->shares = (int32_t)(total < d->threads ? (total > 0 ? total : 1) : d->threads);
-    p->step = (total + p->shares - 1) / p->shares;
-    if ((st = mmd__dw_plan(c, d, p->shares)) != MMD_OK) return st;
-    if (p->rows > MMD__ELEMS_MAX / (plane > 0 ? plane : 1)) return mmd_kernel_fail(c, MMD_ERR_LIMIT, "planes too large");
-    p->gemm_floats = mmd__round_up(mmd__gemm_share_floats(p->rows, plane, p->k, d->isa), 16);
-    /* The depthwise AVX-512 paths' whole-vector reads stay within MMD__DW_SLACK past a plane. */
-    p->buf_floats = mmd__round_up(p->rows * plane + MMD__DW_SLACK, 16);
-    p->share_bytes = (size_t)(p->gemm_floats + p->buf_floats) * sizeof(float) + (size_t)mmd__round_up(d->share, 64);
-    if ((st = mmd__scratch_request(c, (uint64_t)mmd__round_up(p->k, 8) * sizeof(int64_t) +
+    if (w3) {
+        /* Bands over the threads; a share's scratch: the products' (the larger), its expanded
+           rows (with the depthwise reads' slack), its depthwise outputs and the depthwise
+           share's. */
+        int64_t bn = d->w.out[2], rn;
+        if ((st = mmd__pwdw_band_plan(c, p)) != MMD_OK) return st;
+        rn = p->ring * d->w.in[2];
+        total = d->batch * p->bands;
+        p->shares = (int32_t)(total < d->threads ? (total > 0 ? total : 1) : d->threads);
+        p->step = (total + p->shares - 1) / p->shares;
+        p->gemm_floats = mmd__gemm_share_floats(m, rn, p->k, d->isa);
+        if (p->gemm_floats < mmd__gemm_share_floats(p->proj, p->brows * bn, m, d->isa))
+            p->gemm_floats = mmd__gemm_share_floats(p->proj, p->brows * bn, m, d->isa);
+        p->gemm_floats = mmd__round_up(p->gemm_floats, 16);
+        p->buf_floats = mmd__round_up(m * rn + MMD__DW_SLACK, 16);
+        p->dw_floats = mmd__round_up(m * p->brows * bn + MMD__DW_SLACK, 16);
+        p->share_bytes = (size_t)(p->gemm_floats + p->buf_floats + p->dw_floats) * sizeof(float) +
+                         (size_t)mmd__round_up(p->bw.share, 64);
+    } else {
+        /* As many whole row panels as the buffer holds, at least one, and no more than a
+           thread's part of the M rows, so that every thread has a group. */
+        p->rows = plane > 0 ? MMD__PWDW_BUFFER / plane / mr * mr : mr;
+        if (p->rows > mmd__round_up((m + d->threads - 1) / d->threads, mr))
+            p->rows = mmd__round_up((m + d->threads - 1) / d->threads, mr);
+        if (p->rows < mr) p->rows = mr;
+        p->groups = (m + p->rows - 1) / p->rows;
+        total = d->batch * p->groups;
+        p->shares = (int32_t)(total < d->threads ? (total > 0 ? total : 1) : d->threads);
+        p->step = (total + p->shares - 1) / p->shares;
+        if ((st = mmd__dw_plan(c, d, p->shares)) != MMD_OK) return st;
+        if (p->rows > MMD__ELEMS_MAX / (plane > 0 ? plane : 1)) return mmd_kernel_fail(c, MMD_ERR_LIMIT, "planes too large");
+        p->gemm_floats = mmd__round_up(mmd__gemm_share_floats(p->rows, plane, p->k, d->isa), 16);
+        /* The depthwise AVX-512 paths' whole-vector reads stay within MMD__DW_SLACK past a plane. */
+        p->buf_floats = mmd__round_up(p->rows * plane + MMD__DW_SLACK, 16);
+        p->share_bytes = (size_t)(p->gemm_floats + p->buf_floats) * sizeof(float) + (size_t)mmd__round_up(d->share, 64);
+    }
+    if ((st = mmd__scratch_request(c, (uint64_t)(mmd__round_up(p->k, 8) + mmd__round_up(m, 8)) * sizeof(int64_t) +
                                           (uint64_t)p->shares * (uint64_t)p->share_bytes + 64u)) != MMD_OK)
         return st;
-    p->packed = NULL;
-    if (MMD__PACKS && mmd_tensor_is_const(w1) && m > 0 && p->k > 0 && p->k <= mmd__gemm_kc(d->isa)) {
+    /* W1 and W3 packed for their products (one buffer, W1's first) where each is one K block. */
+    p->packed = p->proj_packed = NULL;
+    if (MMD__PACKS && mmd_tensor_is_const(w1) && m > 0 && p->k > 0 && p->k <= mmd__gemm_kc(d->isa))
+        pa1 = mmd__gemm_packed_a_size(m, p->k, d->isa);
+    if (MMD__PACKS && w3 && mmd_tensor_is_const(w3) && p->proj > 0 && m > 0 && m <= mmd__gemm_kc(d->isa))
+        pa3 = mmd__gemm_packed_a_size(p->proj, m, d->isa);
+    if (pa1 + pa3 > 0) {
         int32_t fresh;
-        float *dst = (float *)mmd_kernel_packed(c, (size_t)mmd__gemm_packed_a_size(m, p->k, d->isa) * sizeof(float), &fresh);
+        float *dst = (float *)mmd_kernel_packed(c, (size_t)(pa1 + pa3) * sizeof(float), &fresh);
         if (!dst && c->err->status != MMD_OK) return c->err->status;
-        if (dst && fresh) mmd__gemm_pack_a((const float *)w1->data, p->k, 1, m, p->k, d->isa, dst);
-        p->packed = dst;
+        if (dst && fresh && pa1) mmd__gemm_pack_a((const float *)w1->data, p->k, 1, m, p->k, d->isa, dst);
+        if (dst && fresh && pa3) mmd__gemm_pack_a((const float *)w3->data, m, 1, p->proj, m, d->isa, dst + pa1);
+        p->packed = dst && pa1 ? dst : NULL;
+        p->proj_packed = dst && pa3 ? dst + pa1 : NULL;
     }
     return MMD_OK;
 }
@@ -10038,8 +10145,10 @@ static mmd_status mmd__pwdw_f32_prepare(mmd_kernel_ctx *c) {
 typedef struct mmd__pwdw_job {
     const mmd__pwdw_data *p;
     mmd__gemm g;                        /* the whole 1x1 product; a group takes its rows */
+    mmd__gemm g3;                       /* the projection's, a band's columns at a time */
     mmd__conv_job dw;                   /* the depthwise convolution's weights, bias, Z and Y */
-    const float *x;
+    const float *x, *z3;                /* z3: the projection's Z, or NULL */
+    float *y;                           /* the output (with a projection) */
     char *scratch;                      /* 64-byte aligned, share_bytes a share */
 } mmd__pwdw_job;
 
@@ -10063,16 +10172,64 @@ static void mmd__pwdw_task(void *data, int32_t index) {
     }
 }
 
+/* With a projection, share `index`: its bands of output rows, each in three steps whose data
+   stay in L2: the expansion of the band's input rows for all M channels into E ([M][R][W], the
+   rows the previous band of the share computed moved to the front instead of computed again),
+   the depthwise convolution of those rows into D ([M][B][OW], over the band's window p->bw),
+   then the projection of D straight into the output's rows, after their Z. */
+static void mmd__pwdw_band_task(void *data, int32_t index) {
+    const mmd__pwdw_job *j = (const mmd__pwdw_job *)data;
+    const mmd__pwdw_data *p = j->p;
+    const mmd__window *w = &p->dw.w;
+    int64_t m = p->dw.out_ch, iw = w->in[2], ih = w->in[1], in_plane = ih * iw, ow = w->out[2], oh = w->out[1];
+    int64_t cs = p->ring * iw, total = p->dw.batch * p->bands, q, ch, r, plo = 0, phi = 0;
+    float *gs = (float *)(void *)(j->scratch + (size_t)index * p->share_bytes), *e = gs + p->gemm_floats;
+    float *dwo = e + p->buf_floats, *rows = dwo + p->dw_floats;
+    mmd__conv_data bw = p->bw;
+    mmd__conv_job dj = j->dw;
+    dj.p = &bw;
+    dj.y = dwo;
+    dj.z = NULL;
+    for (q = index * p->step; q < total && q < (index + 1) * p->step; ++q) {
+        int64_t b = q / p->bands, y0 = q % p->bands * p->brows, vb = oh - y0 < p->brows ? oh - y0 : p->brows;
+        int64_t t0 = y0 * w->s[1] - w->pad[1], lo = t0 > 0 ? t0 : 0, hi = t0 + p->ring < ih ? t0 + p->ring : ih;
+        int64_t have = q > index * p->step && y0 > 0 && phi > lo ? phi - lo : 0, need = p->ring - (lo - t0);
+        mmd__gemm g = j->g, g3 = j->g3;
+        if (have)
+            for (ch = 0; ch < m; ++ch) memmove(e + ch * cs, e + ch * cs + (lo - plo) * iw, (size_t)(have * iw) * sizeof(float));
+        if (hi > lo + have) {
+            g.b = j->x + b * p->k * in_plane + (lo + have) * iw;
+            g.n = (hi - lo - have) * iw;
+            g.c = e + have * iw;
+            mmd__gemm_block(&g, 0, m, 0, g.n, gs);
+        }
+        /* Rows past the plane that the band's window reads are zero rows. */
+        if (need > hi - lo)
+            for (ch = 0; ch < m; ++ch) memset(e + ch * cs + (hi - lo) * iw, 0, (size_t)((need - (hi - lo)) * iw) * sizeof(float));
+        plo = lo;
+        phi = hi;
+        bw.w.pad[1] = lo - t0;
+        mmd__dw_channels(&dj, rows, 0, m, e);
+        g3.b = dwo;
+        g3.n = vb * ow;
+        g3.c = j->y + (b * p->proj * oh + y0) * ow;
+        if (j->z3)
+            for (r = 0; r < p->proj; ++r)
+                memcpy(g3.c + r * oh * ow, j->z3 + (b * p->proj + r) * oh * ow + y0 * ow, (size_t)g3.n * sizeof(float));
+        mmd__gemm_block(&g3, 0, p->proj, 0, g3.n, gs);
+    }
+}
+
 static mmd_status mmd__pwdw_f32_eval(mmd_kernel_ctx *c) {
     const mmd__pwdw_data *p = (const mmd__pwdw_data *)c->op_data;
-    int64_t *rows = (int64_t *)(((uintptr_t)c->scratch + 63u) & ~(uintptr_t)63u), q;
-    int64_t in_plane = p->dw.w.in[1] * p->dw.w.in[2];
+    int64_t *rows = (int64_t *)(((uintptr_t)c->scratch + 63u) & ~(uintptr_t)63u), *drows = rows + mmd__round_up(p->k, 8), q;
+    int64_t in_plane = p->dw.w.in[1] * p->dw.w.in[2], m = p->dw.out_ch;
     mmd__pwdw_job job;
     if (mmd_tensor_numel(c->outputs[0]) == 0) return MMD_OK;
     memset(&job, 0, sizeof job);
     job.p = p;
     job.x = (const float *)c->inputs[0]->data;
-    job.scratch = (char *)(rows + mmd__round_up(p->k, 8));
+    job.scratch = (char *)(drows + mmd__round_up(m, 8));
     for (q = 0; q < p->k; ++q) rows[q] = q * in_plane;
     job.g.n = in_plane;
     job.g.k = p->k;
@@ -10090,7 +10247,30 @@ static mmd_status mmd__pwdw_f32_eval(mmd_kernel_ctx *c) {
     job.dw.bias = c->input_count > 4 && c->inputs[4] ? (const float *)c->inputs[4]->data : NULL;
     job.dw.z = p->dw.has_z ? (const float *)c->inputs[5]->data : NULL;
     job.dw.y = (float *)c->outputs[0]->data;
-    mmd_kernel_parallel(c, mmd__pwdw_task, &job, p->shares);
+    if (!p->proj) {
+        mmd_kernel_parallel(c, mmd__pwdw_task, &job, p->shares);
+        return MMD_OK;
+    }
+    /* The expansion's rows lie a band's input rows apart in E; the projection's K rows (D's
+       channels) a band's outputs apart. */
+    job.g.m = m;
+    job.g.ldc = p->ring * p->dw.w.in[2];
+    for (q = 0; q < m; ++q) drows[q] = q * p->brows * p->dw.w.out[2];
+    job.g3.m = p->proj;
+    job.g3.k = m;
+    job.g3.a = (const float *)c->inputs[6]->data;
+    job.g3.a_packed = p->proj_packed;
+    job.g3.a_rs = m;
+    job.g3.a_cs = 1;
+    job.g3.b_rows = drows;
+    job.g3.ldc = p->dw.w.out[1] * p->dw.w.out[2];
+    job.g3.bias = c->input_count > 7 && c->inputs[7] ? (const float *)c->inputs[7]->data : NULL;
+    job.g3.act = p->proj_act;
+    job.g3.isa = p->dw.isa;
+    job.z3 = c->input_count > 8 && c->inputs[8] ? (const float *)c->inputs[8]->data : NULL;
+    job.g3.load = job.z3 != NULL;
+    job.y = (float *)c->outputs[0]->data;
+    mmd_kernel_parallel(c, mmd__pwdw_band_task, &job, p->shares);
     return MMD_OK;
 }
 #endif

@@ -711,19 +711,39 @@ def cases():
                       numpy_helper.from_array(np.array([0.5], np.float32), "iou")])))
     # This runtime's own fused op (mmd PointwiseDepthwise, which its rewrites write) read from a
     # model: prepare checks what the rewrite guaranteed. A valid control, then one broken thing each.
-    def pwdw(w1=(4, 4, 1, 1), w2=(4, 1, 3, 3), group=4, inputs=("X", "w1", "b1", "w2")):
+    def pwdw(w1=(4, 4, 1, 1), w2=(4, 1, 3, 3), group=4, inputs=("X", "w1", "b1", "w2"), w3=(3, 4, 1, 1),
+             b3=(3,), z3=(1, 3, 2, 2), out=(1, 4, 2, 2)):
         node = helper.make_node("PointwiseDepthwise", list(inputs), ["Y"], domain="mmd", group=group,
                                 pads=[1, 1, 1, 1], pointwise_activation="Clip",
                                 pointwise_activation_params=[0.0, 6.0])
+        if "w3" in inputs:
+            node.attribute.append(helper.make_attribute("projection_activation", "Relu"))
         inits = [numpy_helper.from_array(floats(w1), "w1"), numpy_helper.from_array(floats(w2), "w2"),
-                 numpy_helper.from_array(floats((4,)), "b1")]
-        return ser(x_model(node, [1, 4, 2, 2], [t for t in inits if t.name in inputs],
+                 numpy_helper.from_array(floats((4,)), "b1"), numpy_helper.from_array(floats((4,)), "b2"),
+                 numpy_helper.from_array(floats(out), "z"), numpy_helper.from_array(floats(w3), "w3"),
+                 numpy_helper.from_array(floats(b3), "b3"), numpy_helper.from_array(floats(z3), "z3")]
+        return ser(x_model(node, list(out), [t for t in inits if t.name in inputs],
                            opsets=(("", 13), ("mmd", 1))))
     add("pointwise_depthwise_valid", "OK", pwdw())
     add("pointwise_depthwise_w1_not_1x1", "ERR_SHAPE", pwdw(w1=(4, 4, 3, 3)))
     add("pointwise_depthwise_group_not_channels", "ERR_SHAPE", pwdw(group=2))
     add("pointwise_depthwise_w2_channels", "ERR_SHAPE", pwdw(w2=(2, 1, 3, 3)))
     add("pointwise_depthwise_without_w2", "ERR_INVALID_MODEL", pwdw(inputs=("X", "w1")))
+    # With a projection folded in (inputs 6 to 8: W3, B3, Z3; the output has W3's channels).
+    proj = ("X", "w1", "b1", "w2", "b2", "", "w3", "b3", "z3")
+    add("pointwise_depthwise_projection_valid", "OK", pwdw(inputs=proj, out=(1, 3, 2, 2)))
+    add("pointwise_depthwise_projection_w3_channels", "ERR_SHAPE",
+        pwdw(inputs=proj, w3=(3, 5, 1, 1), out=(1, 3, 2, 2)))
+    add("pointwise_depthwise_projection_w3_not_1x1", "ERR_SHAPE",
+        pwdw(inputs=proj, w3=(3, 4, 3, 3), out=(1, 3, 2, 2)))
+    add("pointwise_depthwise_projection_w3_rank", "ERR_SHAPE", pwdw(inputs=proj, w3=(3, 4), out=(1, 3, 2, 2)))
+    add("pointwise_depthwise_projection_b3_shape", "ERR_SHAPE", pwdw(inputs=proj, b3=(4,), out=(1, 3, 2, 2)))
+    add("pointwise_depthwise_projection_z3_shape", "ERR_SHAPE",
+        pwdw(inputs=proj, z3=(1, 3, 2, 3), out=(1, 3, 2, 2)))
+    add("pointwise_depthwise_projection_and_z", "ERR_INVALID_MODEL",
+        pwdw(inputs=("X", "w1", "b1", "w2", "b2", "z", "w3"), out=(1, 3, 2, 2)))
+    add("pointwise_depthwise_projection_bias_without_w3", "ERR_INVALID_MODEL",
+        pwdw(inputs=("X", "w1", "b1", "w2", "b2", "", "", "b3"), out=(1, 3, 2, 2)))
     return c
 
 

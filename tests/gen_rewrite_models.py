@@ -224,6 +224,31 @@ def main():
     dw, dwi = conv("dw", "e", "y", 13, 13, group=13)
     save("miss_pointwise_depthwise_output", [pw, dw], [f32("x5", [1, 5, 17, 15])],
          [f32("y", [1, 13, 17, 15]), f32("e", [1, 13, 17, 15])], pwi + dwi)
+    # The projection after a PointwiseDepthwise folded into it, where the expanded tensor has at
+    # least MMD_FUSE_PROJECTION_MIN (2^18) floats: an inverted residual block as MobileNetV2's
+    # (ReLU6 on the 1x1 and the depthwise convolution, the projection linear with the block's
+    # input added), 64 channels over 64x66, bands of 15 output rows and a last one of 4; then two
+    # images of 70 channels over 70x62, a 5x5 stride-2 depthwise convolution without bias, a Relu
+    # on the projection to 13 channels; and a near miss whose depthwise output is a graph
+    # output too (the pair stays, the projection apart).
+    pw, pwi = conv("pw", "x8", "e", 8, 64, k=1)
+    dw, dwi = conv("dw", "r", "d", 64, 64, group=64)
+    pj, pji = conv("pj", "s", "p", 64, 8, k=1)
+    save("pointwise_depthwise_projection", [pw, helper.make_node("Clip", ["e", "lo", "hi"], ["r"], name="clip_pw"),
+                                            dw, helper.make_node("Clip", ["d", "lo", "hi"], ["s"], name="clip_dw"),
+                                            pj, helper.make_node("Add", ["p", "x8"], ["y"], name="add")],
+         [f32("x8", [1, 8, 64, 66])], [f32("y", [1, 8, 64, 66])], pwi + dwi + pji + lo_hi)
+    pw, pwi = conv("pw", "x6", "e", 6, 70, k=1)
+    dw = helper.make_node("Conv", ["r", "dw_w"], ["d"], name="dw", group=70, strides=[2, 2], pads=[2, 2, 2, 2])
+    pj, pji = conv("pj", "d", "p", 70, 13, k=1)
+    save("pointwise_depthwise_projection_s2_relu", [pw, helper.make_node("Relu", ["e"], ["r"], name="relu_pw"), dw, pj,
+                                                    helper.make_node("Relu", ["p"], ["y"], name="relu_pj")],
+         [f32("x6", [2, 6, 70, 62])], [f32("y", [2, 13, 35, 31])], pwi + [init("dw_w", [70, 1, 5, 5])] + pji)
+    pw, pwi = conv("pw", "x8", "e", 8, 64, k=1)
+    dw, dwi = conv("dw", "e", "d", 64, 64, group=64)
+    pj, pji = conv("pj", "d", "y", 64, 8, k=1)
+    save("miss_projection_output", [pw, dw, pj], [f32("x8", [1, 8, 64, 66])],
+         [f32("y", [1, 8, 64, 66]), f32("d", [1, 64, 64, 66])], pwi + dwi + pji)
 
 
 if __name__ == "__main__":

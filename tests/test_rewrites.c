@@ -138,6 +138,9 @@ static const expect cases[] = {
     {"pointwise_depthwise_relu6", 3, 1, "PointwiseDepthwise", "Clip", 1},
     {"pointwise_depthwise_s2_residual", 3, 1, "PointwiseDepthwise", NULL, 1},
     {"miss_pointwise_depthwise_output", 0, 2, "Conv", NULL, 1},
+    {"pointwise_depthwise_projection", 5, 1, "PointwiseDepthwise", "Clip", 1},
+    {"pointwise_depthwise_projection_s2_relu", 4, 1, "PointwiseDepthwise", NULL, 2},
+    {"miss_projection_output", 1, 2, "PointwiseDepthwise", NULL, 1},
 };
 
 static void check_case(const expect *e) {
@@ -284,9 +287,46 @@ static void test_claimed_nodes_stay(void) {
     free(b.data);
 }
 
+/* The projection folded into a PointwiseDepthwise: its weight and bias are inputs 6 and 7, its
+   activation the node's projection_activation, beside the 1x1's pointwise_activation; with the
+   rewrites off the five nodes stay apart. */
+static void test_projection_folded(void) {
+    test_bytes b = load("pointwise_depthwise_projection_s2_relu");
+    mmd_session *s = NULL, *ref = NULL;
+    mmd_options plain;
+    mmd_error err;
+    memset(&err, 0, sizeof(err));
+    memset(&plain, 0, sizeof(plain));
+    plain.no_rewrites = 1;
+    CHECK(b.data != NULL);
+    if (!b.data) return;
+    CHECK(mmd_session_create(b.data, b.size, NULL, &s, &err) == MMD_OK);
+    CHECK(mmd_session_create(b.data, b.size, &plain, &ref, &err) == MMD_OK);
+    if (s && ref) {
+        const mmd_model *m = mmd_session_model(s), *r = mmd_session_model(ref);
+        const mmd_node *n = &m->nodes[0];
+        const mmd_attr *pa = mmd_node_attr(n, "pointwise_activation"), *ja = mmd_node_attr(n, "projection_activation");
+        int32_t i, apart = 0;
+        CHECK(m->node_count == 1 && strcmp(n->op_type, "PointwiseDepthwise") == 0);
+        CHECK(n->input_count == 8 && n->inputs[4] < 0 && n->inputs[5] < 0 && n->inputs[6] >= 0 && n->inputs[7] >= 0);
+        CHECK(n->input_count == 8 && strcmp(m->tensors[n->inputs[6]].name, "pj_w") == 0 &&
+              strcmp(m->tensors[n->inputs[7]].name, "pj_bias") == 0);
+        CHECK(pa && pa->s && strcmp(pa->s, "Relu") == 0);
+        CHECK(ja && ja->s && strcmp(ja->s, "Relu") == 0);
+        CHECK(mmd_node_attr(n, "activation") == NULL);
+        CHECK(r->node_count == 5);
+        for (i = 0; i < r->node_count; ++i) apart += strcmp(r->nodes[i].op_type, "Conv") == 0;
+        CHECK(apart == 3);
+    }
+    mmd_session_destroy(s);
+    mmd_session_destroy(ref);
+    free(b.data);
+}
+
 int main(void) {
     TEST_RUN(test_each_rewrite_fires_and_computes_the_same);
     TEST_RUN(test_blob_of_a_rewritten_graph);
     TEST_RUN(test_claimed_nodes_stay);
+    TEST_RUN(test_projection_folded);
     return test_summary();
 }
