@@ -10003,6 +10003,13 @@ static mmd_status mmd__pwdw_band_plan(mmd_kernel_ctx *c, mmd__pwdw_data *p) {
     int64_t m = p->dw.out_ch, s = w->s[1], span = (w->k[1] - 1) * w->d[1] + 1, per = m * (s * w->in[2] + w->out[2]);
     p->brows = per > 0 ? MMD__PWDW_BAND / per : 1;
     if (p->brows > w->out[1]) p->brows = w->out[1];
+    if (p->brows < 1) p->brows = 1;
+    /* The rows spread evenly over the bands, and the bands of one image over the threads, so
+       that the last band computes few rows it does not store and no thread waits for another's
+       extra band. */
+    p->bands = (w->out[1] + p->brows - 1) / p->brows;
+    if (p->dw.batch == 1 && p->dw.threads > 1) p->bands = mmd__round_up(p->bands, p->dw.threads);
+    p->brows = (w->out[1] + p->bands - 1) / p->bands;
     /* At least the top padding, so that every band after the first starts inside the plane. */
     if (p->brows < w->pad[1] / s + 1) p->brows = w->pad[1] / s + 1;
     if (p->brows < 1) p->brows = 1;
