@@ -9934,7 +9934,9 @@ static mmd_status mmd__fused_conv_f32_prepare(mmd_kernel_ctx *c) {
    1.02; AVX-512 0.80 -> 0.73, 0.65 -> 0.51, 0.34 -> 0.34. Where the expanded tensor fits in L2
    anyway the bands cost more than they save (their smaller products, the quads' and the
    depthwise rows' set-up per band): MobileNetV2's 28x28 and 14x14 blocks ran 1.09-1.24x the
-   two nodes' time, hence MMD_FUSE_PROJECTION_MIN. */
+   two nodes' time, hence MMD_FUSE_PROJECTION_MIN; and bands of few columns lose on AVX-512
+   (hence MMD_FUSE_PROJECTION_COLUMNS, which leaves features.4 and the DBNet's features.7
+   apart). */
 #ifndef MMD__PWDW_BUFFER
 #define MMD__PWDW_BUFFER ((int64_t)1 << 18) /* floats of a share's expanded channels (1 MB) */
 #endif
@@ -9993,10 +9995,8 @@ static mmd_status mmd__pwdw_act(mmd_kernel_ctx *c, const char *prefix, mmd__act 
    and the last band computes all B rows too (over zero rows), of which it stores its own.
    MobileNetV2's features.2 and .3 take bands of 4 and 8 rows; per block in the model
    (MMD_NO_SIMD, thread CPU time, medians of 6 rounds of 40 runs), 2^15 to 2^18 floats: 2.35,
-   2.12, 2.10 (3 x 2^15), 2.03, 2.03 (3 x 2^16), 2.13 ms and 1.67, 1.63, 1.64, 1.59, 1.66, 1.74. */
-#ifndef MMD__PWDW_BAND
-#define MMD__PWDW_BAND ((int64_t)1 << 17)
-#endif
+   2.12, 2.10 (3 x 2^15), 2.03, 2.03 (3 x 2^16), 2.13 ms and 1.67, 1.63, 1.64, 1.59, 1.66, 1.74.
+   (MMD__PWDW_BAND is defined with the rewrite, >>ir rewrites pass 4, which reads it too.) */
 
 static mmd_status mmd__pwdw_band_plan(mmd_kernel_ctx *c, mmd__pwdw_data *p) {
     const mmd__window *w = &p->dw.w;
