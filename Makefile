@@ -207,7 +207,8 @@ $(NEON_BUILD)/test_%: tests/test_%.c tests/test.h tests/kernel_harness.h $(HEADE
 # without AVX2 or NEON run (and which the compiler's vectoriser, not intrinsics, makes fast),
 # and test_models.py through the portable CLI; test_winograd.py checks its Winograd too.
 PORTABLE_BUILD := $(BUILD)/portable
-PORTABLE_TESTS := test_kernels_gemm test_kernels_conv test_kernels_nn test_kernels_elementwise test_kernels_pool
+PORTABLE_TESTS := test_kernels_gemm test_kernels_conv test_kernels_nn test_kernels_elementwise test_kernels_pool \
+                  test_rewrites
 test: $(addprefix $(PORTABLE_BUILD)/,$(PORTABLE_TESTS) test_node) $(BUILD)/mmdeploy-portable
 
 $(PORTABLE_BUILD)/test_%: tests/test_%.c tests/test.h tests/kernel_harness.h $(HEADERS) tools/mmd_npy.h

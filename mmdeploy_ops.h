@@ -10032,10 +10032,10 @@ static mmd_status mmd__pwdw_f32_prepare(mmd_kernel_ctx *c) {
     const int64_t *kshape;
     int64_t nk, g, m, plane, mr, total, dims[4], pa1 = 0, pa3 = 0;
     int32_t j;
-    mmd_status st = mmd__check_io(c, 2, 9, 1);
+    mmd_status st = mmd__check_io(c, 1, 9, 1);
     if (st == MMD_OK) st = mmd__want_dtype_all(c, MMD_DTYPE_FLOAT32);
     if (st == MMD_OK) st = mmd__want_rank(c, 0, 4, 4);
-    if (st == MMD_OK) st = mmd__want_rank(c, 1, 4, 4);
+    if (st == MMD_OK && (c->input_count <= 6 || c->inputs[1])) st = mmd__want_rank(c, 1, 4, 4);
     if (st == MMD_OK) st = mmd__want_rank(c, 3, 4, 4);
     if (st == MMD_OK && c->input_count > 6) st = mmd__want_rank(c, 6, 4, 4);
     if (st == MMD_OK) st = mmd_attr_get_int(c, "group", 1, &g);
@@ -10050,8 +10050,11 @@ static mmd_status mmd__pwdw_f32_prepare(mmd_kernel_ctx *c) {
     w3 = c->input_count > 6 ? c->inputs[6] : NULL;
     b3 = c->input_count > 7 ? c->inputs[7] : NULL;
     z3 = c->input_count > 8 ? c->inputs[8] : NULL;
-    m = w1->dims[0];
-    if (w1->dims[1] != x->dims[1] || w1->dims[2] != 1 || w1->dims[3] != 1)
+    /* With a projection the 1x1 before the depthwise convolution may be absent (W1 and B1):
+       the block of MobileNetV2's features.1, a depthwise convolution and the projection. */
+    if (!w1 && b1) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "bias '%s' without its 1x1 weight (input 1)", b1->name ? b1->name : "");
+    m = w1 ? w1->dims[0] : x->dims[1];
+    if (w1 && (w1->dims[1] != x->dims[1] || w1->dims[2] != 1 || w1->dims[3] != 1))
         return mmd_kernel_fail(c, MMD_ERR_SHAPE, "weight '%s' must be [M, %lld, 1, 1]", w1->name ? w1->name : "",
                                (long long)x->dims[1]);
     if (w2->dims[0] != m || w2->dims[1] != 1 || g != m)
@@ -10133,7 +10136,7 @@ static mmd_status mmd__pwdw_f32_prepare(mmd_kernel_ctx *c) {
         return st;
     /* W1 and W3 packed for their products (one buffer, W1's first) where each is one K block. */
     p->packed = p->proj_packed = NULL;
-    if (MMD__PACKS && mmd_tensor_is_const(w1) && m > 0 && p->k > 0 && p->k <= mmd__gemm_kc(d->isa))
+    if (MMD__PACKS && w1 && mmd_tensor_is_const(w1) && m > 0 && p->k > 0 && p->k <= mmd__gemm_kc(d->isa))
         pa1 = mmd__gemm_packed_a_size(m, p->k, d->isa);
     if (MMD__PACKS && w3 && mmd_tensor_is_const(w3) && p->proj > 0 && m > 0 && m <= mmd__gemm_kc(d->isa))
         pa3 = mmd__gemm_packed_a_size(p->proj, m, d->isa);
@@ -10204,7 +10207,12 @@ static void mmd__pwdw_band_task(void *data, int32_t index) {
         mmd__gemm g = j->g, g3 = j->g3;
         if (have)
             for (ch = 0; ch < m; ++ch) memmove(e + ch * cs, e + ch * cs + (lo - plo) * iw, (size_t)(have * iw) * sizeof(float));
-        if (hi > lo + have) {
+        if (hi > lo + have && !g.a) {
+            /* No 1x1 before the depthwise convolution: the input's rows themselves. */
+            for (ch = 0; ch < m; ++ch)
+                memcpy(e + ch * cs + have * iw, j->x + (b * m + ch) * in_plane + (lo + have) * iw,
+                       (size_t)((hi - lo - have) * iw) * sizeof(float));
+        } else if (hi > lo + have) {
             g.b = j->x + b * p->k * in_plane + (lo + have) * iw;
             g.n = (hi - lo - have) * iw;
             g.c = e + have * iw;
@@ -10240,7 +10248,7 @@ static mmd_status mmd__pwdw_f32_eval(mmd_kernel_ctx *c) {
     for (q = 0; q < p->k; ++q) rows[q] = q * in_plane;
     job.g.n = in_plane;
     job.g.k = p->k;
-    job.g.a = (const float *)c->inputs[1]->data;
+    job.g.a = c->inputs[1] ? (const float *)c->inputs[1]->data : NULL;
     job.g.a_packed = p->packed;
     job.g.a_rs = p->k;
     job.g.a_cs = 1;

@@ -744,6 +744,12 @@ def cases():
         pwdw(inputs=("X", "w1", "b1", "w2", "b2", "z", "w3"), out=(1, 3, 2, 2)))
     add("pointwise_depthwise_projection_bias_without_w3", "ERR_INVALID_MODEL",
         pwdw(inputs=("X", "w1", "b1", "w2", "b2", "", "", "b3"), out=(1, 3, 2, 2)))
+    # Without the 1x1 (W1, B1), which only a projection allows (a depthwise block alone).
+    add("pointwise_depthwise_projection_without_w1", "OK",
+        pwdw(inputs=("X", "", "", "w2", "b2", "", "w3", "b3", "z3"), out=(1, 3, 2, 2)))
+    add("pointwise_depthwise_b1_without_w1", "ERR_INVALID_MODEL",
+        pwdw(inputs=("X", "", "b1", "w2", "b2", "", "w3"), out=(1, 3, 2, 2)))
+    add("pointwise_depthwise_without_w1", "ERR_INVALID_MODEL", pwdw(inputs=("X", "", "", "w2", "b2")))
     return c
 
 

@@ -249,6 +249,13 @@ def main():
     pj, pji = conv("pj", "d", "y", 64, 8, k=1)
     save("miss_projection_output", [pw, dw, pj], [f32("x8", [1, 8, 64, 66])],
          [f32("y", [1, 8, 64, 66]), f32("d", [1, 64, 64, 66])], pwi + dwi + pji)
+    # A depthwise convolution alone (no 1x1 before it, as MobileNetV2's features.1) and its
+    # projection: folded only in the portable build (MMD_NO_SIMD), as a PointwiseDepthwise
+    # without W1; 32 channels over 96x96, ReLU6 on the depthwise convolution.
+    dw, dwi = conv("dw", "x32", "d", 32, 32, group=32)
+    pj, pji = conv("pj", "s", "y", 32, 16, k=1)
+    save("depthwise_projection", [dw, helper.make_node("Clip", ["d", "lo", "hi"], ["s"], name="clip_dw"), pj],
+         [f32("x32", [1, 32, 96, 96])], [f32("y", [1, 16, 96, 96])], dwi + pji + lo_hi)
 
 
 if __name__ == "__main__":

@@ -141,6 +141,11 @@ static const expect cases[] = {
     {"pointwise_depthwise_projection", 5, 1, "PointwiseDepthwise", "Clip", 1},
     {"pointwise_depthwise_projection_s2_relu", 4, 1, "PointwiseDepthwise", NULL, 2},
     {"miss_projection_output", 1, 2, "PointwiseDepthwise", NULL, 1},
+#ifdef MMD_NO_SIMD
+    {"depthwise_projection", 2, 1, "PointwiseDepthwise", "Clip", 1},
+#else
+    {"depthwise_projection", 1, 2, "FusedConv", "Clip", 1},
+#endif
 };
 
 static void check_case(const expect *e) {
