@@ -333,6 +333,13 @@ MMD_API mmd_status mmd_blob_write(const mmd_model *m, size_t arena_bytes, void *
 }
 #endif
 
+/* Floats of a band of mmd PointwiseDepthwise with a projection folded in (its expanded rows and
+   depthwise outputs, >>ops pointwise depthwise): here, where both the rewrite that decides the
+   fold (>>ir rewrites pass 4) and the kernel see it. */
+#ifndef MMD__PWDW_BAND
+#define MMD__PWDW_BAND ((int64_t)1 << 17)
+#endif
+
 #define MMD_IR_DECLS
 #endif /* MMDEPLOY_IR_H */
 
@@ -3051,9 +3058,6 @@ static mmd_status mmd__rw_pointwise_depthwise(mmd__rw *rw) {
 #endif
 #ifndef MMD_FUSE_PROJECTION_COLUMNS
 #define MMD_FUSE_PROJECTION_COLUMNS 192
-#endif
-#ifndef MMD__PWDW_BAND
-#define MMD__PWDW_BAND ((int64_t)1 << 17)
 #endif
 
 /* 1 when attribute `name` of n is absent (*out = def) or INTS, *out its first value (def when

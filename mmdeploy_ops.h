@@ -9996,7 +9996,8 @@ static mmd_status mmd__pwdw_act(mmd_kernel_ctx *c, const char *prefix, mmd__act 
    MobileNetV2's features.2 and .3 take bands of 4 and 8 rows; per block in the model
    (MMD_NO_SIMD, thread CPU time, medians of 6 rounds of 40 runs), 2^15 to 2^18 floats: 2.35,
    2.12, 2.10 (3 x 2^15), 2.03, 2.03 (3 x 2^16), 2.13 ms and 1.67, 1.63, 1.64, 1.59, 1.66, 1.74.
-   (MMD__PWDW_BAND is defined with the rewrite, >>ir rewrites pass 4, which reads it too.) */
+   (MMD__PWDW_BAND is defined with the IR's declarations: the rewrite, >>ir rewrites pass 4,
+   reads it too.) */
 
 static mmd_status mmd__pwdw_band_plan(mmd_kernel_ctx *c, mmd__pwdw_data *p) {
     const mmd__window *w = &p->dw.w;
@@ -10052,7 +10053,8 @@ static mmd_status mmd__pwdw_f32_prepare(mmd_kernel_ctx *c) {
     z3 = c->input_count > 8 ? c->inputs[8] : NULL;
     /* With a projection the 1x1 before the depthwise convolution may be absent (W1 and B1):
        the block of MobileNetV2's features.1, a depthwise convolution and the projection. */
-    if (!w1 && b1) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "bias '%s' without its 1x1 weight (input 1)", b1->name ? b1->name : "");
+    if (!w1 && b1)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "bias '%s' without its 1x1 weight (input 1)", b1->name ? b1->name : "");
     m = w1 ? w1->dims[0] : x->dims[1];
     if (w1 && (w1->dims[1] != x->dims[1] || w1->dims[2] != 1 || w1->dims[3] != 1))
         return mmd_kernel_fail(c, MMD_ERR_SHAPE, "weight '%s' must be [M, %lld, 1, 1]", w1->name ? w1->name : "",
@@ -10064,7 +10066,8 @@ static mmd_status mmd__pwdw_f32_prepare(mmd_kernel_ctx *c) {
         return mmd_kernel_fail(c, MMD_ERR_SHAPE, "biases must have shape [%lld]", (long long)m);
     if (nk && (nk != 2 || kshape[0] != w2->dims[2] || kshape[1] != w2->dims[3]))
         return mmd_kernel_fail(c, MMD_ERR_SHAPE, "kernel_shape is not the depthwise weight's");
-    if (w3 && z) return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "the depthwise Z '%s' with a projection", z->name ? z->name : "");
+    if (w3 && z)
+        return mmd_kernel_fail(c, MMD_ERR_INVALID_MODEL, "the depthwise Z '%s' with a projection", z->name ? z->name : "");
     p->proj = w3 ? w3->dims[0] : 0;
     if (w3 && (w3->dims[1] != m || w3->dims[2] != 1 || w3->dims[3] != 1))
         return mmd_kernel_fail(c, MMD_ERR_SHAPE, "projection weight '%s' must be [P, %lld, 1, 1]", w3->name ? w3->name : "",
@@ -10206,7 +10209,8 @@ static void mmd__pwdw_band_task(void *data, int32_t index) {
         int64_t have = q > index * p->step && y0 > 0 && phi > lo ? phi - lo : 0, need = p->ring - (lo - t0);
         mmd__gemm g = j->g, g3 = j->g3;
         if (have)
-            for (ch = 0; ch < m; ++ch) memmove(e + ch * cs, e + ch * cs + (lo - plo) * iw, (size_t)(have * iw) * sizeof(float));
+            for (ch = 0; ch < m; ++ch)
+                memmove(e + ch * cs, e + ch * cs + (lo - plo) * iw, (size_t)(have * iw) * sizeof(float));
         if (hi > lo + have && !g.a) {
             /* No 1x1 before the depthwise convolution: the input's rows themselves. */
             for (ch = 0; ch < m; ++ch)
@@ -10220,7 +10224,8 @@ static void mmd__pwdw_band_task(void *data, int32_t index) {
         }
         /* Rows past the plane that the band's window reads are zero rows. */
         if (need > hi - lo)
-            for (ch = 0; ch < m; ++ch) memset(e + ch * cs + (hi - lo) * iw, 0, (size_t)((need - (hi - lo)) * iw) * sizeof(float));
+            for (ch = 0; ch < m; ++ch)
+                memset(e + ch * cs + (hi - lo) * iw, 0, (size_t)((need - (hi - lo)) * iw) * sizeof(float));
         plo = lo;
         phi = hi;
         bw.w.pad[1] = lo - t0;
