@@ -3092,7 +3092,11 @@ static mmd_status mmd__rw_projection(mmd__rw *rw) {
             n->out[0]->dynamic)
             continue;
         dy = n->out[0]->dims;
-        if (!mmd__rw_attr_ints_first(n, "strides", 1, &stride) || stride < 1 ||
+        /* Sizes past 2^20 (no block a band suits) leave the node as it is before any product
+           of them could overflow: the shapes and attributes are the model's. */
+        if (!mmd__rw_attr_ints_first(n, "strides", 1, &stride) || stride < 1 || stride > ((int64_t)1 << 20) ||
+            dy[1] > ((int64_t)1 << 20) || dy[3] > ((int64_t)1 << 20) || n->in[0]->dims[2] > ((int64_t)1 << 20) ||
+            n->in[0]->dims[3] > ((int64_t)1 << 20) ||
             dy[1] * n->in[0]->dims[2] * n->in[0]->dims[3] < MMD_FUSE_PROJECTION_MIN ||
             MMD__PWDW_BAND / (dy[1] * (stride * n->in[0]->dims[3] + dy[3]) + 1) * dy[3] < MMD_FUSE_PROJECTION_COLUMNS)
             continue;

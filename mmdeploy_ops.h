@@ -10001,7 +10001,11 @@ static mmd_status mmd__pwdw_act(mmd_kernel_ctx *c, const char *prefix, mmd__act 
 
 static mmd_status mmd__pwdw_band_plan(mmd_kernel_ctx *c, mmd__pwdw_data *p) {
     const mmd__window *w = &p->dw.w;
-    int64_t m = p->dw.out_ch, s = w->s[1], span = (w->k[1] - 1) * w->d[1] + 1, per = m * (s * w->in[2] + w->out[2]);
+    int64_t m = p->dw.out_ch, s = w->s[1], span = (w->k[1] - 1) * w->d[1] + 1, per;
+    /* The node may come from a model file as written: no product of its sizes may overflow. */
+    if (s > MMD__ELEMS_MAX / (w->in[2] + 1) || m > MMD__ELEMS_MAX / (s * w->in[2] + w->out[2] + 1))
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "planes too large");
+    per = m * (s * w->in[2] + w->out[2]);
     p->brows = per > 0 ? MMD__PWDW_BAND / per : 1;
     if (p->brows > w->out[1]) p->brows = w->out[1];
     if (p->brows < 1) p->brows = 1;
@@ -10022,7 +10026,8 @@ static mmd_status mmd__pwdw_band_plan(mmd_kernel_ctx *c, mmd__pwdw_data *p) {
     p->bw.w.out[1] = p->brows;
     p->bw.w.pad[1] = 0;
     p->bw.has_z = 0;
-    if (p->ring > MMD__ELEMS_MAX / (m * w->in[2] + 1)) return mmd_kernel_fail(c, MMD_ERR_LIMIT, "planes too large");
+    if (p->ring > MMD__ELEMS_MAX / (m * w->in[2] + 1) || p->brows > MMD__ELEMS_MAX / (m * w->out[2] + 1))
+        return mmd_kernel_fail(c, MMD_ERR_LIMIT, "planes too large");
     return mmd__dw_plan(c, &p->bw, 1);
 }
 
