@@ -5501,16 +5501,17 @@ static void mmd__gemm_cols_c(int64_t kc, const float *a, int64_t panels, const f
 #ifdef MMD__GEMM_SPREAD_C
 /* SPREAD's partial column panel (nrr < NR columns, see mmd__gemm_block): `rows` (6 or 4) rows of
    spread A ([kc][rows][4], the group's own, already in L1) by four columns at a time, a vector of
-   B's four values a K step against each row's spread vector, one sum vector a row: six
-   independent chains of additions a step where mmd__gemm_cols_c, over the packed row panel, had
-   four behind four broadcasts. Each sum is the tile kernel's bit for bit (A's value times B's,
-   added in K order, stored through mmd__gemm_store1). Columns up to NR are read, as
-   mmd__gemm_cols_c reads them (zeros past the edge). Never inlined, as the six-row tile is not
-   (see mmd__gemm_ukernel_spread6_c). GCC 12 -O2 keeps the sums in registers through the K loops
-   but clears their stack copy (rep stos, 96 bytes) once a call for the stores' loop over a row
-   count it does not know, a few dozen cycles against a K loop of a thousand or more. MobileNetV2's 14x14 planes are 24 panels and a half: perf's
-   samples over bench_conv (MMD_NO_SIMD, warm) put mmd__gemm_cols_c at 2.9-3.3% of 576 -> 96 and
-   96 -> 576 there (and mmd__gemm_store1 0.1-0.2%), this 2.3-2.9%. */
+   B's four values a K step against each row's spread vector, one sum vector a row: six independent
+   chains of additions a step where mmd__gemm_cols_c, over the packed row panel, had four behind
+   four broadcasts. Each sum is the tile kernel's bit for bit (A's value times B's, added in K
+   order, stored through mmd__gemm_store1). Columns up to NR are read, as mmd__gemm_cols_c reads
+   them (zeros past the edge). Never inlined, as the six-row tile is not (see
+   mmd__gemm_ukernel_spread6_c). GCC 12 -O2 keeps the sums in registers through the K loops but
+   clears their stack copy (rep stos, 96 bytes) once a call for the stores' loop over a row count it
+   does not know, a few dozen cycles against a K loop of a thousand or more. MobileNetV2's 14x14
+   planes are 24 panels and a half: perf's samples over bench_conv (MMD_NO_SIMD, warm) put
+   mmd__gemm_cols_c at 2.9-3.3% of 576 -> 96 and 96 -> 576 there (and mmd__gemm_store1 0.1-0.2%),
+   this 2.3-2.9%. */
 static MMD__NOINLINE void mmd__gemm_spread_cols_c(int64_t kc, const float *spread, int64_t rows, const float *b,
                                                   const int64_t *boff, int64_t nrr, float *c, int64_t ldc,
                                                   const float *bias, int32_t flags, float lo, float hi) {
@@ -8017,35 +8018,34 @@ static void mmd__dw_row_c(float *MMD__RESTRICT o, const float *const *p, const f
     }
 }
 
-/* Nine-tap depthwise kernels (3x3, the MobileNets'), portable: `rows` output rows of ow floats
-   into y (rows ow apart), output (r, x) = bias + sum over taps t of w[t] * p[t][r * pitch + x],
-   the taps in order as mmd__dw_row_c sums them, then clamped to [lo, hi] (Relu, Clip; none:
-   -inf, inf) as mmd__wino_store clamps. The taps' pointers and weights are locals for the whole
-   call, so that a step of outputs costs a load, a multiply and an add per tap where
-   mmd__dw_row_c's loop over a table also loads the tap's pointer and broadcasts its weight;
-   a step's sums are one loop of constant trip count, which GCC's -O2 vectorises across the
-   outputs. A step is one vector (MMD__C_VEC outputs): GCC -O2 does not unroll, so a step of
-   two vectors stayed a loop of two passes inside each step, whose shifted tap pointers it
-   recomputed every step (8 of the 42 instructions a vector, MMD_NO_SIMD); one vector a step is
-   straight-line, 35 a vector, and rows of 28 outputs (stride 2 from 56 columns) are whole
-   steps instead of three and a half. In L1 (the kernel alone, 8 rows a call, thread CPU time,
-   best of 5): stride 1 on 112 and 56 columns 2.15 -> 2.00 and 2.08 -> 1.96 ns a vector of
-   outputs, stride 2 to 56 and 28 outputs 2.27 -> 1.96 and 3.07 -> 2.10; the portable native
-   build (16-float vectors) 1.46 -> 1.01, 1.63 -> 1.47, 1.76 -> 1.43, level at 28. A row's
-   last outputs short of a step are a whole step ending at the row's end, which computes again
-   (to the same values) some of the step before and stores them whole: through a step's copy
-   and a loop of single stores, rows of 29, 14 and 7 outputs ran 2.91, 3.30 and 5.32 ns a vector
-   in L1, now 2.27, 2.44 and 3.12 (their 14 at stride 2 3.52 -> 2.52). Only rows shorter than
-   a step still compute one into a copy (reading up to MMD__C_VEC - 1 floats past the row, which
-   the band's slack or its next rows hold) and store what the row has: the output is written once, straight to y, with no flat row to copy from and no
-   pass of the activation over it. Where the taps of each kernel row are consecutive floats
-   (stride 1, no dilation: p[3 a + b] = p[3 a] + b) they are read through three row pointers
-   at constant offsets, which leaves GCC registers it spent reloading six pointers every step:
-   MMD_NO_SIMD, medians of 200 warm, MobileNetV2's 112x112x32 0.293 -> 0.268 ms, 56x56x144
-   0.34 -> 0.31, 28x28x192 0.141 -> 0.126. At stride 2 in phases (mmd__dw_flat's 2) a kernel
-   row's outer taps are consecutive floats of one phase plane and its middle tap is in the
-   other, six pointers for nine: bench_conv warm, medians of 10 alternated runs, stride-2 3x3
-   x96 from 112x112 0.398 -> 0.391 ms, x144 from 56x56 0.180 -> 0.173. */
+/* Nine-tap depthwise kernels (3x3, the MobileNets'), portable: `rows` output rows of ow floats into
+   y (rows ow apart), output (r, x) = bias + sum over taps t of w[t] * p[t][r * pitch + x], the taps
+   in order as mmd__dw_row_c sums them, then clamped to [lo, hi] (Relu, Clip; none: -inf, inf) as
+   mmd__wino_store clamps. The taps' pointers and weights are locals for the whole call, so that a
+   step of outputs costs a load, a multiply and an add per tap where mmd__dw_row_c's loop over a
+   table also loads the tap's pointer and broadcasts its weight; a step's sums are one loop of
+   constant trip count, which GCC's -O2 vectorises across the outputs. A step is one vector
+   (MMD__C_VEC outputs): GCC -O2 does not unroll, so a step of two vectors stayed a loop of two
+   passes inside each step, whose shifted tap pointers it recomputed every step (8 of the 42
+   instructions a vector, MMD_NO_SIMD); one vector a step is straight-line, 35 a vector, and rows of
+   28 outputs (stride 2 from 56 columns) are whole steps instead of three and a half. In L1 (the
+   kernel alone, 8 rows a call, thread CPU time, best of 5): stride 1 on 112 and 56 columns 2.15 ->
+   2.00 and 2.08 -> 1.96 ns a vector of outputs, stride 2 to 56 and 28 outputs 2.27 -> 1.96 and 3.07
+   -> 2.10; the portable native build (16-float vectors) 1.46 -> 1.01, 1.63 -> 1.47, 1.76 -> 1.43,
+   level at 28. A row's last outputs short of a step are a whole step ending at the row's end, which
+   computes again (to the same values) some of the step before and stores them whole: through a
+   step's copy and a loop of single stores, rows of 29, 14 and 7 outputs ran 2.91, 3.30 and 5.32 ns
+   a vector in L1, now 2.27, 2.44 and 3.12 (their 14 at stride 2 3.52 -> 2.52). Only rows shorter
+   than a step still compute one into a copy (reading up to MMD__C_VEC - 1 floats past the row,
+   which the band's slack or its next rows hold) and store what the row has: the output is written
+   once, straight to y, with no flat row to copy from and no pass of the activation over it. Where
+   the taps of each kernel row are consecutive floats (stride 1, no dilation: p[3 a + b] = p[3 a] +
+   b) they are read through three row pointers at constant offsets, which leaves GCC registers it
+   spent reloading six pointers every step: MMD_NO_SIMD, medians of 200 warm, MobileNetV2's
+   112x112x32 0.293 -> 0.268 ms, 56x56x144 0.34 -> 0.31, 28x28x192 0.141 -> 0.126. At stride 2 in
+   phases (mmd__dw_flat's 2) a kernel row's outer taps are consecutive floats of one phase plane and
+   its middle tap is in the other, six pointers for nine: bench_conv warm, medians of 10 alternated
+   runs, stride-2 3x3 x96 from 112x112 0.398 -> 0.391 ms, x144 from 56x56 0.180 -> 0.173. */
 #define MMD__DW9_W MMD__C_VEC
 /* One output of the nine taps T0..T8 (each an expression in j + l), its bias first, then the
    lower clamp: a, declared here, for the caller to store with the upper one. */
