@@ -2062,6 +2062,17 @@ static int32_t mmd__rw_attr_int(const mmd_node *n, const char *name, int64_t def
     return 1;
 }
 
+/* 1 when attribute `name` of n is absent (*out = def) or INTS, *out its first value (def when
+   empty); 0 for another type. */
+static int32_t mmd__rw_attr_ints_first(const mmd_node *n, const char *name, int64_t def, int64_t *out) {
+    const mmd_attr *a = mmd_node_attr(n, name);
+    *out = def;
+    if (!a) return 1;
+    if (a->type != MMD_ATTR_INTS) return 0;
+    if (a->count > 0) *out = a->ints[0];
+    return 1;
+}
+
 static int32_t mmd__rw_attr_float(const mmd_node *n, const char *name, float def, float *out) {
     const mmd_attr *a = mmd_node_attr(n, name);
     *out = def;
@@ -3059,17 +3070,6 @@ static mmd_status mmd__rw_pointwise_depthwise(mmd__rw *rw) {
 #ifndef MMD_FUSE_PROJECTION_COLUMNS
 #define MMD_FUSE_PROJECTION_COLUMNS 192
 #endif
-
-/* 1 when attribute `name` of n is absent (*out = def) or INTS, *out its first value (def when
-   empty); 0 for another type. */
-static int32_t mmd__rw_attr_ints_first(const mmd_node *n, const char *name, int64_t def, int64_t *out) {
-    const mmd_attr *a = mmd_node_attr(n, name);
-    *out = def;
-    if (!a) return 1;
-    if (a->type != MMD_ATTR_INTS) return 0;
-    if (a->count > 0) *out = a->ints[0];
-    return 1;
-}
 
 static mmd_status mmd__rw_projection(mmd__rw *rw) {
     mmd_model *m = rw->m;
